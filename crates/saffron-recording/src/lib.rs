@@ -1,0 +1,1 @@
+//! Recordings and proposals (see the crate description).

@@ -1,0 +1,1 @@
+//! Gherkin and the .saffron dialect.
