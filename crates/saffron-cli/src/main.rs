@@ -1,1 +1,38 @@
-fn main() {}
+//! `saffron`: every subcommand is a thin client of the library crates.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod commands;
+mod walk;
+
+#[derive(Parser)]
+#[command(name = "saffron", version, about = "Gherkin browser tests with no step glue")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse every .feature and .saffron file, expand StepSets and report problems.
+    Check(commands::check::CheckArgs),
+    /// Print Cucumber Messages (NDJSON) for feature files, to diff against Cucumber's parser.
+    Messages(commands::messages::MessagesArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Check(args) => commands::check::run(args),
+        Command::Messages(args) => commands::messages::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("saffron: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}

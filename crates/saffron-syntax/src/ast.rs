@@ -32,10 +32,7 @@ impl Span {
 
     /// The smallest span covering both.
     pub fn cover(self, other: Span) -> Span {
-        Span {
-            start: self.start.min(other.start),
-            end: self.end.max(other.end),
-        }
+        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
     }
 }
 
@@ -128,9 +125,7 @@ impl Document {
                     FeatureChild::Rule(rule) => {
                         for child in &rule.children {
                             match child {
-                                RuleChild::Background(background) => {
-                                    steps.extend(&background.steps)
-                                }
+                                RuleChild::Background(background) => steps.extend(&background.steps),
                                 RuleChild::Scenario(scenario) => steps.extend(&scenario.steps),
                             }
                         }
@@ -174,6 +169,8 @@ pub struct Header {
     pub keyword_span: Span,
     pub name: String,
     pub name_span: Span,
+    /// Where the name starts (right after the colon when there is no name).
+    pub name_location: Location,
     /// The whole header line, indentation excluded.
     pub line_span: Span,
 }
@@ -200,20 +197,16 @@ pub struct Feature {
 
 impl Feature {
     pub fn scenarios(&self) -> impl Iterator<Item = &Scenario> {
-        self.children
-            .iter()
-            .flat_map(|child| -> Box<dyn Iterator<Item = &Scenario> + '_> {
-                match child {
-                    FeatureChild::Background(_) => Box::new(std::iter::empty()),
-                    FeatureChild::Scenario(scenario) => Box::new(std::iter::once(scenario)),
-                    FeatureChild::Rule(rule) => {
-                        Box::new(rule.children.iter().filter_map(|child| match child {
-                            RuleChild::Scenario(scenario) => Some(scenario),
-                            RuleChild::Background(_) => None,
-                        }))
-                    }
-                }
-            })
+        self.children.iter().flat_map(|child| -> Box<dyn Iterator<Item = &Scenario> + '_> {
+            match child {
+                FeatureChild::Background(_) => Box::new(std::iter::empty()),
+                FeatureChild::Scenario(scenario) => Box::new(std::iter::once(scenario)),
+                FeatureChild::Rule(rule) => Box::new(rule.children.iter().filter_map(|child| match child {
+                    RuleChild::Scenario(scenario) => Some(scenario),
+                    RuleChild::Background(_) => None,
+                })),
+            }
+        })
     }
 
     pub fn background(&self) -> Option<&Background> {
@@ -312,6 +305,8 @@ pub struct Step {
     pub keyword_span: Span,
     pub text: String,
     pub text_span: Span,
+    /// Where the text starts.
+    pub text_location: Location,
     pub data_table: Option<DataTable>,
     pub doc_string: Option<DocString>,
     /// `StepSet name`: the text is the invoked set's name (`.saffron` only).
@@ -330,10 +325,7 @@ pub struct DataTable {
 impl DataTable {
     /// The cell values, row by row.
     pub fn values(&self) -> Vec<Vec<String>> {
-        self.rows
-            .iter()
-            .map(|row| row.cells.iter().map(|cell| cell.value.clone()).collect())
-            .collect()
+        self.rows.iter().map(|row| row.cells.iter().map(|cell| cell.value.clone()).collect()).collect()
     }
 }
 

@@ -39,6 +39,7 @@ pub enum DiagnosticCode {
     /// `StepSet:`, `StepSet name` or `Fixture:` in a `.feature` file.
     DialectInFeatureFile,
     DuplicateStepSet,
+    UnnamedStepSet,
     UnknownStepSet,
     NestedStepSet,
     SecondFixture,
@@ -59,20 +60,8 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn error(
-        code: DiagnosticCode,
-        location: Location,
-        span: Span,
-        message: impl Into<String>,
-    ) -> Self {
-        Diagnostic {
-            code,
-            severity: Severity::Error,
-            location,
-            span,
-            message: message.into(),
-            hint: None,
-        }
+    pub fn error(code: DiagnosticCode, location: Location, span: Span, message: impl Into<String>) -> Self {
+        Diagnostic { code, severity: Severity::Error, location, span, message: message.into(), hint: None }
     }
 
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
@@ -82,9 +71,6 @@ impl Diagnostic {
 
     /// The message as Cucumber's parser words it: `(line:column): message`.
     pub fn cucumber_message(&self) -> String {
-        format!(
-            "({}:{}): {}",
-            self.location.line, self.location.column, self.message
-        )
+        format!("({}:{}): {}", self.location.line, self.location.column, self.message)
     }
 }

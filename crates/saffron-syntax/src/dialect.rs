@@ -73,16 +73,9 @@ impl Dialect {
         let mut step_keywords: Vec<(String, KeywordType)> = typed
             .iter()
             .map(|(keyword, _)| {
-                let types: Vec<KeywordType> = typed
-                    .iter()
-                    .filter(|(other, _)| other == keyword)
-                    .map(|(_, t)| *t)
-                    .collect();
-                let keyword_type = if types.len() > 1 {
-                    KeywordType::Unknown
-                } else {
-                    types[0]
-                };
+                let types: Vec<KeywordType> =
+                    typed.iter().filter(|(other, _)| other == keyword).map(|(_, t)| *t).collect();
+                let keyword_type = if types.len() > 1 { KeywordType::Unknown } else { types[0] };
                 (keyword.clone(), keyword_type)
             })
             .collect();
@@ -115,10 +108,7 @@ impl Dialect {
 
     /// The block keywords a scenario may start with: `Scenario`, `Example`, `Scenario Outline`...
     pub fn scenario_keywords(&self) -> impl Iterator<Item = &str> {
-        self.scenario
-            .iter()
-            .chain(&self.scenario_outline)
-            .map(String::as_str)
+        self.scenario.iter().chain(&self.scenario_outline).map(String::as_str)
     }
 }
 
@@ -169,11 +159,7 @@ mod tests {
     #[test]
     fn star_is_unknown_and_longest_keyword_first() {
         let english = default_dialect();
-        let star = english
-            .step_keywords()
-            .iter()
-            .find(|(k, _)| k == "* ")
-            .expect("star");
+        let star = english.step_keywords().iter().find(|(k, _)| k == "* ").expect("star");
         assert_eq!(star.1, KeywordType::Unknown);
         let french = dialect("fr").expect("fr");
         let position = |k: &str| french.step_keywords().iter().position(|(x, _)| x == k);

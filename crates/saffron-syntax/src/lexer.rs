@@ -13,13 +13,7 @@ pub(crate) fn is_js_space(c: char) -> bool {
     matches!(
         c,
         '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200a}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202f}'
-                | '\u{205f}'
-                | '\u{3000}'
-                | '\u{feff}'
+            ..='\u{200a}' | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}'
     )
 }
 
@@ -29,10 +23,7 @@ pub(crate) fn js_trim(text: &str) -> &str {
 
 /// The characters trimmed around a table cell's value (newlines from `\n` escapes stay).
 fn is_cell_space(c: char) -> bool {
-    matches!(
-        c,
-        ' ' | '\t' | '\u{b}' | '\u{c}' | '\r' | '\u{85}' | '\u{a0}'
-    )
+    matches!(c, ' ' | '\t' | '\u{b}' | '\u{c}' | '\r' | '\u{85}' | '\u{a0}')
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -53,13 +44,7 @@ impl<'a> Line<'a> {
     fn new(number: u32, start: usize, text: &'a str) -> Line<'a> {
         let trimmed = text.trim_start_matches(is_js_space);
         let indent = text[..text.len() - trimmed.len()].chars().count() as u32;
-        Line {
-            number,
-            start,
-            text,
-            trimmed,
-            indent,
-        }
+        Line { number, start, text, trimmed, indent }
     }
 
     pub fn is_blank(&self) -> bool {
@@ -83,10 +68,7 @@ impl<'a> Line<'a> {
 
     /// Location of the first non-blank character.
     pub fn location(&self) -> Location {
-        Location {
-            line: self.number,
-            column: self.indent + 1,
-        }
+        Location { line: self.number, column: self.indent + 1 }
     }
 
     /// The span of a sub-slice of this line's text.
@@ -101,11 +83,7 @@ impl<'a> Line<'a> {
         if indent_to_remove > self.indent {
             return self.trimmed;
         }
-        let cut = self
-            .text
-            .char_indices()
-            .nth(indent_to_remove as usize)
-            .map_or(self.text.len(), |(i, _)| i);
+        let cut = self.text.char_indices().nth(indent_to_remove as usize).map_or(self.text.len(), |(i, _)| i);
         &self.text[cut..]
     }
 
@@ -124,10 +102,7 @@ pub(crate) fn split_lines(source: &str) -> Vec<Line<'_>> {
         lines.push(Line::new(number, start, text));
         start += raw.len() + 1;
     }
-    if lines
-        .last()
-        .is_some_and(|line| js_trim(line.text).is_empty())
-    {
+    if lines.last().is_some_and(|line| js_trim(line.text).is_empty()) {
         lines.pop();
     }
     lines
@@ -139,13 +114,10 @@ pub const STEP_SET_KEYWORD: &str = "StepSet";
 pub const FIXTURE_KEYWORD: &str = "Fixture";
 
 /// A block title line such as `Scenario: name`: keyword without colon.
-pub(crate) fn match_title<'k>(
-    line: &Line<'_>,
-    keywords: impl IntoIterator<Item = &'k str>,
-) -> Option<&'k str> {
-    keywords.into_iter().find(|keyword| {
-        line.trimmed.starts_with(keyword) && line.trimmed[keyword.len()..].starts_with(':')
-    })
+pub(crate) fn match_title<'k>(line: &Line<'_>, keywords: impl IntoIterator<Item = &'k str>) -> Option<&'k str> {
+    keywords
+        .into_iter()
+        .find(|keyword| line.trimmed.starts_with(keyword) && line.trimmed[keyword.len()..].starts_with(':'))
 }
 
 pub(crate) struct StepMatch<'d> {
@@ -159,11 +131,7 @@ const INVOCATION_KEYWORD: &str = "StepSet ";
 pub(crate) fn match_step<'d>(line: &Line<'_>, dialect: &'d Dialect) -> Option<StepMatch<'d>> {
     for (keyword, keyword_type) in dialect.step_keywords() {
         if line.trimmed.starts_with(keyword.as_str()) {
-            return Some(StepMatch {
-                keyword,
-                keyword_type: *keyword_type,
-                is_invocation: false,
-            });
+            return Some(StepMatch { keyword, keyword_type: *keyword_type, is_invocation: false });
         }
     }
     if line.trimmed.starts_with(INVOCATION_KEYWORD) {
@@ -179,15 +147,10 @@ pub(crate) fn match_step<'d>(line: &Line<'_>, dialect: &'d Dialect) -> Option<St
 /// A `# language: xx` header: the language code.
 pub(crate) fn match_language<'a>(line: &Line<'a>) -> Option<&'a str> {
     let rest = js_trim(line.trimmed).strip_prefix('#')?;
-    let rest = rest
-        .trim_start_matches(is_js_space)
-        .strip_prefix("language")?;
+    let rest = rest.trim_start_matches(is_js_space).strip_prefix("language")?;
     let rest = rest.trim_start_matches(is_js_space).strip_prefix(':')?;
     let code = js_trim(rest);
-    let valid = !code.is_empty()
-        && code
-            .chars()
-            .all(|c| c.is_ascii_alphabetic() || c == '-' || c == '_');
+    let valid = !code.is_empty() && code.chars().all(|c| c.is_ascii_alphabetic() || c == '-' || c == '_');
     valid.then_some(code)
 }
 
@@ -199,11 +162,7 @@ pub(crate) fn tags(line: &Line<'_>) -> Result<Vec<Tag>, Location> {
     let mut previous_is_space = false;
     for (index, c) in trimmed.char_indices() {
         if c == '#' && previous_is_space {
-            uncommented_end = index
-                - trimmed[..index]
-                    .chars()
-                    .next_back()
-                    .map_or(0, char::len_utf8);
+            uncommented_end = index - trimmed[..index].chars().next_back().map_or(0, char::len_utf8);
             break;
         }
         previous_is_space = is_js_space(c);
@@ -217,17 +176,11 @@ pub(crate) fn tags(line: &Line<'_>) -> Result<Vec<Tag>, Location> {
             continue;
         }
         if name.contains(is_js_space) {
-            return Err(Location {
-                line: line.number,
-                column,
-            });
+            return Err(Location { line: line.number, column });
         }
         let span = line.span_of(name);
         tags.push(Tag {
-            location: Location {
-                line: line.number,
-                column,
-            },
+            location: Location { line: line.number, column },
             span: Span::new(span.start - 1, span.end),
             name: format!("@{name}"),
         });
@@ -254,16 +207,11 @@ pub(crate) fn table_cells(line: &Line<'_>) -> Vec<TableCell> {
                 first_cell = false;
             } else {
                 let trimmed_left = value.trim_start_matches(is_cell_space);
-                let cell_indent: u32 = value[..value.len() - trimmed_left.len()]
-                    .encode_utf16()
-                    .count() as u32;
+                let cell_indent: u32 = value[..value.len() - trimmed_left.len()].encode_utf16().count() as u32;
                 let raw = &trimmed[cell_start_byte..index];
                 let raw_value = raw.trim_matches(is_cell_space);
                 cells.push(TableCell {
-                    location: Location {
-                        line: line.number,
-                        column: line.indent + start_col + cell_indent,
-                    },
+                    location: Location { line: line.number, column: line.indent + start_col + cell_indent },
                     value: trimmed_left.trim_end_matches(is_cell_space).to_string(),
                     span: line.span_of(raw_value),
                 });
@@ -309,10 +257,7 @@ mod tests {
         assert_eq!(values, ["a|b", "c\\", "d\n"]);
         assert_eq!(cells[0].location.column, 5);
         assert_eq!(cells[1].location.column, 12);
-        assert_eq!(
-            &"  | a\\|b | c\\\\ |d\\n| e"[cells[0].span.start..cells[0].span.end],
-            "a\\|b"
-        );
+        assert_eq!(&"  | a\\|b | c\\\\ |d\\n| e"[cells[0].span.start..cells[0].span.end], "a\\|b");
     }
 
     #[test]
@@ -326,10 +271,7 @@ mod tests {
 
     #[test]
     fn tag_with_whitespace_is_refused() {
-        assert_eq!(
-            super::tags(&line("@a tag x")),
-            Err(Location { line: 1, column: 1 })
-        );
+        assert_eq!(super::tags(&line("@a tag x")), Err(Location { line: 1, column: 1 }));
     }
 
     #[test]

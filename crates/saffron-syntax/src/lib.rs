@@ -14,7 +14,11 @@ mod lexer;
 pub mod messages;
 mod parser;
 pub mod pickles;
+pub mod project;
+pub mod step_sets;
 
 pub use ast::*;
 pub use diagnostic::{Diagnostic, DiagnosticCode, Severity};
 pub use parser::{Parsed, parse};
+pub use project::{FileDiagnostic, Project, SourceFile};
+pub use step_sets::{StepSetDefinition, StepSetRegistry};

@@ -20,23 +20,12 @@ pub const GHERKIN_MEDIA_TYPE: &str = "text/x.cucumber.gherkin+plain";
 
 /// The envelopes for one file, as `@cucumber/gherkin` prints them: the source, then either the
 /// document and its pickles, or the parse errors.
-pub fn envelopes<'a>(
-    uri: &str,
-    source: &str,
-    parsed: &'a Parsed,
-    step_sets: &dyn StepSetLookup<'a>,
-) -> Vec<Value> {
+pub fn envelopes<'a>(uri: &str, source: &str, parsed: &'a Parsed, step_sets: &dyn StepSetLookup<'a>) -> Vec<Value> {
     let mut out = vec![json!({
         "source": { "data": source, "mediaType": GHERKIN_MEDIA_TYPE, "uri": uri }
     })];
     if !parsed.errors.is_empty() {
-        out.extend(
-            parsed
-                .errors
-                .iter()
-                .take(MAX_REPORTED_ERRORS)
-                .map(|error| parse_error(uri, error)),
-        );
+        out.extend(parsed.errors.iter().take(MAX_REPORTED_ERRORS).map(|error| parse_error(uri, error)));
         return out;
     }
     let mut ids = Ids::default();
@@ -91,10 +80,7 @@ impl Ids {
     }
 
     fn id_of<T>(&self, kind: &'static str, node: &T) -> String {
-        self.assigned
-            .get(&key(kind, node))
-            .cloned()
-            .unwrap_or_default()
+        self.assigned.get(&key(kind, node)).cloned().unwrap_or_default()
     }
 
     fn document(&mut self, document: &Document, uri: &str) -> Value {
@@ -160,11 +146,7 @@ impl Ids {
     }
 
     fn background(&mut self, background: &Background) -> Value {
-        let steps: Vec<Value> = background
-            .steps
-            .iter()
-            .map(|step| self.step(step))
-            .collect();
+        let steps: Vec<Value> = background.steps.iter().map(|step| self.step(step)).collect();
         json!({
             "id": self.assign("background", background),
             "location": location(background.header.location),
@@ -177,11 +159,7 @@ impl Ids {
 
     fn scenario(&mut self, scenario: &Scenario) -> Value {
         let steps: Vec<Value> = scenario.steps.iter().map(|step| self.step(step)).collect();
-        let examples: Vec<Value> = scenario
-            .examples
-            .iter()
-            .map(|examples| self.examples(examples))
-            .collect();
+        let examples: Vec<Value> = scenario.examples.iter().map(|examples| self.examples(examples)).collect();
         let tags = self.tags(&scenario.tags);
         json!({
             "id": self.assign("scenario", scenario),
@@ -196,15 +174,8 @@ impl Ids {
     }
 
     fn examples(&mut self, examples: &Examples) -> Value {
-        let header = examples
-            .table_header
-            .as_ref()
-            .map(|row| self.table_row(row));
-        let body: Vec<Value> = examples
-            .table_body
-            .iter()
-            .map(|row| self.table_row(row))
-            .collect();
+        let header = examples.table_header.as_ref().map(|row| self.table_row(row));
+        let body: Vec<Value> = examples.table_body.iter().map(|row| self.table_row(row)).collect();
         let tags = self.tags(&examples.tags);
         let mut out = Map::new();
         out.insert("id".into(), json!(self.assign("examples", examples)));
@@ -221,11 +192,8 @@ impl Ids {
     }
 
     fn table_row(&mut self, row: &TableRow) -> Value {
-        let cells: Vec<Value> = row
-            .cells
-            .iter()
-            .map(|cell| json!({ "location": location(cell.location), "value": cell.value }))
-            .collect();
+        let cells: Vec<Value> =
+            row.cells.iter().map(|cell| json!({ "location": location(cell.location), "value": cell.value })).collect();
         json!({ "id": self.assign("row", row), "location": location(row.location), "cells": cells })
     }
 
@@ -233,10 +201,7 @@ impl Ids {
         let mut out = Map::new();
         if let Some(table) = &step.data_table {
             let rows: Vec<Value> = table.rows.iter().map(|row| self.table_row(row)).collect();
-            out.insert(
-                "dataTable".into(),
-                json!({ "location": location(table.location), "rows": rows }),
-            );
+            out.insert("dataTable".into(), json!({ "location": location(table.location), "rows": rows }));
         }
         if let Some(doc) = &step.doc_string {
             let mut doc_json = Map::new();
@@ -263,20 +228,13 @@ impl Ids {
     }
 
     fn pickle(&mut self, pickle: &Pickle<'_>, uri: &str) -> Value {
-        let steps: Vec<Value> = pickle
-            .steps
-            .iter()
-            .map(|step| self.pickle_step(step))
-            .collect();
+        let steps: Vec<Value> = pickle.steps.iter().map(|step| self.pickle_step(step)).collect();
         let mut ast_node_ids = vec![self.id_of("scenario", pickle.scenario)];
         if let Some(row) = pickle.row {
             ast_node_ids.push(self.id_of("row", row));
         }
-        let tags: Vec<Value> = pickle
-            .tags
-            .iter()
-            .map(|tag| json!({ "name": tag.name, "astNodeId": self.id_of("tag", *tag) }))
-            .collect();
+        let tags: Vec<Value> =
+            pickle.tags.iter().map(|tag| json!({ "name": tag.name, "astNodeId": self.id_of("tag", *tag) })).collect();
         json!({
             "id": self.new_id(),
             "uri": uri,
@@ -309,7 +267,9 @@ impl Ids {
         if let Some(rows) = &step.data_table {
             let rows: Vec<Value> = rows
                 .iter()
-                .map(|cells| json!({ "cells": cells.iter().map(|value| json!({ "value": value })).collect::<Vec<_>>() }))
+                .map(
+                    |cells| json!({ "cells": cells.iter().map(|value| json!({ "value": value })).collect::<Vec<_>>() }),
+                )
                 .collect();
             let mut table_json = Map::new();
             table_json.insert("rows".into(), Value::Array(rows));

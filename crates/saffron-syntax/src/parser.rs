@@ -153,106 +153,34 @@ fn candidates(state: State) -> &'static [Kind] {
     match state {
         State::Start => &[Eof, Language, TagLine, FeatureLine, Comment, Empty],
         State::AfterLanguage | State::FeatureTags => &[TagLine, FeatureLine, Comment, Empty],
-        State::Feature { description: false } | State::Rule { description: false } => &[
-            Eof,
-            Empty,
-            Comment,
-            BackgroundLine,
-            TagLine,
-            ScenarioLine,
-            RuleLine,
-            Other,
-        ],
-        State::Feature { description: true } | State::Rule { description: true } => &[
-            Eof,
-            Comment,
-            BackgroundLine,
-            TagLine,
-            ScenarioLine,
-            RuleLine,
-            Other,
-        ],
+        State::Feature { description: false } | State::Rule { description: false } => {
+            &[Eof, Empty, Comment, BackgroundLine, TagLine, ScenarioLine, RuleLine, Other]
+        }
+        State::Feature { description: true } | State::Rule { description: true } => {
+            &[Eof, Comment, BackgroundLine, TagLine, ScenarioLine, RuleLine, Other]
+        }
         State::RuleTags => &[TagLine, RuleLine, Comment, Empty],
-        State::Background {
-            description: false, ..
-        } => &[
-            Eof,
-            Empty,
-            Comment,
-            StepLine,
-            TagLine,
-            ScenarioLine,
-            RuleLine,
-            Other,
-        ],
-        State::Background {
-            description: true, ..
-        } => &[
-            Eof,
-            Comment,
-            StepLine,
-            TagLine,
-            ScenarioLine,
-            RuleLine,
-            Other,
-        ],
+        State::Background { description: false, .. } => {
+            &[Eof, Empty, Comment, StepLine, TagLine, ScenarioLine, RuleLine, Other]
+        }
+        State::Background { description: true, .. } => {
+            &[Eof, Comment, StepLine, TagLine, ScenarioLine, RuleLine, Other]
+        }
         State::ScenarioTags { .. } => &[TagLine, ScenarioLine, Comment, Empty],
-        State::Scenario {
-            description: false, ..
-        } => &[
-            Eof,
-            Empty,
-            Comment,
-            StepLine,
-            TagLine,
-            ExamplesLine,
-            ScenarioLine,
-            RuleLine,
-            Other,
-        ],
-        State::Scenario {
-            description: true, ..
-        } => &[
-            Eof,
-            Comment,
-            StepLine,
-            TagLine,
-            ExamplesLine,
-            ScenarioLine,
-            RuleLine,
-            Other,
-        ],
+        State::Scenario { description: false, .. } => {
+            &[Eof, Empty, Comment, StepLine, TagLine, ExamplesLine, ScenarioLine, RuleLine, Other]
+        }
+        State::Scenario { description: true, .. } => {
+            &[Eof, Comment, StepLine, TagLine, ExamplesLine, ScenarioLine, RuleLine, Other]
+        }
         State::Step { context, arg } => match (context.in_background, arg) {
-            (true, StepArg::None | StepArg::Table) => &[
-                Eof,
-                TableRow,
-                DocStringSeparator,
-                StepLine,
-                TagLine,
-                ScenarioLine,
-                RuleLine,
-                Comment,
-                Empty,
-            ],
-            (true, StepArg::TableThenDocString) => &[
-                Eof,
-                StepLine,
-                TagLine,
-                ScenarioLine,
-                RuleLine,
-                Comment,
-                Empty,
-            ],
-            (true, StepArg::DocString | StepArg::DocStringThenTable) => &[
-                Eof,
-                TableRow,
-                StepLine,
-                TagLine,
-                ScenarioLine,
-                RuleLine,
-                Comment,
-                Empty,
-            ],
+            (true, StepArg::None | StepArg::Table) => {
+                &[Eof, TableRow, DocStringSeparator, StepLine, TagLine, ScenarioLine, RuleLine, Comment, Empty]
+            }
+            (true, StepArg::TableThenDocString) => &[Eof, StepLine, TagLine, ScenarioLine, RuleLine, Comment, Empty],
+            (true, StepArg::DocString | StepArg::DocStringThenTable) => {
+                &[Eof, TableRow, StepLine, TagLine, ScenarioLine, RuleLine, Comment, Empty]
+            }
             (false, StepArg::None | StepArg::Table) => &[
                 Eof,
                 TableRow,
@@ -265,65 +193,22 @@ fn candidates(state: State) -> &'static [Kind] {
                 Comment,
                 Empty,
             ],
-            (false, StepArg::TableThenDocString) => &[
-                Eof,
-                StepLine,
-                TagLine,
-                ExamplesLine,
-                ScenarioLine,
-                RuleLine,
-                Comment,
-                Empty,
-            ],
-            (false, StepArg::DocString | StepArg::DocStringThenTable) => &[
-                Eof,
-                TableRow,
-                StepLine,
-                TagLine,
-                ExamplesLine,
-                ScenarioLine,
-                RuleLine,
-                Comment,
-                Empty,
-            ],
+            (false, StepArg::TableThenDocString) => {
+                &[Eof, StepLine, TagLine, ExamplesLine, ScenarioLine, RuleLine, Comment, Empty]
+            }
+            (false, StepArg::DocString | StepArg::DocStringThenTable) => {
+                &[Eof, TableRow, StepLine, TagLine, ExamplesLine, ScenarioLine, RuleLine, Comment, Empty]
+            }
         },
         State::DocString { .. } => &[DocStringSeparator, Other],
         State::ExamplesTags { .. } => &[TagLine, ExamplesLine, Comment, Empty],
-        State::Examples {
-            description: false, ..
-        } => &[
-            Eof,
-            Empty,
-            Comment,
-            TableRow,
-            TagLine,
-            ExamplesLine,
-            ScenarioLine,
-            RuleLine,
-            Other,
-        ],
-        State::Examples {
-            description: true, ..
-        } => &[
-            Eof,
-            Comment,
-            TableRow,
-            TagLine,
-            ExamplesLine,
-            ScenarioLine,
-            RuleLine,
-            Other,
-        ],
-        State::ExamplesTable { .. } => &[
-            Eof,
-            TableRow,
-            TagLine,
-            ExamplesLine,
-            ScenarioLine,
-            RuleLine,
-            Comment,
-            Empty,
-        ],
+        State::Examples { description: false, .. } => {
+            &[Eof, Empty, Comment, TableRow, TagLine, ExamplesLine, ScenarioLine, RuleLine, Other]
+        }
+        State::Examples { description: true, .. } => {
+            &[Eof, Comment, TableRow, TagLine, ExamplesLine, ScenarioLine, RuleLine, Other]
+        }
+        State::ExamplesTable { .. } => &[Eof, TableRow, TagLine, ExamplesLine, ScenarioLine, RuleLine, Comment, Empty],
         State::End => &[],
     }
 }
@@ -355,17 +240,10 @@ impl State {
 
 /// How a matched line was read.
 enum Token<'d> {
-    Title {
-        keyword: &'d str,
-        scenario_kind: ScenarioKind,
-    },
+    Title { keyword: &'d str, scenario_kind: ScenarioKind },
     Step(lexer::StepMatch<'d>),
     Tags(Vec<Tag>),
-    DocStringSeparator {
-        delimiter: &'static str,
-        media_type: Option<String>,
-        opens: bool,
-    },
+    DocStringSeparator { delimiter: &'static str, media_type: Option<String>, opens: bool },
     Language(String),
     Plain,
 }
@@ -401,12 +279,7 @@ impl<'s> Parser<'s, '_> {
         state
     }
 
-    fn try_match(
-        &mut self,
-        kind: Kind,
-        line: Option<&Line<'s>>,
-        state: State,
-    ) -> Option<Token<'static>> {
+    fn try_match(&mut self, kind: Kind, line: Option<&Line<'s>>, state: State) -> Option<Token<'static>> {
         let Some(line) = line else {
             return (kind == Eof).then_some(Token::Plain);
         };
@@ -441,23 +314,13 @@ impl<'s> Parser<'s, '_> {
             ExamplesLine => self.title(line, &self.dialect.examples, ScenarioKind::Scenario),
             ScenarioLine => {
                 if let Some(keyword) = lexer::match_title(line, self.dialect.scenario_keywords()) {
-                    return Some(Token::Title {
-                        keyword,
-                        scenario_kind: ScenarioKind::Scenario,
-                    });
+                    return Some(Token::Title { keyword, scenario_kind: ScenarioKind::Scenario });
                 }
-                let dialect_blocks = [
-                    (STEP_SET_KEYWORD, ScenarioKind::StepSet),
-                    (FIXTURE_KEYWORD, ScenarioKind::Fixture),
-                ];
-                dialect_blocks
-                    .into_iter()
-                    .find_map(|(keyword, scenario_kind)| {
-                        lexer::match_title(line, [keyword]).map(|keyword| Token::Title {
-                            keyword,
-                            scenario_kind,
-                        })
-                    })
+                let dialect_blocks =
+                    [(STEP_SET_KEYWORD, ScenarioKind::StepSet), (FIXTURE_KEYWORD, ScenarioKind::Fixture)];
+                dialect_blocks.into_iter().find_map(|(keyword, scenario_kind)| {
+                    lexer::match_title(line, [keyword]).map(|keyword| Token::Title { keyword, scenario_kind })
+                })
             }
             StepLine => lexer::match_step(line, self.dialect).map(Token::Step),
             DocStringSeparator => self.match_doc_string_separator(line),
@@ -490,24 +353,15 @@ impl<'s> Parser<'s, '_> {
         }
     }
 
-    fn title(
-        &self,
-        line: &Line<'_>,
-        keywords: &'static [String],
-        kind: ScenarioKind,
-    ) -> Option<Token<'static>> {
-        lexer::match_title(line, keywords.iter().map(String::as_str)).map(|keyword| Token::Title {
-            keyword,
-            scenario_kind: kind,
-        })
+    fn title(&self, line: &Line<'_>, keywords: &'static [String], kind: ScenarioKind) -> Option<Token<'static>> {
+        lexer::match_title(line, keywords.iter().map(String::as_str))
+            .map(|keyword| Token::Title { keyword, scenario_kind: kind })
     }
 
     fn match_doc_string_separator(&mut self, line: &Line<'_>) -> Option<Token<'static>> {
         match self.doc_separator {
             None => {
-                let delimiter = ["\"\"\"", "```"]
-                    .into_iter()
-                    .find(|d| line.trimmed.starts_with(d))?;
+                let delimiter = ["\"\"\"", "```"].into_iter().find(|d| line.trimmed.starts_with(d))?;
                 let media_type = line.rest_trimmed(delimiter.len());
                 self.doc_separator = Some(delimiter);
                 self.doc_indent = line.indent;
@@ -523,11 +377,7 @@ impl<'s> Parser<'s, '_> {
                 }
                 self.doc_separator = None;
                 self.doc_indent = 0;
-                Some(Token::DocStringSeparator {
-                    delimiter,
-                    media_type: None,
-                    opens: false,
-                })
+                Some(Token::DocStringSeparator { delimiter, media_type: None, opens: false })
             }
         }
     }
@@ -536,21 +386,15 @@ impl<'s> Parser<'s, '_> {
     fn lookahead(&mut self, index: usize, wanted: Kind) -> bool {
         for line in &self.lines[index + 1..] {
             let matched = match wanted {
-                ExamplesLine => {
-                    lexer::match_title(line, self.dialect.examples.iter().map(String::as_str))
-                        .is_some()
-                }
-                _ => self
-                    .try_match(ScenarioLine, Some(line), State::End)
-                    .is_some(),
+                ExamplesLine => lexer::match_title(line, self.dialect.examples.iter().map(String::as_str)).is_some(),
+                _ => self.try_match(ScenarioLine, Some(line), State::End).is_some(),
             };
             if matched {
                 return true;
             }
             let skippable = line.is_blank()
                 || line.trimmed.starts_with('#')
-                || (line.trimmed.starts_with('@')
-                    && self.try_match(TagLine, Some(line), State::End).is_some());
+                || (line.trimmed.starts_with('@') && self.try_match(TagLine, Some(line), State::End).is_some());
             if !skippable {
                 return false;
             }
@@ -565,10 +409,7 @@ impl<'s> Parser<'s, '_> {
         };
         let line_end = self.lines[index].content_span().end;
         let next = match state {
-            State::FeatureTags
-            | State::RuleTags
-            | State::ScenarioTags { .. }
-            | State::ExamplesTags { .. } => state,
+            State::FeatureTags | State::RuleTags | State::ScenarioTags { .. } | State::ExamplesTags { .. } => state,
             State::Start | State::AfterLanguage => State::FeatureTags,
             _ => {
                 let in_rule = state.in_rule();
@@ -591,13 +432,7 @@ impl<'s> Parser<'s, '_> {
         next
     }
 
-    fn transition(
-        &mut self,
-        state: State,
-        kind: Kind,
-        line: Option<&Line<'s>>,
-        token: Token<'_>,
-    ) -> State {
+    fn transition(&mut self, state: State, kind: Kind, line: Option<&Line<'s>>, token: Token<'_>) -> State {
         let Some(line) = line else {
             self.builder.close_all();
             return State::End;
@@ -607,71 +442,45 @@ impl<'s> Parser<'s, '_> {
             Empty => state,
             Comment => {
                 self.builder.comments.push(crate::ast::Comment {
-                    location: Location {
-                        line: line.number,
-                        column: 1,
-                    },
+                    location: Location { line: line.number, column: 1 },
                     span: Span::new(line.start, line.end()),
                     text: line.text.to_string(),
                 });
                 match state {
                     State::Feature { .. } => State::Feature { description: true },
                     State::Rule { .. } => State::Rule { description: true },
-                    State::Background { in_rule, .. } => State::Background {
-                        in_rule,
-                        description: true,
-                    },
-                    State::Scenario { in_rule, .. } => State::Scenario {
-                        in_rule,
-                        description: true,
-                    },
-                    State::Examples { in_rule, .. } => State::Examples {
-                        in_rule,
-                        description: true,
-                    },
+                    State::Background { in_rule, .. } => State::Background { in_rule, description: true },
+                    State::Scenario { in_rule, .. } => State::Scenario { in_rule, description: true },
+                    State::Examples { in_rule, .. } => State::Examples { in_rule, description: true },
                     other => other,
                 }
             }
             Other => {
                 if let State::DocString { .. } = state {
                     let text = line.text_without_indent(self.doc_indent);
-                    self.builder
-                        .doc_string_line(unescape_doc_string(text, self.doc_separator), line);
+                    self.builder.doc_string_line(unescape_doc_string(text, self.doc_separator), line);
                     return state;
                 }
                 self.builder.description_line(line);
                 match state {
                     State::Feature { .. } => State::Feature { description: true },
                     State::Rule { .. } => State::Rule { description: true },
-                    State::Background { in_rule, .. } => State::Background {
-                        in_rule,
-                        description: true,
-                    },
-                    State::Scenario { in_rule, .. } => State::Scenario {
-                        in_rule,
-                        description: true,
-                    },
-                    State::Examples { in_rule, .. } => State::Examples {
-                        in_rule,
-                        description: true,
-                    },
+                    State::Background { in_rule, .. } => State::Background { in_rule, description: true },
+                    State::Scenario { in_rule, .. } => State::Scenario { in_rule, description: true },
+                    State::Examples { in_rule, .. } => State::Examples { in_rule, description: true },
                     other => other,
                 }
             }
             Language => {
                 if let Token::Language(language) = token {
-                    self.builder.language_header = Some(LanguageHeader {
-                        location: line.location(),
-                        span: line.content_span(),
-                        language,
-                    });
+                    self.builder.language_header =
+                        Some(LanguageHeader { location: line.location(), span: line.content_span(), language });
                 }
                 State::AfterLanguage
             }
             FeatureLine => {
                 let header = self.header(line, &token);
-                self.builder
-                    .start_feature(header, self.dialect.code.clone());
+                self.builder.start_feature(header, self.dialect.code.clone());
                 State::Feature { description: false }
             }
             RuleLine => {
@@ -685,10 +494,7 @@ impl<'s> Parser<'s, '_> {
                 self.builder.flush_description();
                 let header = self.header(line, &token);
                 self.builder.start_background(header);
-                State::Background {
-                    in_rule,
-                    description: false,
-                }
+                State::Background { in_rule, description: false }
             }
             ScenarioLine => {
                 self.builder.flush_description();
@@ -698,16 +504,11 @@ impl<'s> Parser<'s, '_> {
                     Token::Title { scenario_kind, .. } => scenario_kind,
                     _ => ScenarioKind::Scenario,
                 };
-                if scenario_kind != ScenarioKind::Scenario
-                    && self.source_kind == SourceKind::Feature
-                {
+                if scenario_kind != ScenarioKind::Scenario && self.source_kind == SourceKind::Feature {
                     self.dialect_in_feature_file(line, &format!("{}:", header.keyword));
                 }
                 self.builder.start_scenario(scenario_kind, header);
-                State::Scenario {
-                    in_rule,
-                    description: false,
-                }
+                State::Scenario { in_rule, description: false }
             }
             ExamplesLine => {
                 self.builder.flush_description();
@@ -715,10 +516,7 @@ impl<'s> Parser<'s, '_> {
                 self.builder.close_examples();
                 let header = self.header(line, &token);
                 self.builder.start_examples(header);
-                State::Examples {
-                    in_rule,
-                    description: false,
-                }
+                State::Examples { in_rule, description: false }
             }
             StepLine => {
                 self.builder.flush_description();
@@ -735,26 +533,17 @@ impl<'s> Parser<'s, '_> {
                     in_background: matches!(state, State::Background { .. })
                         || matches!(state, State::Step { context, .. } if context.in_background),
                 };
-                State::Step {
-                    context,
-                    arg: StepArg::None,
-                }
+                State::Step { context, arg: StepArg::None }
             }
             TableRow => {
                 self.builder.flush_description();
                 let cells = lexer::table_cells(line);
-                let row = crate::ast::TableRow {
-                    location: line.location(),
-                    cells,
-                    span: line.content_span(),
-                };
+                let row = crate::ast::TableRow { location: line.location(), cells, span: line.content_span() };
                 match state {
                     State::Step { context, arg } => {
                         let arg = match arg {
                             StepArg::None | StepArg::Table => StepArg::Table,
-                            StepArg::DocString | StepArg::DocStringThenTable => {
-                                StepArg::DocStringThenTable
-                            }
+                            StepArg::DocString | StepArg::DocStringThenTable => StepArg::DocStringThenTable,
                             StepArg::TableThenDocString => StepArg::TableThenDocString,
                         };
                         self.builder.table_row(row);
@@ -767,33 +556,18 @@ impl<'s> Parser<'s, '_> {
                 }
             }
             DocStringSeparator => {
-                let Token::DocStringSeparator {
-                    delimiter,
-                    media_type,
-                    opens,
-                } = token
-                else {
+                let Token::DocStringSeparator { delimiter, media_type, opens } = token else {
                     return state;
                 };
                 match state {
                     State::Step { context, arg } if opens => {
                         self.builder.close_table();
                         self.builder.open_doc_string(line, delimiter, media_type);
-                        State::DocString {
-                            context,
-                            table_first: arg == StepArg::Table,
-                        }
+                        State::DocString { context, table_first: arg == StepArg::Table }
                     }
-                    State::DocString {
-                        context,
-                        table_first,
-                    } => {
+                    State::DocString { context, table_first } => {
                         self.builder.close_doc_string(line);
-                        let arg = if table_first {
-                            StepArg::TableThenDocString
-                        } else {
-                            StepArg::DocString
-                        };
+                        let arg = if table_first { StepArg::TableThenDocString } else { StepArg::DocString };
                         State::Step { context, arg }
                     }
                     other => other,
@@ -816,12 +590,16 @@ impl<'s> Parser<'s, '_> {
         } else {
             line.span_of(name)
         };
+        let name_offset = (name_span.start - keyword_start).min(line.trimmed.len());
+        let name_column = line.indent + 1 + line.trimmed.get(..name_offset).map_or(0, |s| s.chars().count() as u32);
+        let name_location = Location { line: line.number, column: name_column };
         Header {
             location: line.location(),
             keyword: keyword.to_string(),
             keyword_span: Span::new(keyword_start, keyword_start + keyword.len()),
             name: name.to_string(),
             name_span,
+            name_location,
             line_span: line.content_span(),
         }
     }
@@ -847,10 +625,7 @@ impl<'s> Parser<'s, '_> {
                 let end = self.lines.last().map_or(0, |line| line.end());
                 Diagnostic::error(
                     DiagnosticCode::UnexpectedEof,
-                    Location {
-                        line: line_number,
-                        column: 0,
-                    },
+                    Location { line: line_number, column: 0 },
                     Span::new(end, end),
                     format!("unexpected end of file, expected: {expected}"),
                 )
@@ -879,30 +654,26 @@ fn unescape_doc_string(text: &str, separator: Option<&str>) -> String {
 }
 
 fn language_hint(code: &str) -> String {
+    let wanted = code.to_lowercase();
     let codes = dialect::language_codes();
+    // A regional or misspelt code usually shares its first letters with the right one.
     let closest = codes
         .iter()
-        .min_by_key(|candidate| {
-            strsim::levenshtein(&code.to_lowercase(), &candidate.to_lowercase())
-        })
+        .filter(|candidate| wanted.get(..2).is_some_and(|prefix| candidate.to_lowercase().starts_with(prefix)))
+        .min_by_key(|candidate| strsim::levenshtein(&wanted, &candidate.to_lowercase()))
+        .or_else(|| codes.iter().min_by_key(|candidate| strsim::levenshtein(&wanted, &candidate.to_lowercase())))
         .copied()
         .unwrap_or(dialect::DEFAULT_LANGUAGE);
-    format!(
-        "use a language code from Gherkin's table, such as 'en', 'fr' or 'de'; the closest is '{closest}'"
-    )
+    format!("use a language code from Gherkin's table, such as 'en', 'fr' or 'de'; the closest is '{closest}'")
 }
 
 fn eof_hint(state: State, builder: &Builder) -> String {
     match state {
         State::DocString { .. } => {
             let opened = builder.doc.as_ref().map_or(0, |doc| doc.location.line);
-            format!(
-                "close the doc string opened at line {opened} with its delimiter on a line of its own"
-            )
+            format!("close the doc string opened at line {opened} with its delimiter on a line of its own")
         }
-        State::AfterLanguage | State::FeatureTags => {
-            "add a 'Feature:' line after the header and tags".to_string()
-        }
+        State::AfterLanguage | State::FeatureTags => "add a 'Feature:' line after the header and tags".to_string(),
         State::RuleTags => "these tags need a 'Rule:' or 'Scenario:' line after them".to_string(),
         State::ScenarioTags { .. } => "these tags need a 'Scenario:' line after them".to_string(),
         State::ExamplesTags { .. } => "these tags need an 'Examples:' line after them".to_string(),
@@ -913,8 +684,10 @@ fn eof_hint(state: State, builder: &Builder) -> String {
 fn unexpected_line_hint(state: State, line: &Line<'_>) -> String {
     let text = line.trimmed;
     match state {
-        State::Start => "a feature file starts with 'Feature:', optionally after tags, comments and a '# language:' header"
-            .to_string(),
+        State::Start => {
+            "a feature file starts with 'Feature:', optionally after tags, comments and a '# language:' header"
+                .to_string()
+        }
         State::AfterLanguage | State::FeatureTags => "the next line should be 'Feature:' (or more tags)".to_string(),
         State::RuleTags => "tags here must be followed by 'Rule:'".to_string(),
         State::ScenarioTags { .. } => "tags here must be followed by 'Scenario:'".to_string(),
@@ -955,11 +728,7 @@ impl DescriptionBuilder {
             (Some(first), Some(last)) => Some(first.1.cover(last.1)),
             _ => None,
         };
-        let text = lines
-            .iter()
-            .map(|(text, _, _)| text.as_str())
-            .collect::<Vec<_>>()
-            .join("\n");
+        let text = lines.iter().map(|(text, _, _)| text.as_str()).collect::<Vec<_>>().join("\n");
         Description { text, span }
     }
 }
@@ -996,9 +765,7 @@ impl Builder {
     }
 
     fn block_start(&self, header: &Header, tags: &[Tag]) -> usize {
-        tags.first().map_or(header.line_span.start, |tag| {
-            tag.span.start.min(header.line_span.start)
-        })
+        tags.first().map_or(header.line_span.start, |tag| tag.span.start.min(header.line_span.start))
     }
 
     fn start_feature(&mut self, header: Header, language: String) {
@@ -1030,12 +797,8 @@ impl Builder {
 
     fn start_background(&mut self, header: Header) {
         self.note_content(header.line_span.end);
-        self.background = Some(Background {
-            span: header.line_span,
-            header,
-            description: Description::default(),
-            steps: Vec::new(),
-        });
+        self.background =
+            Some(Background { span: header.line_span, header, description: Description::default(), steps: Vec::new() });
     }
 
     fn start_scenario(&mut self, kind: ScenarioKind, header: Header) {
@@ -1077,6 +840,11 @@ impl Builder {
             line.span_of(text)
         };
         let span = line.content_span();
+        let text_offset = (text_span.start - keyword_start).min(line.trimmed.len());
+        let text_location = Location {
+            line: line.number,
+            column: line.indent + 1 + line.trimmed.get(..text_offset).map_or(0, |s| s.chars().count() as u32),
+        };
         self.note_content(span.end);
         self.step = Some(Step {
             location: line.location(),
@@ -1085,6 +853,7 @@ impl Builder {
             keyword_span: Span::new(keyword_start, keyword_start + matched.keyword.len()),
             text: text.to_string(),
             text_span,
+            text_location,
             data_table: None,
             doc_string: None,
             is_invocation: matched.is_invocation,
@@ -1097,15 +866,12 @@ impl Builder {
         if !blank {
             self.note_content(line.content_span().end);
         }
-        let span = if blank {
-            Span::new(line.start, line.start)
-        } else {
-            line.content_span()
-        };
-        self.description
-            .get_or_insert_with(DescriptionBuilder::default)
-            .lines
-            .push((line.text.to_string(), span, blank));
+        let span = if blank { Span::new(line.start, line.start) } else { line.content_span() };
+        self.description.get_or_insert_with(DescriptionBuilder::default).lines.push((
+            line.text.to_string(),
+            span,
+            blank,
+        ));
     }
 
     /// Gives the open description to the innermost open block.
@@ -1135,9 +901,8 @@ impl Builder {
     /// Reports a problem once: the reference parser drops an error whose message and position
     /// it already holds.
     fn add_error(&mut self, error: Diagnostic) {
-        let duplicate = self.errors.iter().any(|existing| {
-            existing.location == error.location && existing.message == error.message
-        });
+        let duplicate =
+            self.errors.iter().any(|existing| existing.location == error.location && existing.message == error.message);
         if !duplicate {
             self.errors.push(error);
         }
@@ -1177,20 +942,11 @@ impl Builder {
         if let Some(step) = &mut self.step {
             let span = rows[0].span.cover(rows[rows.len() - 1].span);
             step.span = step.span.cover(span);
-            step.data_table = Some(DataTable {
-                location: rows[0].location,
-                rows,
-                span,
-            });
+            step.data_table = Some(DataTable { location: rows[0].location, rows, span });
         }
     }
 
-    fn open_doc_string(
-        &mut self,
-        line: &Line<'_>,
-        delimiter: &'static str,
-        media_type: Option<String>,
-    ) {
+    fn open_doc_string(&mut self, line: &Line<'_>, delimiter: &'static str, media_type: Option<String>) {
         self.note_content(line.content_span().end);
         self.doc = Some(DocStringBuilder {
             location: line.location(),
@@ -1265,11 +1021,7 @@ impl Builder {
         let mut rows = rows.into_iter();
         examples.table_header = rows.next();
         examples.table_body = rows.collect();
-        if let Some(last) = examples
-            .table_body
-            .last()
-            .or(examples.table_header.as_ref())
-        {
+        if let Some(last) = examples.table_body.last().or(examples.table_header.as_ref()) {
             examples.span = examples.span.cover(last.span);
         }
         if let Some(span) = examples.description.span {

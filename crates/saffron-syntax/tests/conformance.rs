@@ -28,19 +28,12 @@ fn feature_files(folder: &str) -> Vec<PathBuf> {
 
 /// The reference data names files `../testdata/<folder>/<name>`.
 fn reference_uri(folder: &str, path: &Path) -> String {
-    format!(
-        "../testdata/{folder}/{}",
-        path.file_name().and_then(|n| n.to_str()).expect("name")
-    )
+    format!("../testdata/{folder}/{}", path.file_name().and_then(|n| n.to_str()).expect("name"))
 }
 
 fn read_ndjson(path: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).expect("valid ndjson"))
-        .collect()
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).expect("valid ndjson")).collect()
 }
 
 fn ours(folder: &str, path: &Path) -> Vec<Value> {
@@ -50,11 +43,7 @@ fn ours(folder: &str, path: &Path) -> Vec<Value> {
 }
 
 fn of_kind(envelopes: &[Value], kind: &str) -> Vec<Value> {
-    envelopes
-        .iter()
-        .filter(|e| e.get(kind).is_some())
-        .cloned()
-        .collect()
+    envelopes.iter().filter(|e| e.get(kind).is_some()).cloned().collect()
 }
 
 /// The JSON path of the first difference, with both values there (kept short to read).
@@ -64,26 +53,17 @@ fn first_difference(expected: &[Value], actual: &[Value]) -> String {
             (Value::Object(e), Value::Object(a)) => {
                 let keys: std::collections::BTreeSet<&String> = e.keys().chain(a.keys()).collect();
                 keys.into_iter().find_map(|key| {
-                    let (ev, av) = (
-                        e.get(key).unwrap_or(&Value::Null),
-                        a.get(key).unwrap_or(&Value::Null),
-                    );
+                    let (ev, av) = (e.get(key).unwrap_or(&Value::Null), a.get(key).unwrap_or(&Value::Null));
                     walk(format!("{path}.{key}"), ev, av)
                 })
             }
-            (Value::Array(e), Value::Array(a)) if e.len() == a.len() => e
-                .iter()
-                .zip(a)
-                .enumerate()
-                .find_map(|(i, (ev, av))| walk(format!("{path}[{i}]"), ev, av)),
+            (Value::Array(e), Value::Array(a)) if e.len() == a.len() => {
+                e.iter().zip(a).enumerate().find_map(|(i, (ev, av))| walk(format!("{path}[{i}]"), ev, av))
+            }
             _ if expected == actual => None,
             _ => {
                 let short = |v: &Value| v.to_string().chars().take(300).collect::<String>();
-                Some(format!(
-                    "{path}\n expected: {}\n   actual: {}",
-                    short(expected),
-                    short(actual)
-                ))
+                Some(format!("{path}\n expected: {}\n   actual: {}", short(expected), short(actual)))
             }
         }
     }
@@ -99,20 +79,12 @@ fn every_good_file_matches_the_reference_document_pickles_and_source() {
     let mut failures = Vec::new();
     for path in &files {
         let actual = ours("good", path);
-        for (suffix, kind) in [
-            ("ast", "gherkinDocument"),
-            ("pickles", "pickle"),
-            ("source", "source"),
-        ] {
+        for (suffix, kind) in [("ast", "gherkinDocument"), ("pickles", "pickle"), ("source", "source")] {
             let expected_path = PathBuf::from(format!("{}.{suffix}.ndjson", path.display()));
             let expected = read_ndjson(&expected_path);
             let produced = of_kind(&actual, kind);
             if expected != produced {
-                failures.push(format!(
-                    "{} ({suffix}): {}",
-                    path.display(),
-                    first_difference(&expected, &produced)
-                ));
+                failures.push(format!("{} ({suffix}): {}", path.display(), first_difference(&expected, &produced)));
             }
         }
         let errors = of_kind(&actual, "parseError");
@@ -120,13 +92,7 @@ fn every_good_file_matches_the_reference_document_pickles_and_source() {
             failures.push(format!("{}: unexpected errors {errors:?}", path.display()));
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {} good files differ:\n{}",
-        failures.len(),
-        files.len(),
-        failures.join("\n\n")
-    );
+    assert!(failures.is_empty(), "{} of {} good files differ:\n{}", failures.len(), files.len(), failures.join("\n\n"));
 }
 
 #[test]
@@ -138,18 +104,8 @@ fn every_bad_file_gives_the_reference_errors() {
         let expected = read_ndjson(&PathBuf::from(format!("{}.errors.ndjson", path.display())));
         let produced = of_kind(&ours("bad", path), "parseError");
         if expected != produced {
-            failures.push(format!(
-                "{}: {}",
-                path.display(),
-                first_difference(&expected, &produced)
-            ));
+            failures.push(format!("{}: {}", path.display(), first_difference(&expected, &produced)));
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {} bad files differ:\n{}",
-        failures.len(),
-        files.len(),
-        failures.join("\n\n")
-    );
+    assert!(failures.is_empty(), "{} of {} bad files differ:\n{}", failures.len(), files.len(), failures.join("\n\n"));
 }

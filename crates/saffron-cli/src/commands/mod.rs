@@ -1,0 +1,2 @@
+pub mod check;
+pub mod messages;

@@ -1,0 +1,118 @@
+//! `saffron check` and `saffron messages`, run as a user runs them.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn shared() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
+}
+
+fn saffron(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_saffron")).args(args).current_dir(cwd).output().expect("saffron runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn the_whole_sylius_corpus_checks_clean() {
+    let output = saffron(&["check", "sylius"], &shared().join("corpus"));
+    assert_eq!(output.status.code(), Some(0), "stdout: {}", stdout(&output));
+    let summary = String::from_utf8_lossy(&output.stderr);
+    assert!(summary.contains("checked 820 file(s), 17509 step(s)"), "{summary}");
+}
+
+#[test]
+fn each_bad_file_fails_at_the_reference_line() {
+    let bad = shared().join("corpus/gherkin/bad");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&bad)
+        .expect("bad corpus")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "feature"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 12);
+    for file in files {
+        let expected: Value = {
+            let text = std::fs::read_to_string(format!("{}.errors.ndjson", file.display())).expect("errors");
+            serde_json::from_str(text.lines().next().expect("one error")).expect("json")
+        };
+        let line = expected["parseError"]["source"]["location"]["line"].as_u64().expect("line");
+        let name = file.file_name().and_then(|n| n.to_str()).expect("name").to_string();
+        let output = saffron(&["check", &name], &bad);
+        assert_eq!(output.status.code(), Some(1), "{name}");
+        let text = stdout(&output);
+        let first = text.lines().next().unwrap_or_default();
+        assert!(first.starts_with(&format!("{name}:{line}:")), "{name}: {first}");
+        assert!(first.contains(": error: "), "{first}");
+        assert!(text.lines().nth(1).is_some_and(|l| l.starts_with("  hint: ")), "{text}");
+    }
+}
+
+#[test]
+fn json_format_lists_file_line_column_severity_message_hint() {
+    let bad = shared().join("corpus/gherkin/bad");
+    let output = saffron(&["check", "--format", "json", "multiple_parser_errors.feature"], &bad);
+    assert_eq!(output.status.code(), Some(1));
+    let json: Value = serde_json::from_slice(&output.stdout).expect("json array");
+    let items = json.as_array().expect("array");
+    assert_eq!(items.len(), 2);
+    assert_eq!(items[0]["file"], "multiple_parser_errors.feature");
+    assert_eq!(items[0]["line"], 2);
+    assert_eq!(items[0]["column"], 1);
+    assert_eq!(items[0]["severity"], "error");
+    assert!(items[0]["message"].as_str().is_some_and(|m| m.starts_with("expected: #EOF")));
+    assert!(items[0]["hint"].as_str().is_some_and(|h| !h.is_empty()));
+    assert_eq!(items[1]["line"], 9);
+}
+
+#[test]
+fn clean_files_give_an_empty_json_array_and_exit_zero() {
+    let good = shared().join("corpus/gherkin/good");
+    let output = saffron(&["check", "--format", "json", "minimal.feature", "rule.feature"], &good);
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(serde_json::from_slice::<Value>(&output.stdout).expect("json"), Value::Array(vec![]));
+}
+
+#[test]
+fn gitignored_files_are_skipped_and_a_missing_path_is_an_error() {
+    let dir = std::env::temp_dir().join(format!("saffron-check-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("ignored")).expect("mkdir");
+    std::fs::write(dir.join(".gitignore"), "ignored/\n").expect("write");
+    std::fs::write(dir.join("ignored/broken.feature"), "not gherkin\n").expect("write");
+    std::fs::write(dir.join("ok.feature"), "Feature: ok\n  Scenario: s\n    Given g\n").expect("write");
+    // The ignore crate honours .gitignore inside a git work tree.
+    std::fs::create_dir_all(dir.join(".git")).expect("mkdir .git");
+    let output = saffron(&["check"], &dir);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    let output = saffron(&["check", "nowhere"], &dir);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("nowhere: no such file or directory"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn messages_match_the_reference_output() {
+    let good = shared().join("corpus/gherkin/good");
+    let output = saffron(&["messages", "background.feature"], &good);
+    assert_eq!(output.status.code(), Some(0));
+    let produced: Vec<Value> = stdout(&output).lines().map(|l| serde_json::from_str(l).expect("ndjson")).collect();
+    let mut expected = Vec::new();
+    for suffix in ["source", "ast", "pickles"] {
+        let text = std::fs::read_to_string(good.join(format!("background.feature.{suffix}.ndjson"))).expect("read");
+        for line in text.lines() {
+            let mut value: Value = serde_json::from_str(line).expect("json");
+            // The reference names the file from its own test folder.
+            for envelope in ["source", "gherkinDocument", "pickle"] {
+                if let Some(uri) = value.get_mut(envelope).and_then(|e| e.get_mut("uri")) {
+                    *uri = Value::String("background.feature".into());
+                }
+            }
+            expected.push(value);
+        }
+    }
+    assert_eq!(produced, expected);
+}
