@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod commands;
+mod project;
 mod walk;
 
 #[derive(Parser)]
@@ -20,6 +21,10 @@ enum Command {
     Check(commands::check::CheckArgs),
     /// Print Cucumber Messages (NDJSON) for feature files, to diff against Cucumber's parser.
     Messages(commands::messages::MessagesArgs),
+    /// List the step vocabulary: written steps joined with recorded ones, and their status.
+    Steps(commands::steps::StepsArgs),
+    /// Show each scenario's recording state (fresh, stale, unrecorded) and pending proposals.
+    Status(commands::status::StatusArgs),
 }
 
 fn main() -> ExitCode {
@@ -27,6 +32,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check(args) => commands::check::run(args),
         Command::Messages(args) => commands::messages::run(args),
+        Command::Steps(args) => commands::steps::run(args),
+        Command::Status(args) => commands::status::run(args),
     };
     match result {
         Ok(code) => code,

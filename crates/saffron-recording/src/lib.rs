@@ -1,1 +1,42 @@
-//! Recordings and proposals (see the crate description).
+//! Recordings and proposals: their formats, validation, tokens, digests and the project store.
+//!
+//! Plain data in, plain data out: nothing here knows Gherkin parsing, editors, agents or
+//! browsers. The format is described for users in `docs/recording-format.md`.
+//!
+//! - [`Recording`]: one scenario's steps and the [`Action`]s recorded for each, on
+//!   [`Target`]s; [`Proposal`]: a recording waiting for review, bound by digests.
+//! - [`validate_recording`] / [`validate_proposal`] (and the `parse_*` forms): the one door
+//!   every file comes in by, naming the first problem by JSON path.
+//! - [`tokenize`], [`Resolver`], [`Masker`]: `<param>`, `{env:NAME}` and friends.
+//! - [`steps_digest`], [`contract_digest`], [`content_digest`]: freshness and bindings.
+//! - [`Store`]: `.saffron/` on disk, with atomic, locked writes and stable slugs.
+
+#![warn(missing_docs)]
+
+mod action;
+mod date;
+mod diff;
+mod digest;
+mod mask;
+mod model;
+mod proposal;
+mod resolve;
+mod slug;
+mod store;
+mod target;
+mod tokens;
+mod validate;
+
+pub use action::{Action, ElementState, ResponseMatcher};
+pub use date::{DATE_DIRECTIVES, Date};
+pub use diff::{ActionChange, StepDiff, diff_actions, diff_recordings};
+pub use digest::{content_digest, contract_digest, steps_digest};
+pub use mask::Masker;
+pub use model::{RECORDING_VERSION, RecordedStep, Recording, StepKind, StepSpec};
+pub use proposal::{Binding, FeatureEdit, PROPOSAL_VERSION, Proposal, ProposalDraft, ScenarioRef, Stale, Usage};
+pub use resolve::{ResolveError, Resolved, Resolver, Secret, new_unique_seed};
+pub use slug::{MAX_SLUG_LEN, feature_slug, scenario_slug, scenario_slugs};
+pub use store::{Scan, Store, StoreError, StoreLock, to_json_bytes, write_atomic};
+pub use target::{SemanticCore, Target, Tier};
+pub use tokens::{MAX_DATE_OFFSET, TOKEN_SYNTAX, Token, TokenKind, tokenize};
+pub use validate::{ValidationError, parse_proposal, parse_recording, validate_proposal, validate_recording};

@@ -1,2 +1,4 @@
 pub mod check;
 pub mod messages;
+pub mod status;
+pub mod steps;

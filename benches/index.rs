@@ -1,0 +1,143 @@
+//! Index benchmark: the Sylius corpus (820 files, 17.5k steps) and the same corpus copied 5×
+//! with varied wording (about 90k steps). Each size runs in a fresh child process so its peak
+//! memory is its own. Run: `cargo bench -p saffron-benches --bench index`.
+
+use std::path::PathBuf;
+use std::process::{Command, ExitCode};
+use std::time::Instant;
+
+use saffron_benches::{corpus_dir, feature_files, median_ms};
+use saffron_index::{Change, IndexHost};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(position) = args.iter().position(|a| a == "--copies") {
+        let copies = args.get(position + 1).and_then(|c| c.parse().ok()).unwrap_or(1);
+        measure(copies);
+        return ExitCode::SUCCESS;
+    }
+    let Ok(me) = std::env::current_exe() else { return ExitCode::FAILURE };
+    println!("index: cold build, one-file update (+ snapshot), near-duplicates of every entry, peak memory");
+    for copies in [1, 5] {
+        let output = Command::new(&me).args(["--copies", &copies.to_string()]).output();
+        match output {
+            Ok(output) if output.status.success() => print!("{}", String::from_utf8_lossy(&output.stdout)),
+            Ok(output) => {
+                eprintln!("{}", String::from_utf8_lossy(&output.stderr));
+                return ExitCode::FAILURE;
+            }
+            Err(error) => {
+                eprintln!("cannot run the measurement: {error}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// Gives each copy its own wording: every word of four letters or more gets a suffix, so
+/// copies share the short, frequent words (I, the, a, is) the way a larger suite would.
+fn vary(text: &str, copy: usize) -> String {
+    if copy == 0 {
+        return text.to_string();
+    }
+    let suffix = char::from(b'a' + (copy as u8 % 26));
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        if word.chars().count() >= 4 && word.chars().all(char::is_alphabetic) {
+            out.push_str(word);
+            out.push(suffix);
+        } else {
+            out.push_str(word);
+        }
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_alphanumeric() {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    // Keywords must stay keywords.
+    out.replace(&format!("Feature{suffix}:"), "Feature:")
+        .replace(&format!("Scenario{suffix}"), "Scenario")
+        .replace(&format!("Background{suffix}:"), "Background:")
+        .replace(&format!("Examples{suffix}:"), "Examples:")
+        .replace(&format!("Outline{suffix}:"), "Outline:")
+        .replace(&format!("Given{suffix} "), "Given ")
+        .replace(&format!("When{suffix} "), "When ")
+        .replace(&format!("Then{suffix} "), "Then ")
+}
+
+fn peak_memory_mb() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+fn measure(copies: usize) {
+    let files = feature_files(&corpus_dir().join("sylius"));
+    let sources: Vec<(PathBuf, String)> =
+        files.iter().filter_map(|path| std::fs::read_to_string(path).ok().map(|text| (path.clone(), text))).collect();
+    let mut changes = Vec::new();
+    for copy in 0..copies {
+        for (path, text) in &sources {
+            let path = PathBuf::from(format!("copy{copy}")).join(path.strip_prefix(corpus_dir()).unwrap_or(path));
+            changes.push(Change::SetFile { path, text: vary(text, copy) });
+        }
+    }
+    let mut cold_times = Vec::new();
+    let mut host = IndexHost::new();
+    for _ in 0..3 {
+        let start = Instant::now();
+        let mut fresh = IndexHost::new();
+        fresh.apply_all(changes.clone());
+        cold_times.push(start.elapsed().as_secs_f64() * 1000.0);
+        host = fresh;
+    }
+    let snapshot = host.snapshot();
+    let steps: usize = snapshot.files().map(|f| f.source.parsed.document.steps().len()).sum();
+    let entries = snapshot.entry_count();
+
+    // One-file update: a step of a mid-sized file edited back and forth, then a snapshot.
+    let (edit_path, edit_text) = match &changes[changes.len() / 2] {
+        Change::SetFile { path, text } => (path.clone(), text.clone()),
+        _ => unreachable!("only files were added"),
+    };
+    let edited = edit_text.replacen("Given ", "Given I really ", 1);
+    let mut update_times = Vec::new();
+    for round in 0..40 {
+        let text = if round % 2 == 0 { edited.clone() } else { edit_text.clone() };
+        let start = Instant::now();
+        host.apply(Change::SetFile { path: edit_path.clone(), text });
+        std::hint::black_box(host.snapshot());
+        update_times.push(start.elapsed().as_secs_f64() * 1000.0);
+    }
+
+    let snapshot = host.snapshot();
+    let start = Instant::now();
+    let mut pairs = 0usize;
+    for entry in snapshot.entries() {
+        pairs += snapshot.near_duplicates(&entry.text).len();
+    }
+    let near_ms = start.elapsed().as_secs_f64() * 1000.0;
+
+    println!(
+        "  {copies}× corpus: {} files, {steps} steps, {entries} distinct texts\n    cold build {:.0} ms (median of 3) | one-file update + snapshot {:.2} ms median, {:.2} ms max (40 edits) | near-duplicates of all {entries} entries {:.0} ms ({:.1} µs each, {} pairs) | peak memory {:.0} MB",
+        copies * sources.len(),
+        median_ms(&cold_times),
+        median_ms(&update_times),
+        update_times.iter().copied().fold(0.0, f64::max),
+        near_ms,
+        near_ms * 1000.0 / entries.max(1) as f64,
+        pairs / 2,
+        peak_memory_mb()
+    );
+}

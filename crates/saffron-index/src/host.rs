@@ -1,0 +1,351 @@
+//! The writer side: [`IndexHost`] takes changes (a file's new text, a recording written or
+//! removed) and updates only what they touch; [`IndexHost::snapshot`] hands out an immutable
+//! [`Snapshot`] that readers query while the host moves on.
+//!
+//! The maps are persistent (`imbl`): a snapshot is a handful of reference counts, and an
+//! update copies only the paths of the trees it changes, never the whole index.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use imbl::{HashMap, HashSet, OrdMap};
+use saffron_recording::{Proposal, Recording};
+use saffron_syntax::{Document, FeatureChild, RuleChild, Scenario, SourceFile, StepSetRegistry};
+
+use crate::model::{BlockKind, Entry, FileData, ProposalData, RecordedUse, RecordingData, Use};
+use crate::snapshot::Snapshot;
+
+/// One edit to the project, as the index sees it. Paths are relative to the project root.
+#[derive(Debug, Clone)]
+pub enum Change {
+    /// A `.feature` or `.saffron` file was created or edited (other extensions are ignored).
+    SetFile {
+        path: PathBuf,
+        text: String,
+    },
+    RemoveFile {
+        path: PathBuf,
+    },
+    /// A recording was read (already validated).
+    SetRecording {
+        path: PathBuf,
+        recording: Box<Recording>,
+    },
+    /// A recording file exists but could not be used.
+    SetUnreadableRecording {
+        path: PathBuf,
+        reason: String,
+    },
+    RemoveRecording {
+        path: PathBuf,
+    },
+    SetProposal {
+        path: PathBuf,
+        proposal: Box<Proposal>,
+    },
+    RemoveProposal {
+        path: PathBuf,
+    },
+}
+
+/// The whole state; a snapshot shares it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct IndexState {
+    pub files: OrdMap<Arc<Path>, Arc<FileData>>,
+    pub recordings: OrdMap<Arc<Path>, Arc<RecordingData>>,
+    pub unreadable_recordings: OrdMap<Arc<Path>, Arc<str>>,
+    pub proposals: OrdMap<Arc<Path>, Arc<ProposalData>>,
+    pub step_sets: Arc<StepSetRegistry>,
+    pub vocabulary: HashMap<Arc<str>, Arc<Entry>>,
+    /// Token → the texts that contain it (near-duplicate candidates).
+    pub postings: HashMap<Arc<str>, HashSet<Arc<str>>>,
+    /// Behaviour key → the texts recorded with exactly that action list.
+    pub behaviours: HashMap<Arc<str>, HashSet<Arc<str>>>,
+}
+
+/// The index's writer.
+#[derive(Debug, Default)]
+pub struct IndexHost {
+    state: IndexState,
+}
+
+impl IndexHost {
+    pub fn new() -> IndexHost {
+        IndexHost::default()
+    }
+
+    /// An immutable view of the index as it is now.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot::new(Arc::new(self.state.clone()))
+    }
+
+    pub fn apply(&mut self, change: Change) {
+        self.apply_all(std::iter::once(change));
+    }
+
+    /// Applies changes in order. Feature files are parsed on all cores first.
+    pub fn apply_all(&mut self, changes: impl IntoIterator<Item = Change>) {
+        let changes: Vec<Change> = changes.into_iter().collect();
+        let texts: Vec<(PathBuf, String)> = changes
+            .iter()
+            .filter_map(|change| match change {
+                Change::SetFile { path, text } => Some((path.clone(), text.clone())),
+                _ => None,
+            })
+            .collect();
+        let mut parsed = parse_in_parallel(texts).into_iter();
+        let mut sets_changed = false;
+        for change in changes {
+            match change {
+                Change::SetFile { path, .. } => {
+                    let Some(source) = parsed.next().flatten() else {
+                        // Not a feature file: a rename away from .feature/.saffron removes it.
+                        sets_changed |= self.remove_file(&path);
+                        continue;
+                    };
+                    sets_changed |= self.set_file(source);
+                }
+                Change::RemoveFile { path } => sets_changed |= self.remove_file(&path),
+                Change::SetRecording { path, recording } => {
+                    let path: Arc<Path> = Arc::from(path.as_path());
+                    self.state.unreadable_recordings.remove(&path);
+                    self.remove_recording(&path);
+                    self.add_recording(RecordingData { path, recording: *recording });
+                }
+                Change::SetUnreadableRecording { path, reason } => {
+                    let path: Arc<Path> = Arc::from(path.as_path());
+                    self.remove_recording(&path);
+                    self.state.unreadable_recordings.insert(path, Arc::from(reason.as_str()));
+                }
+                Change::RemoveRecording { path } => {
+                    self.state.unreadable_recordings.remove(path.as_path());
+                    self.remove_recording(&path);
+                }
+                Change::SetProposal { path, proposal } => {
+                    let path: Arc<Path> = Arc::from(path.as_path());
+                    self.state.proposals.insert(path.clone(), Arc::new(ProposalData { path, proposal: *proposal }));
+                }
+                Change::RemoveProposal { path } => {
+                    self.state.proposals.remove(path.as_path());
+                }
+            }
+        }
+        if sets_changed {
+            let registry = StepSetRegistry::build(
+                self.state.files.iter().map(|(path, data)| (path.as_ref(), &data.source.parsed.document)),
+            );
+            self.state.step_sets = Arc::new(registry);
+        }
+    }
+
+    /// Returns whether the file's StepSet definitions changed.
+    fn set_file(&mut self, source: SourceFile) -> bool {
+        let path: Arc<Path> = Arc::from(source.path.as_path());
+        let old_sets = self.state.files.get(&path).map(|old| step_set_blocks(&old.source.parsed.document));
+        self.remove_written(&path);
+        let written = written_steps(&path, &source.parsed.document);
+        for (text, use_) in &written {
+            self.add_use(text, use_.clone());
+        }
+        let new_sets = step_set_blocks(&source.parsed.document);
+        let sets_changed = old_sets.as_ref() != Some(&new_sets) && !(old_sets.is_none() && new_sets.is_empty());
+        self.state.files.insert(path, Arc::new(FileData { source, written }));
+        sets_changed
+    }
+
+    fn remove_file(&mut self, path: &Path) -> bool {
+        let had_sets =
+            self.state.files.get(path).is_some_and(|old| !step_set_blocks(&old.source.parsed.document).is_empty());
+        self.remove_written(path);
+        self.state.files.remove(path);
+        had_sets
+    }
+
+    fn remove_written(&mut self, path: &Path) {
+        let Some(old) = self.state.files.get(path).cloned() else { return };
+        for (text, _) in &old.written {
+            self.update_entry(text, |entry| entry.uses.retain(|use_| use_.file.as_ref() != path));
+        }
+    }
+
+    fn add_use(&mut self, text: &Arc<str>, use_: Use) {
+        self.update_entry(text, |entry| {
+            let at = entry.uses.partition_point(|u| (&u.file, u.location) <= (&use_.file, use_.location));
+            entry.uses.insert(at, use_);
+        });
+    }
+
+    fn add_recording(&mut self, data: RecordingData) {
+        for (index, step) in data.recording.steps.iter().enumerate() {
+            let text: Arc<str> = Arc::from(step.text.as_str());
+            let behaviour = behaviour_key(&step.actions);
+            if !step.actions.is_empty() {
+                let mut texts = self.state.behaviours.get(&behaviour).cloned().unwrap_or_default();
+                texts.insert(text.clone());
+                self.state.behaviours.insert(behaviour.clone(), texts);
+            }
+            let recorded = RecordedUse {
+                recording: data.path.clone(),
+                scenario: data.recording.scenario.clone(),
+                step_index: index,
+                actions: Arc::from(step.actions.as_slice()),
+                behaviour,
+            };
+            self.update_entry(&text, |entry| entry.recordings.push(recorded));
+        }
+        self.state.recordings.insert(data.path.clone(), Arc::new(data));
+    }
+
+    fn remove_recording(&mut self, path: &Path) {
+        let Some(old) = self.state.recordings.remove(path) else { return };
+        let mut touched: Vec<(Arc<str>, Arc<str>, bool)> = old
+            .recording
+            .steps
+            .iter()
+            .map(|step| (Arc::from(step.text.as_str()), behaviour_key(&step.actions), step.actions.is_empty()))
+            .collect();
+        touched.sort();
+        touched.dedup();
+        for (text, _, _) in &touched {
+            self.update_entry(text, |entry| entry.recordings.retain(|r| r.recording.as_ref() != path));
+        }
+        // A text leaves a behaviour group once no other recording of it has that behaviour.
+        for (text, behaviour, no_actions) in touched {
+            if no_actions {
+                continue;
+            }
+            let still_there = self
+                .state
+                .vocabulary
+                .get(&text)
+                .is_some_and(|entry| entry.recordings.iter().any(|r| r.behaviour == behaviour));
+            if !still_there && let Some(mut texts) = self.state.behaviours.get(&behaviour).cloned() {
+                texts.remove(&text);
+                if texts.is_empty() {
+                    self.state.behaviours.remove(&behaviour);
+                } else {
+                    self.state.behaviours.insert(behaviour, texts);
+                }
+            }
+        }
+    }
+
+    /// Edits one entry, creating it (and its token postings) on first use and dropping it when
+    /// nothing writes or records the text any more.
+    fn update_entry(&mut self, text: &Arc<str>, edit: impl FnOnce(&mut Entry)) {
+        let existing = self.state.vocabulary.get(text).cloned();
+        let is_new = existing.is_none();
+        let mut entry = existing.map(|e| (*e).clone()).unwrap_or_else(|| Entry::new(text.clone()));
+        edit(&mut entry);
+        if entry.is_empty() {
+            if !is_new {
+                self.state.vocabulary.remove(text);
+                for token in entry.tokens.iter() {
+                    let token: Arc<str> = Arc::from(token.as_str());
+                    if let Some(mut texts) = self.state.postings.get(&token).cloned() {
+                        texts.remove(text);
+                        if texts.is_empty() {
+                            self.state.postings.remove(&token);
+                        } else {
+                            self.state.postings.insert(token, texts);
+                        }
+                    }
+                }
+            }
+            return;
+        }
+        if is_new {
+            for token in entry.tokens.iter() {
+                let token: Arc<str> = Arc::from(token.as_str());
+                let mut texts = self.state.postings.get(&token).cloned().unwrap_or_default();
+                texts.insert(text.clone());
+                self.state.postings.insert(token, texts);
+            }
+        }
+        self.state.vocabulary.insert(text.clone(), Arc::new(entry));
+    }
+}
+
+/// Parses the feature files among `texts` on all cores, keeping their order; `None` for files
+/// with other extensions.
+fn parse_in_parallel(texts: Vec<(PathBuf, String)>) -> Vec<Option<SourceFile>> {
+    if texts.len() < 8 {
+        return texts.into_iter().map(|(path, text)| SourceFile::parse(path, text)).collect();
+    }
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let chunk_size = texts.len().div_ceil(threads);
+    let mut chunks: Vec<Vec<(PathBuf, String)>> = Vec::new();
+    let mut texts = texts.into_iter().peekable();
+    while texts.peek().is_some() {
+        chunks.push(texts.by_ref().take(chunk_size).collect());
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|chunk| {
+                scope.spawn(move || {
+                    chunk.into_iter().map(|(path, text)| SourceFile::parse(path, text)).collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|handle| handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
+    })
+}
+
+fn step_set_blocks(document: &Document) -> Vec<Scenario> {
+    saffron_syntax::step_sets::step_set_blocks(document).cloned().collect()
+}
+
+/// Every step written in a document with where it is, invocations excluded.
+fn written_steps(path: &Arc<Path>, document: &Document) -> Vec<(Arc<str>, Use)> {
+    let mut out = Vec::new();
+    let Some(feature) = &document.feature else { return out };
+    let mut add = |steps: &[saffron_syntax::Step], block: BlockKind, block_name: &str| {
+        for step in steps.iter().filter(|step| !step.is_invocation) {
+            out.push((
+                Arc::from(step.text.as_str()),
+                Use { file: path.clone(), location: step.text_location, block, block_name: block_name.to_string() },
+            ));
+        }
+    };
+    for child in &feature.children {
+        match child {
+            FeatureChild::Background(background) => {
+                add(&background.steps, BlockKind::Background, &background.header.name)
+            }
+            FeatureChild::Scenario(scenario) => add(&scenario.steps, scenario.kind.into(), &scenario.header.name),
+            FeatureChild::Rule(rule) => {
+                for child in &rule.children {
+                    match child {
+                        RuleChild::Background(background) => {
+                            add(&background.steps, BlockKind::Background, &background.header.name)
+                        }
+                        RuleChild::Scenario(scenario) => {
+                            add(&scenario.steps, scenario.kind.into(), &scenario.header.name)
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A canonical form of an action list that two recordings share when they do the same thing:
+/// each target keeps its semantic core; the CSS fallbacks and the tier that fired are advisory.
+pub(crate) fn behaviour_key(actions: &[saffron_recording::Action]) -> Arc<str> {
+    let mut value = serde_json::to_value(actions).unwrap_or_default();
+    if let serde_json::Value::Array(actions) = &mut value {
+        for action in actions {
+            if let Some(target) = action.get_mut("target").and_then(|t| t.as_object_mut()) {
+                target.remove("css");
+                target.remove("tier");
+            }
+        }
+    }
+    // serde_json's maps are ordered by key, so this string is canonical.
+    Arc::from(value.to_string().as_str())
+}

@@ -1,0 +1,32 @@
+//! The vocabulary index: every step text written in the project's `.feature` and `.saffron`
+//! files joined with every step text that has a recording.
+//!
+//! [`IndexHost`] takes [`Change`]s and updates only what they touch; [`Snapshot`] is the
+//! immutable view readers query (the language server, the MCP server, the CLI and the runner).
+//! For each text it knows where it is written, whether it is recorded, divergent or
+//! unrecorded, its near-duplicates (token-Jaccard, see [`tokens`]) and the texts proven to be
+//! duplicates by identical recordings; for each scenario whether its recording is fresh.
+
+mod host;
+mod load;
+mod model;
+mod snapshot;
+pub mod tokens;
+
+pub use host::{Change, IndexHost};
+pub use load::{LoadReport, feature_files, load_project};
+pub use model::{
+    BlockKind, Entry, FileData, NearDuplicate, ProposalData, RecordedUse, RecordingData, RecordingState,
+    ScenarioStatus, StepStatus, Use,
+};
+pub use snapshot::{CACHE_DIR, Invocation, PROPOSALS_DIR, Snapshot, is_runnable, recording_paths, step_specs};
+
+impl IndexHost {
+    /// Loads the project at `root` from disk.
+    pub fn load(root: &std::path::Path) -> (IndexHost, LoadReport) {
+        let (changes, report) = load_project(root);
+        let mut host = IndexHost::new();
+        host.apply_all(changes);
+        (host, report)
+    }
+}

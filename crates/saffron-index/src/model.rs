@@ -1,0 +1,203 @@
+//! What the index knows about each step text, scenario and file: plain data.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use saffron_recording::{Action, Proposal, Recording};
+use saffron_syntax::{Location, ScenarioKind, SourceFile};
+use serde::Serialize;
+
+/// Whether a step text replays for free.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StepStatus {
+    /// Every recording that holds the text performs it with the same actions.
+    Recorded,
+    /// The same text is recorded as different action lists.
+    Divergent,
+    /// No recording holds the text.
+    Unrecorded,
+}
+
+impl StepStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepStatus::Recorded => "recorded",
+            StepStatus::Divergent => "divergent",
+            StepStatus::Unrecorded => "unrecorded",
+        }
+    }
+}
+
+/// The block a written step belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum BlockKind {
+    Background,
+    Scenario,
+    StepSet,
+    Fixture,
+}
+
+impl From<ScenarioKind> for BlockKind {
+    fn from(kind: ScenarioKind) -> Self {
+        match kind {
+            ScenarioKind::Scenario => BlockKind::Scenario,
+            ScenarioKind::StepSet => BlockKind::StepSet,
+            ScenarioKind::Fixture => BlockKind::Fixture,
+        }
+    }
+}
+
+/// One place a step text is written.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct Use {
+    pub file: Arc<Path>,
+    /// Where the step's text starts.
+    pub location: Location,
+    pub block: BlockKind,
+    /// The scenario, set, fixture or background name ("" for an unnamed Background).
+    pub block_name: String,
+}
+
+/// One recording that holds a step text, and what it does for it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecordedUse {
+    /// The recording file, relative to the project root.
+    pub recording: Arc<Path>,
+    pub scenario: String,
+    /// The step's position in the recording.
+    pub step_index: usize,
+    pub actions: Arc<[Action]>,
+    /// Equal for two action lists that do the same thing (targets' semantic cores and values;
+    /// CSS fallbacks and the tier that fired are left out).
+    pub behaviour: Arc<str>,
+}
+
+/// Everything known about one step text.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Entry {
+    pub text: Arc<str>,
+    /// The text's tokens (see [`crate::tokens`]), kept for near-duplicate queries.
+    #[serde(skip)]
+    pub tokens: Arc<[String]>,
+    /// The text with its values generalised (see [`crate::tokens::pattern_key`]).
+    #[serde(skip)]
+    pub pattern: Arc<str>,
+    /// Where the text is written, by file then position. A StepSet's step counts once, where
+    /// the set defines it.
+    pub uses: Vec<Use>,
+    pub recordings: Vec<RecordedUse>,
+}
+
+impl Entry {
+    pub(crate) fn new(text: Arc<str>) -> Entry {
+        let tokens = crate::tokens::tokens(&text).into();
+        let pattern = crate::tokens::pattern_key(&text).into();
+        Entry { text, tokens, pattern, uses: Vec::new(), recordings: Vec::new() }
+    }
+
+    pub fn status(&self) -> StepStatus {
+        let mut behaviours = self.recordings.iter().map(|r| &r.behaviour);
+        match behaviours.next() {
+            None => StepStatus::Unrecorded,
+            Some(first) if behaviours.all(|b| b == first) => StepStatus::Recorded,
+            Some(_) => StepStatus::Divergent,
+        }
+    }
+
+    /// How many places the text is written.
+    pub fn count(&self) -> usize {
+        self.uses.len()
+    }
+
+    /// The distinct recorded action lists, most used first.
+    pub fn action_lists(&self) -> Vec<&[Action]> {
+        let mut lists: Vec<(&Arc<str>, &[Action], usize)> = Vec::new();
+        for recorded in &self.recordings {
+            match lists.iter_mut().find(|(behaviour, _, _)| **behaviour == recorded.behaviour) {
+                Some(found) => found.2 += 1,
+                None => lists.push((&recorded.behaviour, &recorded.actions, 1)),
+            }
+        }
+        lists.sort_by_key(|list| std::cmp::Reverse(list.2));
+        lists.into_iter().map(|(_, actions, _)| actions).collect()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.uses.is_empty() && self.recordings.is_empty()
+    }
+}
+
+/// A text that is a near-duplicate of another.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NearDuplicate {
+    pub text: Arc<str>,
+    /// Token-Jaccard, at least the threshold.
+    pub similarity: f64,
+    pub status: StepStatus,
+    pub count: usize,
+}
+
+/// Whether a scenario's recording is usable.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase", tag = "state")]
+pub enum RecordingState {
+    /// Recorded for exactly the scenario's current steps.
+    Fresh,
+    /// Recorded, but the scenario (or a set it invokes) was edited since.
+    Stale,
+    /// No recording yet.
+    Unrecorded,
+    /// The recording file exists but cannot be used; the reason says why.
+    Unreadable { reason: String },
+}
+
+impl RecordingState {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            RecordingState::Fresh => "fresh",
+            RecordingState::Stale => "stale",
+            RecordingState::Unrecorded => "unrecorded",
+            RecordingState::Unreadable { .. } => "unreadable",
+        }
+    }
+}
+
+/// A runnable scenario (or Fixture) and the state of its recording.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScenarioStatus {
+    pub file: Arc<Path>,
+    pub name: String,
+    pub location: Location,
+    pub kind: BlockKind,
+    /// Examples rows, 0 for a plain scenario.
+    pub rows: usize,
+    /// Where its recording lives (or will), relative to the project root.
+    pub recording_path: Arc<Path>,
+    pub recording: RecordingState,
+    /// A proposal waiting for review, relative to the project root.
+    pub pending_proposal: Option<Arc<Path>>,
+}
+
+/// A parsed feature file and the steps it writes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileData {
+    pub source: SourceFile,
+    /// (text, use) for every step written in the file, invocations excluded.
+    pub(crate) written: Vec<(Arc<str>, Use)>,
+}
+
+/// A loaded recording file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordingData {
+    pub path: Arc<Path>,
+    pub recording: Recording,
+}
+
+/// A loaded proposal file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProposalData {
+    pub path: Arc<Path>,
+    pub proposal: Proposal,
+}

@@ -1,0 +1,311 @@
+//! The reader side: an immutable view of the index. Cloning it is cheap and it can be sent to
+//! other threads, so every request of a server is answered from one snapshot while the writer
+//! moves on.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use saffron_recording::{StepKind, StepSpec, feature_slug, scenario_slugs};
+use saffron_syntax::pickles::{self, Pickle, PickleStepType};
+use saffron_syntax::{ScenarioKind, Step, StepSetRegistry};
+
+use crate::host::IndexState;
+use crate::model::{
+    BlockKind, Entry, FileData, NearDuplicate, ProposalData, RecordingData, RecordingState, ScenarioStatus,
+};
+use crate::tokens::{self, NEAR_DUPLICATE_THRESHOLD};
+
+/// Where the store keeps recordings and proposals, relative to the project root.
+pub const CACHE_DIR: &str = ".saffron/cache";
+pub const PROPOSALS_DIR: &str = ".saffron/proposals";
+
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    state: Arc<IndexState>,
+}
+
+/// An invocation of a StepSet: `StepSet name` in a scenario, Background or Fixture.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Invocation<'a> {
+    pub file: &'a Path,
+    pub step: &'a Step,
+}
+
+impl Snapshot {
+    pub(crate) fn new(state: Arc<IndexState>) -> Snapshot {
+        Snapshot { state }
+    }
+
+    /// Every step text, sorted.
+    pub fn entries(&self) -> Vec<&Arc<Entry>> {
+        let mut entries: Vec<&Arc<Entry>> = self.state.vocabulary.values().collect();
+        entries.sort_by(|a, b| a.text.cmp(&b.text));
+        entries
+    }
+
+    pub fn entry(&self, text: &str) -> Option<&Arc<Entry>> {
+        self.state.vocabulary.get(text)
+    }
+
+    pub fn entry_count(&self) -> usize {
+        self.state.vocabulary.len()
+    }
+
+    /// Other texts whose token-Jaccard with `text` is at least the threshold, best first.
+    /// Texts that are the same pattern with other values (see [`tokens::pattern_key`]) are not
+    /// near-duplicates. `text` itself need not be in the index (a step being typed).
+    pub fn near_duplicates(&self, text: &str) -> Vec<NearDuplicate> {
+        let query = tokens::tokens(text);
+        if query.is_empty() {
+            return Vec::new();
+        }
+        // Prefix filtering: a text sharing at least t·|A| tokens with A must share one of any
+        // |A| − ⌈t·|A|⌉ + 1 of A's tokens; probing the rarest ones keeps the candidate set small
+        // without comparing all pairs. Jaccard ≥ t also bounds the candidate's size.
+        let needed = (NEAR_DUPLICATE_THRESHOLD * query.len() as f64).ceil() as usize;
+        let probe_count = query.len() - needed + 1;
+        let min_len = needed;
+        let max_len = (query.len() as f64 / NEAR_DUPLICATE_THRESHOLD).floor() as usize;
+        let mut by_rarity: Vec<(&String, usize)> = query
+            .iter()
+            .map(|token| (token, self.state.postings.get(token.as_str()).map_or(0, |texts| texts.len())))
+            .collect();
+        by_rarity.sort_by_key(|(token, frequency)| (*frequency, *token));
+        let key = tokens::pattern_key(text);
+        let mut seen: std::collections::HashSet<*const u8> = std::collections::HashSet::new();
+        let mut found: Vec<NearDuplicate> = Vec::new();
+        for (token, _) in by_rarity.iter().take(probe_count) {
+            let Some(texts) = self.state.postings.get(token.as_str()) else { continue };
+            for candidate in texts {
+                if !seen.insert(candidate.as_ptr()) || candidate.as_ref() == text {
+                    continue;
+                }
+                let Some(entry) = self.state.vocabulary.get(candidate) else { continue };
+                if entry.tokens.len() < min_len || entry.tokens.len() > max_len {
+                    continue;
+                }
+                let similarity = tokens::jaccard(&query, &entry.tokens);
+                if similarity < NEAR_DUPLICATE_THRESHOLD || *entry.pattern == *key {
+                    continue;
+                }
+                found.push(NearDuplicate {
+                    text: candidate.clone(),
+                    similarity,
+                    status: entry.status(),
+                    count: entry.count(),
+                });
+            }
+        }
+        found.sort_by(|a, b| {
+            b.similarity.total_cmp(&a.similarity).then_with(|| b.count.cmp(&a.count)).then_with(|| a.text.cmp(&b.text))
+        });
+        found
+    }
+
+    /// Other texts recorded with exactly the same actions as `text`: duplicates proven by
+    /// behaviour, whatever their wording.
+    pub fn same_behaviour(&self, text: &str) -> Vec<Arc<str>> {
+        let Some(entry) = self.entry(text) else { return Vec::new() };
+        let mut texts: Vec<Arc<str>> = entry
+            .recordings
+            .iter()
+            .filter(|recorded| !recorded.actions.is_empty())
+            .filter_map(|recorded| self.state.behaviours.get(&recorded.behaviour))
+            .flat_map(|texts| texts.iter().cloned())
+            .filter(|other| other.as_ref() != text)
+            .collect();
+        texts.sort();
+        texts.dedup();
+        texts
+    }
+
+    /// Everything the index holds, in a canonical order: two indexes of the same project give
+    /// equal values however they were built (a cold load or a chain of edits).
+    pub fn canonical(&self) -> serde_json::Value {
+        let entries: Vec<serde_json::Value> = self
+            .entries()
+            .into_iter()
+            .map(|entry| {
+                let mut recordings: Vec<(String, usize, String)> = entry
+                    .recordings
+                    .iter()
+                    .map(|r| (r.recording.display().to_string(), r.step_index, r.behaviour.to_string()))
+                    .collect();
+                recordings.sort();
+                serde_json::json!({
+                    "text": entry.text,
+                    "uses": entry.uses,
+                    "recordings": recordings,
+                    "status": entry.status(),
+                    "nearDuplicates": self.near_duplicates(&entry.text).iter().map(|d| d.text.clone()).collect::<Vec<_>>(),
+                    "sameBehaviourAs": self.same_behaviour(&entry.text),
+                })
+            })
+            .collect();
+        let mut postings: Vec<(String, Vec<String>)> = self
+            .state
+            .postings
+            .iter()
+            .map(|(token, texts)| {
+                let mut texts: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
+                texts.sort();
+                (token.to_string(), texts)
+            })
+            .collect();
+        postings.sort();
+        let mut behaviours: Vec<(String, Vec<String>)> = self
+            .state
+            .behaviours
+            .iter()
+            .map(|(key, texts)| {
+                let mut texts: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
+                texts.sort();
+                (key.to_string(), texts)
+            })
+            .collect();
+        behaviours.sort();
+        let step_sets: Vec<(String, String, u32)> = self
+            .step_sets()
+            .definitions()
+            .iter()
+            .map(|d| (d.name.clone(), d.file.display().to_string(), d.location().line))
+            .collect();
+        serde_json::json!({
+            "entries": entries,
+            "postings": postings,
+            "behaviours": behaviours,
+            "stepSets": step_sets,
+            "scenarios": self.scenarios(),
+        })
+    }
+
+    pub fn step_sets(&self) -> &StepSetRegistry {
+        &self.state.step_sets
+    }
+
+    /// Every `StepSet name` step in the project, by file and line.
+    pub fn invocations(&self, name: &str) -> Vec<Invocation<'_>> {
+        let mut out = Vec::new();
+        for (path, data) in self.state.files.iter() {
+            for step in data.source.parsed.document.steps() {
+                if step.is_invocation && step.text == name {
+                    out.push(Invocation { file: path, step });
+                }
+            }
+        }
+        out
+    }
+
+    pub fn files(&self) -> impl Iterator<Item = &Arc<FileData>> {
+        self.state.files.values()
+    }
+
+    pub fn file(&self, path: &Path) -> Option<&Arc<FileData>> {
+        self.state.files.get(path)
+    }
+
+    pub fn recordings(&self) -> impl Iterator<Item = &Arc<RecordingData>> {
+        self.state.recordings.values()
+    }
+
+    pub fn recording(&self, path: &Path) -> Option<&Arc<RecordingData>> {
+        self.state.recordings.get(path)
+    }
+
+    /// Recording files that exist but cannot be used, with the reason.
+    pub fn unreadable_recordings(&self) -> impl Iterator<Item = (&Arc<Path>, &Arc<str>)> {
+        self.state.unreadable_recordings.iter()
+    }
+
+    pub fn proposals(&self) -> impl Iterator<Item = &Arc<ProposalData>> {
+        self.state.proposals.values()
+    }
+
+    /// Every runnable scenario and Fixture of the project with the state of its recording.
+    pub fn scenarios(&self) -> Vec<ScenarioStatus> {
+        self.state.files.keys().flat_map(|path| self.scenarios_in(path)).collect()
+    }
+
+    /// The runnable scenarios and Fixture of one file.
+    pub fn scenarios_in(&self, path: &Path) -> Vec<ScenarioStatus> {
+        let Some(data) = self.state.files.get(path) else { return Vec::new() };
+        let registry: &StepSetRegistry = &self.state.step_sets;
+        let templates = pickles::compile_templates(&data.source.parsed.document, &registry);
+        let paths = recording_paths(path, &templates);
+        templates
+            .iter()
+            .zip(paths)
+            .map(|(pickle, (recording_path, proposal_path))| {
+                let recording = match self.state.unreadable_recordings.get(recording_path.as_path()) {
+                    Some(reason) => RecordingState::Unreadable { reason: reason.to_string() },
+                    None => match self.state.recordings.get(recording_path.as_path()) {
+                        Some(data) if data.recording.is_fresh_for(&step_specs(pickle)) => RecordingState::Fresh,
+                        Some(_) => RecordingState::Stale,
+                        None => RecordingState::Unrecorded,
+                    },
+                };
+                let pending_proposal =
+                    self.state.proposals.get(proposal_path.as_path()).map(|proposal| proposal.path.clone());
+                ScenarioStatus {
+                    file: data_path(&self.state, path),
+                    name: pickle.scenario.header.name.clone(),
+                    location: pickle.scenario.header.location,
+                    kind: BlockKind::from(pickle.scenario.kind),
+                    rows: pickle.scenario.examples.iter().map(|examples| examples.table_body.len()).sum(),
+                    recording_path: Arc::from(recording_path.as_path()),
+                    recording,
+                    pending_proposal,
+                }
+            })
+            .collect()
+    }
+}
+
+fn data_path(state: &IndexState, path: &Path) -> Arc<Path> {
+    state.files.get_key_value(path).map_or_else(|| Arc::from(path), |(key, _)| key.clone())
+}
+
+/// The recording and proposal paths of each runnable scenario of a feature, in file order.
+pub fn recording_paths(feature: &Path, scenarios: &[Pickle<'_>]) -> Vec<(PathBuf, PathBuf)> {
+    let feature_slug = feature_slug(&feature.to_string_lossy().replace('\\', "/"));
+    let names: Vec<&str> = scenarios.iter().map(|pickle| pickle.scenario.header.name.as_str()).collect();
+    scenario_slugs(&names)
+        .into_iter()
+        .map(|slug| {
+            (
+                Path::new(CACHE_DIR).join(&feature_slug).join(format!("{slug}.json")),
+                Path::new(PROPOSALS_DIR).join(&feature_slug).join(format!("{slug}.json")),
+            )
+        })
+        .collect()
+}
+
+/// The steps of a compiled scenario as a recording holds them: Given/When/Then kinds (an
+/// `And` or `*` takes the step before it), texts, tables and doc strings.
+pub fn step_specs(pickle: &Pickle<'_>) -> Vec<StepSpec> {
+    let mut previous = StepKind::Context;
+    pickle
+        .steps
+        .iter()
+        .map(|step| {
+            let kind = match step.step_type {
+                PickleStepType::Context => StepKind::Context,
+                PickleStepType::Action => StepKind::Action,
+                PickleStepType::Outcome => StepKind::Outcome,
+                PickleStepType::Unknown => previous,
+            };
+            previous = kind;
+            StepSpec {
+                kind,
+                text: step.text.clone(),
+                table: step.data_table.clone(),
+                doc_string: step.doc_string.as_ref().map(|doc| doc.content.clone()),
+            }
+        })
+        .collect()
+}
+
+/// Whether a scenario block is runnable (has a recording of its own).
+pub fn is_runnable(kind: ScenarioKind) -> bool {
+    kind != ScenarioKind::StepSet
+}

@@ -1,0 +1,298 @@
+//! The index on small projects: statuses, near-duplicates, behaviour-proven duplicates,
+//! scenario freshness, and incremental updates equal to a cold build.
+
+use std::path::PathBuf;
+
+use proptest::prelude::*;
+use saffron_index::{Change, IndexHost, RecordingState, StepStatus};
+use saffron_recording::{Action, RecordedStep, Recording, StepKind, StepSpec, Target};
+
+fn click(name: &str) -> Action {
+    Action::Click { target: Target::role("button", name), timeout_ms: None }
+}
+
+fn recording(feature: &str, scenario: &str, steps: &[(StepKind, &str, Vec<Action>)]) -> Box<Recording> {
+    Box::new(Recording::new(
+        feature,
+        scenario,
+        steps
+            .iter()
+            .map(|(kind, text, actions)| RecordedStep::new(StepSpec::new(*kind, *text), actions.clone()))
+            .collect(),
+    ))
+}
+
+fn file(path: &str, text: &str) -> Change {
+    Change::SetFile { path: PathBuf::from(path), text: text.to_string() }
+}
+
+const SIGN_IN: &str = "\
+Feature: Sign in
+  Scenario: Good password
+    Given I am on the sign-in page
+    When I sign in with the demo account
+    Then I see the orders page
+
+  Scenario: Wrong password
+    Given I am on the sign-in page
+    When I sign in with a wrong password
+    Then I see an error
+";
+
+const SHARED: &str = "\
+Feature: Shared
+  StepSet: signed in
+    Given I am on the sign-in page
+    When I sign in with the demo account
+";
+
+const ORDERS: &str = "\
+Feature: Orders
+  Scenario: Search
+    StepSet signed in
+    When I search for the orders of \"Ada\"
+    Then I see the order list
+
+  Scenario: Open
+    StepSet signed in
+    When I click on the Open button
+";
+
+fn project() -> IndexHost {
+    let mut host = IndexHost::new();
+    host.apply_all([
+        file("features/sign_in.feature", SIGN_IN),
+        file("features/shared.steps.saffron", SHARED),
+        file("features/orders.saffron", ORDERS),
+        Change::SetRecording {
+            path: PathBuf::from(".saffron/cache/sign-in/good-password.json"),
+            recording: recording(
+                "features/sign_in.feature",
+                "Good password",
+                &[
+                    (
+                        StepKind::Context,
+                        "I am on the sign-in page",
+                        vec![Action::Goto { url: "/login".into(), timeout_ms: None }],
+                    ),
+                    (StepKind::Action, "I sign in with the demo account", vec![click("Sign in")]),
+                    (StepKind::Outcome, "I see the orders page", vec![]),
+                ],
+            ),
+        },
+        Change::SetRecording {
+            path: PathBuf::from(".saffron/cache/orders/search.json"),
+            recording: recording(
+                "features/orders.saffron",
+                "Search",
+                &[
+                    (
+                        StepKind::Context,
+                        "I am on the sign-in page",
+                        vec![Action::Goto { url: "/login".into(), timeout_ms: None }],
+                    ),
+                    // Same text, other actions: divergent.
+                    (StepKind::Action, "I sign in with the demo account", vec![click("Log in")]),
+                    (StepKind::Action, "I search for the orders of \"Ada\"", vec![click("Search")]),
+                    (StepKind::Outcome, "I see the order list", vec![]),
+                ],
+            ),
+        },
+        Change::SetRecording {
+            path: PathBuf::from(".saffron/cache/orders/open.json"),
+            recording: recording(
+                "features/orders.saffron",
+                "Open",
+                &[
+                    (
+                        StepKind::Context,
+                        "I am on the sign-in page",
+                        vec![Action::Goto { url: "/login".into(), timeout_ms: None }],
+                    ),
+                    (StepKind::Action, "I sign in with the demo account", vec![click("Sign in")]),
+                    // Other wording, same actions as "I search ...": a behaviour-proven duplicate.
+                    (StepKind::Action, "I press search", vec![click("Search")]),
+                ],
+            ),
+        },
+    ]);
+    host
+}
+
+#[test]
+fn statuses_counts_and_uses() {
+    let snapshot = project().snapshot();
+    let status = |text: &str| snapshot.entry(text).map(|e| e.status());
+    assert_eq!(status("I am on the sign-in page"), Some(StepStatus::Recorded));
+    assert_eq!(status("I sign in with the demo account"), Some(StepStatus::Divergent));
+    assert_eq!(status("I see an error"), Some(StepStatus::Unrecorded));
+    // Written twice in sign_in.feature and once in the set (the set counts once).
+    let entry = snapshot.entry("I am on the sign-in page").expect("entry");
+    assert_eq!(entry.count(), 3);
+    assert_eq!(entry.uses[0].file.to_str(), Some("features/shared.steps.saffron"));
+    // Only in a recording: still vocabulary, with no written use.
+    let press = snapshot.entry("I press search").expect("recorded-only entry");
+    assert_eq!((press.count(), press.status()), (0, StepStatus::Recorded));
+    assert_eq!(snapshot.entry("I sign in with the demo account").map(|e| e.action_lists().len()), Some(2));
+}
+
+#[test]
+fn near_duplicates_and_behaviour_duplicates() {
+    let snapshot = project().snapshot();
+    let near: Vec<String> =
+        snapshot.near_duplicates("I click the Open button").iter().map(|d| d.text.to_string()).collect();
+    assert_eq!(near, ["I click on the Open button"]);
+    assert!(snapshot.near_duplicates("I see the orders page").iter().all(|d| d.similarity >= 0.7));
+    assert_eq!(
+        snapshot.same_behaviour("I search for the orders of \"Ada\"").iter().map(|t| t.to_string()).collect::<Vec<_>>(),
+        ["I press search"]
+    );
+    // Same pattern with other values is not wording drift.
+    assert!(snapshot.near_duplicates("I search for the orders of \"Bob\"").is_empty());
+}
+
+#[test]
+fn scenario_freshness_follows_the_steps_and_the_sets() {
+    let mut host = project();
+    let states = |host: &IndexHost| -> Vec<(String, &'static str)> {
+        host.snapshot().scenarios().iter().map(|s| (s.name.clone(), s.recording.as_str())).collect()
+    };
+    assert_eq!(
+        states(&host),
+        [
+            // Expanded through the set, its steps are what was recorded.
+            ("Search".to_string(), "fresh"),
+            // The recording holds "I press search" where the scenario now clicks Open.
+            ("Open".to_string(), "stale"),
+            ("Good password".to_string(), "fresh"),
+            ("Wrong password".to_string(), "unrecorded"),
+        ]
+    );
+    // Editing a step of a fresh scenario makes it stale.
+    host.apply(file(
+        "features/sign_in.feature",
+        &SIGN_IN.replace("Then I see the orders page", "Then I see my orders"),
+    ));
+    assert_eq!(states(&host)[2], ("Good password".to_string(), "stale"));
+    let recording = host.snapshot().scenarios()[2].recording_path.to_path_buf();
+    assert_eq!(recording, PathBuf::from(".saffron/cache/sign-in/good-password.json"));
+    host.apply(Change::SetUnreadableRecording { path: recording, reason: "steps[0]: bad".into() });
+    assert_eq!(host.snapshot().scenarios()[2].recording, RecordingState::Unreadable { reason: "steps[0]: bad".into() });
+}
+
+#[test]
+fn a_snapshot_does_not_move_when_the_host_does() {
+    let mut host = project();
+    let before = host.snapshot();
+    host.apply(Change::RemoveFile { path: PathBuf::from("features/sign_in.feature") });
+    assert!(before.entry("I see an error").is_some());
+    assert!(host.snapshot().entry("I see an error").is_none());
+}
+
+// ---- incremental == cold ----
+
+const TEXTS: &[&str] = &[
+    "I am on the sign-in page",
+    "I sign in with the demo account",
+    "I sign in with the demo accounts",
+    "I see the orders page",
+    "I see the order page",
+    "I search for \"tea\"",
+    "I search for \"mugs\"",
+    "I open the new order form",
+    "I save the order",
+];
+
+fn feature_text(steps: &[usize], with_set: bool, invoke: bool) -> String {
+    let mut text = String::from("Feature: F\n");
+    if with_set {
+        text.push_str("  StepSet: common\n    Given I am on the sign-in page\n\n");
+    }
+    text.push_str("  Scenario: S\n");
+    if invoke {
+        text.push_str("    StepSet common\n");
+    }
+    for (i, step) in steps.iter().enumerate() {
+        let keyword = if i == 0 { "Given" } else { "And" };
+        text.push_str(&format!("    {keyword} {}\n", TEXTS[*step % TEXTS.len()]));
+    }
+    text
+}
+
+#[derive(Debug, Clone)]
+enum Edit {
+    SetFile { file: usize, steps: Vec<usize>, with_set: bool, invoke: bool },
+    RemoveFile { file: usize },
+    SetRecording { file: usize, steps: Vec<(usize, u8)> },
+    RemoveRecording { file: usize },
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    prop_oneof![
+        (0..4usize, prop::collection::vec(0..TEXTS.len(), 0..5), any::<bool>(), any::<bool>())
+            .prop_map(|(file, steps, with_set, invoke)| Edit::SetFile { file, steps, with_set, invoke }),
+        (0..4usize).prop_map(|file| Edit::RemoveFile { file }),
+        (0..4usize, prop::collection::vec((0..TEXTS.len(), 0..3u8), 0..5))
+            .prop_map(|(file, steps)| Edit::SetRecording { file, steps }),
+        (0..4usize).prop_map(|file| Edit::RemoveRecording { file }),
+    ]
+}
+
+fn feature_path(file: usize) -> PathBuf {
+    PathBuf::from(format!("features/f{file}.{}", if file.is_multiple_of(2) { "saffron" } else { "feature" }))
+}
+
+fn recording_path(file: usize) -> PathBuf {
+    PathBuf::from(format!(".saffron/cache/f{file}/s.json"))
+}
+
+fn to_change(edit: &Edit) -> Change {
+    match edit {
+        Edit::SetFile { file, steps, with_set, invoke } => Change::SetFile {
+            path: feature_path(*file),
+            text: feature_text(steps, *with_set && file.is_multiple_of(2), *invoke && file.is_multiple_of(2)),
+        },
+        Edit::RemoveFile { file } => Change::RemoveFile { path: feature_path(*file) },
+        Edit::SetRecording { file, steps } => Change::SetRecording {
+            path: recording_path(*file),
+            recording: recording(
+                &feature_path(*file).display().to_string(),
+                "S",
+                &steps
+                    .iter()
+                    .map(|(text, button)| {
+                        let actions = if *button == 0 { vec![] } else { vec![click(&format!("b{button}"))] };
+                        (StepKind::Context, TEXTS[*text], actions)
+                    })
+                    .collect::<Vec<_>>(),
+            ),
+        },
+        Edit::RemoveRecording { file } => Change::RemoveRecording { path: recording_path(*file) },
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn incremental_updates_equal_a_cold_build(edits in prop::collection::vec(edit(), 1..25)) {
+        let mut incremental = IndexHost::new();
+        for edit in &edits {
+            incremental.apply(to_change(edit));
+        }
+        // The final project, built in one go.
+        let mut files: std::collections::BTreeMap<PathBuf, Change> = Default::default();
+        let mut recordings: std::collections::BTreeMap<PathBuf, Change> = Default::default();
+        for edit in &edits {
+            match edit {
+                Edit::SetFile { file, .. } => { files.insert(feature_path(*file), to_change(edit)); }
+                Edit::RemoveFile { file } => { files.remove(&feature_path(*file)); }
+                Edit::SetRecording { file, .. } => { recordings.insert(recording_path(*file), to_change(edit)); }
+                Edit::RemoveRecording { file } => { recordings.remove(&recording_path(*file)); }
+            }
+        }
+        let mut cold = IndexHost::new();
+        cold.apply_all(files.into_values().chain(recordings.into_values()));
+        prop_assert_eq!(incremental.snapshot().canonical(), cold.snapshot().canonical());
+    }
+}

@@ -1,0 +1,643 @@
+//! Recorded actions: what replay does, as data.
+
+use std::fmt;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::target::Target;
+
+/// One recorded browser action or assertion, tagged by `"type"` in JSON.
+///
+/// Every string operand may hold tokens (`<param>`, `{env:NAME}`, ...). `timeoutMs`
+/// overrides the runner's default wait for that action.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum Action {
+    /// Navigate. A URL starting with `/` is relative to the base URL.
+    Goto {
+        /// Where to go.
+        url: String,
+        /// Per-action timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
+    /// Click an element.
+    Click {
+        /// The element.
+        target: Target,
+        /// Per-action timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
+    /// Replace a field's content. An empty value is a recorded clear.
+    Fill {
+        /// The field.
+        target: Target,
+        /// The text to type.
+        value: String,
+        /// Per-action timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
+    /// Select options of a `<select>` by value or label. An empty list deselects all.
+    Select {
+        /// The select element.
+        target: Target,
+        /// The options to select.
+        values: Vec<String>,
+        /// Per-action timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
+    /// Press a key (Playwright key syntax, e.g. `Enter`, `Control+A`), on an element or the page.
+    Press {
+        /// The focused element, or none for the page.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        target: Option<Target>,
+        /// The key.
+        key: String,
+        /// Per-action timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
+    /// Make a checkbox or radio checked.
+    Check {
+        /// The checkbox or radio.
+        target: Target,
+        /// Per-action timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
+    /// Make a checkbox unchecked.
+    Uncheck {
+        /// The checkbox.
+        target: Target,
+        /// Per-action timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
+    /// Move the pointer over an element.
+    Hover {
+        /// The element.
+        target: Target,
+        /// Per-action timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
+    /// Switch to another tab of the context, by index or by URL pattern (one of them).
+    SwitchTab {
+        /// Tab index in opening order, from 0.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        index: Option<u32>,
+        /// Regex matched against the tab's URL.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        url_pattern: Option<String>,
+        /// Per-action timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
+    /// Answer the next dialog (alert, confirm, prompt).
+    Dialog {
+        /// Accept (true) or dismiss (false).
+        accept: bool,
+        /// Text typed into a prompt before accepting.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        prompt_text: Option<String>,
+        /// Per-action timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
+    /// Wait for a response observed since the step began (synchronization, may be healed).
+    WaitForResponse {
+        /// Which response.
+        response: ResponseMatcher,
+        /// Per-action timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
+    /// Assert the element is visible.
+    ExpectVisible {
+        /// The element.
+        target: Target,
+        /// Per-action timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
+    /// Assert the element is hidden or absent.
+    ExpectHidden {
+        /// The element.
+        target: Target,
+        /// Per-action timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
+    /// Assert the element's text (whitespace-normalized): exactly `text`, or matching
+    /// `textRegex` (one of them).
+    ExpectText {
+        /// The element.
+        target: Target,
+        /// Expected text, exact.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        /// Expected text, as a pattern.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text_regex: Option<String>,
+        /// Per-action timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
+    /// Assert a field's current value.
+    ExpectValue {
+        /// The field.
+        target: Target,
+        /// Expected value, exact (may be empty).
+        value: String,
+        /// Per-action timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
+    /// Assert the page URL: exactly `url` (relative to the base URL when it starts with `/`),
+    /// or matching `urlRegex` (one of them).
+    ExpectUrl {
+        /// Expected URL.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        url: Option<String>,
+        /// Expected URL, as a pattern.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        url_regex: Option<String>,
+        /// Per-action timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
+    /// Assert a visual or structural state that visibility does not capture.
+    ExpectState {
+        /// The element.
+        target: Target,
+        /// The state.
+        state: ElementState,
+        /// Per-action timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
+    /// Assert that a matching response was observed during the scenario (never healed).
+    ExpectResponse {
+        /// Which response.
+        response: ResponseMatcher,
+        /// Per-action timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
+    /// Assert that the page logged no console error and threw no uncaught error.
+    ExpectNoConsoleErrors {
+        /// Per-action timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
+    /// Assert how many elements match the target.
+    ExpectCount {
+        /// The elements.
+        target: Target,
+        /// Expected number of matches.
+        count: u32,
+        /// Per-action timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
+}
+
+/// The state checked by `expectState`, tagged by `"kind"`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum ElementState {
+    /// The element's class list holds `token`.
+    Class {
+        /// One class token, without spaces.
+        token: String,
+    },
+    /// The element has attribute `name`, equal to `value` when given.
+    Attribute {
+        /// Attribute name.
+        name: String,
+        /// Expected value; any value when absent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        value: Option<String>,
+    },
+    /// The computed style property `property` equals `value`.
+    Css {
+        /// CSS property name, e.g. `opacity`.
+        property: String,
+        /// Expected computed value, e.g. `0`.
+        value: String,
+    },
+    /// A checkbox or radio is checked.
+    Checked,
+    /// The element is disabled.
+    Disabled,
+    /// The element is enabled.
+    Enabled,
+    /// The element has focus.
+    Focused,
+}
+
+/// Which network response a wait or assertion is about.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ResponseMatcher {
+    /// Pattern matched against the URL's path and query only (never scheme or host, which
+    /// differ between environments). Volatile ids must be patterns.
+    pub url_regex: String,
+    /// HTTP method in capitals; any method when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    /// Exact status (`"201"`) or class (`"2xx"`); any status when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// Pattern the response body must match (for polling waits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body_regex: Option<String>,
+}
+
+impl ResponseMatcher {
+    /// A matcher on the URL path pattern alone.
+    pub fn url(url_regex: impl Into<String>) -> ResponseMatcher {
+        ResponseMatcher { url_regex: url_regex.into(), method: None, status: None, body_regex: None }
+    }
+
+    /// True when `status` satisfies the matcher's status (exact or class); an absent or
+    /// malformed matcher status accepts any status.
+    pub fn status_matches(&self, status: u16) -> bool {
+        let Some(expected) = self.status.as_deref() else {
+            return true;
+        };
+        let actual = status.to_string();
+        match expected.strip_suffix("xx") {
+            Some(class) => actual.len() == 3 && actual.starts_with(class),
+            None => actual == expected,
+        }
+    }
+}
+
+impl Action {
+    /// The action's `type` as written in JSON.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Action::Goto { .. } => "goto",
+            Action::Click { .. } => "click",
+            Action::Fill { .. } => "fill",
+            Action::Select { .. } => "select",
+            Action::Press { .. } => "press",
+            Action::Check { .. } => "check",
+            Action::Uncheck { .. } => "uncheck",
+            Action::Hover { .. } => "hover",
+            Action::SwitchTab { .. } => "switchTab",
+            Action::Dialog { .. } => "dialog",
+            Action::WaitForResponse { .. } => "waitForResponse",
+            Action::ExpectVisible { .. } => "expectVisible",
+            Action::ExpectHidden { .. } => "expectHidden",
+            Action::ExpectText { .. } => "expectText",
+            Action::ExpectValue { .. } => "expectValue",
+            Action::ExpectUrl { .. } => "expectUrl",
+            Action::ExpectState { .. } => "expectState",
+            Action::ExpectResponse { .. } => "expectResponse",
+            Action::ExpectNoConsoleErrors { .. } => "expectNoConsoleErrors",
+            Action::ExpectCount { .. } => "expectCount",
+        }
+    }
+
+    /// True for the `expect*` actions. Assertions are sacred: a heal never rewrites them.
+    pub fn is_assertion(&self) -> bool {
+        matches!(
+            self,
+            Action::ExpectVisible { .. }
+                | Action::ExpectHidden { .. }
+                | Action::ExpectText { .. }
+                | Action::ExpectValue { .. }
+                | Action::ExpectUrl { .. }
+                | Action::ExpectState { .. }
+                | Action::ExpectResponse { .. }
+                | Action::ExpectNoConsoleErrors { .. }
+                | Action::ExpectCount { .. }
+        )
+    }
+
+    /// True when running the action twice has the effect of running it once, so replay may
+    /// retry it. A click, a key press or a dialog answer may submit or toggle something, so
+    /// they are never repeated.
+    pub fn may_repeat(&self) -> bool {
+        !matches!(self, Action::Click { .. } | Action::Press { .. } | Action::Dialog { .. })
+    }
+
+    /// The element the action is about, if it has one.
+    pub fn target(&self) -> Option<&Target> {
+        match self {
+            Action::Click { target, .. }
+            | Action::Fill { target, .. }
+            | Action::Select { target, .. }
+            | Action::Check { target, .. }
+            | Action::Uncheck { target, .. }
+            | Action::Hover { target, .. }
+            | Action::ExpectVisible { target, .. }
+            | Action::ExpectHidden { target, .. }
+            | Action::ExpectText { target, .. }
+            | Action::ExpectValue { target, .. }
+            | Action::ExpectState { target, .. }
+            | Action::ExpectCount { target, .. } => Some(target),
+            Action::Press { target, .. } => target.as_ref(),
+            Action::Goto { .. }
+            | Action::SwitchTab { .. }
+            | Action::Dialog { .. }
+            | Action::WaitForResponse { .. }
+            | Action::ExpectUrl { .. }
+            | Action::ExpectResponse { .. }
+            | Action::ExpectNoConsoleErrors { .. } => None,
+        }
+    }
+
+    /// Mutable access to the target, for rewriting locators (heal propagation).
+    pub fn target_mut(&mut self) -> Option<&mut Target> {
+        match self {
+            Action::Click { target, .. }
+            | Action::Fill { target, .. }
+            | Action::Select { target, .. }
+            | Action::Check { target, .. }
+            | Action::Uncheck { target, .. }
+            | Action::Hover { target, .. }
+            | Action::ExpectVisible { target, .. }
+            | Action::ExpectHidden { target, .. }
+            | Action::ExpectText { target, .. }
+            | Action::ExpectValue { target, .. }
+            | Action::ExpectState { target, .. }
+            | Action::ExpectCount { target, .. } => Some(target),
+            Action::Press { target, .. } => target.as_mut(),
+            Action::Goto { .. }
+            | Action::SwitchTab { .. }
+            | Action::Dialog { .. }
+            | Action::WaitForResponse { .. }
+            | Action::ExpectUrl { .. }
+            | Action::ExpectResponse { .. }
+            | Action::ExpectNoConsoleErrors { .. } => None,
+        }
+    }
+
+    /// The per-action timeout, if the recording sets one.
+    pub fn timeout_ms(&self) -> Option<u64> {
+        match self {
+            Action::Goto { timeout_ms, .. }
+            | Action::Click { timeout_ms, .. }
+            | Action::Fill { timeout_ms, .. }
+            | Action::Select { timeout_ms, .. }
+            | Action::Press { timeout_ms, .. }
+            | Action::Check { timeout_ms, .. }
+            | Action::Uncheck { timeout_ms, .. }
+            | Action::Hover { timeout_ms, .. }
+            | Action::SwitchTab { timeout_ms, .. }
+            | Action::Dialog { timeout_ms, .. }
+            | Action::WaitForResponse { timeout_ms, .. }
+            | Action::ExpectVisible { timeout_ms, .. }
+            | Action::ExpectHidden { timeout_ms, .. }
+            | Action::ExpectText { timeout_ms, .. }
+            | Action::ExpectValue { timeout_ms, .. }
+            | Action::ExpectUrl { timeout_ms, .. }
+            | Action::ExpectState { timeout_ms, .. }
+            | Action::ExpectResponse { timeout_ms, .. }
+            | Action::ExpectNoConsoleErrors { timeout_ms }
+            | Action::ExpectCount { timeout_ms, .. } => *timeout_ms,
+        }
+    }
+}
+
+impl fmt::Display for ResponseMatcher {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(method) = &self.method {
+            write!(f, "{method} ")?;
+        }
+        write!(f, "/{}/", self.url_regex)?;
+        if let Some(status) = &self.status {
+            write!(f, " status {status}")?;
+        }
+        if let Some(body) = &self.body_regex {
+            write!(f, " body /{body}/")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for ElementState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ElementState::Class { token } => write!(f, "have class {token:?}"),
+            ElementState::Attribute { name, value: None } => write!(f, "have attribute {name:?}"),
+            ElementState::Attribute { name, value: Some(value) } => write!(f, "have attribute {name:?} = {value:?}"),
+            ElementState::Css { property, value } => write!(f, "have css {property} = {value:?}"),
+            ElementState::Checked => f.write_str("be checked"),
+            ElementState::Disabled => f.write_str("be disabled"),
+            ElementState::Enabled => f.write_str("be enabled"),
+            ElementState::Focused => f.write_str("be focused"),
+        }
+    }
+}
+
+impl fmt::Display for Action {
+    /// One readable line for hovers and reports, e.g. `click button "Save"`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Action::Goto { url, .. } => write!(f, "go to {url:?}"),
+            Action::Click { target, .. } => write!(f, "click {target}"),
+            Action::Fill { target, value, .. } => write!(f, "fill {target} with {value:?}"),
+            Action::Select { target, values, .. } => {
+                let quoted: Vec<String> = values.iter().map(|value| format!("{value:?}")).collect();
+                if quoted.is_empty() {
+                    write!(f, "deselect all in {target}")
+                } else {
+                    write!(f, "select {} in {target}", quoted.join(", "))
+                }
+            }
+            Action::Press { target: Some(target), key, .. } => write!(f, "press {key:?} in {target}"),
+            Action::Press { target: None, key, .. } => write!(f, "press {key:?}"),
+            Action::Check { target, .. } => write!(f, "check {target}"),
+            Action::Uncheck { target, .. } => write!(f, "uncheck {target}"),
+            Action::Hover { target, .. } => write!(f, "hover {target}"),
+            Action::SwitchTab { index: Some(index), .. } => write!(f, "switch to tab {index}"),
+            Action::SwitchTab { url_pattern: Some(pattern), .. } => write!(f, "switch to the tab matching /{pattern}/"),
+            Action::SwitchTab { .. } => f.write_str("switch tab"),
+            Action::Dialog { accept: true, prompt_text: Some(text), .. } => {
+                write!(f, "accept the dialog with {text:?}")
+            }
+            Action::Dialog { accept: true, .. } => f.write_str("accept the dialog"),
+            Action::Dialog { accept: false, .. } => f.write_str("dismiss the dialog"),
+            Action::WaitForResponse { response, .. } => write!(f, "wait for response {response}"),
+            Action::ExpectVisible { target, .. } => write!(f, "expect {target} to be visible"),
+            Action::ExpectHidden { target, .. } => write!(f, "expect {target} to be hidden"),
+            Action::ExpectText { target, text: Some(text), .. } => write!(f, "expect text of {target} to be {text:?}"),
+            Action::ExpectText { target, text_regex, .. } => {
+                write!(f, "expect text of {target} to match /{}/", text_regex.as_deref().unwrap_or_default())
+            }
+            Action::ExpectValue { target, value, .. } => {
+                write!(f, "expect value of {target} to be {value:?}")
+            }
+            Action::ExpectUrl { url: Some(url), .. } => write!(f, "expect url to be {url:?}"),
+            Action::ExpectUrl { url_regex, .. } => {
+                write!(f, "expect url to match /{}/", url_regex.as_deref().unwrap_or_default())
+            }
+            Action::ExpectState { target, state, .. } => write!(f, "expect {target} to {state}"),
+            Action::ExpectResponse { response, .. } => write!(f, "expect response {response}"),
+            Action::ExpectNoConsoleErrors { .. } => f.write_str("expect no console errors"),
+            Action::ExpectCount { target, count, .. } => {
+                write!(f, "expect {count} of {target}")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn button(name: &str) -> Target {
+        Target::role("button", name)
+    }
+
+    fn every_action() -> Vec<Action> {
+        let target = button("Save");
+        let response = ResponseMatcher::url("^/api/cart$");
+        vec![
+            Action::Goto { url: "/".into(), timeout_ms: None },
+            Action::Click { target: target.clone(), timeout_ms: None },
+            Action::Fill { target: target.clone(), value: String::new(), timeout_ms: None },
+            Action::Select { target: target.clone(), values: vec![], timeout_ms: None },
+            Action::Press { target: None, key: "Enter".into(), timeout_ms: None },
+            Action::Check { target: target.clone(), timeout_ms: None },
+            Action::Uncheck { target: target.clone(), timeout_ms: None },
+            Action::Hover { target: target.clone(), timeout_ms: None },
+            Action::SwitchTab { index: Some(1), url_pattern: None, timeout_ms: None },
+            Action::Dialog { accept: true, prompt_text: None, timeout_ms: None },
+            Action::WaitForResponse { response: response.clone(), timeout_ms: None },
+            Action::ExpectVisible { target: target.clone(), timeout_ms: None },
+            Action::ExpectHidden { target: target.clone(), timeout_ms: None },
+            Action::ExpectText { target: target.clone(), text: Some("x".into()), text_regex: None, timeout_ms: None },
+            Action::ExpectValue { target: target.clone(), value: "x".into(), timeout_ms: None },
+            Action::ExpectUrl { url: Some("/".into()), url_regex: None, timeout_ms: None },
+            Action::ExpectState { target: target.clone(), state: ElementState::Checked, timeout_ms: None },
+            Action::ExpectResponse { response, timeout_ms: None },
+            Action::ExpectNoConsoleErrors { timeout_ms: None },
+            Action::ExpectCount { target, count: 2, timeout_ms: Some(500) },
+        ]
+    }
+
+    #[test]
+    fn classification_of_every_action_type() {
+        let actions = every_action();
+        assert_eq!(actions.len(), 20, "one of each type");
+        for action in &actions {
+            let name = action.type_name();
+            assert_eq!(action.is_assertion(), name.starts_with("expect"), "{name}");
+            let never_repeated = matches!(name, "click" | "press" | "dialog");
+            assert_eq!(action.may_repeat(), !never_repeated, "{name}");
+            let json = serde_json::to_value(action).expect("serializes");
+            assert_eq!(json["type"], name, "type tag of {name}");
+        }
+    }
+
+    #[test]
+    fn target_accessors_agree() {
+        for mut action in every_action() {
+            let had = action.target().cloned();
+            assert_eq!(action.target_mut().map(|t| t.clone()), had);
+        }
+        let press = Action::Press { target: Some(button("OK")), key: "Enter".into(), timeout_ms: Some(10) };
+        assert_eq!(press.target(), Some(&button("OK")));
+        assert_eq!(press.timeout_ms(), Some(10));
+    }
+
+    #[test]
+    fn renders_one_readable_line() {
+        let email = Target::role("textbox", "Email");
+        let total = Target::role("heading", "Total");
+        let cases = [
+            (Action::Click { target: button("Save"), timeout_ms: None }, r#"click button "Save""#),
+            (
+                Action::Fill { target: email.clone(), value: "{env:USER_EMAIL}".into(), timeout_ms: None },
+                r#"fill textbox "Email" with "{env:USER_EMAIL}""#,
+            ),
+            (
+                Action::ExpectText {
+                    target: total.clone(),
+                    text: Some("€12.00".into()),
+                    text_regex: None,
+                    timeout_ms: None,
+                },
+                r#"expect text of heading "Total" to be "€12.00""#,
+            ),
+            (
+                Action::ExpectText { target: total, text: None, text_regex: Some("^€\\d+".into()), timeout_ms: None },
+                r#"expect text of heading "Total" to match /^€\d+/"#,
+            ),
+            (
+                Action::Select { target: email.clone(), values: vec!["a".into(), "b".into()], timeout_ms: None },
+                r#"select "a", "b" in textbox "Email""#,
+            ),
+            (
+                Action::Press { target: Some(email.clone()), key: "Enter".into(), timeout_ms: None },
+                r#"press "Enter" in textbox "Email""#,
+            ),
+            (
+                Action::WaitForResponse {
+                    response: ResponseMatcher {
+                        url_regex: "^/api/status$".into(),
+                        method: Some("GET".into()),
+                        status: Some("2xx".into()),
+                        body_regex: Some("READY".into()),
+                    },
+                    timeout_ms: None,
+                },
+                "wait for response GET /^/api/status$/ status 2xx body /READY/",
+            ),
+            (
+                Action::ExpectState {
+                    target: email.clone(),
+                    state: ElementState::Attribute { name: "aria-invalid".into(), value: Some("true".into()) },
+                    timeout_ms: None,
+                },
+                r#"expect textbox "Email" to have attribute "aria-invalid" = "true""#,
+            ),
+            (
+                Action::ExpectState {
+                    target: email.clone(),
+                    state: ElementState::Css { property: "opacity".into(), value: "0".into() },
+                    timeout_ms: None,
+                },
+                r#"expect textbox "Email" to have css opacity = "0""#,
+            ),
+            (
+                Action::ExpectCount { target: Target::role("listitem", "Item"), count: 3, timeout_ms: None },
+                r#"expect 3 of listitem "Item""#,
+            ),
+            (Action::Dialog { accept: false, prompt_text: None, timeout_ms: None }, "dismiss the dialog"),
+            (
+                Action::SwitchTab { index: None, url_pattern: Some("/checkout".into()), timeout_ms: None },
+                "switch to the tab matching //checkout/",
+            ),
+            (
+                Action::ExpectUrl { url: None, url_regex: Some("^/orders/\\d+$".into()), timeout_ms: None },
+                r"expect url to match /^/orders/\d+$/",
+            ),
+            (Action::ExpectNoConsoleErrors { timeout_ms: None }, "expect no console errors"),
+        ];
+        for (action, expected) in cases {
+            assert_eq!(action.to_string(), expected);
+        }
+    }
+
+    #[test]
+    fn status_matcher_exact_and_class() {
+        let mut matcher = ResponseMatcher::url("/");
+        assert!(matcher.status_matches(500));
+        matcher.status = Some("2xx".into());
+        assert!(matcher.status_matches(201));
+        assert!(!matcher.status_matches(301));
+        matcher.status = Some("404".into());
+        assert!(matcher.status_matches(404));
+        assert!(!matcher.status_matches(400));
+    }
+}

@@ -1,0 +1,172 @@
+//! Digests that bind recordings and proposals to what they were made for.
+//!
+//! Every digest is SHA-256, written as 64 lowercase hex digits, over a canonical JSON text
+//! (object keys sorted, no whitespace), so it does not depend on field order, on serde_json's
+//! map flavour or on how a file happens to be pretty-printed.
+
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::model::{Recording, StepSpec};
+use crate::proposal::Proposal;
+
+/// Digest of a scenario's steps as written: `[[kind, text, table, docString], ...]`.
+///
+/// Examples values play no part (an Outline's rows share one recording), so an edited
+/// Examples cell leaves it unchanged; an edited step, table or doc string changes it.
+pub fn steps_digest(steps: &[StepSpec]) -> String {
+    let value = Value::Array(steps.iter().map(step_value).collect());
+    sha256_hex(&value)
+}
+
+/// Digest of a recording's contract: its steps and their actions.
+///
+/// Advisory data stays out: the locator tier a target fired at, when it was recorded and
+/// against which base URL. A proposal bound to this digest goes stale when someone else
+/// changes what the committed recording does, not when its metadata moves.
+pub fn contract_digest(recording: &Recording) -> String {
+    let steps = recording
+        .steps
+        .iter()
+        .map(|step| {
+            let mut actions = serde_json::to_value(&step.actions).unwrap_or(Value::Null);
+            strip_tiers(&mut actions);
+            let mut value = step_value(&step.spec());
+            if let Value::Array(items) = &mut value {
+                items.push(actions);
+            }
+            value
+        })
+        .collect();
+    sha256_hex(&Value::Array(steps))
+}
+
+/// Digest of a proposal's executable content: the recording `saffron accept` would write and
+/// the feature edits `--with-feature-edit` would apply. The narrative, adaptations, diff and
+/// usage are read, never applied, so they are not bound.
+pub fn content_digest(proposal: &Proposal) -> String {
+    let value = json!({
+        "recording": serde_json::to_value(&proposal.recording).unwrap_or(Value::Null),
+        "featureEdits": serde_json::to_value(&proposal.feature_edits).unwrap_or(Value::Null),
+    });
+    sha256_hex(&value)
+}
+
+/// True when `text` has the shape of a digest this module writes.
+pub(crate) fn is_digest(text: &str) -> bool {
+    text.len() == 64 && text.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+fn step_value(step: &StepSpec) -> Value {
+    json!([step.kind.as_str(), step.text, step.table, step.doc_string])
+}
+
+fn strip_tiers(actions: &mut Value) {
+    let Value::Array(actions) = actions else {
+        return;
+    };
+    for action in actions {
+        if let Some(Value::Object(target)) = action.get_mut("target") {
+            target.remove("tier");
+        }
+    }
+}
+
+fn sha256_hex(value: &Value) -> String {
+    let mut text = String::new();
+    write_canonical(value, &mut text);
+    hex::encode(Sha256::digest(text.as_bytes()))
+}
+
+fn write_canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Array(items) => {
+            out.push('[');
+            for (index, item) in items.iter().enumerate() {
+                if index > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (index, (key, item)) in entries.into_iter().enumerate() {
+                if index > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                write_canonical(item, out);
+            }
+            out.push('}');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::action::Action;
+    use crate::model::{RecordedStep, StepKind};
+    use crate::target::{Target, Tier};
+
+    fn recording() -> Recording {
+        Recording::new(
+            "features/a.feature",
+            "A",
+            vec![RecordedStep::new(
+                StepSpec::new(StepKind::Action, "I save"),
+                vec![Action::Click { target: Target::role("button", "Save"), timeout_ms: None }],
+            )],
+        )
+    }
+
+    #[test]
+    fn canonical_json_sorts_keys_and_has_no_whitespace() {
+        let mut out = String::new();
+        write_canonical(&json!({"b": [1, {"z": null, "a": "é\n"}], "a": true}), &mut out);
+        assert_eq!(out, r#"{"a":true,"b":[1,{"a":"é\n","z":null}]}"#);
+    }
+
+    #[test]
+    fn steps_digest_is_hex_sha256_and_sensitive_to_every_part() {
+        let base = vec![StepSpec::new(StepKind::Context, "I am here")];
+        let digest = steps_digest(&base);
+        assert!(is_digest(&digest), "{digest}");
+        // Known answer, so the canonical form cannot drift unnoticed.
+        assert_eq!(digest, hex::encode(Sha256::digest(br#"[["context","I am here",null,null]]"#)));
+        let mut other = base.clone();
+        other[0].doc_string = Some(String::new());
+        assert_ne!(steps_digest(&other), digest, "empty doc string is not no doc string");
+        let mut other = base.clone();
+        other[0].kind = StepKind::Outcome;
+        assert_ne!(steps_digest(&other), digest);
+        assert_ne!(steps_digest(&[]), digest);
+    }
+
+    #[test]
+    fn contract_digest_ignores_advisory_fields_only() {
+        let base = recording();
+        let digest = contract_digest(&base);
+        let mut advisory = base.clone();
+        advisory.recorded_at = Some("2026-11-01T10:00:00Z".into());
+        advisory.base_url = Some("http://localhost:8080".into());
+        if let Some(target) = advisory.steps[0].actions[0].target_mut() {
+            target.tier = Some(Tier::Css);
+        }
+        assert_eq!(contract_digest(&advisory), digest);
+        let mut changed = base.clone();
+        if let Some(target) = changed.steps[0].actions[0].target_mut() {
+            target.css.push("#save".into());
+        }
+        assert_ne!(contract_digest(&changed), digest);
+        let mut changed = base;
+        changed.steps[0].actions.clear();
+        assert_ne!(contract_digest(&changed), digest);
+    }
+}

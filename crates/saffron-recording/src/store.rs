@@ -1,0 +1,322 @@
+//! The project store: `.saffron/` on disk.
+//!
+//! ```text
+//! .saffron/
+//!   .lock                                    held while writing (see Store::lock)
+//!   cache/<feature-slug>/<scenario-slug>.json      recordings, committed
+//!   proposals/<feature-slug>/<scenario-slug>.json  proposals pending review
+//!   reports/                                 run reports
+//!   artifacts/                               screenshots, traces
+//! ```
+//!
+//! Every write is atomic (a reader sees the old file or the new one, never part of one) and
+//! happens under one store-wide lock, so two saffron processes never interleave a
+//! read-modify-write of the same file. A scan never fails and never writes: it returns what
+//! it could read and names what it could not.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::Serialize;
+use thiserror::Error;
+
+use crate::model::Recording;
+use crate::proposal::Proposal;
+use crate::validate::{ValidationError, parse_proposal, parse_recording};
+
+/// A project's `.saffron` directory.
+#[derive(Debug, Clone)]
+pub struct Store {
+    root: PathBuf,
+    dir: PathBuf,
+}
+
+/// Held while writing to the store; dropping it releases the lock.
+#[derive(Debug)]
+pub struct StoreLock<'a> {
+    store: &'a Store,
+    _file: File,
+}
+
+/// What a scan found: the files it could read, and the ones it could not with the reason.
+#[derive(Debug)]
+pub struct Scan<T> {
+    /// Readable files, by path, in path order.
+    pub found: Vec<(PathBuf, T)>,
+    /// Unreadable files, by path, in path order. They are reported, never overwritten.
+    pub unreadable: Vec<(PathBuf, StoreError)>,
+}
+
+/// A store operation that failed, with the file it was about.
+#[derive(Debug, Error)]
+pub enum StoreError {
+    /// The file system refused.
+    #[error("{}: {source}", .path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// The file is not a valid recording or proposal (or would not be, for a write).
+    #[error("{}: {source}", .path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The first problem.
+        source: ValidationError,
+    },
+}
+
+const SUBDIRECTORIES: [&str; 4] = ["cache", "proposals", "reports", "artifacts"];
+
+impl Store {
+    /// Open the store of the project at `project_root`, creating `.saffron/` and its
+    /// directories when missing.
+    pub fn open(project_root: impl AsRef<Path>) -> Result<Store, StoreError> {
+        let root = project_root.as_ref().to_path_buf();
+        let dir = root.join(".saffron");
+        for name in SUBDIRECTORIES {
+            let path = dir.join(name);
+            fs::create_dir_all(&path).map_err(|source| StoreError::Io { path, source })?;
+        }
+        Ok(Store { root, dir })
+    }
+
+    /// The project root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// `.saffron/cache`.
+    pub fn cache_dir(&self) -> PathBuf {
+        self.dir.join("cache")
+    }
+
+    /// `.saffron/proposals`.
+    pub fn proposals_dir(&self) -> PathBuf {
+        self.dir.join("proposals")
+    }
+
+    /// `.saffron/reports`.
+    pub fn reports_dir(&self) -> PathBuf {
+        self.dir.join("reports")
+    }
+
+    /// `.saffron/artifacts`.
+    pub fn artifacts_dir(&self) -> PathBuf {
+        self.dir.join("artifacts")
+    }
+
+    /// Where the recording of a scenario lives (see [`crate::feature_slug`] and
+    /// [`crate::scenario_slugs`]).
+    pub fn recording_path(&self, feature_slug: &str, scenario_slug: &str) -> PathBuf {
+        self.cache_dir().join(feature_slug).join(format!("{scenario_slug}.json"))
+    }
+
+    /// Where the proposal for a scenario lives.
+    pub fn proposal_path(&self, feature_slug: &str, scenario_slug: &str) -> PathBuf {
+        self.proposals_dir().join(feature_slug).join(format!("{scenario_slug}.json"))
+    }
+
+    /// `path` relative to the project root with `/` separators, as files refer to each other
+    /// (a proposal's `cachePath`); `None` when it is outside the project.
+    pub fn relative_path(&self, path: &Path) -> Option<String> {
+        let relative = path.strip_prefix(&self.root).ok()?;
+        let parts: Option<Vec<&str>> = relative.components().map(|part| part.as_os_str().to_str()).collect();
+        Some(parts?.join("/"))
+    }
+
+    /// Read and validate one recording.
+    pub fn read_recording(&self, path: &Path) -> Result<Recording, StoreError> {
+        parse_recording(&read_text(path)?).map_err(|source| StoreError::Invalid { path: path.to_path_buf(), source })
+    }
+
+    /// Read and validate one proposal.
+    pub fn read_proposal(&self, path: &Path) -> Result<Proposal, StoreError> {
+        parse_proposal(&read_text(path)?).map_err(|source| StoreError::Invalid { path: path.to_path_buf(), source })
+    }
+
+    /// Validate and write one recording, under the lock.
+    pub fn write_recording(&self, path: &Path, recording: &Recording) -> Result<(), StoreError> {
+        self.lock()?.write_recording(path, recording)
+    }
+
+    /// Validate and write one proposal, under the lock.
+    pub fn write_proposal(&self, path: &Path, proposal: &Proposal) -> Result<(), StoreError> {
+        self.lock()?.write_proposal(path, proposal)
+    }
+
+    /// Every readable recording under `.saffron/cache`, and the unreadable ones by reason.
+    pub fn load_recordings(&self) -> Scan<Recording> {
+        self.scan(&self.cache_dir(), |path| self.read_recording(path))
+    }
+
+    /// Every readable proposal under `.saffron/proposals`, and the unreadable ones by reason.
+    pub fn load_proposals(&self) -> Scan<Proposal> {
+        self.scan(&self.proposals_dir(), |path| self.read_proposal(path))
+    }
+
+    /// Take the store-wide write lock (`.saffron/.lock`), waiting for another process or
+    /// thread that holds it. Hold it across a read-modify-write; the lock is advisory, so
+    /// every writer goes through it.
+    pub fn lock(&self) -> Result<StoreLock<'_>, StoreError> {
+        let path = self.dir.join(".lock");
+        let io_error = |source| StoreError::Io { path: path.clone(), source };
+        let file = OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(io_error)?;
+        file.lock().map_err(io_error)?;
+        Ok(StoreLock { store: self, _file: file })
+    }
+
+    fn scan<T>(&self, directory: &Path, read: impl Fn(&Path) -> Result<T, StoreError>) -> Scan<T> {
+        let mut files = Vec::new();
+        let mut unreadable = Vec::new();
+        collect_json_files(directory, &mut files, &mut unreadable);
+        files.sort();
+        let mut found = Vec::new();
+        for path in files {
+            match read(&path) {
+                Ok(value) => found.push((path, value)),
+                Err(error) => unreadable.push((path, error)),
+            }
+        }
+        unreadable.sort_by(|a, b| a.0.cmp(&b.0));
+        Scan { found, unreadable }
+    }
+}
+
+impl StoreLock<'_> {
+    /// Validate and write one recording.
+    pub fn write_recording(&self, path: &Path, recording: &Recording) -> Result<(), StoreError> {
+        self.write_checked(path, recording, |value| crate::validate::validate_recording(value).map(drop))
+    }
+
+    /// Validate and write one proposal.
+    pub fn write_proposal(&self, path: &Path, proposal: &Proposal) -> Result<(), StoreError> {
+        self.write_checked(path, proposal, |value| crate::validate::validate_proposal(value).map(drop))
+    }
+
+    /// Remove a file (an accepted or rejected proposal); a missing file is not an error.
+    pub fn remove(&self, path: &Path) -> Result<(), StoreError> {
+        match fs::remove_file(path) {
+            Err(source) if source.kind() != io::ErrorKind::NotFound => {
+                Err(StoreError::Io { path: path.to_path_buf(), source })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The store this lock belongs to.
+    pub fn store(&self) -> &Store {
+        self.store
+    }
+
+    // What is written must read back through the same door, so a bug upstream cannot leave
+    // a file that every later run would refuse.
+    fn write_checked<T: Serialize>(
+        &self,
+        path: &Path,
+        value: &T,
+        check: impl Fn(&serde_json::Value) -> Result<(), ValidationError>,
+    ) -> Result<(), StoreError> {
+        let invalid = |source| StoreError::Invalid { path: path.to_path_buf(), source };
+        let serialization =
+            |error: serde_json::Error| StoreError::Io { path: path.to_path_buf(), source: io::Error::other(error) };
+        check(&serde_json::to_value(value).map_err(serialization)?).map_err(invalid)?;
+        let bytes = to_json_bytes(value).map_err(serialization)?;
+        write_atomic(path, &bytes).map_err(|source| StoreError::Io { path: path.to_path_buf(), source })
+    }
+}
+
+/// JSON as saffron writes it: pretty-printed, keys in the types' declared order, and a
+/// trailing newline, so files diff cleanly and rewrite byte-identically.
+pub fn to_json_bytes(value: &impl Serialize) -> Result<Vec<u8>, serde_json::Error> {
+    let mut bytes = serde_json::to_vec_pretty(value)?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}
+
+/// Replace `path` with `bytes` so that no reader ever sees a partial file: write a temporary
+/// file in the same directory, fsync it, rename it over `path`. The temporary file is
+/// removed when any step fails. Missing parent directories are created.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let name =
+        path.file_name().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "the path has no file name"))?;
+    let directory = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    fs::create_dir_all(directory)?;
+    // A leading dot keeps the temporary file out of scans; pid and counter keep concurrent
+    // writers from sharing one.
+    let temporary = directory.join(format!(
+        ".{}.tmp-{}-{}",
+        name.to_string_lossy(),
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let result = (|| {
+        let mut file = OpenOptions::new().write(true).create_new(true).open(&temporary)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&temporary, path)
+    })();
+    match result {
+        Ok(()) => {
+            // Persist the rename itself; not every platform can open a directory, and the
+            // data is already safe, so a failure here is not the write's failure.
+            if let Ok(handle) = File::open(directory) {
+                let _ = handle.sync_all();
+            }
+            Ok(())
+        }
+        Err(error) => {
+            let _ = fs::remove_file(&temporary);
+            Err(error)
+        }
+    }
+}
+
+fn read_text(path: &Path) -> Result<String, StoreError> {
+    fs::read_to_string(path).map_err(|source| StoreError::Io { path: path.to_path_buf(), source })
+}
+
+// Symlinked directories are not followed, so a link loop cannot trap a scan.
+fn collect_json_files(directory: &Path, files: &mut Vec<PathBuf>, unreadable: &mut Vec<(PathBuf, StoreError)>) {
+    let entries = match fs::read_dir(directory) {
+        Ok(entries) => entries,
+        Err(source) if source.kind() == io::ErrorKind::NotFound => return,
+        Err(source) => {
+            unreadable.push((directory.to_path_buf(), StoreError::Io { path: directory.to_path_buf(), source }));
+            return;
+        }
+    };
+    for entry in entries {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(source) => {
+                unreadable.push((directory.to_path_buf(), StoreError::Io { path: directory.to_path_buf(), source }));
+                continue;
+            }
+        };
+        let path = entry.path();
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with('.') {
+            continue;
+        }
+        match entry.file_type() {
+            Ok(kind) if kind.is_dir() => collect_json_files(&path, files, unreadable),
+            Ok(_) if name.ends_with(".json") => files.push(path),
+            Ok(_) => {}
+            Err(source) => unreadable.push((path.clone(), StoreError::Io { path, source })),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

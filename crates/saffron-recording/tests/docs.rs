@@ -1,0 +1,89 @@
+//! The user docs stay true to the code: the committed JSON Schemas in `docs/schema/` are
+//! generated from the types (run with `UPDATE_SCHEMA=1` to rewrite them after changing a
+//! type), and the example recording in `docs/recording-format.md` validates.
+
+use std::path::PathBuf;
+
+use saffron_recording::{Proposal, Recording, parse_recording, steps_digest, to_json_bytes};
+
+fn docs() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs")
+}
+
+fn check(file: &str, schema: schemars::Schema) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/schema").join(file);
+    let generated = to_json_bytes(&schema).expect("a schema serializes");
+    if std::env::var_os("UPDATE_SCHEMA").is_some_and(|value| value == "1") {
+        saffron_recording::write_atomic(&path, &generated).expect("writes the schema");
+        return;
+    }
+    let committed = std::fs::read(&path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "{} is out of date with the types: run `UPDATE_SCHEMA=1 cargo test -p saffron-recording \
+         --test docs` and commit the result",
+        path.display()
+    );
+}
+
+#[test]
+fn recording_schema_is_up_to_date() {
+    check("recording.schema.json", schemars::schema_for!(Recording));
+}
+
+#[test]
+fn proposal_schema_is_up_to_date() {
+    check("proposal.schema.json", schemars::schema_for!(Proposal));
+}
+
+#[test]
+fn schemas_name_every_action_type() {
+    let schema = serde_json::to_string(&schemars::schema_for!(Recording)).expect("serializes");
+    for action in [
+        "goto",
+        "click",
+        "fill",
+        "select",
+        "press",
+        "check",
+        "uncheck",
+        "hover",
+        "switchTab",
+        "dialog",
+        "waitForResponse",
+        "expectVisible",
+        "expectHidden",
+        "expectText",
+        "expectValue",
+        "expectUrl",
+        "expectState",
+        "expectResponse",
+        "expectNoConsoleErrors",
+        "expectCount",
+    ] {
+        assert!(schema.contains(&format!("\"const\":\"{action}\"")), "{action}");
+    }
+}
+
+#[test]
+fn the_documented_example_recording_is_valid() {
+    let text = std::fs::read_to_string(docs().join("recording-format.md")).expect("the doc exists");
+    let (_, after_marker) = text.split_once("<!-- example-recording").expect("the doc marks its example");
+    let (_, block) = after_marker.split_once("```json\n").expect("a json block follows the marker");
+    let (json, _) = block.split_once("```").expect("the block is closed");
+    let recording = match parse_recording(json) {
+        Ok(recording) => recording,
+        Err(error) => {
+            let value: serde_json::Value = serde_json::from_str(json).unwrap_or_default();
+            let steps: Vec<saffron_recording::StepSpec> =
+                serde_json::from_value::<Recording>(value).map(|recording| recording.step_specs()).unwrap_or_default();
+            panic!(
+                "the example in docs/recording-format.md is invalid: {error} (its steps digest \
+                 is {})",
+                steps_digest(&steps)
+            );
+        }
+    };
+    assert_eq!(recording.steps.len(), 3);
+    assert!(recording.steps.iter().flat_map(|step| &step.actions).any(|action| action.is_assertion()));
+}
