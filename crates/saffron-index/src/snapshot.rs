@@ -72,6 +72,7 @@ impl Snapshot {
             .collect();
         by_rarity.sort_by_key(|(token, frequency)| (*frequency, *token));
         let key = tokens::pattern_key(text);
+        let query_negations = tokens::negations(&query);
         let mut seen: std::collections::HashSet<*const u8> = std::collections::HashSet::new();
         let mut found: Vec<NearDuplicate> = Vec::new();
         for (token, _) in by_rarity.iter().take(probe_count) {
@@ -85,7 +86,10 @@ impl Snapshot {
                     continue;
                 }
                 let similarity = tokens::jaccard(&query, &entry.tokens);
-                if similarity < NEAR_DUPLICATE_THRESHOLD || *entry.pattern == *key {
+                if similarity < NEAR_DUPLICATE_THRESHOLD
+                    || *entry.pattern == *key
+                    || tokens::negations(&entry.tokens) != query_negations
+                {
                     continue;
                 }
                 found.push(NearDuplicate {

@@ -3,8 +3,9 @@
 //! A text's tokens are its maximal runs of letters and digits (any script), lowercased, plus
 //! each `<placeholder>` as one token; quotes, punctuation and spaces only separate. Two texts
 //! are near-duplicates when the Jaccard index of their token sets is at least
-//! [`NEAR_DUPLICATE_THRESHOLD`] and they are not the same pattern with other values (see
-//! [`pattern_key`]).
+//! [`NEAR_DUPLICATE_THRESHOLD`], they are not the same pattern with other values (see
+//! [`pattern_key`]), and they agree on negation (see [`negations`]): `gift wrap is selected` and
+//! `gift wrap is not selected` share most words but say opposite things.
 
 /// Token-Jaccard at or above which two different texts are near-duplicates. Calibrated in the
 /// design log: it catches typo-level drift and leaves synonyms to behaviour-proven duplicates.
@@ -97,6 +98,15 @@ pub fn pattern_key(text: &str) -> String {
     key
 }
 
+/// Words that turn a step into its opposite (English; `n't` tokenises to `t`).
+const NEGATIONS: &[&str] = &["cannot", "never", "no", "nobody", "none", "not", "nothing", "t", "without"];
+
+/// The negation words among sorted tokens. Two texts whose negations differ are never
+/// near-duplicates, however similar the rest.
+pub fn negations(tokens: &[String]) -> Vec<&str> {
+    tokens.iter().map(String::as_str).filter(|token| NEGATIONS.contains(token)).collect()
+}
+
 /// Jaccard index of two sorted, deduplicated token lists.
 pub fn jaccard(a: &[String], b: &[String]) -> f64 {
     if a.is_empty() && b.is_empty() {
@@ -133,6 +143,13 @@ mod tests {
         assert_eq!(pattern_key("I search for \"tea\" 3 times"), pattern_key("I Search for \"mugs\" 12 times"));
         assert_eq!(pattern_key("I open <page>"), pattern_key("I open <other>"));
         assert_ne!(pattern_key("I search for \"tea\""), pattern_key("I look for \"tea\""));
+    }
+
+    #[test]
+    fn negations_are_found() {
+        assert_eq!(negations(&tokens("gift wrap is not selected")), ["not"]);
+        assert_eq!(negations(&tokens("I don't see an error")), ["t"]);
+        assert!(negations(&tokens("I see the notes")).is_empty());
     }
 
     #[test]

@@ -232,6 +232,8 @@ pub enum ElementState {
     },
     /// A checkbox or radio is checked.
     Checked,
+    /// A checkbox or radio is not checked.
+    Unchecked,
     /// The element is disabled.
     Disabled,
     /// The element is enabled.
@@ -434,6 +436,7 @@ impl fmt::Display for ElementState {
             ElementState::Disabled => f.write_str("be disabled"),
             ElementState::Enabled => f.write_str("be enabled"),
             ElementState::Focused => f.write_str("be focused"),
+            ElementState::Unchecked => f.write_str("be unchecked"),
         }
     }
 }

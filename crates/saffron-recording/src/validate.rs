@@ -596,11 +596,11 @@ fn check_state(value: &Value, path: &str) -> Check {
             required_string(state, path, "value", "a css state needs a value")?;
             optional_template(state, path, "value").map(drop)
         }
-        "checked" | "disabled" | "enabled" | "focused" => Ok(()),
+        "checked" | "unchecked" | "disabled" | "enabled" | "focused" => Ok(()),
         other => Err(invalid(
             &key(path, "kind"),
             format!(
-                "unknown state kind {other:?}: expected class, attribute, css, checked, \
+                "unknown state kind {other:?}: expected class, attribute, css, checked, unchecked, \
                  disabled, enabled or focused"
             ),
         )),

@@ -375,7 +375,7 @@ fn every_recording_rule_names_its_path() {
         (without(&format!("{S2}/12/state")), "steps[2].actions[12].state: an expectState needs a state"),
         (
             set(&format!("{S2}/12/state"), json!({"kind": "visible"})),
-            "steps[2].actions[12].state.kind: unknown state kind \"visible\": expected class, attribute, css, checked, disabled, enabled or focused",
+            "steps[2].actions[12].state.kind: unknown state kind \"visible\": expected class, attribute, css, checked, unchecked, disabled, enabled or focused",
         ),
         (
             set(&format!("{S2}/12/state"), json!({"token": "open"})),

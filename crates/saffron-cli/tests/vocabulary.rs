@@ -1,0 +1,92 @@
+//! `saffron steps` and `saffron status` on the example project (`features/` and its committed
+//! recordings under `.saffron/cache`), run as a user runs them from the repository root.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn repository() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn saffron(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_saffron")).args(args).current_dir(cwd).output().expect("saffron runs")
+}
+
+fn json(output: &Output) -> Value {
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).expect("json")
+}
+
+#[test]
+fn steps_show_every_status_near_duplicates_and_behaviour_duplicates() {
+    let steps = json(&saffron(&["steps", "--format", "json", "features"], &repository()));
+    let steps = steps.as_array().expect("array");
+    let find = |text: &str| steps.iter().find(|s| s["text"] == text).unwrap_or_else(|| panic!("no step {text:?}"));
+    for status in ["recorded", "divergent", "unrecorded"] {
+        assert!(steps.iter().any(|s| s["status"] == status), "no {status} step");
+    }
+    assert_eq!(find("I save the order")["status"], "divergent");
+    assert_eq!(find("I sign out")["status"], "unrecorded");
+    let seen = find("I see the orders page");
+    assert_eq!(seen["status"], "recorded");
+    assert_eq!(seen["nearDuplicates"], serde_json::json!(["I should see the orders page"]));
+    assert_eq!(seen["sameBehaviourAs"], serde_json::json!(["I should see the orders page"]));
+    // Written twice: once in a scenario, once in the StepSet (which counts once).
+    assert_eq!(seen["count"], 2);
+    let uses = seen["uses"].as_array().expect("uses");
+    assert!(uses.iter().any(|u| u["file"] == "features/shared.steps.saffron" && u["line"] == 7), "{uses:?}");
+    // Negation flips meaning: never a near-duplicate.
+    assert_eq!(find("gift wrap is selected")["nearDuplicates"], serde_json::json!([]));
+}
+
+#[test]
+fn snippets_turn_placeholders_and_quoted_values_into_tab_stops() {
+    let snippets = json(&saffron(&["steps", "--format", "snippets"], &repository()));
+    let snippet = &snippets["the saved total is \"<total>\""];
+    assert_eq!(snippet["prefix"], "the saved total is \"<total>\"");
+    assert_eq!(snippet["body"], serde_json::json!(["the saved total is \"${1:<total>}\""]));
+    assert!(snippet["description"].as_str().is_some_and(|d| d.starts_with("✓ recorded")));
+}
+
+#[test]
+fn status_reports_fresh_stale_unrecorded_per_scenario() {
+    let repository = repository();
+    let status = json(&saffron(&["status", "--format", "json"], &repository));
+    let scenarios = status.as_array().expect("array");
+    let state = |name: &str| {
+        scenarios.iter().find(|s| s["name"] == name).map(|s| s["recording"].as_str().unwrap_or_default().to_string())
+    };
+    assert_eq!(state("Search orders by customer").as_deref(), Some("fresh"));
+    assert_eq!(state("Refund an order").as_deref(), Some("unrecorded"));
+    let outline = scenarios.iter().find(|s| s["name"] == "Create an order for <customer>").expect("outline");
+    assert_eq!(outline["rows"], 2);
+    assert_eq!(outline["recordingPath"], ".saffron/cache/new-order/create-an-order-for-customer.json");
+
+    // A copy of the project where one scenario was edited since it was recorded.
+    let copy = std::env::temp_dir().join(format!("saffron-status-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&copy);
+    copy_dir(&repository.join("features"), &copy.join("features"));
+    copy_dir(&repository.join(".saffron/cache"), &copy.join(".saffron/cache"));
+    let sign_in = copy.join("features/sign_in.feature");
+    let text = std::fs::read_to_string(&sign_in).expect("read");
+    std::fs::write(&sign_in, text.replace("And I see no console errors", "And I see no errors at all")).expect("write");
+    let status = json(&saffron(&["status", "--format", "json"], &copy));
+    let edited =
+        status.as_array().and_then(|s| s.iter().find(|s| s["name"] == "Sign in with the demo account").cloned());
+    assert_eq!(edited.map(|s| s["recording"].clone()), Some(Value::from("stale")));
+    let _ = std::fs::remove_dir_all(&copy);
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read dir").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            copy_dir(&path, &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(&path, to.join(entry.file_name())).expect("copy");
+        }
+    }
+}
