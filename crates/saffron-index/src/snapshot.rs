@@ -208,6 +208,11 @@ impl Snapshot {
         self.state.files.get(path)
     }
 
+    /// The index's own shared path for a file, so callers can keep it without copying.
+    pub fn file_key(&self, path: &Path) -> Option<&Arc<Path>> {
+        self.state.files.get_key_value(path).map(|(key, _)| key)
+    }
+
     pub fn recordings(&self) -> impl Iterator<Item = &Arc<RecordingData>> {
         self.state.recordings.values()
     }

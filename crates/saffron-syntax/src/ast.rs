@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 /// A byte range in the source text, `start..end`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord, Serialize)]
 pub struct Span {
     pub start: usize,
     pub end: usize,

@@ -1,0 +1,384 @@
+//! Shared state, the router, and the middleware every request passes through: the request log,
+//! the latency fault, and the session check (with the session-expiry and interstitial faults).
+
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasher, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, SystemTime};
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::header::{COOKIE, LOCATION, SET_COOKIE};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::{Next, from_fn_with_state};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde::{Deserialize, Serialize};
+use tokio::sync::watch;
+
+use crate::config::{DemoConfig, Fault};
+use crate::shop::Shop;
+use crate::{api, pages};
+
+/// The name of the session cookie.
+pub const SESSION_COOKIE: &str = "session";
+
+/// How many request-log entries are kept; older ones are dropped so a long-running demo does
+/// not grow without bound. Far more than any scenario makes.
+const LOG_CAPACITY: usize = 10_000;
+
+/// Status recorded for a request whose client went away before the response was sent
+/// (nginx's convention). This is what a replay that gave up on a slow POST leaves behind.
+pub const STATUS_CLIENT_CLOSED: u16 = 499;
+
+/// One request as the server saw it, in arrival order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RequestLog {
+    pub method: String,
+    /// The path without the query string.
+    pub path: String,
+    /// The response status; 0 while the request is still being handled, 499 when the client
+    /// disconnected before the response was sent.
+    pub status: u16,
+}
+
+/// The log keeps entries in arrival order (so "which POST came first" is answerable even when
+/// latency makes responses finish out of order) and fills in each status when it is known.
+#[derive(Debug, Default)]
+struct LogBook {
+    entries: VecDeque<RequestLog>,
+    /// Sequence number of `entries[0]`; sequence numbers survive dropping old entries.
+    first_seq: u64,
+}
+
+impl LogBook {
+    fn begin(&mut self, method: &str, path: &str) -> u64 {
+        if self.entries.len() == LOG_CAPACITY {
+            self.entries.pop_front();
+            self.first_seq += 1;
+        }
+        self.entries.push_back(RequestLog { method: method.to_owned(), path: path.to_owned(), status: 0 });
+        self.first_seq + self.entries.len() as u64 - 1
+    }
+
+    fn finish(&mut self, seq: u64, status: u16) {
+        // An entry dropped by capacity or by `clear` has a sequence number below `first_seq`.
+        let Some(index) = seq.checked_sub(self.first_seq) else { return };
+        if let Some(entry) = usize::try_from(index).ok().and_then(|i| self.entries.get_mut(i)) {
+            entry.status = status;
+        }
+    }
+
+    fn clear(&mut self) {
+        self.first_seq += self.entries.len() as u64;
+        self.entries.clear();
+    }
+}
+
+#[derive(Debug, Default)]
+struct Session {
+    /// Requests served with this session, for `Fault::SessionExpiry`.
+    requests: u64,
+    /// Whether the cookie-consent interstitial was accepted.
+    consented: bool,
+}
+
+/// Everything the handlers share.
+pub struct App {
+    config: Mutex<DemoConfig>,
+    shop: Mutex<Shop>,
+    sessions: Mutex<HashMap<String, Session>>,
+    log: Mutex<LogBook>,
+    /// Turns true when the server shuts down, so latency sleeps end early instead of holding
+    /// up graceful shutdown.
+    stopping: watch::Receiver<bool>,
+    token_counter: AtomicU64,
+}
+
+/// Locks a mutex, ignoring poisoning: a panicking handler must not take the whole demo down,
+/// and every critical section here leaves the data consistent at each step.
+pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// What the session check decided.
+enum Admission {
+    Granted { token: String, overlay: bool },
+    NoSession,
+    Expired,
+}
+
+/// Put into the request extensions of every signed-in request.
+#[derive(Debug, Clone)]
+pub struct SessionCtx {
+    pub token: String,
+    /// Whether the page must show the cookie-consent interstitial.
+    pub overlay: bool,
+}
+
+impl App {
+    pub fn new(config: DemoConfig, stopping: watch::Receiver<bool>) -> App {
+        App {
+            config: Mutex::new(config),
+            shop: Mutex::new(Shop::seeded()),
+            sessions: Mutex::new(HashMap::new()),
+            log: Mutex::new(LogBook::default()),
+            stopping,
+            token_counter: AtomicU64::new(0),
+        }
+    }
+
+    /// A snapshot: each request reads the switches once, so flipping them mid-request cannot
+    /// give a half-old, half-new response.
+    pub fn config(&self) -> DemoConfig {
+        lock(&self.config).clone()
+    }
+
+    pub fn set_config(&self, config: DemoConfig) {
+        *lock(&self.config) = config;
+    }
+
+    pub fn shop(&self) -> MutexGuard<'_, Shop> {
+        lock(&self.shop)
+    }
+
+    pub fn requests(&self) -> Vec<RequestLog> {
+        lock(&self.log).entries.iter().cloned().collect()
+    }
+
+    /// Back to the seed data: orders, export jobs, sessions and the request log. The switches
+    /// stay as they are.
+    pub fn reset(&self) {
+        *lock(&self.shop) = Shop::seeded();
+        lock(&self.sessions).clear();
+        lock(&self.log).clear();
+    }
+
+    /// A fresh, unguessable session token. std's `RandomState` is seeded from the OS per
+    /// process; hashing a counter and the clock with it gives 128 bits that another local
+    /// process cannot predict, which is all a loopback demo needs (and avoids a `rand` dep).
+    pub fn new_session(&self) -> String {
+        let mut token = String::with_capacity(32);
+        for _ in 0..2 {
+            let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+            hasher.write_u64(self.token_counter.fetch_add(1, Ordering::Relaxed));
+            let nanos = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+            hasher.write_u128(nanos);
+            token.push_str(&format!("{:016x}", hasher.finish()));
+        }
+        lock(&self.sessions).insert(token.clone(), Session::default());
+        token
+    }
+
+    pub fn consent(&self, token: &str) {
+        if let Some(session) = lock(&self.sessions).get_mut(token) {
+            session.consented = true;
+        }
+    }
+
+    fn admit(&self, token: Option<&str>, config: &DemoConfig) -> Admission {
+        let Some(token) = token else { return Admission::NoSession };
+        let mut sessions = lock(&self.sessions);
+        let Some(session) = sessions.get_mut(token) else { return Admission::NoSession };
+        if config.has_fault(Fault::SessionExpiry) && session.requests >= 1 {
+            // Forget it for good, as a real expiry would: turning the fault off afterwards
+            // does not bring the session back.
+            sessions.remove(token);
+            return Admission::Expired;
+        }
+        session.requests += 1;
+        let overlay = config.has_fault(Fault::Interstitial) && !session.consented;
+        Admission::Granted { token: token.to_owned(), overlay }
+    }
+
+    /// Sleeps for `delay`, or less if the server is shutting down.
+    async fn pause(&self, delay: Duration) {
+        let mut stopping = self.stopping.clone();
+        tokio::select! {
+            () = tokio::time::sleep(delay) => {}
+            _ = stopping.wait_for(|s| *s) => {}
+        }
+    }
+}
+
+/// The value of the `session` cookie, if the request has one.
+pub fn session_cookie(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get_all(COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| *name == SESSION_COOKIE)
+        .map(|(_, value)| value)
+        .filter(|value| !value.is_empty())
+}
+
+/// A 302 Found: the status the contract promises for "redirects to /login".
+pub fn found(location: &'static str) -> Response {
+    (StatusCode::FOUND, [(LOCATION, HeaderValue::from_static(location))]).into_response()
+}
+
+fn clear_session_cookie() -> HeaderValue {
+    HeaderValue::from_static("session=; HttpOnly; Path=/; SameSite=Lax; Max-Age=0")
+}
+
+/// Records a request in the log when it arrives and its status when it is answered; if the
+/// client disconnects first, the handler future is dropped and `Drop` records 499 instead.
+struct LogGuard {
+    app: Arc<App>,
+    seq: u64,
+    finished: bool,
+}
+
+impl LogGuard {
+    fn finish(mut self, status: u16) {
+        lock(&self.app.log).finish(self.seq, status);
+        self.finished = true;
+    }
+}
+
+impl Drop for LogGuard {
+    fn drop(&mut self) {
+        if !self.finished {
+            lock(&self.app.log).finish(self.seq, STATUS_CLIENT_CLOSED);
+        }
+    }
+}
+
+/// Outermost middleware: request log and `Fault::Latency`.
+async fn observe(State(app): State<Arc<App>>, req: Request, next: Next) -> Response {
+    let path = req.uri().path().to_owned();
+    // The control plane is not the app under test: logging it would put the test's own
+    // bookkeeping requests between the app requests it wants to assert on.
+    if path.starts_with("/__demo/") {
+        return next.run(req).await;
+    }
+    let seq = lock(&app.log).begin(req.method().as_str(), &path);
+    let guard = LogGuard { app: app.clone(), seq, finished: false };
+    let config = app.config();
+    let response = next.run(req).await;
+    if path.starts_with("/api/") && config.has_fault(Fault::Latency) {
+        // The delay comes after the handler ran: the server has already acted and only the
+        // answer is slow, which is the case where a client that retries posts twice.
+        app.pause(Duration::from_millis(config.latency_ms)).await;
+    }
+    guard.finish(response.status().as_u16());
+    response
+}
+
+/// The session check for every page except /login and every API call except sign-in.
+async fn require_session(State(app): State<Arc<App>>, mut req: Request, next: Next) -> Response {
+    let api = req.uri().path().starts_with("/api/");
+    let config = app.config();
+    match app.admit(session_cookie(req.headers()), &config) {
+        Admission::Granted { token, overlay } => {
+            req.extensions_mut().insert(SessionCtx { token, overlay });
+            next.run(req).await
+        }
+        Admission::NoSession if api => api::error(StatusCode::UNAUTHORIZED, "not signed in"),
+        Admission::NoSession => found("/login"),
+        Admission::Expired => {
+            let mut response =
+                if api { api::error(StatusCode::UNAUTHORIZED, "session expired") } else { found("/login?expired=1") };
+            response.headers_mut().insert(SET_COOKIE, clear_session_cookie());
+            response
+        }
+    }
+}
+
+/// Unknown paths: JSON under /api/, an HTML page elsewhere.
+async fn not_found(State(app): State<Arc<App>>, req: Request) -> Response {
+    if req.uri().path().starts_with("/api/") {
+        api::error(StatusCode::NOT_FOUND, "no such endpoint")
+    } else {
+        pages::not_found(&app.config(), "Page not found")
+    }
+}
+
+async fn method_not_allowed(req: Request) -> Response {
+    if req.uri().path().starts_with("/api/") {
+        api::error(StatusCode::METHOD_NOT_ALLOWED, "method not allowed")
+    } else {
+        StatusCode::METHOD_NOT_ALLOWED.into_response()
+    }
+}
+
+pub fn router(app: Arc<App>) -> Router {
+    let signed_in = Router::new()
+        .route("/orders", get(pages::orders))
+        .route("/orders/new", get(pages::new_order))
+        .route("/orders/{id}", get(pages::order))
+        .route("/invoices/{id}", get(pages::invoice))
+        .route("/api/orders", get(api::list_orders).post(api::create_order))
+        .route("/api/orders/{id}", get(api::get_order).delete(api::delete_order))
+        .route("/api/orders/{id}/notes", post(api::add_note))
+        .route("/api/exports", post(api::start_export))
+        .route("/api/exports/{id}", get(api::export_status))
+        .route("/api/consent", post(api::consent))
+        .route_layer(from_fn_with_state(app.clone(), require_session));
+    Router::new()
+        .route("/", get(|| async { found("/login") }))
+        .route("/login", get(pages::login))
+        // Browsers ask for it on every page; answering here keeps it out of the session check
+        // (it would otherwise count as a request for `Fault::SessionExpiry`).
+        .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
+        .route("/api/session", post(api::sign_in))
+        .route("/__demo/config", get(api::get_config).put(api::put_config))
+        .route("/__demo/requests", get(api::get_requests))
+        .route("/__demo/reset", post(api::reset))
+        .merge(signed_in)
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(from_fn_with_state(app.clone(), observe))
+        .with_state(app)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_cookie_is_found_among_others() {
+        let mut headers = HeaderMap::new();
+        headers.insert(COOKIE, HeaderValue::from_static("theme=dark; session=abc123; x=y"));
+        assert_eq!(session_cookie(&headers), Some("abc123"));
+        headers.insert(COOKIE, HeaderValue::from_static("mysession=abc; session="));
+        assert_eq!(session_cookie(&headers), None);
+    }
+
+    #[test]
+    fn log_book_fills_statuses_by_arrival_and_survives_capacity_and_clear() {
+        let mut book = LogBook::default();
+        let a = book.begin("POST", "/api/orders");
+        let b = book.begin("GET", "/orders");
+        book.finish(b, 200);
+        book.finish(a, 201);
+        let statuses: Vec<_> = book.entries.iter().map(|e| (e.method.as_str(), e.status)).collect();
+        assert_eq!(statuses, [("POST", 201), ("GET", 200)]);
+        book.clear();
+        book.finish(a, 500); // a stale guard must not touch the new entries
+        let c = book.begin("GET", "/login");
+        book.finish(c, 200);
+        assert_eq!(book.entries.len(), 1);
+        assert_eq!(book.entries[0].status, 200);
+        for _ in 0..LOG_CAPACITY {
+            book.begin("GET", "/x");
+        }
+        assert_eq!(book.entries.len(), LOG_CAPACITY);
+        book.finish(c, 404); // dropped by capacity: ignored
+        assert!(book.entries.iter().all(|e| e.path == "/x"));
+    }
+
+    #[test]
+    fn session_tokens_are_distinct_and_long() {
+        let (_tx, rx) = watch::channel(false);
+        let app = App::new(DemoConfig::default(), rx);
+        let a = app.new_session();
+        let b = app.new_session();
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 32);
+        assert!(a.chars().all(|c| c.is_ascii_hexdigit()));
+    }
+}

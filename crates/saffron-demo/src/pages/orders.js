@@ -1,0 +1,108 @@
+const tbody = document.getElementById("orders-body");
+const resultCount = document.getElementById("result-count");
+const flash = document.getElementById("flash");
+const pageError = document.getElementById("page-error");
+
+// The same markup the server renders for a row, so a search does not change how rows are found.
+function orderRow(order) {
+  const tr = document.createElement("tr");
+  const link = document.createElement("a");
+  link.href = "/orders/" + order.id;
+  link.textContent = order.number;
+  for (const content of [link, order.customer, order.total, order.status]) {
+    const td = document.createElement("td");
+    td.append(content);
+    tr.append(td);
+  }
+  const remove = document.createElement("button");
+  remove.type = "button";
+  remove.className = "btn btn-danger";
+  remove.dataset.id = String(order.id);
+  remove.setAttribute("aria-label", "Delete order " + order.number);
+  remove.textContent = "Delete";
+  const td = document.createElement("td");
+  td.append(remove);
+  tr.append(td);
+  return tr;
+}
+
+document.getElementById("search-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  hide(pageError);
+  const q = document.getElementById("search").value;
+  const r = await api("GET", "/api/orders?q=" + encodeURIComponent(q));
+  if (!r.ok || !r.data) {
+    if (r.status !== 401) show(pageError, "Could not search orders");
+    return;
+  }
+  tbody.replaceChildren(...r.data.orders.map(orderRow));
+  resultCount.textContent = plural(r.data.count);
+});
+
+// One listener for all rows, so rows re-rendered by a search keep working.
+tbody.addEventListener("click", async (event) => {
+  const button = event.target.closest("button[data-id]");
+  if (!button) return;
+  const id = button.dataset.id;
+  if (!window.confirm("Delete order #" + id + "?")) return;
+  hide(pageError);
+  button.disabled = true;
+  const r = await api("DELETE", "/api/orders/" + id);
+  if (!r.ok) {
+    button.disabled = false;
+    if (r.status !== 401) show(pageError, "Could not delete order #" + id);
+    return;
+  }
+  button.closest("tr").remove();
+  resultCount.textContent = plural(tbody.rows.length);
+  show(flash, "Order #" + id + " deleted");
+});
+
+const exportButton = document.getElementById("export");
+const exportStatus = document.getElementById("export-status");
+
+function exportFailed(status) {
+  hide(exportStatus);
+  exportButton.disabled = false;
+  if (status !== 401) show(pageError, "Export failed");
+}
+
+exportButton.addEventListener("click", async () => {
+  hide(pageError);
+  exportButton.disabled = true;
+  show(exportStatus, "Export running…");
+  const started = await api("POST", "/api/exports");
+  if (!started.ok || !started.data) return exportFailed(started.status);
+  // Poll after each answer rather than on a fixed interval, so a slow server
+  // (fault "latency") is not flooded with overlapping requests.
+  const poll = async () => {
+    const r = await api("GET", "/api/exports/" + started.data.id);
+    if (!r.ok || !r.data) return exportFailed(r.status);
+    if (r.data.status === "READY") {
+      show(exportStatus, "Export ready: " + plural(r.data.rows));
+      exportButton.disabled = false;
+      return;
+    }
+    setTimeout(poll, 250);
+  };
+  setTimeout(poll, 250);
+});
+
+const help = document.getElementById("help");
+const helpTip = document.getElementById("help-tip");
+const showTip = () => {
+  helpTip.hidden = false;
+};
+const hideTip = () => {
+  helpTip.hidden = true;
+};
+help.addEventListener("mouseenter", showTip);
+help.addEventListener("mouseleave", hideTip);
+help.addEventListener("focus", showTip);
+help.addEventListener("blur", hideTip);
+help.addEventListener("click", () => {
+  helpTip.hidden = !helpTip.hidden;
+});
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape") hideTip();
+});

@@ -1,0 +1,267 @@
+//! Completion: after a step keyword, the project's vocabulary, each step badged with what it
+//! costs (recorded steps replay for free); after `StepSet `, the set names; elsewhere, the
+//! keywords of the file's language.
+
+use std::path::Path;
+
+use saffron_index::{Entry, Snapshot, StepStatus};
+use saffron_syntax::{SourceKind, Span, dialect};
+
+use crate::context::{self, line_at};
+use crate::snippet::snippet_body;
+
+/// At most this many steps are returned; the list is then marked incomplete so the editor asks
+/// again as the user types.
+pub const MAX_STEP_ITEMS: usize = 200;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompletionKind {
+    Step,
+    StepSet,
+    Keyword,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompletionItem {
+    pub label: String,
+    pub kind: CompletionKind,
+    /// One line shown beside the label, e.g. `✓ recorded · 3×`.
+    pub description: Option<String>,
+    /// A longer line, e.g. `recorded: replays for free`.
+    pub detail: Option<String>,
+    /// Markdown.
+    pub documentation: Option<String>,
+    pub insert_text: String,
+    pub is_snippet: bool,
+    /// The text the item replaces.
+    pub replace: Span,
+    pub sort_text: String,
+    pub filter_text: String,
+}
+
+/// The completion list at `offset`, and whether it was cut short.
+pub fn completions(snapshot: &Snapshot, path: &Path, offset: usize) -> (Vec<CompletionItem>, bool) {
+    let Some(file) = context::file(snapshot, path) else { return (Vec::new(), false) };
+    let text = file.text();
+    let offset = offset.min(text.len());
+    let line = line_at(text, offset);
+    let line_text = &text[line.start..line.end];
+    let trimmed = line_text.trim_start();
+    let content_start = line.start + (line_text.len() - trimmed.len());
+    let document = file.document();
+    let language = dialect::dialect(document.language()).unwrap_or_else(dialect::default_dialect);
+    let is_saffron = document.source_kind == SourceKind::Saffron;
+
+    if let Some(keyword) = step_keyword(trimmed, language, is_saffron) {
+        let keyword_end = content_start + keyword.len();
+        if offset >= keyword_end {
+            let replace = Span::new(keyword_end, line.end.max(keyword_end));
+            let typed = &text[keyword_end..offset];
+            if keyword == INVOCATION {
+                return (step_set_items(snapshot, typed, replace), false);
+            }
+            return step_items(snapshot, path, typed, replace);
+        }
+    }
+    if offset < content_start {
+        return (Vec::new(), false);
+    }
+    let typed = &text[content_start..offset];
+    (keyword_items(language, is_saffron, typed, Span::new(content_start, offset)), false)
+}
+
+const INVOCATION: &str = "StepSet ";
+
+/// The step keyword a line starts with, longest first.
+fn step_keyword<'d>(trimmed: &str, language: &'d dialect::Dialect, is_saffron: bool) -> Option<&'d str> {
+    let keyword = language.step_keywords().iter().map(|(k, _)| k.as_str()).find(|k| trimmed.starts_with(k));
+    keyword.or_else(|| (is_saffron && trimmed.starts_with(INVOCATION)).then_some(INVOCATION))
+}
+
+pub(crate) fn badge(status: StepStatus) -> &'static str {
+    match status {
+        StepStatus::Recorded => "✓ recorded",
+        StepStatus::Divergent => "⚠ divergent",
+        StepStatus::Unrecorded => "○ unrecorded",
+    }
+}
+
+pub(crate) fn status_detail(status: StepStatus) -> &'static str {
+    match status {
+        StepStatus::Recorded => "recorded: replays for free",
+        StepStatus::Divergent => "divergent: recorded with different actions in different scenarios",
+        StepStatus::Unrecorded => "unrecorded: using it costs a recording",
+    }
+}
+
+/// How well an entry matches what was typed: 0 prefix, 1 every typed word starts a word of the
+/// text in order, 2 the typed characters appear in order; `None` for no match.
+fn match_class(text: &str, typed: &str) -> Option<u8> {
+    let typed = typed.trim_start().to_lowercase();
+    if typed.is_empty() {
+        return Some(0);
+    }
+    let lower = text.to_lowercase();
+    if lower.starts_with(&typed) {
+        return Some(0);
+    }
+    let words: Vec<&str> = lower.split_whitespace().collect();
+    let mut position = 0;
+    let all_words_match = typed.split_whitespace().all(|wanted| {
+        while position < words.len() {
+            position += 1;
+            if words[position - 1].starts_with(wanted) {
+                return true;
+            }
+        }
+        false
+    });
+    if all_words_match {
+        return Some(1);
+    }
+    let mut characters = lower.chars();
+    typed.chars().filter(|c| !c.is_whitespace()).all(|wanted| characters.any(|c| c == wanted)).then_some(2)
+}
+
+fn step_items(snapshot: &Snapshot, path: &Path, typed: &str, replace: Span) -> (Vec<CompletionItem>, bool) {
+    let is_the_typed_line = |entry: &Entry| {
+        // The text being typed is in the index too; it is not a suggestion.
+        entry.recordings.is_empty()
+            && entry.uses.len() == 1
+            && entry.uses[0].file.as_ref() == path
+            && entry.text.as_ref() == typed.trim()
+    };
+    let mut ranked: Vec<(String, &std::sync::Arc<Entry>)> = snapshot
+        .entries()
+        .into_iter()
+        .filter(|entry| !is_the_typed_line(entry))
+        .filter_map(|entry| {
+            let class = match_class(&entry.text, typed)?;
+            let status = match entry.status() {
+                StepStatus::Recorded => 0,
+                StepStatus::Divergent => 1,
+                StepStatus::Unrecorded => 2,
+            };
+            let usage = 999_999usize.saturating_sub(entry.count());
+            Some((format!("{class}{status}{usage:06}{}", entry.text), entry))
+        })
+        .collect();
+    ranked.sort_by(|a, b| a.0.cmp(&b.0));
+    let incomplete = ranked.len() > MAX_STEP_ITEMS;
+    let items = ranked
+        .into_iter()
+        .take(MAX_STEP_ITEMS)
+        .enumerate()
+        .map(|(rank, (_, entry))| {
+            let status = entry.status();
+            let body = snippet_body(&entry.text);
+            let is_snippet = body != entry.text.as_ref();
+            CompletionItem {
+                label: entry.text.to_string(),
+                kind: CompletionKind::Step,
+                description: Some(format!("{} · {}×", badge(status), entry.count())),
+                detail: Some(status_detail(status).to_string()),
+                documentation: Some(crate::hover::entry_markdown(snapshot, entry)),
+                insert_text: body,
+                is_snippet,
+                replace,
+                sort_text: format!("{rank:04}"),
+                filter_text: entry.text.to_string(),
+            }
+        })
+        .collect();
+    (items, incomplete)
+}
+
+fn step_set_items(snapshot: &Snapshot, typed: &str, replace: Span) -> Vec<CompletionItem> {
+    let mut items: Vec<(u8, CompletionItem)> = snapshot
+        .step_sets()
+        .definitions()
+        .into_iter()
+        .filter_map(|set| {
+            let class = match_class(&set.name, typed)?;
+            let steps: Vec<String> =
+                set.steps().iter().map(|step| format!("    {}{}", step.keyword, step.text)).collect();
+            Some((
+                class,
+                CompletionItem {
+                    label: set.name.clone(),
+                    kind: CompletionKind::StepSet,
+                    description: Some(format!("StepSet · {} steps", set.steps().len())),
+                    detail: Some(format!("{}:{}", set.file.display(), set.location().line)),
+                    documentation: Some(format!("```gherkin\nStepSet: {}\n{}\n```", set.name, steps.join("\n"))),
+                    insert_text: set.name.clone(),
+                    is_snippet: false,
+                    replace,
+                    sort_text: String::new(),
+                    filter_text: set.name.clone(),
+                },
+            ))
+        })
+        .collect();
+    items.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.label.cmp(&b.1.label)));
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(rank, (_, mut item))| {
+            item.sort_text = format!("{rank:04}");
+            item
+        })
+        .collect()
+}
+
+fn keyword_items(language: &dialect::Dialect, is_saffron: bool, typed: &str, replace: Span) -> Vec<CompletionItem> {
+    let mut keywords: Vec<(String, &str)> = Vec::new();
+    let blocks = [
+        (&language.feature, "block"),
+        (&language.rule, "block"),
+        (&language.background, "block"),
+        (&language.scenario, "block"),
+        (&language.scenario_outline, "block"),
+        (&language.examples, "block"),
+    ];
+    for (list, kind) in blocks {
+        keywords.extend(list.iter().map(|keyword| (format!("{keyword}: "), kind)));
+    }
+    for (keyword, _) in language.step_keywords() {
+        if !keywords.iter().any(|(k, _)| k == keyword) {
+            keywords.push((keyword.clone(), "step"));
+        }
+    }
+    if is_saffron {
+        keywords.push(("StepSet: ".to_string(), "dialect block: defines a set of steps"));
+        keywords.push(("StepSet ".to_string(), "dialect step: invokes a set"));
+        keywords.push(("Fixture: ".to_string(), "dialect block: steps run once per feature"));
+    }
+    let typed_lower = typed.to_lowercase();
+    keywords
+        .into_iter()
+        .filter(|(keyword, _)| keyword.to_lowercase().starts_with(&typed_lower) && keyword.trim() != "*")
+        .enumerate()
+        .map(|(rank, (keyword, kind))| CompletionItem {
+            label: keyword.trim_end().to_string(),
+            kind: CompletionKind::Keyword,
+            description: Some(language.native.clone()),
+            detail: Some(kind.to_string()),
+            documentation: None,
+            insert_text: keyword.clone(),
+            is_snippet: false,
+            replace,
+            sort_text: format!("{rank:04}"),
+            filter_text: keyword,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::match_class;
+
+    #[test]
+    fn prefix_beats_words_beats_subsequence() {
+        assert_eq!(match_class("I see the orders page", "I se"), Some(0));
+        assert_eq!(match_class("I see the orders page", "ord pa"), Some(1));
+        assert_eq!(match_class("I see the orders page", "seord"), Some(2));
+        assert_eq!(match_class("I see the orders page", "xyz"), None);
+    }
+}

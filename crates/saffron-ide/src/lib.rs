@@ -1,0 +1,55 @@
+//! Saffron's editor features as plain data: each function takes an index [`Snapshot`] (with
+//! the edited file's current text already applied), a file and a byte offset, and returns
+//! spans, texts and edits. No LSP types here: `saffron-lsp` translates, so every feature is
+//! tested without a server.
+
+mod code_actions;
+mod code_lens;
+mod completion;
+mod context;
+mod diagnostics;
+mod folding;
+mod format;
+mod hover;
+mod navigation;
+mod rename;
+mod semantic_tokens;
+mod snippet;
+mod symbols;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+pub use code_actions::{CodeAction, code_actions};
+pub use code_lens::{CodeLens, LensCommand, code_lenses};
+pub use completion::{CompletionItem, CompletionKind, completions};
+pub use diagnostics::{IdeDiagnostic, diagnostics};
+pub use folding::{FoldKind, FoldingRange, folding_ranges};
+pub use format::format;
+pub use hover::{Hover, hover};
+pub use navigation::{FileRange, definition, references};
+pub use rename::{RenameError, RenameTarget, prepare_rename, rename};
+pub use saffron_index::Snapshot;
+pub use saffron_syntax::{Severity, Span};
+pub use semantic_tokens::{SemanticToken, TokenType, semantic_tokens};
+pub use snippet::snippet_body;
+pub use symbols::{Symbol, SymbolKind, document_symbols};
+
+/// A replacement of `span` by `new_text`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextEdit {
+    pub span: Span,
+    pub new_text: String,
+}
+
+/// Edits across the project, applied together.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SourceChange {
+    /// Per file (relative to the project root), edits that do not overlap.
+    pub edits: Vec<(Arc<std::path::Path>, Vec<TextEdit>)>,
+    /// Files to rename, `(from, to)`.
+    pub renamed_files: Vec<(PathBuf, PathBuf)>,
+    /// Recordings to rewrite (they stay fresh after a step rename); written by the caller,
+    /// atomically, through the store.
+    pub recordings: Vec<(PathBuf, saffron_recording::Recording)>,
+}

@@ -1,0 +1,421 @@
+//! Editor features on small fixtures with a `$0` cursor, checked against snapshots
+//! (refresh with `UPDATE_EXPECT=1 cargo test -p saffron-ide`).
+
+use std::path::{Path, PathBuf};
+
+use expect_test::{Expect, expect};
+use saffron_ide::*;
+use saffron_index::{Change, IndexHost};
+
+/// Files separated by `//- path` lines; one of them holds `$0`. Files under `.saffron/cache`
+/// are recordings.
+fn fixture(text: &str) -> (IndexHost, PathBuf, usize) {
+    let mut host = IndexHost::new();
+    let mut cursor = None;
+    let mut last_file = PathBuf::new();
+    let mut changes = Vec::new();
+    for chunk in text.split("//- ").filter(|c| !c.trim().is_empty()) {
+        let (path, body) = chunk.split_once('\n').expect("a path line");
+        let path = PathBuf::from(path.trim());
+        let mut body = body.to_string();
+        if let Some(at) = body.find("$0") {
+            body.replace_range(at..at + 2, "");
+            cursor = Some((path.clone(), at));
+        }
+        if path.starts_with(".saffron/cache") {
+            let recording = saffron_recording::parse_recording(&body).expect("valid recording");
+            changes.push(Change::SetRecording { path, recording: Box::new(recording) });
+        } else {
+            last_file = path.clone();
+            changes.push(Change::SetFile { path, text: body });
+        }
+    }
+    host.apply_all(changes);
+    let (path, offset) = cursor.unwrap_or((last_file, 0));
+    (host, path, offset)
+}
+
+/// A recording of `steps` (kind, text, actions JSON) with a correct digest.
+fn recording(feature: &str, scenario: &str, steps: &[(&str, &str, &str)]) -> String {
+    let steps: Vec<saffron_recording::RecordedStep> = steps
+        .iter()
+        .map(|(kind, text, actions)| {
+            let kind = match *kind {
+                "context" => saffron_recording::StepKind::Context,
+                "action" => saffron_recording::StepKind::Action,
+                _ => saffron_recording::StepKind::Outcome,
+            };
+            let actions: Vec<saffron_recording::Action> = serde_json_actions(actions);
+            saffron_recording::RecordedStep::new(saffron_recording::StepSpec::new(kind, *text), actions)
+        })
+        .collect();
+    let recording = saffron_recording::Recording::new(feature, scenario, steps);
+    String::from_utf8(saffron_recording::to_json_bytes(&recording).expect("json")).expect("utf-8")
+}
+
+fn serde_json_actions(json: &str) -> Vec<saffron_recording::Action> {
+    let value: serde_json_value::Value = serde_json_value::from_str(json).expect("actions json");
+    serde_json_value::from_value(value).expect("actions")
+}
+
+mod serde_json_value {
+    pub use serde_json::{Value, from_str, from_value};
+}
+
+fn project() -> String {
+    let sign_in = recording(
+        "features/sign_in.feature",
+        "Sign in",
+        &[
+            ("context", "I am on the sign-in page", r#"[{"type":"goto","url":"/login"}]"#),
+            (
+                "action",
+                "I sign in with the demo account",
+                r#"[{"type":"fill","target":{"role":"textbox","name":"Email"},"value":"demo@saffron.test"},{"type":"click","target":{"role":"button","name":"Sign in"}}]"#,
+            ),
+            (
+                "outcome",
+                "I see the orders page",
+                r#"[{"type":"expectVisible","target":{"role":"heading","name":"Orders"}}]"#,
+            ),
+        ],
+    );
+    format!(
+        "//- features/shared.steps.saffron
+Feature: Shared
+  StepSet: signed in
+    Given I am on the sign-in page
+    When I sign in with the demo account
+//- features/sign_in.feature
+Feature: Sign in
+  Scenario: Sign in
+    Given I am on the sign-in page
+    When I sign in with the demo account
+    Then I see the orders page
+//- .saffron/cache/sign-in/sign-in.json
+{sign_in}"
+    )
+}
+
+fn with_file(file: &str) -> (IndexHost, PathBuf, usize) {
+    fixture(&format!("{}\n{file}", project()))
+}
+
+fn render_completions(host: &IndexHost, path: &Path, offset: usize) -> String {
+    let (items, incomplete) = completions(&host.snapshot(), path, offset);
+    let mut out: Vec<String> = items
+        .iter()
+        .map(|item| {
+            format!(
+                "{:?} {} | {} | insert {:?}{}",
+                item.kind,
+                item.label,
+                item.description.as_deref().unwrap_or(""),
+                item.insert_text,
+                if item.is_snippet { " (snippet)" } else { "" }
+            )
+        })
+        .collect();
+    if incomplete {
+        out.push("(incomplete)".into());
+    }
+    out.join("\n")
+}
+
+fn check_completions(file: &str, expect: Expect) {
+    let (host, path, offset) = with_file(file);
+    expect.assert_eq(&render_completions(&host, &path, offset));
+}
+
+#[test]
+fn completion_offers_the_vocabulary_ranked_prefix_then_recorded_then_usage() {
+    check_completions(
+        "//- features/orders.saffron
+Feature: Orders
+  Scenario: Search
+    StepSet signed in
+    When I search for \"tea\" as <user>
+    Then I se$0
+",
+        expect![[r#"
+            Step I see the orders page | ✓ recorded · 1× | insert "I see the orders page"
+            Step I search for "tea" as <user> | ○ unrecorded · 1× | insert "I search for \"${1:tea}\" as ${2:user}" (snippet)
+            Step I am on the sign-in page | ✓ recorded · 2× | insert "I am on the sign-in page"
+            Step I sign in with the demo account | ✓ recorded · 2× | insert "I sign in with the demo account""#]],
+    );
+}
+
+#[test]
+fn completion_after_stepset_offers_set_names() {
+    check_completions(
+        "//- features/orders.saffron
+Feature: Orders
+  Scenario: Search
+    StepSet sig$0
+",
+        expect![[r#"StepSet signed in | StepSet · 2 steps | insert "signed in""#]],
+    );
+}
+
+#[test]
+fn completion_at_block_level_offers_keywords_of_the_file_language() {
+    check_completions(
+        "//- features/fr.feature
+# language: fr
+Fonctionnalité: Commandes
+  Sc$0
+",
+        expect![[r#"Keyword Scénario: | français | insert "Scénario: ""#]],
+    );
+}
+
+#[test]
+fn hover_shows_status_usage_and_recorded_actions() {
+    let (host, path, offset) = with_file(
+        "//- features/orders.saffron
+Feature: Orders
+  Scenario: Search
+    When I sign in with the demo acc$0ount
+",
+    );
+    let hover = hover(&host.snapshot(), &path, offset).expect("hover");
+    expect![[r#"
+        **✓ recorded** · written 3× · in 1 recording
+
+        _recorded: replays for free_
+
+        recorded as:
+        - `fill textbox "Email" with "demo@saffron.test"`
+        - `click button "Sign in"`"#]]
+    .assert_eq(&hover.markdown);
+}
+
+#[test]
+fn hover_on_an_invocation_shows_the_expansion() {
+    let (host, path, offset) = with_file(
+        "//- features/orders.saffron
+Feature: Orders
+  Scenario: Search
+    StepSet sig$0ned in
+",
+    );
+    let hover = hover(&host.snapshot(), &path, offset).expect("hover");
+    expect![[r#"
+        **StepSet** `signed in` · features/shared.steps.saffron:2
+
+        ```gherkin
+        Given I am on the sign-in page
+        When I sign in with the demo account
+        ```
+
+        - ✓ recorded I am on the sign-in page
+        - ✓ recorded I sign in with the demo account
+
+        invoked 1×"#]]
+    .assert_eq(&hover.markdown);
+}
+
+fn render_diagnostics(host: &IndexHost, path: &Path) -> String {
+    let snapshot = host.snapshot();
+    let text = &snapshot.file(path).expect("file").source.text;
+    diagnostics(&snapshot, path)
+        .iter()
+        .map(|d| {
+            format!(
+                "{:?} {} [{}] {} | hint: {}",
+                d.severity,
+                &text[d.span.start..d.span.end],
+                d.code,
+                d.message,
+                d.hint.as_deref().unwrap_or("-")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn diagnostics_flag_near_duplicates_unknown_sets_and_stale_recordings() {
+    let (host, path, _) = with_file(
+        "//- features/orders.saffron
+Feature: Orders
+  Scenario: Search
+    StepSet signed on
+    Then I should see the orders page
+",
+    );
+    expect![[r#"
+        Error signed on [unknown-step-set] unknown StepSet 'signed on' | hint: did you mean 'StepSet signed in'?
+        Warning I should see the orders page [near-duplicate] near-duplicate of the existing step "I see the orders page" (similarity 0.83), which is recorded and replays for free | hint: use the existing wording: a different wording is another step to record (✓ recorded)"#]]
+    .assert_eq(&render_diagnostics(&host, &path));
+
+    // Editing the recorded scenario makes its recording stale.
+    let (mut host, _, _) = with_file("");
+    let edited =
+        "Feature: Sign in\n  Scenario: Sign in\n    Given I am on the sign-in page\n    Then I see the orders page\n";
+    host.apply(Change::SetFile { path: PathBuf::from("features/sign_in.feature"), text: edited.into() });
+    expect![[r#"Information Scenario: Sign in [stale-recording] the recording of this scenario is stale: its steps changed since it was recorded | hint: the next run records it again (.saffron/cache/sign-in/sign-in.json); steps that are already recorded elsewhere are reused"#]]
+    .assert_eq(&render_diagnostics(&host, Path::new("features/sign_in.feature")));
+}
+
+#[test]
+fn quick_fixes_use_the_existing_wording_and_the_intended_set() {
+    let (host, path, _) = with_file(
+        "//- features/orders.saffron
+Feature: Orders
+  Scenario: Search
+    StepSet signed on
+    Then I should see the orders page
+",
+    );
+    let snapshot = host.snapshot();
+    let text = &snapshot.file(&path).expect("file").source.text;
+    let actions = code_actions(&snapshot, &path, Span::new(0, text.len()));
+    let rendered: Vec<String> = actions
+        .iter()
+        .map(|a| {
+            let (_, edits) = &a.change.edits[0];
+            format!(
+                "{} => {:?} replaces {:?}",
+                a.title,
+                edits[0].new_text,
+                &text[edits[0].span.start..edits[0].span.end]
+            )
+        })
+        .collect();
+    expect![[r#"
+        Invoke 'StepSet signed in' => "signed in" replaces "signed on"
+        Use the existing wording 'I see the orders page' (recorded: replays for free) => "I see the orders page" replaces "I should see the orders page""#]]
+    .assert_eq(&rendered.join("\n"));
+}
+
+#[test]
+fn a_feature_file_using_the_dialect_can_be_renamed() {
+    let (host, path, _) = fixture("//- features/plain.feature\nFeature: P\n  Scenario: S\n    StepSet login\n");
+    let actions = code_actions(&host.snapshot(), &path, Span::new(0, 60));
+    let rename = actions.iter().find(|a| !a.change.renamed_files.is_empty()).expect("rename action");
+    assert_eq!(rename.title, "Rename the file to plain.saffron");
+    assert_eq!(rename.change.renamed_files, vec![(path.clone(), PathBuf::from("features/plain.saffron"))]);
+}
+
+#[test]
+fn definition_and_references() {
+    let (host, path, offset) = with_file(
+        "//- features/orders.saffron
+Feature: Orders
+  Scenario: Search
+    StepSet si$0gned in
+    Given I am on the sign-in page
+",
+    );
+    let snapshot = host.snapshot();
+    let target = definition(&snapshot, &path, offset).expect("definition");
+    let text = &snapshot.file(&target.file).expect("file").source.text;
+    assert_eq!(
+        (target.file.to_str(), &text[target.span.start..target.span.end]),
+        (Some("features/shared.steps.saffron"), "signed in")
+    );
+
+    let set_refs: Vec<String> =
+        references(&snapshot, &path, offset).iter().map(|r| r.file.display().to_string()).collect();
+    assert_eq!(set_refs, ["features/orders.saffron", "features/shared.steps.saffron"]);
+
+    let step_offset = snapshot.file(&path).expect("file").source.text.find("I am on").expect("step");
+    let step_refs: Vec<String> =
+        references(&snapshot, &path, step_offset).iter().map(|r| r.file.display().to_string()).collect();
+    assert_eq!(step_refs, ["features/orders.saffron", "features/shared.steps.saffron", "features/sign_in.feature"]);
+}
+
+#[test]
+fn rename_a_step_everywhere_and_in_its_recordings() {
+    let (host, path, offset) = with_file(
+        "//- features/orders.saffron
+Feature: Orders
+  Scenario: Search
+    Then I see the ord$0ers page
+",
+    );
+    let snapshot = host.snapshot();
+    let change = rename(&snapshot, &path, offset, "I see the list of orders").expect("rename");
+    let files: Vec<String> =
+        change.edits.iter().map(|(file, edits)| format!("{} ({} edit)", file.display(), edits.len())).collect();
+    assert_eq!(files, ["features/orders.saffron (1 edit)", "features/sign_in.feature (1 edit)"]);
+    assert_eq!(change.recordings.len(), 1);
+    let (recording_path, recording) = &change.recordings[0];
+    assert_eq!(recording_path, Path::new(".saffron/cache/sign-in/sign-in.json"));
+    assert_eq!(recording.steps[2].text, "I see the list of orders");
+    // The digest follows the new text, so the renamed scenario stays fresh.
+    assert!(recording.is_fresh_for(&recording.step_specs()));
+    assert_eq!(rename(&snapshot, &path, offset, "  "), Err(RenameError::InvalidText("the new text is empty")));
+}
+
+#[test]
+fn formatting_indents_by_nesting_and_aligns_tables() {
+    let text = "@tag\nFeature: F\n    Some description\n      indented more\nScenario Outline: S\n        # a comment\n  Given a table:\n |a| bb |\n |ccc|d|\n     When <x>   \n   \"\"\"json\n   {\n     \"k\": 1\n   }\n   \"\"\"\nExamples:\n| x |\n|  1|\n";
+    let parsed = saffron_syntax::parse(text, saffron_syntax::SourceKind::Feature);
+    let formatted = format(text, &parsed.document, !parsed.errors.is_empty()).expect("formatted");
+    expect![[r#"
+        @tag
+        Feature: F
+          Some description
+            indented more
+          Scenario Outline: S
+            # a comment
+            Given a table:
+              | a   | bb |
+              | ccc | d  |
+            When <x>
+              """json
+              {
+                "k": 1
+              }
+              """
+            Examples:
+              | x |
+              | 1 |
+    "#]]
+    .assert_eq(&formatted);
+    let again = saffron_syntax::parse(&formatted, saffron_syntax::SourceKind::Feature);
+    assert_eq!(format(&formatted, &again.document, false).as_deref(), Some(formatted.as_str()), "idempotent");
+    let broken = saffron_syntax::parse("Feature: x\n  nope |\n", saffron_syntax::SourceKind::Feature);
+    assert_eq!(format("not gherkin\n", &broken.document, true), None);
+}
+
+#[test]
+fn symbols_folding_lenses_and_tokens() {
+    let (host, _, _) = with_file("");
+    let snapshot = host.snapshot();
+    let path = Path::new("features/sign_in.feature");
+    let file = snapshot.file(path).expect("file");
+    let symbols = document_symbols(&file.source.parsed.document);
+    assert_eq!(symbols[0].name, "Sign in");
+    assert_eq!(symbols[0].children[0].kind, SymbolKind::Scenario);
+    assert!(!folding_ranges(&file.source.parsed.document, &file.source.text).is_empty());
+    let lenses: Vec<String> = code_lenses(&snapshot, path)
+        .iter()
+        .map(|l| format!("{} {} {:?}", l.command.title, l.command.command, l.command.arguments))
+        .collect();
+    expect![[r#"
+        ▶ Run feature saffron.runFeature ["features/sign_in.feature"]
+        ▶ Run scenario (replays for free) saffron.run ["features/sign_in.feature:2"]"#]]
+    .assert_eq(&lenses.join("\n"));
+    let text = "Feature: F\n  Scenario: S\n    Given I add 2 \"tea\" for <who>\n";
+    let parsed = saffron_syntax::parse(text, saffron_syntax::SourceKind::Feature);
+    let tokens: Vec<String> = semantic_tokens(&parsed.document, text)
+        .iter()
+        .map(|t| format!("{:?} {:?}", t.kind, &text[t.span.start..t.span.end]))
+        .collect();
+    expect![[r#"
+        Keyword "Feature:"
+        Namespace "F"
+        Keyword "Scenario:"
+        Namespace "S"
+        Keyword "Given"
+        Function "I add "
+        Number "2"
+        Function " "
+        String "\"tea\""
+        Function " for "
+        Parameter "<who>""#]]
+    .assert_eq(&tokens.join("\n"));
+}
