@@ -25,6 +25,8 @@ enum Command {
     Steps(commands::steps::StepsArgs),
     /// Show each scenario's recording state (fresh, stale, unrecorded) and pending proposals.
     Status(commands::status::StatusArgs),
+    /// Serve the language server over stdio (for editors).
+    Lsp,
 }
 
 fn main() -> ExitCode {
@@ -34,6 +36,7 @@ fn main() -> ExitCode {
         Command::Messages(args) => commands::messages::run(args),
         Command::Steps(args) => commands::steps::run(args),
         Command::Status(args) => commands::status::run(args),
+        Command::Lsp => saffron_lsp::run_stdio().map(|()| ExitCode::SUCCESS).map_err(anyhow::Error::from),
     };
     match result {
         Ok(code) => code,

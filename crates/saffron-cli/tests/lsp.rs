@@ -1,0 +1,247 @@
+//! End-to-end tests of `saffron lsp`: the real binary, framed JSON-RPC over stdio, on a copy of
+//! the example project.
+
+mod support;
+
+use serde_json::{Value, json};
+use support::lsp_client::{LspClient, example_project, position_of, uri};
+
+fn labels(completion: &Value) -> Vec<String> {
+    completion["items"].as_array().into_iter().flatten().filter_map(|i| i["label"].as_str().map(String::from)).collect()
+}
+
+#[test]
+fn initialize_complete_diagnose_and_shut_down() {
+    let root = example_project("lsp-main");
+    let mut client = LspClient::start(&root);
+    let init = client.initialize();
+    assert_eq!(init["serverInfo"]["name"], "saffron");
+    assert_eq!(init["capabilities"]["textDocumentSync"]["change"], 2, "incremental sync");
+
+    let uri = client.open("features/orders.saffron");
+    // The near-duplicate wording gets a warning quoting the existing one.
+    let diagnostics = client.diagnostics_for(&uri, |d| !d.is_empty());
+    let near = diagnostics.iter().find(|d| d["code"] == "near-duplicate").expect("a near-duplicate warning");
+    assert_eq!(near["severity"], 2);
+    assert!(near["message"].as_str().is_some_and(|m| m.contains("\"I see the orders page\"")), "{near}");
+    let text = std::fs::read_to_string(root.join("features/orders.saffron")).expect("read");
+    assert_eq!(near["range"]["start"], position_of(&text, "I should see the orders page", 0));
+
+    // Type a new step, incrementally, and complete it.
+    let after = position_of(&text, "Then I see that the export is ready", "Then I see that the export is ready".len());
+    client.notify(
+        "textDocument/didChange",
+        json!({
+            "textDocument": { "uri": uri, "version": 2 },
+            "contentChanges": [{ "range": { "start": after, "end": after }, "text": "\n    Then I se" }]
+        }),
+    );
+    let line = after["line"].as_u64().expect("line") + 1;
+    let completion = client.call(
+        "textDocument/completion",
+        json!({ "textDocument": { "uri": uri }, "position": { "line": line, "character": 13 } }),
+    );
+    let items = completion["items"].as_array().expect("items");
+    let first = &items[0];
+    assert_eq!(first["label"], "I see the orders page", "prefix matches, recorded first: {:?}", labels(&completion));
+    assert!(first["labelDetails"]["description"].as_str().is_some_and(|d| d.starts_with("✓ recorded")));
+    assert_eq!(first["textEdit"]["range"]["start"], json!({ "line": line, "character": 9 }));
+    assert!(!labels(&completion).contains(&"I se".to_string()), "the text being typed is not offered");
+
+    assert_eq!(client.shutdown(), Some(0));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn definition_references_hover_rename() {
+    let root = example_project("lsp-navigation");
+    let mut client = LspClient::start(&root);
+    client.initialize();
+    let uri = client.open("features/orders.saffron");
+    let text = std::fs::read_to_string(root.join("features/orders.saffron")).expect("read");
+    let on_invocation = position_of(&text, "StepSet signed in", 10);
+
+    let definition =
+        client.call("textDocument/definition", json!({ "textDocument": { "uri": uri }, "position": on_invocation }));
+    assert!(definition["uri"].as_str().is_some_and(|u| u.ends_with("features/shared.steps.saffron")), "{definition}");
+    assert_eq!(definition["range"]["start"], json!({ "line": 3, "character": 11 }));
+
+    let hover = client.call("textDocument/hover", json!({ "textDocument": { "uri": uri }, "position": on_invocation }));
+    let markdown = hover["contents"]["value"].as_str().expect("markdown");
+    assert!(markdown.contains("I sign in with the demo account"), "{markdown}");
+
+    let on_step = position_of(&text, "I export the orders", 3);
+    let hover = client.call("textDocument/hover", json!({ "textDocument": { "uri": uri }, "position": on_step }));
+    let markdown = hover["contents"]["value"].as_str().expect("markdown");
+    assert!(markdown.contains("✓ recorded") && markdown.contains("click button \"Export orders\""), "{markdown}");
+
+    let references = client.call(
+        "textDocument/references",
+        json!({ "textDocument": { "uri": uri }, "position": on_invocation, "context": { "includeDeclaration": true } }),
+    );
+    assert!(references.as_array().is_some_and(|r| r.len() >= 3), "{references}");
+
+    // Rename a recorded step: the feature edit, and the recording rewritten on disk.
+    let prepared =
+        client.call("textDocument/prepareRename", json!({ "textDocument": { "uri": uri }, "position": on_step }));
+    assert_eq!(prepared["placeholder"], "I export the orders");
+    let edit = client.call(
+        "textDocument/rename",
+        json!({ "textDocument": { "uri": uri }, "position": on_step, "newName": "I export all orders" }),
+    );
+    let changes = edit["changes"].as_object().expect("changes");
+    assert_eq!(changes.len(), 1);
+    assert_eq!(changes[&uri][0]["newText"], "I export all orders");
+    let recording =
+        std::fs::read_to_string(root.join(".saffron/cache/orders/export-the-orders.json")).expect("recording");
+    assert!(recording.contains("\"I export all orders\""));
+    let parsed = saffron_recording::parse_recording(&recording).expect("still valid (digest recomputed)");
+    assert_eq!(parsed.steps[3].text, "I export all orders");
+
+    assert_eq!(client.shutdown(), Some(0));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn malformed_requests_get_error_replies_and_the_server_lives_on() {
+    let root = example_project("lsp-robust");
+    let mut client = LspClient::start(&root);
+    client.initialize();
+    let uri = client.open("features/sign_in.feature");
+
+    let missing = client.request("textDocument/completion", json!({ "textDocument": {} }));
+    assert_eq!(missing["error"]["code"], -32602, "{missing}");
+    let unknown = client.request("saffron/noSuchMethod", json!({}));
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+    let not_a_file = client.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": "untitled:1" }, "position": { "line": 0, "character": 0 } }),
+    );
+    assert!(not_a_file.get("error").is_some(), "{not_a_file}");
+    let far = client.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": uri }, "position": { "line": 9999, "character": 9999 } }),
+    );
+    assert!(far.get("error").is_none(), "a position past the end is clamped: {far}");
+    client.send_raw(b"{ this is not json");
+    let parse_error = client.wait_for(|m| m["error"]["code"] == -32700);
+    assert_eq!(parse_error["id"], Value::Null);
+    client.send_raw(br#"{"jsonrpc":"2.0","id":77,"method":5}"#);
+    let invalid = client.wait_for(|m| m["id"] == 77);
+    assert_eq!(invalid["error"]["code"], -32600, "{invalid}");
+
+    // Still answering.
+    let symbols = client.call("textDocument/documentSymbol", json!({ "textDocument": { "uri": uri } }));
+    assert_eq!(symbols[0]["name"], "Sign in");
+    assert_eq!(client.shutdown(), Some(0));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn utf16_positions_formatting_tokens_lenses_and_folding() {
+    let root = example_project("lsp-utf16");
+    let path = root.join("features/emoji.feature");
+    std::fs::write(&path, "Feature: 😀 Émoji\n  Scenario: 😀 s\n    Given I am on the sign-in page\n   |a|bb|\n")
+        .expect("write");
+    let mut client = LspClient::start(&root);
+    client.initialize();
+    let uri = client.open("features/emoji.feature");
+    let symbols = client.call("textDocument/documentSymbol", json!({ "textDocument": { "uri": uri } }));
+    // "  Scenario: " is 12 units; the emoji is 2: the name "😀 s" ends at 16.
+    assert_eq!(symbols[0]["children"][0]["selectionRange"]["end"], json!({ "line": 1, "character": 16 }));
+
+    let formatted = client.call(
+        "textDocument/formatting",
+        json!({ "textDocument": { "uri": uri }, "options": { "tabSize": 2, "insertSpaces": true } }),
+    );
+    assert_eq!(
+        formatted[0]["newText"],
+        "Feature: 😀 Émoji\n  Scenario: 😀 s\n    Given I am on the sign-in page\n      | a | bb |\n"
+    );
+
+    let full = client.call("textDocument/semanticTokens/full", json!({ "textDocument": { "uri": uri } }));
+    let data = full["data"].as_array().expect("data");
+    assert!(data.len() >= 5 && data.len().is_multiple_of(5));
+    let delta = client.call(
+        "textDocument/semanticTokens/full/delta",
+        json!({ "textDocument": { "uri": uri }, "previousResultId": full["resultId"] }),
+    );
+    assert_eq!(delta["edits"], json!([]), "nothing changed: {delta}");
+
+    let lenses = client.call("textDocument/codeLens", json!({ "textDocument": { "uri": uri } }));
+    let commands: Vec<&str> =
+        lenses.as_array().into_iter().flatten().filter_map(|l| l["command"]["command"].as_str()).collect();
+    assert_eq!(commands, ["saffron.runFeature", "saffron.run"]);
+    assert_eq!(lenses[1]["command"]["arguments"], json!(["features/emoji.feature:2"]));
+
+    let folding = client.call("textDocument/foldingRange", json!({ "textDocument": { "uri": uri } }));
+    assert!(folding.as_array().is_some_and(|f| !f.is_empty()));
+    assert_eq!(client.shutdown(), Some(0));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn a_recording_written_on_disk_shows_up_live() {
+    let root = example_project("lsp-watch");
+    let recording = root.join(".saffron/cache/sign-in/sign-in-with-the-demo-account.json");
+    let saved = std::fs::read_to_string(&recording).expect("recording");
+    std::fs::remove_file(&recording).expect("remove");
+    let mut client = LspClient::start(&root);
+    client.initialize();
+    let uri = client.open("features/sign_in.feature");
+    let text = std::fs::read_to_string(root.join("features/sign_in.feature")).expect("read");
+    let on_step = position_of(&text, "I see no console errors", 2);
+    let hover = |client: &mut LspClient| {
+        let hover = client.call("textDocument/hover", json!({ "textDocument": { "uri": uri }, "position": on_step }));
+        hover["contents"]["value"].as_str().unwrap_or_default().to_string()
+    };
+    assert!(hover(&mut client).contains("unrecorded"));
+    // A recording made in a terminal: the file appears, the client tells the server.
+    std::fs::write(&recording, saved).expect("write");
+    client.notify("workspace/didChangeWatchedFiles", json!({ "changes": [{ "uri": uri_of(&recording), "type": 1 }] }));
+    let lenses = client.call("textDocument/codeLens", json!({ "textDocument": { "uri": uri } }));
+    assert!(lenses.to_string().contains("replays for free"), "{lenses}");
+    assert!(hover(&mut client).contains("✓ recorded"));
+    assert_eq!(client.shutdown(), Some(0));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+fn uri_of(path: &std::path::Path) -> String {
+    uri(path)
+}
+
+#[test]
+fn a_five_thousand_line_file_is_served() {
+    let root = example_project("lsp-large");
+    let mut text = String::from("Feature: Large\n");
+    for n in 0..1250 {
+        text.push_str(&format!(
+            "  Scenario: s{n}\n    Given I am on the sign-in page\n    When I search orders for \"n{n}\"\n"
+        ));
+    }
+    assert!(text.lines().count() >= 3750);
+    text.push_str(&"  # filler\n".repeat(1300));
+    std::fs::write(root.join("features/large.feature"), &text).expect("write");
+    let mut client = LspClient::start(&root);
+    client.initialize();
+    let uri = client.open("features/large.feature");
+    let last = text.lines().count() - 1;
+    for round in 0..5 {
+        client.notify(
+            "textDocument/didChange",
+            json!({
+                "textDocument": { "uri": uri, "version": round + 2 },
+                "contentChanges": [{ "range": { "start": { "line": last, "character": 0 }, "end": { "line": last, "character": 0 } }, "text": "    Then I se" }]
+            }),
+        );
+        let completion = client.call(
+            "textDocument/completion",
+            json!({ "textDocument": { "uri": uri }, "position": { "line": last, "character": 13 } }),
+        );
+        assert!(labels(&completion).contains(&"I see the orders page".to_string()));
+    }
+    let diagnostics = client.diagnostics_for(&uri, |_| true);
+    assert!(diagnostics.iter().all(|d| d["severity"] != 1), "no errors expected");
+    assert_eq!(client.shutdown(), Some(0));
+    let _ = std::fs::remove_dir_all(&root);
+}

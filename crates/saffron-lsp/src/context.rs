@@ -1,0 +1,71 @@
+//! What a request handler gets: one snapshot of the index and the facts to map paths and
+//! positions. Handlers are plain functions of it, run under a panic guard.
+
+use std::path::{Path, PathBuf};
+
+use saffron_index::Snapshot;
+use tower_lsp_server::jsonrpc::{Error, Result};
+use tower_lsp_server::ls_types::{Position, Range, Uri};
+
+use crate::line_index::LineIndex;
+
+#[derive(Clone)]
+pub struct RequestContext {
+    pub snapshot: Snapshot,
+    pub root: PathBuf,
+    pub snippet_support: bool,
+}
+
+impl RequestContext {
+    /// The project-relative path of a document URI (absolute when outside the root).
+    pub fn path(&self, uri: &Uri) -> Result<PathBuf> {
+        let path =
+            uri.to_file_path().ok_or_else(|| Error::invalid_params(format!("not a file URI: {}", uri.as_str())))?;
+        Ok(relative_path(&self.root, &path))
+    }
+
+    pub fn uri(&self, path: &Path) -> Option<Uri> {
+        Uri::from_file_path(self.root.join(path))
+    }
+
+    pub fn text(&self, path: &Path) -> Option<&str> {
+        self.snapshot.file(path).map(|file| file.source.text.as_str())
+    }
+
+    /// The byte offset of a position in an indexed file.
+    pub fn offset(&self, path: &Path, position: Position) -> Result<usize> {
+        let text = self.text(path).ok_or_else(|| not_indexed(path))?;
+        Ok(LineIndex::new(text).offset(position))
+    }
+
+    pub fn range(&self, path: &Path, span: saffron_ide::Span) -> Option<Range> {
+        Some(LineIndex::new(self.text(path)?).range(span))
+    }
+}
+
+pub fn relative_path(root: &Path, path: &Path) -> PathBuf {
+    path.strip_prefix(root).map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf())
+}
+
+pub fn not_indexed(path: &Path) -> Error {
+    Error::invalid_params(format!("{} is not a .feature or .saffron file of this workspace", path.display()))
+}
+
+/// Runs a handler, turning a panic into an error reply: no request may take the server down.
+pub fn guarded<T>(method: &str, handler: impl FnOnce() -> Result<T>) -> Result<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(handler)) {
+        Ok(result) => result,
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Err(Error {
+                code: tower_lsp_server::jsonrpc::ErrorCode::InternalError,
+                message: format!("{method} failed: {what}").into(),
+                data: None,
+            })
+        }
+    }
+}

@@ -1,0 +1,53 @@
+use saffron_ide::CompletionKind;
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types as lsp;
+
+use crate::context::RequestContext;
+
+pub fn handle(context: &RequestContext, params: lsp::CompletionParams) -> Result<Option<lsp::CompletionResponse>> {
+    let position = params.text_document_position;
+    let path = context.path(&position.text_document.uri)?;
+    let Some(text) = context.text(&path) else { return Ok(None) };
+    let index = crate::line_index::LineIndex::new(text);
+    let offset = index.offset(position.position);
+    let (items, incomplete) = saffron_ide::completions(&context.snapshot, &path, offset);
+    let items = items
+        .into_iter()
+        .map(|item| {
+            let snippet = item.is_snippet && context.snippet_support;
+            let new_text = if item.is_snippet && !snippet { item.label.clone() } else { item.insert_text.clone() };
+            lsp::CompletionItem {
+                label: item.label,
+                label_details: item.description.map(|description| lsp::CompletionItemLabelDetails {
+                    detail: None,
+                    description: Some(description),
+                }),
+                kind: Some(match item.kind {
+                    CompletionKind::Step => lsp::CompletionItemKind::TEXT,
+                    CompletionKind::StepSet => lsp::CompletionItemKind::MODULE,
+                    CompletionKind::Keyword => lsp::CompletionItemKind::KEYWORD,
+                }),
+                detail: item.detail,
+                documentation: item.documentation.map(|markdown| {
+                    lsp::Documentation::MarkupContent(lsp::MarkupContent {
+                        kind: lsp::MarkupKind::Markdown,
+                        value: markdown,
+                    })
+                }),
+                sort_text: Some(item.sort_text),
+                filter_text: Some(item.filter_text),
+                insert_text_format: Some(if snippet {
+                    lsp::InsertTextFormat::SNIPPET
+                } else {
+                    lsp::InsertTextFormat::PLAIN_TEXT
+                }),
+                text_edit: Some(lsp::CompletionTextEdit::Edit(lsp::TextEdit {
+                    range: index.range(item.replace),
+                    new_text,
+                })),
+                ..lsp::CompletionItem::default()
+            }
+        })
+        .collect();
+    Ok(Some(lsp::CompletionResponse::List(lsp::CompletionList { is_incomplete: incomplete, items })))
+}

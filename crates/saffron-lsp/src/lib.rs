@@ -1,0 +1,29 @@
+//! `saffron lsp`: the language server. This is the only crate that knows LSP types; every
+//! feature lives in `saffron-ide` as plain data and is translated here, one file per request
+//! (`handlers/`).
+
+mod context;
+mod convert;
+mod documents;
+mod handlers;
+mod line_index;
+mod server;
+mod transport;
+
+use tower_lsp_server::{LspService, Server};
+
+/// Serves the language server on stdin/stdout until the client exits.
+pub fn run_stdio() -> std::io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    runtime.block_on(async {
+        let (service, socket) = LspService::build(server::Backend::new)
+            .custom_method(transport::MALFORMED_METHOD, server::Backend::malformed_message)
+            .finish();
+        let input = transport::guarded_input(tokio::io::stdin());
+        Server::new(input, tokio::io::stdout(), socket).serve(service).await;
+    });
+    // The stdin reader may still be blocked on a read the client never completes; after `exit`
+    // nothing is left to wait for.
+    runtime.shutdown_background();
+    Ok(())
+}

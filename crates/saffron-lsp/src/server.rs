@@ -1,0 +1,423 @@
+//! The server: document sync and file watching feed the index; every request is answered from
+//! one snapshot of it, on a blocking thread, under a panic guard.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use saffron_index::{Change, IndexHost, Snapshot};
+use saffron_recording::Store;
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
+use tower_lsp_server::ls_types as lsp;
+use tower_lsp_server::{Client, LanguageServer};
+
+use crate::context::{RequestContext, guarded, relative_path};
+use crate::documents::OpenDocument;
+use crate::handlers;
+
+/// How long diagnostics wait for typing to pause before they are computed.
+const DIAGNOSTICS_DEBOUNCE: Duration = Duration::from_millis(40);
+
+pub struct Backend {
+    client: Client,
+    state: Arc<State>,
+}
+
+#[derive(Default)]
+struct State {
+    root: RwLock<PathBuf>,
+    host: Mutex<IndexHost>,
+    snapshot: RwLock<Option<Snapshot>>,
+    documents: Mutex<HashMap<lsp::Uri, OpenDocument>>,
+    /// The last semantic tokens sent per document, for deltas: (result id, data).
+    semantic: Mutex<HashMap<lsp::Uri, (String, Vec<u32>)>>,
+    snippet_support: AtomicBool,
+    /// Bumped on every change; a diagnostics run that sees a newer value gives way.
+    generation: AtomicU64,
+    next_result_id: AtomicU64,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A poisoned lock means a handler panicked while holding it; the data is still usable
+    // (every update is a whole replacement), and refusing it would take the server down.
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl State {
+    fn root(&self) -> PathBuf {
+        self.root.read().map(|r| r.clone()).unwrap_or_default()
+    }
+
+    fn context(&self) -> RequestContext {
+        let snapshot = self.snapshot.read().ok().and_then(|s| s.clone()).unwrap_or_else(|| lock(&self.host).snapshot());
+        RequestContext { snapshot, root: self.root(), snippet_support: self.snippet_support.load(Ordering::Relaxed) }
+    }
+
+    fn apply(&self, changes: Vec<Change>) {
+        let mut host = lock(&self.host);
+        host.apply_all(changes);
+        let snapshot = host.snapshot();
+        if let Ok(mut current) = self.snapshot.write() {
+            *current = Some(snapshot);
+        }
+        self.generation.fetch_add(1, Ordering::SeqCst);
+    }
+
+    fn path_of(&self, uri: &lsp::Uri) -> Option<PathBuf> {
+        Some(relative_path(&self.root(), &uri.to_file_path()?))
+    }
+}
+
+impl Backend {
+    pub fn new(client: Client) -> Backend {
+        Backend { client, state: Arc::new(State::default()) }
+    }
+
+    /// Answers a frame the transport guard could not pass on (see `transport`).
+    pub async fn malformed_message(&self, params: serde_json::Value) -> Result<()> {
+        Err(if params["kind"] == "parse" { Error::parse_error() } else { Error::invalid_request() })
+    }
+
+    /// Runs a handler on a blocking thread with its own snapshot.
+    async fn run<T: Send + 'static>(
+        &self,
+        method: &'static str,
+        handler: impl FnOnce(RequestContext) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        let context = self.state.context();
+        tokio::task::spawn_blocking(move || guarded(method, || handler(context)))
+            .await
+            .unwrap_or_else(|error| Err(internal(format!("{method} failed: {error}"))))
+    }
+
+    /// Publishes diagnostics for every open document once typing pauses.
+    fn schedule_diagnostics(&self) {
+        let state = self.state.clone();
+        let client = self.client.clone();
+        let generation = state.generation.load(Ordering::SeqCst);
+        tokio::spawn(async move {
+            tokio::time::sleep(DIAGNOSTICS_DEBOUNCE).await;
+            if state.generation.load(Ordering::SeqCst) != generation {
+                return;
+            }
+            let documents: Vec<(lsp::Uri, i32)> =
+                lock(&state.documents).iter().map(|(uri, doc)| (uri.clone(), doc.version)).collect();
+            let context = state.context();
+            let computed = tokio::task::spawn_blocking(move || {
+                documents
+                    .into_iter()
+                    .filter_map(|(uri, version)| {
+                        let path = context.path(&uri).ok()?;
+                        let diagnostics =
+                            guarded("diagnostics", || Ok(handlers::diagnostics::compute(&context, &path)));
+                        Some((uri, version, diagnostics.unwrap_or_default()))
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .await
+            .unwrap_or_default();
+            for (uri, version, diagnostics) in computed {
+                if state.generation.load(Ordering::SeqCst) != generation {
+                    return;
+                }
+                client.publish_diagnostics(uri, diagnostics, Some(version)).await;
+            }
+        });
+    }
+
+    fn on_text(&self, uri: &lsp::Uri, text: String) {
+        let Some(path) = self.state.path_of(uri) else { return };
+        self.state.apply(vec![Change::SetFile { path, text }]);
+        self.schedule_diagnostics();
+    }
+
+    async fn register_watchers(&self) {
+        let watchers =
+            ["**/*.feature", "**/*.saffron", "**/.saffron/cache/**/*.json", "**/.saffron/proposals/**/*.json"]
+                .into_iter()
+                .map(|glob| lsp::FileSystemWatcher {
+                    glob_pattern: lsp::GlobPattern::String(glob.to_string()),
+                    kind: None,
+                })
+                .collect();
+        let options = lsp::DidChangeWatchedFilesRegistrationOptions { watchers };
+        let registration = lsp::Registration {
+            id: "saffron-files".to_string(),
+            method: "workspace/didChangeWatchedFiles".to_string(),
+            register_options: serde_json::to_value(options).ok(),
+        };
+        if let Err(error) = self.client.register_capability(vec![registration]).await {
+            self.client.log_message(lsp::MessageType::WARNING, format!("cannot watch files: {error}")).await;
+        }
+    }
+}
+
+fn internal(message: String) -> Error {
+    Error { code: ErrorCode::InternalError, message: message.into(), data: None }
+}
+
+/// What a change on disk means for the index.
+fn disk_change(root: &Path, path: &Path, deleted: bool) -> Option<Change> {
+    let relative = relative_path(root, path);
+    let in_store = |folder: &str| relative.starts_with(Path::new(".saffron").join(folder));
+    if in_store("cache") && path.extension().is_some_and(|e| e == "json") {
+        if deleted {
+            return Some(Change::RemoveRecording { path: relative });
+        }
+        let store = Store::open(root).ok()?;
+        return Some(match store.read_recording(path) {
+            Ok(recording) => Change::SetRecording { path: relative, recording: Box::new(recording) },
+            Err(error) => Change::SetUnreadableRecording { path: relative, reason: error.to_string() },
+        });
+    }
+    if in_store("proposals") && path.extension().is_some_and(|e| e == "json") {
+        if deleted {
+            return Some(Change::RemoveProposal { path: relative });
+        }
+        let store = Store::open(root).ok()?;
+        return match store.read_proposal(path) {
+            Ok(proposal) => Some(Change::SetProposal { path: relative, proposal: Box::new(proposal) }),
+            Err(_) => Some(Change::RemoveProposal { path: relative }),
+        };
+    }
+    saffron_syntax::SourceKind::from_path(path)?;
+    match std::fs::read_to_string(path) {
+        Ok(text) if !deleted => Some(Change::SetFile { path: relative, text }),
+        _ => Some(Change::RemoveFile { path: relative }),
+    }
+}
+
+impl LanguageServer for Backend {
+    async fn initialize(&self, params: lsp::InitializeParams) -> Result<lsp::InitializeResult> {
+        #[allow(deprecated)] // root_uri is still what many clients send.
+        let root = params
+            .workspace_folders
+            .as_ref()
+            .and_then(|folders| folders.first())
+            .and_then(|folder| folder.uri.to_file_path().map(|p| p.into_owned()))
+            .or_else(|| params.root_uri.as_ref().and_then(|uri| uri.to_file_path().map(|p| p.into_owned())))
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_default();
+        let snippets = params
+            .capabilities
+            .text_document
+            .as_ref()
+            .and_then(|t| t.completion.as_ref())
+            .and_then(|c| c.completion_item.as_ref())
+            .and_then(|i| i.snippet_support)
+            .unwrap_or(false);
+        self.state.snippet_support.store(snippets, Ordering::Relaxed);
+        if let Ok(mut current) = self.state.root.write() {
+            *current = root.clone();
+        }
+        let (changes, report) = tokio::task::spawn_blocking(move || saffron_index::load_project(&root))
+            .await
+            .map_err(|error| internal(format!("cannot load the workspace: {error}")))?;
+        self.state.apply(changes);
+        for (path, problem) in report.problems {
+            self.client.log_message(lsp::MessageType::WARNING, format!("skipped {}: {problem}", path.display())).await;
+        }
+
+        Ok(lsp::InitializeResult {
+            server_info: Some(lsp::ServerInfo {
+                name: "saffron".to_string(),
+                version: Some(env!("CARGO_PKG_VERSION").to_string()),
+            }),
+            capabilities: lsp::ServerCapabilities {
+                position_encoding: Some(lsp::PositionEncodingKind::UTF16),
+                text_document_sync: Some(lsp::TextDocumentSyncCapability::Options(lsp::TextDocumentSyncOptions {
+                    open_close: Some(true),
+                    change: Some(lsp::TextDocumentSyncKind::INCREMENTAL),
+                    ..lsp::TextDocumentSyncOptions::default()
+                })),
+                completion_provider: Some(lsp::CompletionOptions {
+                    trigger_characters: Some(vec![" ".to_string()]),
+                    ..lsp::CompletionOptions::default()
+                }),
+                hover_provider: Some(lsp::HoverProviderCapability::Simple(true)),
+                definition_provider: Some(lsp::OneOf::Left(true)),
+                references_provider: Some(lsp::OneOf::Left(true)),
+                rename_provider: Some(lsp::OneOf::Right(lsp::RenameOptions {
+                    prepare_provider: Some(true),
+                    work_done_progress_options: lsp::WorkDoneProgressOptions::default(),
+                })),
+                code_action_provider: Some(lsp::CodeActionProviderCapability::Options(lsp::CodeActionOptions {
+                    code_action_kinds: Some(vec![lsp::CodeActionKind::QUICKFIX]),
+                    ..lsp::CodeActionOptions::default()
+                })),
+                code_lens_provider: Some(lsp::CodeLensOptions { resolve_provider: Some(false) }),
+                document_symbol_provider: Some(lsp::OneOf::Left(true)),
+                folding_range_provider: Some(lsp::FoldingRangeProviderCapability::Simple(true)),
+                document_formatting_provider: Some(lsp::OneOf::Left(true)),
+                semantic_tokens_provider: Some(lsp::SemanticTokensServerCapabilities::SemanticTokensOptions(
+                    lsp::SemanticTokensOptions {
+                        legend: handlers::semantic_tokens::legend(),
+                        full: Some(lsp::SemanticTokensFullOptions::Delta { delta: Some(true) }),
+                        range: None,
+                        work_done_progress_options: lsp::WorkDoneProgressOptions::default(),
+                    },
+                )),
+                ..lsp::ServerCapabilities::default()
+            },
+            offset_encoding: None,
+        })
+    }
+
+    async fn initialized(&self, _: lsp::InitializedParams) {
+        self.register_watchers().await;
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        Ok(())
+    }
+
+    async fn did_open(&self, params: lsp::DidOpenTextDocumentParams) {
+        let document = params.text_document;
+        lock(&self.state.documents).insert(document.uri.clone(), OpenDocument::new(&document.text, document.version));
+        self.on_text(&document.uri, document.text);
+    }
+
+    async fn did_change(&self, params: lsp::DidChangeTextDocumentParams) {
+        let uri = params.text_document.uri;
+        let text = {
+            let mut documents = lock(&self.state.documents);
+            let Some(document) = documents.get_mut(&uri) else { return };
+            document.apply(params.content_changes, params.text_document.version);
+            document.text()
+        };
+        self.on_text(&uri, text);
+    }
+
+    async fn did_close(&self, params: lsp::DidCloseTextDocumentParams) {
+        let uri = params.text_document.uri;
+        lock(&self.state.documents).remove(&uri);
+        lock(&self.state.semantic).remove(&uri);
+        // The file on disk is the truth again (the editor may have discarded changes).
+        if let Some(path) = uri.to_file_path()
+            && let Some(change) = disk_change(&self.state.root(), &path, !path.exists())
+        {
+            self.state.apply(vec![change]);
+            self.schedule_diagnostics();
+        }
+        self.client.publish_diagnostics(uri, Vec::new(), None).await;
+    }
+
+    async fn did_change_watched_files(&self, params: lsp::DidChangeWatchedFilesParams) {
+        let root = self.state.root();
+        let open: Vec<lsp::Uri> = lock(&self.state.documents).keys().cloned().collect();
+        let changes: Vec<Change> = params
+            .changes
+            .into_iter()
+            .filter(|event| !open.contains(&event.uri))
+            .filter_map(|event| {
+                let path = event.uri.to_file_path()?.into_owned();
+                disk_change(&root, &path, event.typ == lsp::FileChangeType::DELETED)
+            })
+            .collect();
+        if !changes.is_empty() {
+            self.state.apply(changes);
+            self.schedule_diagnostics();
+        }
+    }
+
+    async fn completion(&self, params: lsp::CompletionParams) -> Result<Option<lsp::CompletionResponse>> {
+        self.run("completion", move |context| handlers::completion::handle(&context, params)).await
+    }
+
+    async fn hover(&self, params: lsp::HoverParams) -> Result<Option<lsp::Hover>> {
+        self.run("hover", move |context| handlers::hover::handle(&context, params)).await
+    }
+
+    async fn goto_definition(&self, params: lsp::GotoDefinitionParams) -> Result<Option<lsp::GotoDefinitionResponse>> {
+        self.run("definition", move |context| handlers::definition::handle(&context, params)).await
+    }
+
+    async fn references(&self, params: lsp::ReferenceParams) -> Result<Option<Vec<lsp::Location>>> {
+        self.run("references", move |context| handlers::references::handle(&context, params)).await
+    }
+
+    async fn prepare_rename(
+        &self,
+        params: lsp::TextDocumentPositionParams,
+    ) -> Result<Option<lsp::PrepareRenameResponse>> {
+        self.run("prepareRename", move |context| handlers::rename::prepare(&context, params)).await
+    }
+
+    async fn rename(&self, params: lsp::RenameParams) -> Result<Option<lsp::WorkspaceEdit>> {
+        let root = self.state.root();
+        let (edit, recordings) = self.run("rename", move |context| handlers::rename::handle(&context, params)).await?;
+        if !recordings.is_empty() {
+            // Recordings are not open in the editor: the server rewrites them itself, atomically
+            // and under the store's lock, so they stay fresh with the renamed step.
+            let store = Store::open(&root).map_err(|error| internal(error.to_string()))?;
+            let lock = store.lock().map_err(|error| internal(error.to_string()))?;
+            let mut changes = Vec::new();
+            for (path, recording) in recordings {
+                lock.write_recording(&root.join(&path), &recording).map_err(|error| internal(error.to_string()))?;
+                changes.push(Change::SetRecording { path, recording: Box::new(recording) });
+            }
+            drop(lock);
+            self.state.apply(changes);
+        }
+        Ok(Some(edit))
+    }
+
+    async fn code_action(&self, params: lsp::CodeActionParams) -> Result<Option<lsp::CodeActionResponse>> {
+        self.run("codeAction", move |context| handlers::code_action::handle(&context, params)).await
+    }
+
+    async fn code_lens(&self, params: lsp::CodeLensParams) -> Result<Option<Vec<lsp::CodeLens>>> {
+        self.run("codeLens", move |context| handlers::code_lens::handle(&context, params)).await
+    }
+
+    async fn document_symbol(&self, params: lsp::DocumentSymbolParams) -> Result<Option<lsp::DocumentSymbolResponse>> {
+        self.run("documentSymbol", move |context| handlers::document_symbol::handle(&context, params)).await
+    }
+
+    async fn folding_range(&self, params: lsp::FoldingRangeParams) -> Result<Option<Vec<lsp::FoldingRange>>> {
+        self.run("foldingRange", move |context| handlers::folding_range::handle(&context, params)).await
+    }
+
+    async fn formatting(&self, params: lsp::DocumentFormattingParams) -> Result<Option<Vec<lsp::TextEdit>>> {
+        self.run("formatting", move |context| handlers::formatting::handle(&context, params)).await
+    }
+
+    async fn semantic_tokens_full(
+        &self,
+        params: lsp::SemanticTokensParams,
+    ) -> Result<Option<lsp::SemanticTokensResult>> {
+        let uri = params.text_document.uri;
+        let encode_uri = uri.clone();
+        let data =
+            self.run("semanticTokens", move |context| handlers::semantic_tokens::encode(&context, &encode_uri)).await?;
+        let id = self.state.next_result_id.fetch_add(1, Ordering::Relaxed).to_string();
+        let tokens = handlers::semantic_tokens::to_tokens(&data, id.clone());
+        lock(&self.state.semantic).insert(uri, (id, data));
+        Ok(Some(lsp::SemanticTokensResult::Tokens(tokens)))
+    }
+
+    async fn semantic_tokens_full_delta(
+        &self,
+        params: lsp::SemanticTokensDeltaParams,
+    ) -> Result<Option<lsp::SemanticTokensFullDeltaResult>> {
+        let uri = params.text_document.uri;
+        let encode_uri = uri.clone();
+        let data =
+            self.run("semanticTokens", move |context| handlers::semantic_tokens::encode(&context, &encode_uri)).await?;
+        let id = self.state.next_result_id.fetch_add(1, Ordering::Relaxed).to_string();
+        let previous = lock(&self.state.semantic).get(&uri).cloned();
+        let result = match previous {
+            Some((previous_id, previous_data)) if previous_id == params.previous_result_id => {
+                lsp::SemanticTokensFullDeltaResult::TokensDelta(lsp::SemanticTokensDelta {
+                    result_id: Some(id.clone()),
+                    edits: handlers::semantic_tokens::delta(&previous_data, &data),
+                })
+            }
+            _ => lsp::SemanticTokensFullDeltaResult::Tokens(handlers::semantic_tokens::to_tokens(&data, id.clone())),
+        };
+        lock(&self.state.semantic).insert(uri, (id, data));
+        Ok(Some(result))
+    }
+}

@@ -1,0 +1,107 @@
+//! A guard in front of the JSON-RPC reader.
+//!
+//! tower-lsp-server's reader ends the whole session on the first frame it cannot decode (the
+//! framed stream stops after an error), so one malformed message would take the server down.
+//! This task reads stdin frame by frame and replaces a frame whose body is not a JSON-RPC
+//! message with a call to `saffron/malformedMessage`, which the server answers with the proper
+//! error (-32700 parse error or -32600 invalid request): an error reply, never a crash.
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader};
+
+pub const MALFORMED_METHOD: &str = "saffron/malformedMessage";
+
+/// A frame body a JSON-RPC reader will accept, or the replacement that reports why not.
+pub fn checked_body(body: &[u8]) -> Vec<u8> {
+    let Ok(value) = serde_json::from_slice::<Value>(body) else {
+        return replacement(Value::Null, "parse");
+    };
+    let id = value.get("id").cloned().unwrap_or(Value::Null);
+    let valid_id = matches!(id, Value::Null | Value::Number(_) | Value::String(_));
+    let is_message = value.get("jsonrpc") == Some(&json!("2.0"))
+        && valid_id
+        && (value.get("method").is_some_and(Value::is_string)
+            && value.get("params").is_none_or(|p| p.is_object() || p.is_array() || p.is_null())
+            || (value.get("id").is_some()
+                && (value.get("result").is_some() || value.get("error").is_some_and(Value::is_object))));
+    if is_message {
+        return body.to_vec();
+    }
+    replacement(if valid_id { id } else { Value::Null }, "invalid")
+}
+
+fn replacement(id: Value, kind: &str) -> Vec<u8> {
+    json!({ "jsonrpc": "2.0", "id": id, "method": MALFORMED_METHOD, "params": { "kind": kind } })
+        .to_string()
+        .into_bytes()
+}
+
+/// Copies LSP frames from `input` to the returned reader, checking each body.
+pub fn guarded_input<R: AsyncRead + Unpin + Send + 'static>(input: R) -> impl AsyncRead + Unpin + Send {
+    let (mut writer, reader) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        let mut input = BufReader::new(input);
+        loop {
+            let mut length: Option<usize> = None;
+            let mut header_lines = 0;
+            loop {
+                let mut line = String::new();
+                match input.read_line(&mut line).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) => {}
+                }
+                let line = line.trim_end_matches(['\r', '\n']);
+                if line.is_empty() {
+                    if header_lines > 0 {
+                        break;
+                    }
+                    continue;
+                }
+                header_lines += 1;
+                if let Some((name, value)) = line.split_once(':')
+                    && name.trim().eq_ignore_ascii_case("content-length")
+                {
+                    length = value.trim().parse().ok();
+                }
+            }
+            let body = match length {
+                // A body larger than this is not an editor's request; refuse it whole.
+                Some(length) if length <= 64 << 20 => {
+                    let mut body = vec![0; length];
+                    if input.read_exact(&mut body).await.is_err() {
+                        return;
+                    }
+                    checked_body(&body)
+                }
+                _ => replacement(Value::Null, "parse"),
+            };
+            let frame = [format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes(), body].concat();
+            if writer.write_all(&frame).await.is_err() {
+                return;
+            }
+        }
+    });
+    reader
+}
+
+#[cfg(test)]
+mod tests {
+    use super::checked_body;
+
+    fn method(body: &[u8]) -> String {
+        let value: serde_json::Value = serde_json::from_slice(&checked_body(body)).expect("json");
+        value["method"].as_str().unwrap_or_default().to_string()
+    }
+
+    #[test]
+    fn messages_pass_and_garbage_is_replaced() {
+        assert_eq!(method(br#"{"jsonrpc":"2.0","id":1,"method":"shutdown"}"#), "shutdown");
+        assert_eq!(method(br#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#), "initialized");
+        assert_eq!(method(b"{ not json"), "saffron/malformedMessage");
+        assert_eq!(method(br#"[1,2]"#), "saffron/malformedMessage");
+        assert_eq!(method(br#"{"jsonrpc":"1.0","id":3,"method":"x"}"#), "saffron/malformedMessage");
+        let replaced: serde_json::Value =
+            serde_json::from_slice(&checked_body(br#"{"jsonrpc":"2.0","id":7,"method":5}"#)).expect("json");
+        assert_eq!(replaced["id"], 7, "the client can still match the reply");
+    }
+}
