@@ -4,7 +4,7 @@
 mod support;
 
 use serde_json::{Value, json};
-use support::lsp_client::{LspClient, example_project, position_of, uri};
+use support::{LspClient, example_project, position_of, start_saffron_lsp, uri};
 
 fn labels(completion: &Value) -> Vec<String> {
     completion["items"].as_array().into_iter().flatten().filter_map(|i| i["label"].as_str().map(String::from)).collect()
@@ -13,7 +13,7 @@ fn labels(completion: &Value) -> Vec<String> {
 #[test]
 fn initialize_complete_diagnose_and_shut_down() {
     let root = example_project("lsp-main");
-    let mut client = LspClient::start(&root);
+    let mut client = start_saffron_lsp(&root);
     let init = client.initialize();
     assert_eq!(init["serverInfo"]["name"], "saffron");
     assert_eq!(init["capabilities"]["textDocumentSync"]["change"], 2, "incremental sync");
@@ -55,7 +55,7 @@ fn initialize_complete_diagnose_and_shut_down() {
 #[test]
 fn definition_references_hover_rename() {
     let root = example_project("lsp-navigation");
-    let mut client = LspClient::start(&root);
+    let mut client = start_saffron_lsp(&root);
     client.initialize();
     let uri = client.open("features/orders.saffron");
     let text = std::fs::read_to_string(root.join("features/orders.saffron")).expect("read");
@@ -105,7 +105,7 @@ fn definition_references_hover_rename() {
 #[test]
 fn malformed_requests_get_error_replies_and_the_server_lives_on() {
     let root = example_project("lsp-robust");
-    let mut client = LspClient::start(&root);
+    let mut client = start_saffron_lsp(&root);
     client.initialize();
     let uri = client.open("features/sign_in.feature");
 
@@ -143,7 +143,7 @@ fn utf16_positions_formatting_tokens_lenses_and_folding() {
     let path = root.join("features/emoji.feature");
     std::fs::write(&path, "Feature: 😀 Émoji\n  Scenario: 😀 s\n    Given I am on the sign-in page\n   |a|bb|\n")
         .expect("write");
-    let mut client = LspClient::start(&root);
+    let mut client = start_saffron_lsp(&root);
     client.initialize();
     let uri = client.open("features/emoji.feature");
     let symbols = client.call("textDocument/documentSymbol", json!({ "textDocument": { "uri": uri } }));
@@ -186,7 +186,7 @@ fn a_recording_written_on_disk_shows_up_live() {
     let recording = root.join(".saffron/cache/sign-in/sign-in-with-the-demo-account.json");
     let saved = std::fs::read_to_string(&recording).expect("recording");
     std::fs::remove_file(&recording).expect("remove");
-    let mut client = LspClient::start(&root);
+    let mut client = start_saffron_lsp(&root);
     client.initialize();
     let uri = client.open("features/sign_in.feature");
     let text = std::fs::read_to_string(root.join("features/sign_in.feature")).expect("read");
@@ -222,7 +222,7 @@ fn a_five_thousand_line_file_is_served() {
     assert!(text.lines().count() >= 3750);
     text.push_str(&"  # filler\n".repeat(1300));
     std::fs::write(root.join("features/large.feature"), &text).expect("write");
-    let mut client = LspClient::start(&root);
+    let mut client = start_saffron_lsp(&root);
     client.initialize();
     let uri = client.open("features/large.feature");
     let last = text.lines().count() - 1;

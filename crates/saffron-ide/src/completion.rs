@@ -12,7 +12,7 @@ use crate::snippet::snippet_body;
 
 /// At most this many steps are returned; the list is then marked incomplete so the editor asks
 /// again as the user types.
-pub const MAX_STEP_ITEMS: usize = 200;
+pub const MAX_STEP_ITEMS: usize = 100;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CompletionKind {
@@ -94,63 +94,60 @@ pub(crate) fn status_detail(status: StepStatus) -> &'static str {
     }
 }
 
-/// How well an entry matches what was typed: 0 prefix, 1 every typed word starts a word of the
-/// text in order, 2 the typed characters appear in order; `None` for no match.
-fn match_class(text: &str, typed: &str) -> Option<u8> {
-    let typed = typed.trim_start().to_lowercase();
-    if typed.is_empty() {
+/// How well an entry matches what was typed (both lowercase): 0 prefix, 1 every typed word
+/// starts a word of the text, in order; `None` for no match. (Looser, fuzzy matching is the
+/// editor's job: it filters the list it gets as the user types.)
+fn match_class(lowercase: &str, typed: &str) -> Option<u8> {
+    if typed.is_empty() || lowercase.starts_with(typed) {
         return Some(0);
     }
-    let lower = text.to_lowercase();
-    if lower.starts_with(&typed) {
-        return Some(0);
-    }
-    let words: Vec<&str> = lower.split_whitespace().collect();
-    let mut position = 0;
-    let all_words_match = typed.split_whitespace().all(|wanted| {
-        while position < words.len() {
-            position += 1;
-            if words[position - 1].starts_with(wanted) {
-                return true;
-            }
-        }
-        false
-    });
-    if all_words_match {
-        return Some(1);
-    }
-    let mut characters = lower.chars();
-    typed.chars().filter(|c| !c.is_whitespace()).all(|wanted| characters.any(|c| c == wanted)).then_some(2)
+    let mut words = lowercase.split_whitespace();
+    typed.split_whitespace().all(|wanted| words.any(|word| word.starts_with(wanted))).then_some(1)
 }
 
+fn status_rank(status: StepStatus) -> u8 {
+    match status {
+        StepStatus::Recorded => 0,
+        StepStatus::Divergent => 1,
+        StepStatus::Unrecorded => 2,
+    }
+}
+
+/// Match class, status rank, usage (most first), then the text.
+type RankKey<'a> = (u8, u8, std::cmp::Reverse<usize>, &'a str);
+
 fn step_items(snapshot: &Snapshot, path: &Path, typed: &str, replace: Span) -> (Vec<CompletionItem>, bool) {
+    let typed_trimmed = typed.trim();
+    let typed_lower = typed.trim_start().to_lowercase();
+    // The text being typed is in the index too; it is not a suggestion.
     let is_the_typed_line = |entry: &Entry| {
-        // The text being typed is in the index too; it is not a suggestion.
         entry.recordings.is_empty()
             && entry.uses.len() == 1
             && entry.uses[0].file.as_ref() == path
-            && entry.text.as_ref() == typed.trim()
+            && entry.text.as_ref() == typed_trimmed
     };
-    let mut ranked: Vec<(String, &std::sync::Arc<Entry>)> = snapshot
-        .entries()
-        .into_iter()
-        .filter(|entry| !is_the_typed_line(entry))
+    let candidates: Box<dyn Iterator<Item = &std::sync::Arc<Entry>>> =
+        match snapshot.completion_candidates(&typed_lower) {
+            Some(candidates) => Box::new(candidates.into_iter()),
+            None => Box::new(snapshot.entries_unordered()),
+        };
+    let mut ranked: Vec<(RankKey<'_>, &std::sync::Arc<Entry>)> = candidates
         .filter_map(|entry| {
-            let class = match_class(&entry.text, typed)?;
-            let status = match entry.status() {
-                StepStatus::Recorded => 0,
-                StepStatus::Divergent => 1,
-                StepStatus::Unrecorded => 2,
-            };
-            let usage = 999_999usize.saturating_sub(entry.count());
-            Some((format!("{class}{status}{usage:06}{}", entry.text), entry))
+            let class = match_class(&entry.lowercase, &typed_lower)?;
+            if is_the_typed_line(entry) {
+                return None;
+            }
+            Some(((class, status_rank(entry.status()), std::cmp::Reverse(entry.count()), entry.text.as_ref()), entry))
         })
         .collect();
-    ranked.sort_by(|a, b| a.0.cmp(&b.0));
     let incomplete = ranked.len() > MAX_STEP_ITEMS;
+    if incomplete {
+        ranked.select_nth_unstable_by(MAX_STEP_ITEMS, |a, b| a.0.cmp(&b.0));
+        ranked.truncate(MAX_STEP_ITEMS);
+    }
+    ranked.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let items = ranked
         .into_iter()
-        .take(MAX_STEP_ITEMS)
         .enumerate()
         .map(|(rank, (_, entry))| {
             let status = entry.status();
@@ -161,7 +158,8 @@ fn step_items(snapshot: &Snapshot, path: &Path, typed: &str, replace: Span) -> (
                 kind: CompletionKind::Step,
                 description: Some(format!("{} · {}×", badge(status), entry.count())),
                 detail: Some(status_detail(status).to_string()),
-                documentation: Some(crate::hover::entry_markdown(snapshot, entry)),
+                // Filled in on demand (`completion_documentation`): most items are never looked at.
+                documentation: None,
                 insert_text: body,
                 is_snippet,
                 replace,
@@ -173,13 +171,18 @@ fn step_items(snapshot: &Snapshot, path: &Path, typed: &str, replace: Span) -> (
     (items, incomplete)
 }
 
+/// The documentation of a step item, computed when the editor shows it.
+pub fn completion_documentation(snapshot: &Snapshot, text: &str) -> Option<String> {
+    snapshot.entry(text).map(|entry| crate::hover::entry_markdown(snapshot, entry))
+}
+
 fn step_set_items(snapshot: &Snapshot, typed: &str, replace: Span) -> Vec<CompletionItem> {
     let mut items: Vec<(u8, CompletionItem)> = snapshot
         .step_sets()
         .definitions()
         .into_iter()
         .filter_map(|set| {
-            let class = match_class(&set.name, typed)?;
+            let class = match_class(&set.name.to_lowercase(), &typed.trim_start().to_lowercase())?;
             let steps: Vec<String> =
                 set.steps().iter().map(|step| format!("    {}{}", step.keyword, step.text)).collect();
             Some((
@@ -259,9 +262,9 @@ mod tests {
 
     #[test]
     fn prefix_beats_words_beats_subsequence() {
-        assert_eq!(match_class("I see the orders page", "I se"), Some(0));
-        assert_eq!(match_class("I see the orders page", "ord pa"), Some(1));
-        assert_eq!(match_class("I see the orders page", "seord"), Some(2));
-        assert_eq!(match_class("I see the orders page", "xyz"), None);
+        assert_eq!(match_class("i see the orders page", "i se"), Some(0));
+        assert_eq!(match_class("i see the orders page", "ord pa"), Some(1));
+        assert_eq!(match_class("i see the orders page", "seord"), None);
+        assert_eq!(match_class("i see the orders page", "xyz"), None);
     }
 }

@@ -48,6 +48,18 @@ pub enum Change {
     },
 }
 
+/// Use changes collected over one `apply_all`, applied together at its end.
+#[derive(Default)]
+struct UseBatch {
+    /// Files whose indexed uses must go, by the address of the path every one of their uses
+    /// shares (comparing addresses keeps long use lists cheap to filter).
+    purged: std::collections::HashSet<usize>,
+    /// The texts those uses were of.
+    purged_texts: std::collections::HashSet<Arc<str>>,
+    /// New uses, by file; a later version of a file in the same batch replaces an earlier one.
+    added: std::collections::HashMap<Arc<Path>, Vec<(Arc<str>, Use)>>,
+}
+
 /// The whole state; a snapshot shares it.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct IndexState {
@@ -57,8 +69,10 @@ pub(crate) struct IndexState {
     pub proposals: OrdMap<Arc<Path>, Arc<ProposalData>>,
     pub step_sets: Arc<StepSetRegistry>,
     pub vocabulary: HashMap<Arc<str>, Arc<Entry>>,
-    /// Token → the texts that contain it (near-duplicate candidates).
+    /// Token → the texts that contain it (near-duplicate and completion candidates).
     pub postings: HashMap<Arc<str>, HashSet<Arc<str>>>,
+    /// The tokens of `postings`, ordered, for prefix look-ups while a word is being typed.
+    pub token_order: imbl::OrdSet<Arc<str>>,
     /// Behaviour key → the texts recorded with exactly that action list.
     pub behaviours: HashMap<Arc<str>, HashSet<Arc<str>>>,
 }
@@ -95,17 +109,18 @@ impl IndexHost {
             .collect();
         let mut parsed = parse_in_parallel(texts).into_iter();
         let mut sets_changed = false;
+        let mut uses = UseBatch::default();
         for change in changes {
             match change {
                 Change::SetFile { path, .. } => {
                     let Some(source) = parsed.next().flatten() else {
                         // Not a feature file: a rename away from .feature/.saffron removes it.
-                        sets_changed |= self.remove_file(&path);
+                        sets_changed |= self.remove_file(&path, &mut uses);
                         continue;
                     };
-                    sets_changed |= self.set_file(source);
+                    sets_changed |= self.set_file(source, &mut uses);
                 }
-                Change::RemoveFile { path } => sets_changed |= self.remove_file(&path),
+                Change::RemoveFile { path } => sets_changed |= self.remove_file(&path, &mut uses),
                 Change::SetRecording { path, recording } => {
                     let path: Arc<Path> = Arc::from(path.as_path());
                     self.state.unreadable_recordings.remove(&path);
@@ -130,6 +145,7 @@ impl IndexHost {
                 }
             }
         }
+        self.flush_uses(uses);
         if sets_changed {
             let registry = StepSetRegistry::build(
                 self.state.files.iter().map(|(path, data)| (path.as_ref(), &data.source.parsed.document)),
@@ -138,41 +154,66 @@ impl IndexHost {
         }
     }
 
-    /// Returns whether the file's StepSet definitions changed.
-    fn set_file(&mut self, source: SourceFile) -> bool {
+    /// Returns whether the file's StepSet definitions changed. Its uses join the batch.
+    fn set_file(&mut self, source: SourceFile, uses: &mut UseBatch) -> bool {
         let path: Arc<Path> = Arc::from(source.path.as_path());
         let old_sets = self.state.files.get(&path).map(|old| step_set_blocks(&old.source.parsed.document));
-        self.remove_written(&path);
+        self.forget_uses(&path, uses);
         let written = written_steps(&path, &source.parsed.document);
-        for (text, use_) in &written {
-            self.add_use(text, use_.clone());
-        }
+        uses.added.insert(path.clone(), written.clone());
         let new_sets = step_set_blocks(&source.parsed.document);
         let sets_changed = old_sets.as_ref() != Some(&new_sets) && !(old_sets.is_none() && new_sets.is_empty());
         self.state.files.insert(path, Arc::new(FileData { source, written }));
         sets_changed
     }
 
-    fn remove_file(&mut self, path: &Path) -> bool {
+    fn remove_file(&mut self, path: &Path, uses: &mut UseBatch) -> bool {
         let had_sets =
             self.state.files.get(path).is_some_and(|old| !step_set_blocks(&old.source.parsed.document).is_empty());
-        self.remove_written(path);
-        self.state.files.remove(path);
+        let path: Arc<Path> = Arc::from(path);
+        self.forget_uses(&path, uses);
+        self.state.files.remove(&path);
         had_sets
     }
 
-    fn remove_written(&mut self, path: &Path) {
-        let Some(old) = self.state.files.get(path).cloned() else { return };
-        for (text, _) in &old.written {
-            self.update_entry(text, |entry| entry.uses.retain(|use_| use_.file.as_ref() != path));
+    /// Drops a file's uses: those added earlier in this batch, or those already indexed.
+    fn forget_uses(&self, path: &Arc<Path>, uses: &mut UseBatch) {
+        if uses.added.remove(path).is_some() {
+            // Its indexed uses (if any) were already marked when the batch first saw it.
+            return;
+        }
+        if let Some(old) = self.state.files.get(path) {
+            if let Some((_, first)) = old.written.first() {
+                uses.purged.insert(Arc::as_ptr(&first.file) as *const u8 as usize);
+            }
+            uses.purged_texts.extend(old.written.iter().map(|(text, _)| text.clone()));
         }
     }
 
-    fn add_use(&mut self, text: &Arc<str>, use_: Use) {
-        self.update_entry(text, |entry| {
-            let at = entry.uses.partition_point(|u| (&u.file, u.location) <= (&use_.file, use_.location));
-            entry.uses.insert(at, use_);
-        });
+    /// Applies a batch of use changes with one update per affected text, so a cold load of a
+    /// whole project costs one entry copy per text, not one per use.
+    fn flush_uses(&mut self, uses: UseBatch) {
+        let UseBatch { purged, purged_texts, added } = uses;
+        let mut by_text: std::collections::HashMap<Arc<str>, Vec<Use>> = std::collections::HashMap::new();
+        for (text, use_) in added.into_values().flatten() {
+            by_text.entry(text).or_default().push(use_);
+        }
+        for text in purged_texts {
+            by_text.entry(text).or_default();
+        }
+        for (text, new_uses) in by_text {
+            self.update_entry(&text, |entry| {
+                if !purged.is_empty() {
+                    entry.uses.retain(|use_| !purged.contains(&(Arc::as_ptr(&use_.file) as *const u8 as usize)));
+                }
+                // Keep uses ordered by (file, position) without re-sorting a long list on every
+                // keystroke: each new use goes where it belongs.
+                for use_ in new_uses {
+                    let at = entry.uses.partition_point(|u| (&u.file, u.location) <= (&use_.file, use_.location));
+                    entry.uses.insert(at, use_);
+                }
+            });
+        }
     }
 
     fn add_recording(&mut self, data: RecordingData) {
@@ -233,33 +274,43 @@ impl IndexHost {
     /// Edits one entry, creating it (and its token postings) on first use and dropping it when
     /// nothing writes or records the text any more.
     fn update_entry(&mut self, text: &Arc<str>, edit: impl FnOnce(&mut Entry)) {
-        let existing = self.state.vocabulary.get(text).cloned();
-        let is_new = existing.is_none();
-        let mut entry = existing.map(|e| (*e).clone()).unwrap_or_else(|| Entry::new(text.clone()));
-        edit(&mut entry);
-        if entry.is_empty() {
-            if !is_new {
-                self.state.vocabulary.remove(text);
-                for token in entry.tokens.iter() {
-                    let token: Arc<str> = Arc::from(token.as_str());
-                    if let Some(mut texts) = self.state.postings.get(&token).cloned() {
-                        texts.remove(text);
-                        if texts.is_empty() {
-                            self.state.postings.remove(&token);
-                        } else {
-                            self.state.postings.insert(token, texts);
-                        }
-                    }
+        // Persistent maps copy a node only while a snapshot still shares it; between snapshots
+        // these edits happen in place.
+        if let Some(shared) = self.state.vocabulary.get_mut(text) {
+            let entry = Arc::make_mut(shared);
+            edit(entry);
+            if !entry.is_empty() {
+                return;
+            }
+            let tokens = entry.tokens.clone();
+            self.state.vocabulary.remove(text);
+            for token in tokens.iter() {
+                let emptied = self.state.postings.get_mut(token.as_str()).is_some_and(|texts| {
+                    texts.remove(text);
+                    texts.is_empty()
+                });
+                if emptied {
+                    self.state.postings.remove(token.as_str());
+                    self.state.token_order.remove(token.as_str());
                 }
             }
             return;
         }
-        if is_new {
-            for token in entry.tokens.iter() {
-                let token: Arc<str> = Arc::from(token.as_str());
-                let mut texts = self.state.postings.get(&token).cloned().unwrap_or_default();
-                texts.insert(text.clone());
-                self.state.postings.insert(token, texts);
+        let mut entry = Entry::new(text.clone());
+        edit(&mut entry);
+        if entry.is_empty() {
+            return;
+        }
+        for token in entry.tokens.iter() {
+            match self.state.postings.get_mut(token.as_str()) {
+                Some(texts) => {
+                    texts.insert(text.clone());
+                }
+                None => {
+                    let token: Arc<str> = Arc::from(token.as_str());
+                    self.state.postings.insert(token.clone(), HashSet::unit(text.clone()));
+                    self.state.token_order.insert(token);
+                }
             }
         }
         self.state.vocabulary.insert(text.clone(), Arc::new(entry));

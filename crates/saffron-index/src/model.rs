@@ -84,6 +84,9 @@ pub struct Entry {
     /// The text with its values generalised (see [`crate::tokens::pattern_key`]).
     #[serde(skip)]
     pub pattern: Arc<str>,
+    /// The text lowercased, for completion matching.
+    #[serde(skip)]
+    pub lowercase: Arc<str>,
     /// Where the text is written, by file then position. A StepSet's step counts once, where
     /// the set defines it.
     pub uses: Vec<Use>,
@@ -94,7 +97,8 @@ impl Entry {
     pub(crate) fn new(text: Arc<str>) -> Entry {
         let tokens = crate::tokens::tokens(&text).into();
         let pattern = crate::tokens::pattern_key(&text).into();
-        Entry { text, tokens, pattern, uses: Vec::new(), recordings: Vec::new() }
+        let lowercase = text.to_lowercase().into();
+        Entry { text, tokens, pattern, lowercase, uses: Vec::new(), recordings: Vec::new() }
     }
 
     pub fn status(&self) -> StepStatus {

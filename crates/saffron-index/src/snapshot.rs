@@ -43,6 +43,48 @@ impl Snapshot {
         entries
     }
 
+    /// Every step text, in no particular order (cheaper than [`Snapshot::entries`]).
+    pub fn entries_unordered(&self) -> impl Iterator<Item = &Arc<Entry>> {
+        self.state.vocabulary.values()
+    }
+
+    /// The entries that can match a step being typed: those with, for every word typed so
+    /// far, a token equal to it (or starting with it, for the word still being typed). Found
+    /// through the most selective word's postings, so typing stays fast on large suites.
+    /// `None` when nothing was typed that narrows the search.
+    pub fn completion_candidates(&self, typed: &str) -> Option<Vec<&Arc<Entry>>> {
+        let words = tokens::tokens_in_order(typed);
+        let last_is_partial = typed.chars().last().is_some_and(char::is_alphanumeric);
+        let mut best: Option<Vec<&imbl::HashSet<Arc<str>>>> = None;
+        let mut best_size = usize::MAX;
+        for (index, word) in words.iter().enumerate() {
+            let sets: Vec<&imbl::HashSet<Arc<str>>> = if index + 1 == words.len() && last_is_partial {
+                self.state
+                    .token_order
+                    .range::<_, str>((std::ops::Bound::Included(word.as_str()), std::ops::Bound::Unbounded))
+                    .take_while(|token| token.starts_with(word.as_str()))
+                    .filter_map(|token| self.state.postings.get(token))
+                    .collect()
+            } else {
+                self.state.postings.get(word.as_str()).into_iter().collect()
+            };
+            let size: usize = sets.iter().map(|set| set.len()).sum();
+            if size < best_size {
+                best_size = size;
+                best = Some(sets);
+            }
+        }
+        let sets = best?;
+        let mut seen = std::collections::HashSet::new();
+        Some(
+            sets.into_iter()
+                .flat_map(|set| set.iter())
+                .filter(|text| seen.insert(text.as_ptr()))
+                .filter_map(|text| self.state.vocabulary.get(text))
+                .collect(),
+        )
+    }
+
     pub fn entry(&self, text: &str) -> Option<&Arc<Entry>> {
         self.state.vocabulary.get(text)
     }

@@ -13,6 +13,14 @@ pub const NEAR_DUPLICATE_THRESHOLD: f64 = 0.7;
 
 /// The distinct tokens of a text, sorted.
 pub fn tokens(text: &str) -> Vec<String> {
+    let mut tokens = tokens_in_order(text);
+    tokens.sort();
+    tokens.dedup();
+    tokens
+}
+
+/// The tokens of a text in the order they appear (repeats kept).
+pub fn tokens_in_order(text: &str) -> Vec<String> {
     let mut tokens = Vec::new();
     let mut current = String::new();
     let mut chars = text.chars().peekable();
@@ -37,8 +45,6 @@ pub fn tokens(text: &str) -> Vec<String> {
         }
     }
     flush(&mut current, &mut tokens);
-    tokens.sort();
-    tokens.dedup();
     tokens
 }
 

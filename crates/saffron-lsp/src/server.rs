@@ -234,6 +234,7 @@ impl LanguageServer for Backend {
                 })),
                 completion_provider: Some(lsp::CompletionOptions {
                     trigger_characters: Some(vec![" ".to_string()]),
+                    resolve_provider: Some(true),
                     ..lsp::CompletionOptions::default()
                 }),
                 hover_provider: Some(lsp::HoverProviderCapability::Simple(true)),
@@ -324,6 +325,10 @@ impl LanguageServer for Backend {
 
     async fn completion(&self, params: lsp::CompletionParams) -> Result<Option<lsp::CompletionResponse>> {
         self.run("completion", move |context| handlers::completion::handle(&context, params)).await
+    }
+
+    async fn completion_resolve(&self, item: lsp::CompletionItem) -> Result<lsp::CompletionItem> {
+        self.run("completionItem/resolve", move |context| handlers::completion::resolve(&context, item)).await
     }
 
     async fn hover(&self, params: lsp::HoverParams) -> Result<Option<lsp::Hover>> {

@@ -1,1 +1,36 @@
-pub mod lsp_client;
+//! Shared by the end-to-end tests: the LSP client (from saffron-benches, which drives the same
+//! client in the LSP benchmark) and a copy of the example project.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub use saffron_benches::lsp_client::{LspClient, position_of, uri};
+
+/// Starts the real `saffron lsp` in `root`.
+pub fn start_saffron_lsp(root: &Path) -> LspClient {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_saffron"));
+    command.arg("lsp");
+    LspClient::spawn(command, root)
+}
+
+/// A copy of the example project (features and recordings) in a fresh temp folder.
+pub fn example_project(name: &str) -> PathBuf {
+    let repository = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = std::env::temp_dir().join(format!("saffron-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    copy_dir(&repository.join("features"), &root.join("features"));
+    copy_dir(&repository.join(".saffron/cache"), &root.join(".saffron/cache"));
+    root
+}
+
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read dir").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            copy_dir(&path, &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(&path, to.join(entry.file_name())).expect("copy");
+        }
+    }
+}

@@ -14,6 +14,7 @@ pub fn handle(context: &RequestContext, params: lsp::CompletionParams) -> Result
     let items = items
         .into_iter()
         .map(|item| {
+            let label_text = item.label.clone();
             let snippet = item.is_snippet && context.snippet_support;
             let new_text = if item.is_snippet && !snippet { item.label.clone() } else { item.insert_text.clone() };
             lsp::CompletionItem {
@@ -45,9 +46,23 @@ pub fn handle(context: &RequestContext, params: lsp::CompletionParams) -> Result
                     range: index.range(item.replace),
                     new_text,
                 })),
+                data: (item.kind == CompletionKind::Step).then(|| serde_json::json!({ "step": label_text })),
                 ..lsp::CompletionItem::default()
             }
         })
         .collect();
     Ok(Some(lsp::CompletionResponse::List(lsp::CompletionList { is_incomplete: incomplete, items })))
+}
+
+/// Fills in a step item's documentation (status, recorded actions, near-duplicates) when the
+/// editor shows it, so the list itself stays cheap.
+pub fn resolve(context: &RequestContext, mut item: lsp::CompletionItem) -> Result<lsp::CompletionItem> {
+    let Some(text) = item.data.as_ref().and_then(|data| data["step"].as_str()) else { return Ok(item) };
+    if let Some(markdown) = saffron_ide::completion_documentation(&context.snapshot, text) {
+        item.documentation = Some(lsp::Documentation::MarkupContent(lsp::MarkupContent {
+            kind: lsp::MarkupKind::Markdown,
+            value: markdown,
+        }));
+    }
+    Ok(item)
 }

@@ -1,4 +1,6 @@
-//! A minimal LSP client over the real `saffron lsp` process: framed JSON-RPC on stdio.
+//! A minimal LSP client over a real language server process: framed JSON-RPC on stdio. The
+//! end-to-end tests drive `saffron lsp` with it, and the LSP benchmark drives both `saffron lsp`
+//! and `@cucumber/language-server` through the same script.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -22,13 +24,13 @@ pub struct LspClient {
 }
 
 impl LspClient {
-    pub fn start(root: &Path) -> LspClient {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_saffron"))
-            .arg("lsp")
+    /// Starts `command` (a language server speaking stdio) in `root`.
+    pub fn spawn(mut command: Command, root: &Path) -> LspClient {
+        let mut child = command
             .current_dir(root)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::null())
             .spawn()
             .expect("saffron lsp starts");
         let stdin = child.stdin.take().expect("stdin");
@@ -103,9 +105,15 @@ impl LspClient {
             match self.messages.recv_timeout(left) {
                 Ok(message) => {
                     if message.get("method").is_some() && message.get("id").is_some() {
-                        // A server request (e.g. client/registerCapability): acknowledge it.
-                        let reply = json!({ "jsonrpc": "2.0", "id": message["id"], "result": null });
-                        self.send(reply);
+                        // A server request: answer it as a default-configured editor would.
+                        let result = match message["method"].as_str() {
+                            Some("workspace/configuration") => {
+                                let items = message["params"]["items"].as_array().map_or(0, Vec::len);
+                                Value::Array(vec![Value::Null; items])
+                            }
+                            _ => Value::Null,
+                        };
+                        self.send(json!({ "jsonrpc": "2.0", "id": message["id"], "result": result }));
                     }
                     if accept(&message) {
                         return message;
@@ -148,7 +156,7 @@ impl LspClient {
                 "workspaceFolders": [{ "uri": root_uri, "name": "project" }],
                 "capabilities": {
                     "textDocument": { "completion": { "completionItem": { "snippetSupport": true } } },
-                    "workspace": { "didChangeWatchedFiles": { "dynamicRegistration": true } }
+                    "workspace": { "configuration": true, "didChangeWatchedFiles": { "dynamicRegistration": true } }
                 }
             }),
         );
@@ -159,6 +167,12 @@ impl LspClient {
     pub fn open(&mut self, relative: &str) -> String {
         let path = self.root.join(relative);
         let text = std::fs::read_to_string(&path).expect("read");
+        self.open_text(relative, &text)
+    }
+
+    /// Opens a document with the given text (the file need not hold it).
+    pub fn open_text(&mut self, relative: &str, text: &str) -> String {
+        let path = self.root.join(relative);
         let uri = uri(&path);
         let language = if relative.ends_with(".saffron") { "saffron" } else { "gherkin" };
         self.notify(
@@ -198,26 +212,4 @@ pub fn position_of(text: &str, needle: &str, extra: usize) -> Value {
     let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
     let character = text[line_start..offset].encode_utf16().count();
     json!({ "line": line, "character": character })
-}
-
-/// A copy of the example project (features and recordings) in a fresh temp folder.
-pub fn example_project(name: &str) -> PathBuf {
-    let repository = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let root = std::env::temp_dir().join(format!("saffron-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    copy_dir(&repository.join("features"), &root.join("features"));
-    copy_dir(&repository.join(".saffron/cache"), &root.join(".saffron/cache"));
-    root
-}
-
-pub fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read dir").flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            copy_dir(&path, &to.join(entry.file_name()));
-        } else {
-            std::fs::copy(&path, to.join(entry.file_name())).expect("copy");
-        }
-    }
 }
