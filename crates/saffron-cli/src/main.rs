@@ -27,6 +27,10 @@ enum Command {
     Status(commands::status::StatusArgs),
     /// Serve the language server over stdio (for editors).
     Lsp,
+    /// Serve the MCP server over stdio (for AI assistants).
+    Mcp,
+    /// Set a project up for Saffron: saffron.toml, .gitignore, the agent skill, AGENTS.md, MCP registration.
+    Init(commands::init::InitArgs),
 }
 
 fn main() -> ExitCode {
@@ -37,6 +41,8 @@ fn main() -> ExitCode {
         Command::Steps(args) => commands::steps::run(args),
         Command::Status(args) => commands::status::run(args),
         Command::Lsp => saffron_lsp::run_stdio().map(|()| ExitCode::SUCCESS).map_err(anyhow::Error::from),
+        Command::Mcp => commands::mcp::run(),
+        Command::Init(args) => commands::init::run(args),
     };
     match result {
         Ok(code) => code,

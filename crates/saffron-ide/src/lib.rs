@@ -16,6 +16,7 @@ mod rename;
 mod semantic_tokens;
 mod snippet;
 mod symbols;
+mod syntax_tree;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -34,6 +35,7 @@ pub use saffron_syntax::{Severity, Span};
 pub use semantic_tokens::{SemanticToken, TokenType, semantic_tokens};
 pub use snippet::snippet_body;
 pub use symbols::{Symbol, SymbolKind, document_symbols};
+pub use syntax_tree::{SyntaxTree, TextChange};
 
 /// A replacement of `span` by `new_text`.
 #[derive(Debug, Clone, PartialEq, Eq)]

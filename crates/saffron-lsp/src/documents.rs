@@ -1,32 +1,72 @@
 //! The documents the editor has open, kept as ropes and edited incrementally.
 
 use ropey::Rope;
+use saffron_ide::{SyntaxTree, TextChange};
 use tower_lsp_server::ls_types::{Position, TextDocumentContentChangeEvent};
 
 pub struct OpenDocument {
     pub rope: Rope,
     pub version: i32,
+    /// The tree-sitter tree, edited and reparsed incrementally with the text.
+    pub tree: Option<SyntaxTree>,
 }
 
 impl OpenDocument {
     pub fn new(text: &str, version: i32) -> OpenDocument {
-        OpenDocument { rope: Rope::from_str(text), version }
+        OpenDocument { rope: Rope::from_str(text), version, tree: SyntaxTree::parse(text) }
     }
 
     /// Applies LSP content changes (UTF-16 positions); a change without a range replaces all.
-    pub fn apply(&mut self, changes: Vec<TextDocumentContentChangeEvent>, version: i32) {
+    /// Returns the new text.
+    pub fn apply(&mut self, changes: Vec<TextDocumentContentChangeEvent>, version: i32) -> String {
+        let mut whole = false;
         for change in changes {
             match change.range {
-                None => self.rope = Rope::from_str(&change.text),
+                None => {
+                    self.rope = Rope::from_str(&change.text);
+                    whole = true;
+                }
                 Some(range) => {
                     let start = self.char_index(range.start);
                     let end = self.char_index(range.end).max(start);
+                    let edit = self.text_change(start, end, &change.text);
+                    if let Some(tree) = &mut self.tree {
+                        tree.edit(&edit);
+                    }
                     self.rope.remove(start..end);
                     self.rope.insert(start, &change.text);
                 }
             }
         }
         self.version = version;
+        let text = self.rope.to_string();
+        match &mut self.tree {
+            Some(tree) if !whole => tree.reparse(&text),
+            _ => self.tree = SyntaxTree::parse(&text),
+        }
+        text
+    }
+
+    /// The edit of chars `start..end` to `inserted`, in bytes and (row, byte column) points.
+    fn text_change(&self, start: usize, end: usize, inserted: &str) -> TextChange {
+        let point = |char_index: usize| {
+            let line = self.rope.char_to_line(char_index);
+            (line, self.rope.char_to_byte(char_index) - self.rope.line_to_byte(line))
+        };
+        let start_byte = self.rope.char_to_byte(start);
+        let start_point = point(start);
+        let new_end = match inserted.rfind('\n') {
+            None => (start_point.0, start_point.1 + inserted.len()),
+            Some(last) => (start_point.0 + inserted.matches('\n').count(), inserted.len() - last - 1),
+        };
+        TextChange {
+            start_byte,
+            old_end_byte: self.rope.char_to_byte(end),
+            new_end_byte: start_byte + inserted.len(),
+            start: start_point,
+            old_end: point(end),
+            new_end,
+        }
     }
 
     /// The char index of a UTF-16 position, clamped to the line and the document.
@@ -47,6 +87,7 @@ impl OpenDocument {
         line_start + line_slice.utf16_cu_to_char(units)
     }
 
+    #[cfg(test)]
     pub fn text(&self) -> String {
         self.rope.to_string()
     }
@@ -71,8 +112,8 @@ mod tests {
     #[test]
     fn incremental_edits_count_utf16_units() {
         let mut document = OpenDocument::new("Feature: 😀 é\n  Scenario: s\n", 1);
-        // After the emoji (2 units) and a space: column 11.
-        document.apply(vec![change((0, 11), (0, 12), "e")], 2);
+        // "Feature: " is 9 units, the emoji 2, the space 1: the é is at column 12.
+        document.apply(vec![change((0, 12), (0, 13), "e")], 2);
         assert_eq!(document.text(), "Feature: 😀 e\n  Scenario: s\n");
         document.apply(vec![change((1, 2), (1, 10), "Example"), change((2, 0), (2, 0), "    Given x\n")], 3);
         assert_eq!(document.text(), "Feature: 😀 e\n  Example: s\n    Given x\n");
@@ -80,5 +121,14 @@ mod tests {
         document.apply(vec![change((0, 99), (7, 3), "")], 4);
         assert_eq!(document.text(), "Feature: 😀 e");
         assert_eq!(document.version, 4);
+    }
+
+    #[test]
+    fn the_syntax_tree_follows_the_edits() {
+        let mut document = OpenDocument::new("Feature: f\n  Scenario: s\n    Given a\n", 1);
+        let text =
+            document.apply(vec![change((2, 11), (2, 11), " and b\n    When c"), change((0, 9), (0, 10), "g")], 2);
+        let fresh = SyntaxTree::parse(&text).expect("parses");
+        assert_eq!(document.tree.as_ref().map(SyntaxTree::sexp), Some(fresh.sexp()));
     }
 }

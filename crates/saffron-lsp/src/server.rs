@@ -92,6 +92,11 @@ impl Backend {
             .unwrap_or_else(|error| Err(internal(format!("{method} failed: {error}"))))
     }
 
+    /// The incrementally maintained syntax tree of an open document (cheap to clone).
+    fn open_tree(&self, uri: &lsp::Uri) -> Option<saffron_ide::SyntaxTree> {
+        lock(&self.state.documents).get(uri).and_then(|document| document.tree.clone())
+    }
+
     /// Publishes diagnostics for every open document once typing pauses.
     fn schedule_diagnostics(&self) {
         let state = self.state.clone();
@@ -285,8 +290,7 @@ impl LanguageServer for Backend {
         let text = {
             let mut documents = lock(&self.state.documents);
             let Some(document) = documents.get_mut(&uri) else { return };
-            document.apply(params.content_changes, params.text_document.version);
-            document.text()
+            document.apply(params.content_changes, params.text_document.version)
         };
         self.on_text(&uri, text);
     }
@@ -395,8 +399,10 @@ impl LanguageServer for Backend {
     ) -> Result<Option<lsp::SemanticTokensResult>> {
         let uri = params.text_document.uri;
         let encode_uri = uri.clone();
-        let data =
-            self.run("semanticTokens", move |context| handlers::semantic_tokens::encode(&context, &encode_uri)).await?;
+        let tree = self.open_tree(&uri);
+        let data = self
+            .run("semanticTokens", move |context| handlers::semantic_tokens::encode(&context, &encode_uri, tree))
+            .await?;
         let id = self.state.next_result_id.fetch_add(1, Ordering::Relaxed).to_string();
         let tokens = handlers::semantic_tokens::to_tokens(&data, id.clone());
         lock(&self.state.semantic).insert(uri, (id, data));
@@ -409,8 +415,10 @@ impl LanguageServer for Backend {
     ) -> Result<Option<lsp::SemanticTokensFullDeltaResult>> {
         let uri = params.text_document.uri;
         let encode_uri = uri.clone();
-        let data =
-            self.run("semanticTokens", move |context| handlers::semantic_tokens::encode(&context, &encode_uri)).await?;
+        let tree = self.open_tree(&uri);
+        let data = self
+            .run("semanticTokens", move |context| handlers::semantic_tokens::encode(&context, &encode_uri, tree))
+            .await?;
         let id = self.state.next_result_id.fetch_add(1, Ordering::Relaxed).to_string();
         let previous = lock(&self.state.semantic).get(&uri).cloned();
         let result = match previous {

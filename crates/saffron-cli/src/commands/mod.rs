@@ -1,4 +1,6 @@
 pub mod check;
+pub mod init;
+pub mod mcp;
 pub mod messages;
 pub mod status;
 pub mod steps;

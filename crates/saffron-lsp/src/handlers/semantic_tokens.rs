@@ -27,15 +27,21 @@ pub fn legend() -> lsp::SemanticTokensLegend {
     }
 }
 
-/// The encoded tokens of a document (LSP's relative five-number form).
-pub fn encode(context: &RequestContext, uri: &lsp::Uri) -> Result<Vec<u32>> {
+/// The encoded tokens of a document (LSP's relative five-number form), from its tree-sitter
+/// tree: the open document's incrementally maintained one, or a fresh parse.
+pub fn encode(context: &RequestContext, uri: &lsp::Uri, tree: Option<saffron_ide::SyntaxTree>) -> Result<Vec<u32>> {
     let path = context.path(uri)?;
     let Some(file) = context.snapshot.file(&path) else { return Ok(Vec::new()) };
     let text = &file.source.text;
+    let tree = tree.or_else(|| saffron_ide::SyntaxTree::parse(text));
+    let tokens = match &tree {
+        Some(tree) => tree.semantic_tokens(text),
+        None => saffron_ide::semantic_tokens(&file.source.parsed.document, text),
+    };
     let index = LineIndex::new(text);
     let mut data = Vec::new();
     let (mut previous_line, mut previous_start) = (0u32, 0u32);
-    for token in saffron_ide::semantic_tokens(&file.source.parsed.document, text) {
+    for token in tokens {
         let start = index.position(token.span.start);
         let end = index.position(token.span.end);
         if end.line != start.line {

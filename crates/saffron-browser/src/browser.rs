@@ -1,0 +1,218 @@
+//! Finding and launching Chromium: one process per run, shared by every worker.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use chromiumoxide::handler::viewport::Viewport;
+use futures::StreamExt;
+use tokio::sync::RwLock;
+use tokio::task::JoinHandle;
+
+use crate::cdp::{CdpFail, Raw};
+use crate::context::{Context, ContextOptions};
+use crate::error::BrowserError;
+use crate::lock;
+
+/// Where Debian's `chromium` package puts its launcher.
+pub const DEFAULT_CHROMIUM: &str = "/usr/bin/chromium";
+
+/// The environment variable naming the Chromium executable to use.
+pub const CHROMIUM_ENV: &str = "SAFFRON_CHROMIUM";
+
+/// How to launch the browser.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BrowserConfig {
+    /// The Chromium executable; found by [`find_chromium`] when `None`.
+    pub executable: Option<PathBuf>,
+    /// Run without a window (the default). A headed browser needs a display.
+    pub headless: bool,
+    /// How long an action waits (for its element, actionability, a response, ...) when neither
+    /// the action's `timeoutMs` nor the caller says otherwise.
+    pub default_timeout: Duration,
+    /// Window and viewport size in CSS pixels.
+    pub window: (u32, u32),
+}
+
+impl Default for BrowserConfig {
+    fn default() -> Self {
+        BrowserConfig { executable: None, headless: true, default_timeout: Duration::from_secs(5), window: (1280, 720) }
+    }
+}
+
+fn is_executable(path: &Path) -> bool {
+    let Ok(metadata) = std::fs::metadata(path) else { return false };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        metadata.is_file() && metadata.permissions().mode() & 0o111 != 0
+    }
+    #[cfg(not(unix))]
+    {
+        metadata.is_file()
+    }
+}
+
+/// Finds Chromium: the configured path, else `$SAFFRON_CHROMIUM`, else `/usr/bin/chromium`.
+/// A configured path or variable that points nowhere is an error rather than a silent fallback,
+/// so a typo in the configuration is not hidden by whatever happens to be installed.
+pub async fn find_chromium(configured: Option<&Path>) -> Result<PathBuf, BrowserError> {
+    let from_env = std::env::var_os(CHROMIUM_ENV).filter(|value| !value.is_empty()).map(PathBuf::from);
+    let candidate = match (configured, from_env) {
+        (Some(path), _) => path.to_path_buf(),
+        (None, Some(path)) => path,
+        (None, None) => PathBuf::from(DEFAULT_CHROMIUM),
+    };
+    if is_executable(&candidate) { Ok(candidate) } else { Err(BrowserError::NotFound { searched: vec![candidate] }) }
+}
+
+/// One Chromium process. Cheap to clone: clones share the process, so parallel workers each
+/// open their own [`Context`] in it.
+#[derive(Clone)]
+pub struct Browser {
+    pub(crate) inner: Arc<BrowserInner>,
+}
+
+pub(crate) struct BrowserInner {
+    /// `None` once closed. Read-locked for every use, write-locked only to close.
+    pub(crate) browser: RwLock<Option<chromiumoxide::Browser>>,
+    handler: std::sync::Mutex<Option<JoinHandle<()>>>,
+    process_id: Option<u32>,
+    /// The fresh profile directory, removed when the browser is closed or dropped.
+    profile: std::sync::Mutex<Option<tempfile::TempDir>>,
+    pub(crate) config: BrowserConfig,
+}
+
+impl std::fmt::Debug for Browser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Browser").field("config", &self.inner.config).finish_non_exhaustive()
+    }
+}
+
+/// Flags beyond chromiumoxide's defaults, written without leading dashes (chromiumoxide adds
+/// them; `--x` would arrive as `----x` and be ignored silently).
+const FLAGS: &[&str] = &[
+    "disable-gpu",
+    "disable-background-networking",
+    "disable-component-update",
+    "disable-sync",
+    "no-first-run",
+    "no-default-browser-check",
+];
+
+impl Browser {
+    /// Launches Chromium. Must run inside a Tokio runtime, which then drives the connection:
+    /// keep that runtime alive as long as the browser is used.
+    pub async fn launch(config: BrowserConfig) -> Result<Browser, BrowserError> {
+        let executable = find_chromium(config.executable.as_deref()).await?;
+        let launch_error = |message: String| BrowserError::Launch { executable: executable.clone(), message };
+        let profile = tempfile::Builder::new()
+            .prefix("saffron-chromium-")
+            .tempdir()
+            .map_err(|error| launch_error(format!("could not create a profile directory: {error}")))?;
+        let (width, height) = config.window;
+        let mut builder = chromiumoxide::BrowserConfig::builder()
+            .chrome_executable(&executable)
+            .user_data_dir(profile.path())
+            .no_sandbox()
+            .window_size(width, height)
+            .viewport(Viewport {
+                width,
+                height,
+                device_scale_factor: None,
+                emulating_mobile: false,
+                is_landscape: width >= height,
+                has_touch: false,
+            })
+            .launch_timeout(Duration::from_secs(30))
+            // Our own waits are bounded by each action's timeout; this only catches a browser
+            // that stopped answering altogether.
+            .request_timeout(Duration::from_secs(60))
+            .args(FLAGS.iter().copied());
+        if !config.headless {
+            builder = builder.with_head();
+        }
+        let chromium_config = builder.build().map_err(launch_error)?;
+        let (mut browser, mut handler) =
+            chromiumoxide::Browser::launch(chromium_config).await.map_err(|error| launch_error(error.to_string()))?;
+        let process_id = browser.get_mut_child().and_then(|child| child.as_mut_inner().id());
+        // The handler is the connection: every command and event flows through it, so it is
+        // polled on its own task for the browser's whole life. An error from it means the
+        // websocket broke; polling on would spin.
+        let handler_task = tokio::spawn(async move {
+            while let Some(event) = handler.next().await {
+                if event.is_err() {
+                    break;
+                }
+            }
+        });
+        Ok(Browser {
+            inner: Arc::new(BrowserInner {
+                browser: RwLock::new(Some(browser)),
+                handler: std::sync::Mutex::new(Some(handler_task)),
+                process_id,
+                profile: std::sync::Mutex::new(Some(profile)),
+                config,
+            }),
+        })
+    }
+
+    /// The configuration the browser was launched with.
+    pub fn config(&self) -> &BrowserConfig {
+        &self.inner.config
+    }
+
+    /// The Chromium process id, so a supervisor can reap the browser if this process dies
+    /// before [`Browser::close`] (a killed runner cannot close anything).
+    pub fn process_id(&self) -> Option<u32> {
+        self.inner.process_id
+    }
+
+    /// Opens a fresh, isolated browser context (own cookies, storage and cache) with one blank
+    /// tab: one per scenario.
+    pub async fn new_context(&self, options: ContextOptions) -> Result<Context, BrowserError> {
+        Context::open(self.clone(), options).await
+    }
+
+    /// Sends a browser-level command.
+    pub(crate) async fn call(
+        &self,
+        method: &'static str,
+        params: serde_json::Value,
+    ) -> Result<serde_json::Value, CdpFail> {
+        let guard = self.inner.browser.read().await;
+        let browser = guard.as_ref().ok_or_else(|| CdpFail::Dead("the browser was closed".to_owned()))?;
+        Ok(browser.execute(Raw::new(method, params)).await?.result)
+    }
+
+    /// Closes every context and the browser process, and removes its profile directory.
+    pub async fn close(&self) {
+        let taken = self.inner.browser.write().await.take();
+        if let Some(mut browser) = taken {
+            // Ask politely, then make sure: a browser that ignores `Browser.close` must not
+            // outlive the run.
+            let closed = tokio::time::timeout(Duration::from_secs(5), browser.close()).await;
+            let exited = match closed {
+                Ok(Ok(_)) => tokio::time::timeout(Duration::from_secs(5), browser.wait()).await.is_ok(),
+                _ => false,
+            };
+            if !exited {
+                let _ = browser.kill().await;
+            }
+        }
+        if let Some(handler) = lock(&self.inner.handler).take() {
+            handler.abort();
+        }
+        lock(&self.inner.profile).take();
+    }
+}
+
+impl Drop for BrowserInner {
+    fn drop(&mut self) {
+        // The last handle is gone without `close`: the process is killed when chromiumoxide's
+        // child handle drops; the connection task has nothing left to serve.
+        if let Some(handler) = lock(&self.handler).take() {
+            handler.abort();
+        }
+    }
+}

@@ -1,0 +1,170 @@
+//! Raw DevTools calls.
+//!
+//! Commands go out as `method` + JSON params and come back as JSON, instead of through
+//! chromiumoxide's generated types: those are generated from one protocol revision, and a
+//! Chromium a few versions newer may answer with an enum value the generated type does not
+//! know, which would fail the whole call. Reading the few fields we need from JSON cannot break
+//! that way. (Events still arrive typed, since chromiumoxide parses them before we see them.)
+
+use chromiumoxide::Page;
+use chromiumoxide::error::CdpError;
+use chromiumoxide::types::{Command, Method, MethodId};
+use serde_json::{Value, json};
+
+/// A DevTools command given by name, answered as JSON.
+#[derive(Debug, Clone)]
+pub(crate) struct Raw {
+    method: &'static str,
+    params: Value,
+}
+
+impl Raw {
+    pub(crate) fn new(method: &'static str, params: Value) -> Raw {
+        Raw { method, params }
+    }
+}
+
+impl serde::Serialize for Raw {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.params.serialize(serializer)
+    }
+}
+
+impl Method for Raw {
+    fn identifier(&self) -> MethodId {
+        self.method.into()
+    }
+}
+
+impl Command for Raw {
+    type Response = Value;
+}
+
+/// A failed call, sorted by what the caller can do about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum CdpFail {
+    /// Chromium answered with an error, usually because the page moved on under us
+    /// ("Execution context was destroyed", "Could not find node"): try again.
+    Protocol(String),
+    /// The connection or the target is gone: nothing to retry.
+    Dead(String),
+    /// No answer within chromiumoxide's request timeout.
+    Timeout,
+}
+
+impl std::fmt::Display for CdpFail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CdpFail::Protocol(message) | CdpFail::Dead(message) => f.write_str(message),
+            CdpFail::Timeout => f.write_str("the browser did not answer"),
+        }
+    }
+}
+
+impl From<CdpError> for CdpFail {
+    fn from(error: CdpError) -> CdpFail {
+        match error {
+            CdpError::Timeout => CdpFail::Timeout,
+            CdpError::Ws(_) | CdpError::Io(_) | CdpError::ChannelSendError(_) | CdpError::NoResponse => {
+                CdpFail::Dead(error.to_string())
+            }
+            CdpError::Chrome(error) => {
+                // A closed tab answers this way; retrying would only wait for the timeout.
+                if error.message.contains("No target with given id")
+                    || error.message.contains("Session with given id not found")
+                {
+                    CdpFail::Dead(error.message)
+                } else {
+                    CdpFail::Protocol(error.message)
+                }
+            }
+            other => CdpFail::Protocol(other.to_string()),
+        }
+    }
+}
+
+/// Sends one command to the page's session.
+pub(crate) async fn call(page: &Page, method: &'static str, params: Value) -> Result<Value, CdpFail> {
+    Ok(page.execute(Raw::new(method, params)).await?.result)
+}
+
+/// A `Runtime.RemoteObject`, reduced to what we read.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Remote {
+    /// `subtype`: "node", "null", "array", ...
+    pub subtype: Option<String>,
+    /// The value, for primitives and for `returnByValue` results.
+    pub value: Option<Value>,
+    /// The handle, for objects not returned by value.
+    pub object_id: Option<String>,
+}
+
+impl Remote {
+    fn from_result(answer: &Value) -> Result<Remote, CdpFail> {
+        if let Some(details) = answer.get("exceptionDetails") {
+            let text = details.get("text").and_then(Value::as_str).unwrap_or("exception");
+            let description = details.pointer("/exception/description").and_then(Value::as_str).unwrap_or_default();
+            return Err(CdpFail::Protocol(format!("script failed: {text} {description}").trim_end().to_owned()));
+        }
+        let result = answer.get("result").cloned().unwrap_or(Value::Null);
+        Ok(Remote {
+            subtype: result.get("subtype").and_then(Value::as_str).map(str::to_owned),
+            value: result.get("value").cloned(),
+            object_id: result.get("objectId").and_then(Value::as_str).map(str::to_owned),
+        })
+    }
+
+    /// The handle of a DOM node result.
+    pub(crate) fn node(&self) -> Option<&str> {
+        if self.subtype.as_deref() == Some("node") { self.object_id.as_deref() } else { None }
+    }
+}
+
+/// Evaluates an expression in the page's main world.
+pub(crate) async fn evaluate(page: &Page, expression: &str, group: &str, by_value: bool) -> Result<Remote, CdpFail> {
+    let answer = call(
+        page,
+        "Runtime.evaluate",
+        json!({
+            "expression": expression,
+            "objectGroup": group,
+            "returnByValue": by_value,
+            "awaitPromise": false,
+            // A page that redefines `console` or listens for errors must not see ours.
+            "silent": true,
+        }),
+    )
+    .await?;
+    Remote::from_result(&answer)
+}
+
+/// Calls `function` with `this` bound to the object and `args` as its arguments (JSON values).
+/// Results are returned by value, except DOM nodes (`by_value: false`).
+pub(crate) async fn call_on(
+    page: &Page,
+    object_id: &str,
+    function: &str,
+    args: &[Value],
+    by_value: bool,
+) -> Result<Remote, CdpFail> {
+    let arguments: Vec<Value> = args.iter().map(|value| json!({ "value": value })).collect();
+    let answer = call(
+        page,
+        "Runtime.callFunctionOn",
+        json!({
+            "objectId": object_id,
+            "functionDeclaration": function,
+            "arguments": arguments,
+            "returnByValue": by_value,
+            "awaitPromise": true,
+            "silent": true,
+        }),
+    )
+    .await?;
+    Remote::from_result(&answer)
+}
+
+/// Like [`call_on`], returning the value (JSON `null` when there is none).
+pub(crate) async fn call_value(page: &Page, object_id: &str, function: &str, args: &[Value]) -> Result<Value, CdpFail> {
+    Ok(call_on(page, object_id, function, args, true).await?.value.unwrap_or(Value::Null))
+}

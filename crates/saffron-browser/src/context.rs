@@ -1,0 +1,595 @@
+//! One scenario's browser context: its tabs and what they observed.
+//!
+//! A watcher task follows `Target.targetCreated` for the context, so tabs opened by the page
+//! (`target=_blank`, `window.open`) are known in opening order. Each tab gets:
+//! - a network task recording every request and response (and reading JSON bodies early,
+//!   before a navigation lets Chromium drop them);
+//! - a dialog task answering JavaScript dialogs at once (an open dialog blocks the page's
+//!   scripts and therefore every one of our calls), with the armed answer or by dismissing;
+//! - console streams drained on demand, so an `expectNoConsoleErrors` right after an action
+//!   sees every error logged before it (see [`Context::console_errors_now`]).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
+use chromiumoxide::cdp::browser_protocol::log::EventEntryAdded;
+use chromiumoxide::cdp::browser_protocol::network::{
+    EventLoadingFailed, EventLoadingFinished, EventRequestWillBeSent, EventResponseReceived, ResourceType,
+};
+use chromiumoxide::cdp::browser_protocol::page::{DialogType, EventJavascriptDialogOpening};
+use chromiumoxide::cdp::browser_protocol::target::{
+    CreateTargetParams, EventTargetCreated, EventTargetDestroyed, TargetId,
+};
+use chromiumoxide::cdp::js_protocol::runtime::{EventConsoleApiCalled, EventExceptionThrown, RemoteObject};
+use chromiumoxide::listeners::EventStream;
+use chromiumoxide::page::ScreenshotParams;
+use futures::{FutureExt, StreamExt};
+use serde_json::{Value, json};
+use tokio::sync::Notify;
+use tokio::task::JoinHandle;
+
+use crate::browser::Browser;
+use crate::cdp::{self, CdpFail};
+use crate::error::BrowserError;
+use crate::lock;
+use crate::network::{Body, NetEntry};
+
+/// How to open a context.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ContextOptions {
+    /// The base URL recorded URLs are relative to (a prefix: origin, path and default query).
+    pub base_url: String,
+}
+
+/// How long a new tab may take to be attached before it is given up on.
+const ATTACH_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Bodies larger than this are not read ahead of need.
+const EAGER_BODY_LIMIT: f64 = 2.0 * 1024.0 * 1024.0;
+
+/// The answer armed for the next JavaScript dialog.
+#[derive(Debug, Clone)]
+pub(crate) struct DialogAnswer {
+    pub accept: bool,
+    pub prompt_text: Option<String>,
+}
+
+/// The console streams of one tab, drained when errors are asked for.
+pub(crate) struct ConsoleStreams {
+    api: EventStream<EventConsoleApiCalled>,
+    exceptions: EventStream<EventExceptionThrown>,
+    log: EventStream<EventEntryAdded>,
+}
+
+/// One tab of the context.
+pub(crate) struct Tab {
+    pub target_id: String,
+    /// Set once attached.
+    pub page: Option<Page>,
+    pub closed: bool,
+    /// Attached and observed: safe to act on.
+    pub ready: bool,
+    console: Option<ConsoleStreams>,
+}
+
+#[derive(Default)]
+pub(crate) struct State {
+    /// In opening order.
+    pub tabs: Vec<Tab>,
+    pub net: Vec<NetEntry>,
+    /// (target id, request id) → index in `net` of the request's latest hop.
+    current: HashMap<(String, String), usize>,
+    /// Next response sequence number.
+    pub next_seq: u64,
+    pub console_errors: Vec<String>,
+    pub notes: Vec<String>,
+    pub dialog: Option<DialogAnswer>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+/// State shared with the context's background tasks. `changed` wakes every waiter after each
+/// update, so waits are event-driven rather than polled.
+pub(crate) struct Shared {
+    pub state: Mutex<State>,
+    pub changed: Notify,
+}
+
+impl Shared {
+    pub(crate) fn update<R>(&self, change: impl FnOnce(&mut State) -> R) -> R {
+        let result = change(&mut lock(&self.state));
+        self.changed.notify_waiters();
+        result
+    }
+
+    pub(crate) fn read<R>(&self, look: impl FnOnce(&State) -> R) -> R {
+        look(&lock(&self.state))
+    }
+}
+
+/// One scenario: an isolated browser context with its tabs, network log, console errors and
+/// the dialog answer armed for the next dialog.
+pub struct Context {
+    pub(crate) browser: Browser,
+    pub(crate) context_id: String,
+    pub(crate) base_url: String,
+    pub(crate) shared: Arc<Shared>,
+    /// Target id of the tab actions go to.
+    pub(crate) active: String,
+    /// Responses with a sequence number from here on happened "since the step began".
+    pub(crate) step_mark: u64,
+    pub(crate) default_timeout: Duration,
+    pub(crate) group_counter: u64,
+    watcher: Option<JoinHandle<()>>,
+    closed: bool,
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context").field("context_id", &self.context_id).field("base_url", &self.base_url).finish()
+    }
+}
+
+fn protocol(error: CdpFail) -> BrowserError {
+    match error {
+        CdpFail::Dead(message) => BrowserError::Closed(message),
+        other => BrowserError::Protocol(other.to_string()),
+    }
+}
+
+impl Context {
+    pub(crate) async fn open(browser: Browser, options: ContextOptions) -> Result<Context, BrowserError> {
+        let shared = Arc::new(Shared { state: Mutex::new(State::default()), changed: Notify::new() });
+        let (created, destroyed) = {
+            let guard = browser.inner.browser.read().await;
+            let chromium = guard.as_ref().ok_or_else(|| BrowserError::Closed("the browser was closed".to_owned()))?;
+            // Listen before creating anything, so the first tab's creation is seen too.
+            let created = chromium.event_listener::<EventTargetCreated>().await.map_err(|e| protocol(e.into()))?;
+            let destroyed = chromium.event_listener::<EventTargetDestroyed>().await.map_err(|e| protocol(e.into()))?;
+            (created, destroyed)
+        };
+        let answer = browser.call("Target.createBrowserContext", json!({})).await.map_err(protocol)?;
+        let context_id = answer
+            .get("browserContextId")
+            .and_then(Value::as_str)
+            .ok_or_else(|| BrowserError::Protocol("Target.createBrowserContext returned no id".to_owned()))?
+            .to_owned();
+        let watcher =
+            tokio::spawn(watch_targets(browser.clone(), context_id.clone(), created, destroyed, shared.clone()));
+        let mut context = Context {
+            default_timeout: browser.inner.config.default_timeout,
+            browser,
+            context_id,
+            base_url: options.base_url,
+            shared,
+            active: String::new(),
+            step_mark: 0,
+            group_counter: 0,
+            watcher: Some(watcher),
+            closed: false,
+        };
+        let mut params = CreateTargetParams::new("about:blank");
+        params.browser_context_id = Some(BrowserContextId::from(context.context_id.clone()));
+        let first = {
+            let guard = context.browser.inner.browser.read().await;
+            let chromium = guard.as_ref().ok_or_else(|| BrowserError::Closed("the browser was closed".to_owned()))?;
+            tokio::time::timeout(ATTACH_TIMEOUT, chromium.new_page(params))
+                .await
+                .map_err(|_| BrowserError::Protocol("the first tab did not open within 10 s".to_owned()))?
+                .map_err(|e| protocol(e.into()))?
+        };
+        context.active = first.target_id().as_ref().to_owned();
+        let deadline = Instant::now() + ATTACH_TIMEOUT;
+        let target = context.active.clone();
+        let ready =
+            context.wait_for(deadline, |state| state.tabs.iter().any(|tab| tab.target_id == target && tab.ready)).await;
+        if !ready {
+            return Err(BrowserError::Protocol("the first tab was not attached within 10 s".to_owned()));
+        }
+        Ok(context)
+    }
+
+    /// Waits until `condition` holds (re-checked after every update of the shared state) or the
+    /// deadline passes; says which.
+    pub(crate) async fn wait_for(&self, deadline: Instant, condition: impl Fn(&State) -> bool) -> bool {
+        loop {
+            let notified = self.shared.changed.notified();
+            tokio::pin!(notified);
+            // Registered before the check, so an update between check and wait is not missed.
+            notified.as_mut().enable();
+            if self.shared.read(&condition) {
+                return true;
+            }
+            if tokio::time::timeout_at(deadline.into(), notified).await.is_err() {
+                return self.shared.read(&condition);
+            }
+        }
+    }
+
+    /// Marks the start of a step: `waitForResponse` matches responses observed from here on.
+    pub fn begin_step(&mut self) {
+        self.step_mark = self.shared.read(|state| state.next_seq);
+    }
+
+    /// The tab actions go to.
+    pub(crate) fn active_page(&self) -> Result<Page, BrowserError> {
+        self.shared.read(|state| {
+            let tab = state.tabs.iter().find(|tab| tab.target_id == self.active);
+            match tab {
+                Some(Tab { closed: true, .. }) => Err(BrowserError::Closed("the active tab was closed".to_owned())),
+                Some(Tab { page: Some(page), .. }) => Ok(page.clone()),
+                _ => Err(BrowserError::Closed("the active tab is not attached".to_owned())),
+            }
+        })
+    }
+
+    /// A PNG screenshot of the active tab's viewport.
+    pub async fn screenshot(&self) -> Result<Vec<u8>, BrowserError> {
+        let page = self.active_page()?;
+        let params = ScreenshotParams::builder()
+            .format(chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotFormat::Png)
+            .build();
+        tokio::time::timeout(Duration::from_secs(10), page.screenshot(params))
+            .await
+            .map_err(|_| BrowserError::Protocol("the screenshot took longer than 10 s".to_owned()))?
+            .map_err(|e| protocol(e.into()))
+    }
+
+    /// The active tab's URL.
+    pub async fn url(&self) -> Result<String, BrowserError> {
+        let page = self.active_page()?;
+        Ok(page.url().await.map_err(|e| protocol(e.into()))?.unwrap_or_else(|| "about:blank".to_owned()))
+    }
+
+    /// Every console error, uncaught exception and error log entry of the context so far.
+    pub async fn console_errors(&self) -> Vec<String> {
+        self.console_errors_now().await
+    }
+
+    /// Drains the console streams after a round trip to every tab: events are delivered in
+    /// order before a command's answer, so everything logged before this call is counted.
+    pub(crate) async fn console_errors_now(&self) -> Vec<String> {
+        let pages: Vec<Page> = self
+            .shared
+            .read(|state| state.tabs.iter().filter(|tab| !tab.closed).filter_map(|tab| tab.page.clone()).collect());
+        for page in pages {
+            let _ = tokio::time::timeout(
+                Duration::from_secs(2),
+                cdp::call(&page, "Runtime.evaluate", json!({ "expression": "0" })),
+            )
+            .await;
+        }
+        self.shared.update(|state| {
+            let mut found = Vec::new();
+            for tab in &mut state.tabs {
+                if let Some(streams) = tab.console.as_mut() {
+                    drain_console(streams, &mut found);
+                }
+            }
+            state.console_errors.extend(found);
+            state.console_errors.clone()
+        })
+    }
+
+    /// Closes the context and all its tabs.
+    pub async fn close(mut self) {
+        self.shutdown_tasks();
+        let _ = tokio::time::timeout(
+            Duration::from_secs(5),
+            self.browser.call("Target.disposeBrowserContext", json!({ "browserContextId": self.context_id })),
+        )
+        .await;
+        self.closed = true;
+    }
+
+    fn shutdown_tasks(&mut self) {
+        if let Some(watcher) = self.watcher.take() {
+            watcher.abort();
+        }
+        for task in lock(&self.shared.state).tasks.drain(..) {
+            task.abort();
+        }
+    }
+}
+
+impl Drop for Context {
+    fn drop(&mut self) {
+        self.shutdown_tasks();
+        if !self.closed
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            // Dropped without `close` (a panicking test, a cancelled run): still free the tabs.
+            let browser = self.browser.clone();
+            let id = self.context_id.clone();
+            runtime.spawn(async move {
+                let _ = browser.call("Target.disposeBrowserContext", json!({ "browserContextId": id })).await;
+            });
+        }
+    }
+}
+
+/// Follows the context's page targets as they open and close.
+async fn watch_targets(
+    browser: Browser,
+    context_id: String,
+    mut created: EventStream<EventTargetCreated>,
+    mut destroyed: EventStream<EventTargetDestroyed>,
+    shared: Arc<Shared>,
+) {
+    loop {
+        tokio::select! {
+            Some(event) = created.next() => {
+                let info = &event.target_info;
+                let ours = info.browser_context_id.as_ref().is_some_and(|id| id.as_ref() == context_id);
+                if info.r#type != "page" || !ours {
+                    continue;
+                }
+                let target_id = info.target_id.as_ref().to_owned();
+                shared.update(|state| {
+                    if !state.tabs.iter().any(|tab| tab.target_id == target_id) {
+                        state.tabs.push(Tab { target_id: target_id.clone(), page: None, closed: false, ready: false, console: None });
+                    }
+                });
+                let task = tokio::spawn(attach(browser.clone(), target_id, shared.clone()));
+                shared.update(|state| state.tasks.push(task));
+            }
+            Some(event) = destroyed.next() => {
+                let target_id = event.target_id.as_ref();
+                shared.update(|state| {
+                    if let Some(tab) = state.tabs.iter_mut().find(|tab| tab.target_id == target_id) {
+                        tab.closed = true;
+                    }
+                });
+            }
+            else => break,
+        }
+    }
+}
+
+/// Gets the tab's page once chromiumoxide has attached to it, then starts observing it.
+async fn attach(browser: Browser, target_id: String, shared: Arc<Shared>) {
+    let deadline = Instant::now() + ATTACH_TIMEOUT;
+    let page = loop {
+        let page = {
+            let guard = browser.inner.browser.read().await;
+            let Some(chromium) = guard.as_ref() else { return };
+            chromium.get_page(TargetId::from(target_id.clone())).await.ok()
+        };
+        if let Some(page) = page {
+            break page;
+        }
+        if Instant::now() >= deadline {
+            shared.update(|state| state.notes.push(format!("a new tab ({target_id}) could not be attached")));
+            return;
+        }
+        // chromiumoxide attaches new targets on its own; this only waits for it to finish.
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    };
+    match observe(&page, &target_id, &shared).await {
+        Ok(console) => shared.update(|state| {
+            if let Some(tab) = state.tabs.iter_mut().find(|tab| tab.target_id == target_id) {
+                tab.page = Some(page);
+                tab.console = Some(console);
+                tab.ready = true;
+            }
+        }),
+        Err(error) => {
+            shared.update(|state| state.notes.push(format!("tab {target_id} could not be observed: {error}")))
+        }
+    }
+}
+
+/// Subscribes to the tab's events and starts its network and dialog tasks.
+async fn observe(page: &Page, target_id: &str, shared: &Arc<Shared>) -> Result<ConsoleStreams, CdpFail> {
+    let requests = page.event_listener::<EventRequestWillBeSent>().await?;
+    let responses = page.event_listener::<EventResponseReceived>().await?;
+    let finished = page.event_listener::<EventLoadingFinished>().await?;
+    let failed = page.event_listener::<EventLoadingFailed>().await?;
+    let dialogs = page.event_listener::<EventJavascriptDialogOpening>().await?;
+    let console = ConsoleStreams {
+        api: page.event_listener::<EventConsoleApiCalled>().await?,
+        exceptions: page.event_listener::<EventExceptionThrown>().await?,
+        log: page.event_listener::<EventEntryAdded>().await?,
+    };
+    let network = tokio::spawn(record_network(
+        page.clone(),
+        target_id.to_owned(),
+        NetStreams { requests, responses, finished, failed },
+        shared.clone(),
+    ));
+    let dialog = tokio::spawn(answer_dialogs(page.clone(), dialogs, shared.clone()));
+    shared.update(|state| state.tasks.extend([network, dialog]));
+    Ok(console)
+}
+
+struct NetStreams {
+    requests: EventStream<EventRequestWillBeSent>,
+    responses: EventStream<EventResponseReceived>,
+    finished: EventStream<EventLoadingFinished>,
+    failed: EventStream<EventLoadingFailed>,
+}
+
+/// Keeps the network log of one tab.
+async fn record_network(page: Page, target_id: String, mut streams: NetStreams, shared: Arc<Shared>) {
+    // Bodies worth reading before a navigation drops them: what scripts fetched.
+    let mut eager: HashMap<String, bool> = HashMap::new();
+    loop {
+        // Biased, in the order Chromium sends them: each kind has its own channel, and a
+        // request is always in its channel before its response is in the other, so taking
+        // requests first keeps every request's events in order.
+        tokio::select! {
+            biased;
+            Some(event) = streams.requests.next() => {
+                let request_id = event.request_id.as_ref().to_owned();
+                shared.update(|state| {
+                    let key = (target_id.clone(), request_id.clone());
+                    if let (Some(redirect), Some(&index)) = (&event.redirect_response, state.current.get(&key)) {
+                        let seq = state.next_seq;
+                        state.next_seq += 1;
+                        let hop = &mut state.net[index];
+                        hop.url = redirect.url.clone();
+                        hop.status = u16::try_from(redirect.status).ok();
+                        hop.seq = Some(seq);
+                        hop.finished = true;
+                        hop.body = Body::Unavailable("a redirect has no body".to_owned());
+                    }
+                    state.net.push(NetEntry {
+                        target_id: target_id.clone(),
+                        request_id: request_id.clone(),
+                        method: event.request.method.clone(),
+                        url: event.request.url.clone(),
+                        status: None,
+                        seq: None,
+                        finished: false,
+                        body: Body::Unread,
+                    });
+                    let index = state.net.len() - 1;
+                    state.current.insert(key, index);
+                });
+            }
+            Some(event) = streams.responses.next() => {
+                let request_id = event.request_id.as_ref().to_owned();
+                eager.insert(request_id.clone(), matches!(event.r#type, ResourceType::Xhr | ResourceType::Fetch));
+                shared.update(|state| {
+                    if let Some(&index) = state.current.get(&(target_id.clone(), request_id)) {
+                        let seq = state.next_seq;
+                        state.next_seq += 1;
+                        let entry = &mut state.net[index];
+                        entry.url = event.response.url.clone();
+                        entry.status = u16::try_from(event.response.status).ok();
+                        entry.seq = Some(seq);
+                    }
+                });
+            }
+            Some(event) = streams.finished.next() => {
+                let request_id = event.request_id.as_ref().to_owned();
+                let read_now = eager.remove(&request_id).unwrap_or(false) && event.encoded_data_length <= EAGER_BODY_LIMIT;
+                let body = if read_now { Some(read_body(&page, &request_id).await) } else { None };
+                shared.update(|state| {
+                    if let Some(&index) = state.current.get(&(target_id.clone(), request_id)) {
+                        let entry = &mut state.net[index];
+                        entry.finished = true;
+                        if let Some(body) = body {
+                            entry.body = body;
+                        }
+                    }
+                });
+            }
+            Some(event) = streams.failed.next() => {
+                let request_id = event.request_id.as_ref().to_owned();
+                eager.remove(&request_id);
+                shared.update(|state| {
+                    if let Some(&index) = state.current.get(&(target_id.clone(), request_id)) {
+                        let entry = &mut state.net[index];
+                        entry.finished = true;
+                        if entry.body == Body::Unread {
+                            entry.body = Body::Unavailable(format!("the load failed: {}", event.error_text));
+                        }
+                    }
+                });
+            }
+            else => break,
+        }
+    }
+}
+
+/// Brings the tab to the front if it is not there. Only the front tab of a window renders: a
+/// background tab (the opener, once a link opened a new tab) gets no animation frames, holds
+/// input events for seconds and its accessibility queries wait for a frame that never comes.
+/// Checked on every attempt, since a tab opened by the previous action may take the front at
+/// any moment.
+pub(crate) async fn ensure_front(page: &Page) -> Result<(), CdpFail> {
+    let visibility = cdp::evaluate(page, "document.visibilityState", "saffron", true).await?;
+    if visibility.value.as_ref().and_then(Value::as_str) != Some("visible") {
+        cdp::call(page, "Page.bringToFront", json!({})).await?;
+    }
+    Ok(())
+}
+
+/// `Network.getResponseBody`, as text.
+pub(crate) async fn read_body(page: &Page, request_id: &str) -> Body {
+    let answer = tokio::time::timeout(
+        Duration::from_secs(5),
+        cdp::call(page, "Network.getResponseBody", json!({ "requestId": request_id })),
+    )
+    .await;
+    match answer {
+        Ok(Ok(answer)) => {
+            if answer.get("base64Encoded").and_then(Value::as_bool).unwrap_or(false) {
+                Body::Unavailable("the body is binary".to_owned())
+            } else {
+                Body::Text(answer.get("body").and_then(Value::as_str).unwrap_or_default().to_owned())
+            }
+        }
+        Ok(Err(error)) => Body::Unavailable(error.to_string()),
+        Err(_) => Body::Unavailable("reading the body timed out".to_owned()),
+    }
+}
+
+/// Answers every JavaScript dialog of one tab as soon as it opens.
+async fn answer_dialogs(page: Page, mut dialogs: EventStream<EventJavascriptDialogOpening>, shared: Arc<Shared>) {
+    while let Some(event) = dialogs.next().await {
+        let armed = shared.update(|state| state.dialog.take());
+        let kind = event.r#type.as_ref().to_owned();
+        let (answer, note) = match armed {
+            Some(answer) => (answer, None),
+            // Dismissing "leave this page?" would silently cancel the navigation the scenario
+            // asked for, so an unexpected one is accepted.
+            None if event.r#type == DialogType::Beforeunload => (
+                DialogAnswer { accept: true, prompt_text: None },
+                Some(format!("an unexpected beforeunload dialog {:?} was accepted", event.message)),
+            ),
+            None => (
+                DialogAnswer { accept: false, prompt_text: None },
+                Some(format!("an unexpected {kind} dialog {:?} was dismissed", event.message)),
+            ),
+        };
+        let mut params = json!({ "accept": answer.accept });
+        if let Some(text) = &answer.prompt_text {
+            params["promptText"] = json!(text);
+        }
+        let result = cdp::call(&page, "Page.handleJavaScriptDialog", params).await;
+        shared.update(|state| {
+            if let Some(note) = note {
+                state.notes.push(note);
+            }
+            if let Err(error) = result {
+                state.notes.push(format!("the {kind} dialog {:?} could not be answered: {error}", event.message));
+            }
+        });
+    }
+}
+
+fn remote_text(object: &RemoteObject) -> String {
+    match &object.value {
+        Some(Value::String(text)) => text.clone(),
+        Some(value) => value.to_string(),
+        None => object.description.clone().unwrap_or_else(|| object.r#type.as_ref().to_owned()),
+    }
+}
+
+/// Moves the console errors waiting in the streams into `found`.
+fn drain_console(streams: &mut ConsoleStreams, found: &mut Vec<String>) {
+    while let Some(Some(event)) = streams.api.next().now_or_never() {
+        let kind = event.r#type.as_ref();
+        if kind == "error" || kind == "assert" {
+            let text = event.args.iter().map(remote_text).collect::<Vec<_>>().join(" ");
+            found.push(format!("console.{kind}: {text}"));
+        }
+    }
+    while let Some(Some(event)) = streams.exceptions.next().now_or_never() {
+        let details = &event.exception_details;
+        let description = details.exception.as_ref().and_then(|exception| exception.description.clone());
+        let text = description.unwrap_or_else(|| details.text.clone());
+        found.push(format!("uncaught exception: {text}"));
+    }
+    while let Some(Some(event)) = streams.log.next().now_or_never() {
+        let entry = &event.entry;
+        if entry.level.as_ref() == "error" {
+            let at = entry.url.as_deref().map(|url| format!(" ({url})")).unwrap_or_default();
+            found.push(format!("{} error: {}{at}", entry.source.as_ref(), entry.text));
+        }
+    }
+}

@@ -1,0 +1,298 @@
+//! The JavaScript run in the page. Each function is sent whole with each call (V8 caches the
+//! compiled source), so nothing is installed in the page and nothing survives a navigation.
+//!
+//! Everything runs in the page's main world and returns plain JSON (or a DOM node), so the
+//! Rust side decides; the scripts only look.
+
+/// Helpers shared by the element functions below (a macro so `concat!` can splice it in).
+macro_rules! prelude {
+    () => {
+        r##"
+  const norm = (s) => String(s == null ? '' : s).replace(/\s+/g, ' ').trim();
+  const describe = (n) => {
+    if (!n || n.nodeType !== 1) return 'nothing';
+    let s = '<' + n.localName;
+    for (const a of ['id', 'role', 'aria-label', 'data-testid', 'name', 'type', 'class']) {
+      const v = n.getAttribute(a);
+      if (v) s += ' ' + a + '="' + (v.length > 40 ? v.slice(0, 40) + '…' : v) + '"';
+    }
+    return s + '>';
+  };
+  const isDisabled = (e) => {
+    if (e.matches(':disabled')) return true;
+    const a = e.closest('[aria-disabled]');
+    return !!a && a.getAttribute('aria-disabled') === 'true';
+  };
+  const isVisible = (e) => {
+    const r = e.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && e.checkVisibility({ visibilityProperty: true });
+  };
+  const control = (e) => (e.localName === 'label' && e.control ? e.control : e);
+"##
+    };
+}
+
+/// `(tier, value) => element | count | error string`: the elements of the page that one
+/// non-role tier matches. One element comes back as a node, anything else as a number, so a
+/// unique match costs one call.
+pub(crate) const FIND: &str = r##"(tier, value) => {
+  const norm = (s) => String(s == null ? '' : s).replace(/\s+/g, ' ').trim();
+  const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'TITLE']);
+  // A label's own text: what a reader sees as the label, without the options of a select or
+  // the content of a textarea nested inside it.
+  const labelText = (node) => {
+    let out = '';
+    for (const child of node.childNodes) {
+      if (child.nodeType === 3) out += child.data;
+      else if (child.nodeType === 1 && !SKIP.has(child.tagName) && child.tagName !== 'SELECT' && child.tagName !== 'TEXTAREA') out += labelText(child);
+    }
+    return out;
+  };
+  let found = [];
+  if (tier === 'label') {
+    const want = norm(value);
+    const set = new Set();
+    for (const label of document.querySelectorAll('label')) {
+      if (label.control && norm(labelText(label)) === want) set.add(label.control);
+    }
+    for (const el of document.querySelectorAll('[aria-label]')) {
+      if (norm(el.getAttribute('aria-label')) === want) set.add(el);
+    }
+    for (const el of document.querySelectorAll('[aria-labelledby]')) {
+      const text = el.getAttribute('aria-labelledby').split(/\s+/)
+        .map((id) => document.getElementById(id)).filter(Boolean).map((n) => n.textContent).join(' ');
+      if (norm(text) === want) set.add(el);
+    }
+    found = [...set];
+  } else if (tier === 'placeholder') {
+    const want = norm(value);
+    found = [...document.querySelectorAll('[placeholder]')].filter((el) => norm(el.getAttribute('placeholder')) === want);
+  } else if (tier === 'testId') {
+    found = [...document.querySelectorAll('[data-testid]')].filter((el) => el.getAttribute('data-testid') === value);
+  } else if (tier === 'text') {
+    const want = norm(value);
+    const matches = [];
+    for (const el of document.body ? document.body.querySelectorAll('*') : []) {
+      if (SKIP.has(el.tagName)) continue;
+      const raw = el.tagName === 'INPUT' && ['submit', 'button', 'reset'].includes(el.type) ? el.value : el.textContent;
+      // Normalizing never lengthens a string, so a shorter raw text cannot match.
+      if (raw.length >= want.length && norm(raw) === want) matches.push(el);
+    }
+    // The innermost element holding the text, not every ancestor that contains it too.
+    found = matches.filter((m) => !matches.some((o) => o !== m && m.contains(o)));
+  } else if (tier === 'css') {
+    try {
+      found = [...document.querySelectorAll(value)];
+    } catch (e) {
+      return 'invalid CSS selector: ' + e.message;
+    }
+  }
+  return found.length === 1 ? found[0] : found.length;
+}"##;
+
+/// `async function (checks)` on an element: Playwright's actionability checks, in its order,
+/// then (for fill) focus and select the content. Returns `{ ok, x, y, done }` with the point to
+/// click in viewport CSS pixels, or `{ ok: false, reason, fatal }`.
+pub(crate) const ACTIONABLE: &str = concat!(
+    "async function (checks) {",
+    prelude!(),
+    r##"
+  const el = this;
+  if (!el.isConnected) return { ok: false, reason: 'the element was detached from the page' };
+  if (el.nodeType !== 1) return { ok: false, fatal: true, reason: 'the target is not an element' };
+  // A background tab renders nothing: no animation frames, input held back.
+  if (document.visibilityState !== 'visible') return { ok: false, background: true, reason: 'the tab is in the background' };
+  if (checks.visible && !isVisible(el)) return { ok: false, reason: 'the element is not visible' };
+  if (checks.enabled && isDisabled(el)) return { ok: false, reason: 'the element is disabled' };
+  if (checks.editable) {
+    const tag = el.localName;
+    const field = tag === 'textarea' || el.isContentEditable ||
+      (tag === 'input' && !['checkbox', 'radio', 'file', 'submit', 'button', 'reset', 'image', 'hidden'].includes(el.type));
+    if (!field) return { ok: false, fatal: true, reason: describe(el) + ' is not a text field' };
+    if (el.readOnly || el.getAttribute('aria-readonly') === 'true') return { ok: false, reason: 'the field is read-only' };
+  }
+  if (checks.scroll) {
+    const r = el.getBoundingClientRect();
+    if (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth) {
+      el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+    }
+  }
+  if (checks.stable) {
+    // Two animation frames, as Playwright does. The timer is a floor for pages that do not
+    // render (a background tab gets no frames), so the check cannot hang.
+    const frame = () => new Promise((resolve) => { requestAnimationFrame(() => resolve()); setTimeout(resolve, 100); });
+    await frame();
+    const a = el.getBoundingClientRect();
+    await frame();
+    const b = el.getBoundingClientRect();
+    if (a.x !== b.x || a.y !== b.y || a.width !== b.width || a.height !== b.height) {
+      return { ok: false, reason: 'the element is moving (not stable)' };
+    }
+  }
+  const r = el.getBoundingClientRect();
+  const left = Math.max(r.left, 0), top = Math.max(r.top, 0);
+  const right = Math.min(r.right, innerWidth), bottom = Math.min(r.bottom, innerHeight);
+  const x = (left + right) / 2, y = (top + bottom) / 2;
+  if (checks.hit) {
+    if (right <= left || bottom <= top) return { ok: false, reason: 'the element is outside the viewport' };
+    let hit = document.elementFromPoint(x, y);
+    while (hit && hit.shadowRoot) {
+      const inner = hit.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    if (!hit) return { ok: false, reason: 'nothing receives pointer events at the element\'s centre' };
+    if (hit !== el && !el.contains(hit)) {
+      // Name what is in the way, and the dialog or landmark it belongs to, so a report says
+      // "the cookie dialog covers the button" rather than "a div".
+      const dialog = hit.closest('dialog, [role="dialog"], [role="alertdialog"], [aria-modal="true"]');
+      const named = dialog || hit.closest('[aria-label], [role], [id]');
+      let who = describe(hit);
+      if (named && named !== hit && !named.contains(el)) who += ' inside ' + describe(named);
+      return { ok: false, reason: who + ' intercepts pointer events' };
+    }
+  }
+  if (checks.fill != null) {
+    const value = checks.fill;
+    if (el.localName === 'input' && ['color', 'date', 'time', 'datetime-local', 'month', 'range', 'week'].includes(el.type)) {
+      // These have no text to type into; the value is set and the events fired by hand.
+      el.focus();
+      el.value = value;
+      if (el.value !== value) return { ok: false, fatal: true, reason: 'the ' + el.type + ' field does not accept "' + value + '"' };
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+      el.dispatchEvent(new Event('change', { bubbles: true }));
+      return { ok: true, done: true, x, y };
+    }
+    el.focus();
+    if (el.localName === 'input' || el.localName === 'textarea') {
+      el.select();
+    } else {
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      const selection = window.getSelection();
+      selection.removeAllRanges();
+      selection.addRange(range);
+    }
+    if (document.activeElement !== el && !el.contains(document.activeElement)) {
+      return { ok: false, reason: 'the field did not take focus' };
+    }
+    return { ok: true, done: false, x, y };
+  }
+  return { ok: true, x, y };
+}"##
+);
+
+/// After typing: fire `change` (typing alone fires only `input`) and read the value back.
+pub(crate) const AFTER_FILL: &str = r##"function () {
+  this.dispatchEvent(new Event('change', { bubbles: true }));
+  return 'value' in this ? this.value : this.textContent;
+}"##;
+
+/// `function (values)` on a `<select>`: choose options by value or label.
+pub(crate) const SELECT: &str = concat!(
+    "function (values) {",
+    prelude!(),
+    r##"
+  const el = this;
+  if (!el.isConnected) return { ok: false, reason: 'the element was detached from the page' };
+  if (el.localName !== 'select') return { ok: false, fatal: true, reason: describe(el) + ' is not a <select>' };
+  if (!isVisible(el)) return { ok: false, reason: 'the element is not visible' };
+  if (isDisabled(el)) return { ok: false, reason: 'the element is disabled' };
+  const options = [...el.options];
+  const chosen = [];
+  for (const v of values) {
+    const o = options.find((o) => o.value === v) || options.find((o) => o.label === v || norm(o.textContent) === norm(v));
+    // Options may still be loading: not fatal, the caller retries until its timeout.
+    if (!o) return { ok: false, reason: 'no option "' + v + '" (options: ' + options.map((o) => '"' + o.label + '"').join(', ') + ')' };
+    if (o.disabled) return { ok: false, reason: 'option "' + v + '" is disabled' };
+    chosen.push(o);
+  }
+  if (chosen.length > 1 && !el.multiple) return { ok: false, fatal: true, reason: 'the <select> takes one option, ' + chosen.length + ' were given' };
+  for (const o of options) o.selected = chosen.includes(o);
+  if (!chosen.length) el.selectedIndex = -1;
+  el.dispatchEvent(new Event('input', { bubbles: true }));
+  el.dispatchEvent(new Event('change', { bubbles: true }));
+  return { ok: true };
+}"##
+);
+
+/// Focus the element (`press` on a target types into it).
+pub(crate) const FOCUS: &str = r##"function () {
+  if (!this.isConnected) return { ok: false, reason: 'the element was detached from the page' };
+  this.focus();
+  return { ok: true };
+}"##;
+
+/// `{ checked, radio }` of a checkbox or radio (native or ARIA), or `{ error }`.
+pub(crate) const CHECKED: &str = concat!(
+    "function () {",
+    prelude!(),
+    r##"
+  const el = control(this);
+  if (el.localName === 'input' && (el.type === 'checkbox' || el.type === 'radio')) return { checked: el.checked, radio: el.type === 'radio' };
+  const role = el.getAttribute('role');
+  if (['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio'].includes(role)) {
+    return { checked: el.getAttribute('aria-checked') === 'true', radio: role === 'radio' || role === 'menuitemradio' };
+  }
+  return { error: describe(el) + ' is not a checkbox or radio' };
+}"##
+);
+
+/// Whether the element is visible (attached, non-empty box, not `visibility: hidden`).
+pub(crate) const VISIBLE: &str = concat!("function () {", prelude!(), "return this.isConnected && isVisible(this); }");
+
+/// The element's rendered text (`innerText`), or `null` when it is detached.
+pub(crate) const TEXT: &str = r##"function () {
+  if (!this.isConnected) return null;
+  return this.innerText ?? this.textContent ?? '';
+}"##;
+
+/// `{ value }` of a form field, or `{ error }`.
+pub(crate) const VALUE: &str = concat!(
+    "function () {",
+    prelude!(),
+    r##"
+  const el = control(this);
+  if (['input', 'textarea', 'select'].includes(el.localName)) return { value: el.value };
+  return { error: describe(el) + ' is not a form field' };
+}"##
+);
+
+/// `function (state)` with an `ElementState` as JSON: `{ pass, found }`.
+pub(crate) const STATE: &str = concat!(
+    "function (state) {",
+    prelude!(),
+    r##"
+  const el = this;
+  switch (state.kind) {
+    case 'class':
+      return { pass: el.classList.contains(state.token), found: 'class="' + (el.getAttribute('class') || '') + '"' };
+    case 'attribute': {
+      const has = el.hasAttribute(state.name);
+      const v = el.getAttribute(state.name);
+      return { pass: has && (state.value == null || v === state.value), found: has ? state.name + '="' + v + '"' : 'no attribute ' + state.name };
+    }
+    case 'css': {
+      const v = getComputedStyle(el).getPropertyValue(state.property).trim();
+      return { pass: v === String(state.value).trim(), found: state.property + ': ' + v };
+    }
+    case 'checked':
+    case 'unchecked': {
+      const t = control(el);
+      const c = t.localName === 'input' && (t.type === 'checkbox' || t.type === 'radio') ? t.checked : t.getAttribute('aria-checked') === 'true';
+      return { pass: state.kind === 'checked' ? c : !c, found: c ? 'checked' : 'unchecked' };
+    }
+    case 'disabled':
+    case 'enabled': {
+      const d = isDisabled(control(el));
+      return { pass: state.kind === 'disabled' ? d : !d, found: d ? 'disabled' : 'enabled' };
+    }
+    case 'focused': {
+      let a = document.activeElement;
+      while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+      return { pass: a === el || a === control(el), found: a && a !== document.body ? describe(a) + ' has focus' : 'nothing has focus' };
+    }
+  }
+  return { pass: false, found: 'unknown state ' + state.kind };
+}"##
+);

@@ -1,0 +1,66 @@
+//! Saffron's Chromium medium: performs one already-resolved [`Action`] at a time in a real
+//! Chromium, over the DevTools protocol, and reports exactly what happened.
+//!
+//! This is the only crate that knows CDP (through `chromiumoxide`); everything else hands it
+//! plain recording data and gets plain data back.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use saffron_browser::{Browser, BrowserConfig, ContextOptions};
+//! use saffron_recording::{Action, Target};
+//!
+//! let browser = Browser::launch(BrowserConfig::default()).await?;
+//! let mut context = browser.new_context(ContextOptions { base_url: "http://127.0.0.1:8080".into() }).await?;
+//! context.begin_step();
+//! context.perform(&Action::Goto { url: "/login".into(), timeout_ms: None }, None).await?;
+//! let sign_in = Action::Click { target: Target::role("button", "Sign in"), timeout_ms: None };
+//! let performed = context.perform(&sign_in, None).await?;
+//! assert!(!performed.drift);
+//! context.close().await;
+//! browser.close().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! How it behaves, in the manner of Playwright:
+//! - **Targets** resolve tier by tier (role + accessible name from Chromium's accessibility
+//!   tree, label, placeholder, test id, text, then each CSS fallback); a tier fires only on
+//!   exactly one match, and a weaker tier than the recorded one is reported as drift.
+//! - **Actions** wait for actionability (attached, visible, stable, enabled, receiving events at
+//!   the click point, editable) and then dispatch real input once; clicks, key presses and
+//!   dialog answers are never repeated.
+//! - **Assertions** are retried until their timeout and fail with what was expected and found.
+//!
+//! [`Action`]: saffron_recording::Action
+
+#![warn(missing_docs)]
+
+mod browser;
+mod cdp;
+mod context;
+mod error;
+mod js;
+mod keys;
+mod locate;
+mod network;
+mod perform;
+mod url;
+
+use std::sync::{Mutex, MutexGuard};
+
+pub use browser::{Browser, BrowserConfig, CHROMIUM_ENV, DEFAULT_CHROMIUM, find_chromium};
+pub use context::{Context, ContextOptions};
+pub use error::{ActionFailure, BrowserError, FailureKind};
+pub use perform::Performed;
+pub use url::{relativize_url, resolve_url};
+
+/// Locks a mutex, recovering it if a panicking holder poisoned it: the guarded data here is
+/// only ever appended to or replaced whole, so it stays usable.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Collapses runs of whitespace to one space and trims, as text assertions compare.
+pub(crate) fn normalize_whitespace(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}

@@ -1,0 +1,155 @@
+//! The context's network log, and matching responses against a [`ResponseMatcher`].
+
+use regex::Regex;
+use saffron_recording::ResponseMatcher;
+
+use crate::url::{path_and_query, relativize_url};
+
+/// One request of the context, filled in as its events arrive.
+#[derive(Debug, Clone)]
+pub(crate) struct NetEntry {
+    /// The tab's target id (request ids are only unique per tab).
+    pub target_id: String,
+    pub request_id: String,
+    pub method: String,
+    pub url: String,
+    /// Set when the response (or a redirect) arrives.
+    pub status: Option<u16>,
+    /// When the response arrived, in the context's event order; `None` until then.
+    pub seq: Option<u64>,
+    /// The body can be read (the load finished); redirects have no body.
+    pub finished: bool,
+    pub body: Body,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Body {
+    /// Not read yet.
+    Unread,
+    Text(String),
+    /// Chromium no longer has it, or it is binary.
+    Unavailable(String),
+}
+
+/// A matcher with its patterns compiled.
+#[derive(Debug, Clone)]
+pub(crate) struct Matcher {
+    pub source: ResponseMatcher,
+    url: Regex,
+    body: Option<Regex>,
+}
+
+impl Matcher {
+    pub(crate) fn new(source: &ResponseMatcher) -> Result<Matcher, String> {
+        let url = Regex::new(&source.url_regex).map_err(|error| format!("invalid urlRegex: {error}"))?;
+        let body = match source.body_regex.as_deref() {
+            Some(pattern) => Some(Regex::new(pattern).map_err(|error| format!("invalid bodyRegex: {error}"))?),
+            None => None,
+        };
+        Ok(Matcher { source: source.clone(), url, body })
+    }
+
+    pub(crate) fn needs_body(&self) -> bool {
+        self.body.is_some()
+    }
+
+    /// Everything but the body: method, status and URL (path + query, or the same relative to
+    /// the base URL when the base has a path prefix or a default query).
+    pub(crate) fn matches_head(&self, entry: &NetEntry, base_url: &str) -> bool {
+        let Some(status) = entry.status else { return false };
+        if let Some(method) = &self.source.method
+            && !method.eq_ignore_ascii_case(&entry.method)
+        {
+            return false;
+        }
+        if !self.source.status_matches(status) {
+            return false;
+        }
+        self.url.is_match(&path_and_query(&entry.url)) || self.url.is_match(&relativize_url(base_url, &entry.url))
+    }
+
+    /// `Some(true/false)` once the body is known, `None` while it is not read yet.
+    pub(crate) fn matches_body(&self, entry: &NetEntry) -> Option<bool> {
+        let Some(pattern) = &self.body else { return Some(true) };
+        match &entry.body {
+            Body::Text(text) => Some(pattern.is_match(text)),
+            Body::Unavailable(_) => Some(false),
+            Body::Unread => None,
+        }
+    }
+
+    /// How the matcher reads in messages: `POST /^\/api\/orders$/ status 2xx body /READY/`.
+    pub(crate) fn describe(&self) -> String {
+        let mut out = String::new();
+        if let Some(method) = &self.source.method {
+            out.push_str(method);
+            out.push(' ');
+        }
+        out.push_str(&format!("/{}/", self.source.url_regex));
+        if let Some(status) = &self.source.status {
+            out.push_str(&format!(" status {status}"));
+        }
+        if let Some(body) = &self.source.body_regex {
+            out.push_str(&format!(" body /{body}/"));
+        }
+        out
+    }
+}
+
+/// `GET /api/orders → 200`, for "found" lists.
+pub(crate) fn describe_entry(entry: &NetEntry) -> String {
+    match entry.status {
+        Some(status) => format!("{} {} → {status}", entry.method, path_and_query(&entry.url)),
+        None => format!("{} {} (no response yet)", entry.method, path_and_query(&entry.url)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(method: &str, url: &str, status: u16, body: Body) -> NetEntry {
+        NetEntry {
+            target_id: "t".into(),
+            request_id: "r".into(),
+            method: method.into(),
+            url: url.into(),
+            status: Some(status),
+            seq: Some(0),
+            finished: true,
+            body,
+        }
+    }
+
+    #[test]
+    fn matches_method_status_path_and_body() {
+        let source = ResponseMatcher {
+            url_regex: r"^/api/exports/\d+$".into(),
+            method: Some("GET".into()),
+            status: Some("2xx".into()),
+            body_regex: Some(r#""status":"READY""#.into()),
+        };
+        let matcher = Matcher::new(&source).expect("patterns compile");
+        let base = "http://127.0.0.1:1";
+        let running =
+            entry("GET", "http://127.0.0.1:1/api/exports/3", 200, Body::Text(r#"{"status":"RUNNING"}"#.into()));
+        let ready =
+            entry("get", "http://127.0.0.1:1/api/exports/3", 200, Body::Text(r#"{"id":3,"status":"READY"}"#.into()));
+        assert!(matcher.matches_head(&running, base));
+        assert_eq!(matcher.matches_body(&running), Some(false));
+        assert_eq!(matcher.matches_body(&ready), Some(true));
+        assert!(!matcher.matches_head(&entry("POST", "http://127.0.0.1:1/api/exports/3", 200, Body::Unread), base));
+        assert!(!matcher.matches_head(&entry("GET", "http://127.0.0.1:1/api/exports/3", 500, Body::Unread), base));
+        assert!(!matcher.matches_head(&entry("GET", "http://127.0.0.1:1/api/exports/3?x=1", 200, Body::Unread), base));
+        assert_eq!(matcher.matches_body(&entry("GET", "http://h/api/exports/3", 200, Body::Unread)), None);
+        assert!(Matcher::new(&ResponseMatcher::url("(")).is_err());
+    }
+
+    #[test]
+    fn urls_match_relative_to_a_base_with_a_path_prefix() {
+        let matcher = Matcher::new(&ResponseMatcher::url("^/api/orders$")).expect("compiles");
+        let under_prefix = entry("GET", "https://shop.test/app/api/orders", 200, Body::Unread);
+        assert!(matcher.matches_head(&under_prefix, "https://shop.test/app"));
+        assert!(!matcher.matches_head(&under_prefix, "https://shop.test"));
+    }
+}

@@ -1,0 +1,196 @@
+//! Target resolution against the demo app: each tier firing, drift when the demo's drift
+//! switches take the sturdier locators away, ambiguity, and what a miss reports.
+
+mod common;
+
+use common::{Scenario, run};
+use saffron_browser::FailureKind;
+use saffron_demo::{DemoConfig, Drift};
+use saffron_recording::Tier;
+use serde_json::json;
+
+fn with_drift(drift: Drift) -> DemoConfig {
+    let mut config = DemoConfig::default();
+    config.drift.insert(drift);
+    config
+}
+
+#[test]
+fn role_tier_uses_the_accessible_name() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/login" })).await;
+        let performed = s
+            .ok(json!({ "type": "expectVisible",
+                "target": { "role": "button", "name": "Sign in", "testId": "sign-in", "tier": "role" } }))
+            .await;
+        assert_eq!(performed.tier, Some(Tier::Role));
+        assert!(!performed.drift);
+        // The name comes from the <label for>, as assistive technology computes it.
+        let performed =
+            s.ok(json!({ "type": "expectVisible", "target": { "role": "textbox", "name": "Email" } })).await;
+        assert_eq!(performed.tier, Some(Tier::Role));
+        s.close().await;
+    });
+}
+
+#[test]
+fn label_placeholder_test_id_text_and_css_tiers_fire() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.sign_in().await;
+        let cases = [
+            (json!({ "label": "Search orders", "tier": "label" }), Tier::Label),
+            (json!({ "placeholder": "Customer name", "tier": "placeholder" }), Tier::Placeholder),
+            (json!({ "testId": "search", "tier": "testId" }), Tier::TestId),
+            (json!({ "text": "Open invoice of #1001", "tier": "text" }), Tier::Text),
+            (json!({ "css": ["#search"], "tier": "css" }), Tier::Css),
+        ];
+        for (target, tier) in cases {
+            let performed = s.ok(json!({ "type": "expectVisible", "target": target })).await;
+            assert_eq!(performed.tier, Some(tier), "{target}");
+            assert!(!performed.drift, "{target}");
+        }
+        // CSS fallbacks are tried in order; an ambiguous one gives way to the next.
+        let performed = s.ok(json!({ "type": "click", "target": { "css": ["button", "#export"] } })).await;
+        assert_eq!(performed.tier, Some(Tier::Css));
+        s.close().await;
+    });
+}
+
+#[test]
+fn exact_label_match_keeps_note_and_notes_apart() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.sign_in().await;
+        s.ok(json!({ "type": "goto", "url": "/orders/1001" })).await;
+        // "Notes" labels the list (aria-label), "Note" the textarea: both are exact matches
+        // of different texts, so neither is ambiguous.
+        let performed = s.ok(json!({ "type": "fill", "target": { "label": "Note" }, "value": "Ring twice" })).await;
+        assert_eq!(performed.tier, Some(Tier::Label));
+        s.ok(json!({ "type": "expectValue", "target": { "css": ["#note"] }, "value": "Ring twice" })).await;
+        // The empty list has no box: hidden until a note is added.
+        s.ok(json!({ "type": "expectHidden", "target": { "label": "Notes" } })).await;
+        s.ok(json!({ "type": "click", "target": { "role": "button", "name": "Add note" } })).await;
+        let performed = s.ok(json!({ "type": "expectVisible", "target": { "label": "Notes" } })).await;
+        assert_eq!(performed.tier, Some(Tier::Label));
+        let performed =
+            s.ok(json!({ "type": "expectText", "target": { "label": "Notes" }, "text": "Ring twice" })).await;
+        assert_eq!(performed.tier, Some(Tier::Label));
+        s.close().await;
+    });
+}
+
+#[test]
+fn renamed_label_drifts_from_role_to_test_id() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, with_drift(Drift::RenamedLabel)).await;
+        s.ok(json!({ "type": "goto", "url": "/login" })).await;
+        let performed = s
+            .ok(json!({ "type": "fill", "value": "demo@saffron.test",
+                "target": { "role": "textbox", "name": "Email", "label": "Email", "testId": "email", "tier": "role" } }))
+            .await;
+        assert_eq!(performed.tier, Some(Tier::TestId));
+        assert!(performed.drift, "role → testId is drift");
+        s.ok(json!({ "type": "expectValue", "target": { "role": "textbox", "name": "E-mail address" },
+            "value": "demo@saffron.test" }))
+            .await;
+        s.close().await;
+    });
+}
+
+#[test]
+fn removed_test_id_drifts_to_css() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, with_drift(Drift::RemovedTestId)).await;
+        s.ok(json!({ "type": "goto", "url": "/login" })).await;
+        let performed = s
+            .ok(json!({ "type": "expectVisible",
+                "target": { "testId": "sign-in", "css": ["#login-form button[type=submit]"], "tier": "testId" } }))
+            .await;
+        assert_eq!(performed.tier, Some(Tier::Css));
+        assert!(performed.drift);
+        // Recorded at a weaker tier than the one that fired now is not drift.
+        let performed = s
+            .ok(json!({ "type": "expectVisible",
+                "target": { "role": "button", "name": "Sign in", "css": ["#login-form button"], "tier": "css" } }))
+            .await;
+        assert_eq!(performed.tier, Some(Tier::Role));
+        assert!(!performed.drift);
+        s.close().await;
+    });
+}
+
+#[test]
+fn several_matches_are_ambiguous_and_fall_through_to_the_next_tier() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.sign_in().await;
+        let failure = s.fails(json!({ "type": "click", "target": { "text": "Delete" }, "timeoutMs": 400 })).await;
+        assert_eq!(failure.kind, FailureKind::Ambiguous, "{failure}");
+        assert!(failure.message.contains(r#"text "Delete": 4 matches (ambiguous)"#), "{failure}");
+        let performed = s
+            .ok(json!({ "type": "expectVisible",
+                "target": { "text": "Delete", "css": ["button[aria-label='Delete order #1002']"], "tier": "text" } }))
+            .await;
+        assert_eq!(performed.tier, Some(Tier::Css));
+        assert!(performed.drift);
+        // nameRegex filters the role's nodes by their names.
+        let failure =
+            s.fails(json!({ "type": "expectVisible", "target": { "role": "link", "nameRegex": "^#100[12]$" }, "timeoutMs": 300 }))
+                .await;
+        assert_eq!(failure.kind, FailureKind::Ambiguous, "{failure}");
+        assert!(failure.message.contains("role link /^#100[12]$/: 2 matches (ambiguous)"), "{failure}");
+        let performed =
+            s.ok(json!({ "type": "expectVisible", "target": { "role": "link", "nameRegex": "^#1003$" } })).await;
+        assert_eq!(performed.tier, Some(Tier::Role));
+        s.close().await;
+    });
+}
+
+#[test]
+fn not_found_lists_what_every_tier_found() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/login" })).await;
+        let started = std::time::Instant::now();
+        let failure = s
+            .fails(json!({ "type": "click", "timeoutMs": 500,
+                "target": { "role": "button", "name": "Log in", "label": "Log in", "placeholder": "Log in",
+                            "testId": "log-in", "text": "Log in", "css": ["#log-in", "form > a"] } }))
+            .await;
+        assert!(started.elapsed() >= std::time::Duration::from_millis(500), "waited for the element");
+        assert_eq!(failure.kind, FailureKind::NotFound);
+        for line in [
+            r#"role button "Log in": 0 matches"#,
+            r#"label "Log in": 0 matches"#,
+            r#"placeholder "Log in": 0 matches"#,
+            r#"testId "log-in": 0 matches"#,
+            r#"text "Log in": 0 matches"#,
+            r##"css "#log-in": 0 matches"##,
+            r#"css "form > a": 0 matches"#,
+        ] {
+            assert!(failure.message.contains(line), "missing {line:?} in {failure}");
+        }
+        assert!(failure.message.starts_with(r#"click button "Log in": no element matched within 0.5 s"#), "{failure}");
+        s.close().await;
+    });
+}
+
+#[test]
+fn hidden_elements_are_not_in_the_role_tier() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.sign_in().await;
+        // The tooltip is display:none until hovered: not in the accessibility tree.
+        let failure =
+            s.fails(json!({ "type": "expectVisible", "target": { "role": "tooltip" }, "timeoutMs": 300 })).await;
+        assert_eq!(failure.kind, FailureKind::NotFound, "{failure}");
+        let failure =
+            s.fails(json!({ "type": "click", "target": { "css": ["#nav"], "tier": "css" }, "timeoutMs": 200 })).await;
+        assert_eq!(failure.kind, FailureKind::NotFound);
+        let failure = s.fails(json!({ "type": "click", "target": { "css": ["#["] }, "timeoutMs": 200 })).await;
+        assert!(failure.message.contains("invalid CSS selector"), "{failure}");
+        s.close().await;
+    });
+}

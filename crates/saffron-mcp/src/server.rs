@@ -1,0 +1,453 @@
+//! The MCP edge: rmcp's `ServerHandler` over the plain tool functions.
+//!
+//! Tools are dispatched by hand rather than with rmcp's `#[tool_router]` macros, for two
+//! reasons: the tool list depends on the project's config (`accept` and `reject` exist only
+//! when `saffron.toml` opts in), and arguments that do not fit the schema become an `isError`
+//! result saying what to send instead, which a model can act on, rather than a JSON-RPC error
+//! a client shows as "tool failed".
+
+use std::panic::AssertUnwindSafe;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use rmcp::ErrorData as McpError;
+use rmcp::handler::server::tool::{schema_for_input, schema_for_output};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams, GetPromptResponse,
+    GetPromptResult, Implementation, JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, Prompt, PromptArgument, PromptMessage, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Role, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ServerHandler, ServiceExt};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::project::Project;
+use crate::tools::check_feature::{CheckFeatureArgs, CheckFeatureOutput};
+use crate::tools::find_steps::{FindStepsArgs, FindStepsOutput};
+use crate::tools::proposals::{
+    AcceptOutput, ListProposalsArgs, ListProposalsOutput, ProposalArgs, RejectOutput, ShowProposalOutput,
+};
+use crate::tools::scenarios::{ListScenariosArgs, ListScenariosOutput, StatusArgs, StatusOutput};
+use crate::tools::vocabulary::{VocabularyArgs, VocabularyOutput};
+use crate::tools::{self, Render, ToolError};
+use crate::{prompt, resources};
+
+const INSTRUCTIONS: &str = "Saffron runs Gherkin browser tests with no step glue: each step's browser actions are \
+    recorded once by an AI agent and replayed by the step's exact text. Before writing or editing a .feature or \
+    .saffron file, look the wording up (find_steps, vocabulary) and reuse existing steps exactly, recorded ones \
+    first; then call check_feature with the draft and fix its errors and near-duplicate warnings. list_scenarios \
+    and status tell which recordings are fresh, stale or missing; list_proposals and show_proposal show healed \
+    recordings waiting for a person's review. There is no run tool: this saffron has no runner yet.";
+
+/// The server: one project, behind a lock, since every tool call refreshes its index first.
+#[derive(Clone)]
+pub struct SaffronServer {
+    project: Arc<Mutex<Project>>,
+    root: PathBuf,
+    tools: Arc<Vec<Tool>>,
+    allow_accept: bool,
+}
+
+impl SaffronServer {
+    /// Loads the project at `root` (found by the caller) and decides the tool list from its
+    /// config.
+    pub fn open(root: PathBuf) -> SaffronServer {
+        let project = Project::open(root.clone());
+        let allow_accept = project.config().allow_accept;
+        if let Some(problem) = &project.config().problem {
+            eprintln!("saffron mcp: {problem}");
+        }
+        SaffronServer {
+            project: Arc::new(Mutex::new(project)),
+            root,
+            tools: Arc::new(tool_list(allow_accept)),
+            allow_accept,
+        }
+    }
+
+    /// The tools as listed.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// The project, refreshed from disk. A tool that panicked left it in an unknown state, so
+    /// a poisoned lock gets a freshly loaded project rather than the old one.
+    fn project(&self) -> MutexGuard<'_, Project> {
+        match self.project.lock() {
+            Ok(mut project) => {
+                project.refresh();
+                project
+            }
+            Err(poisoned) => {
+                let mut project = poisoned.into_inner();
+                *project = Project::open(self.root.clone());
+                self.project.clear_poison();
+                project
+            }
+        }
+    }
+
+    /// Runs one tool call; `None` for a tool this server does not have.
+    pub fn call(&self, name: &str, arguments: JsonObject) -> Option<CallToolResult> {
+        let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            let mut project = self.project();
+            let project = &mut *project;
+            Some(match name {
+                "vocabulary" => {
+                    respond(name, arguments, |args: VocabularyArgs| tools::vocabulary::run(&project.snapshot(), args))
+                }
+                "find_steps" => {
+                    respond(name, arguments, |args: FindStepsArgs| tools::find_steps::run(&project.snapshot(), args))
+                }
+                "check_feature" => {
+                    respond(name, arguments, |args: CheckFeatureArgs| tools::check_feature::run(project, args))
+                }
+                "list_scenarios" => respond(name, arguments, |args: ListScenariosArgs| {
+                    tools::scenarios::list(&project.snapshot(), args)
+                }),
+                "status" => respond(name, arguments, |args: StatusArgs| tools::scenarios::status(project, args)),
+                "list_proposals" => {
+                    respond(name, arguments, |args: ListProposalsArgs| tools::proposals::list(project, args))
+                }
+                "show_proposal" => respond(name, arguments, |args: ProposalArgs| tools::proposals::show(project, args)),
+                "accept" | "reject" if !self.allow_accept => error(&ToolError::new(
+                    format!("the {name} tool is not enabled in this project"),
+                    "accepting and rejecting proposals is a person's act: show the proposal (show_proposal) and ask \
+                     them, or have them set [mcp] allow_accept = true in saffron.toml and restart the server",
+                )),
+                "accept" => respond(name, arguments, |args: ProposalArgs| tools::proposals::accept(project, args)),
+                "reject" => respond(name, arguments, |args: ProposalArgs| tools::proposals::reject(project, args)),
+                _ => return None,
+            })
+        }));
+        outcome.unwrap_or_else(|_| {
+            Some(error(&ToolError::new(
+                format!("saffron hit an internal error while running {name} (details on the server's stderr)"),
+                "retry once; if it fails again, report it with the arguments you sent",
+            )))
+        })
+    }
+}
+
+/// Parses the arguments, runs the tool, and shapes the answer: `structuredContent` plus a text
+/// rendering, or an `isError` result naming the problem and what to do.
+fn respond<A, O>(tool: &str, arguments: JsonObject, run: impl FnOnce(A) -> Result<O, ToolError>) -> CallToolResult
+where
+    A: DeserializeOwned,
+    O: Serialize + Render,
+{
+    let args: A = match serde_json::from_value(serde_json::Value::Object(arguments)) {
+        Ok(args) => args,
+        Err(problem) => {
+            return error(&ToolError::new(
+                format!("invalid arguments for {tool}: {problem}"),
+                format!("call {tool} again with arguments that match its input schema"),
+            ));
+        }
+    };
+    match run(args) {
+        Ok(output) => match serde_json::to_value(&output) {
+            Ok(value) => {
+                let mut result = CallToolResult::structured(value);
+                result.content = vec![ContentBlock::text(output.render())];
+                result
+            }
+            Err(problem) => error(&ToolError::new(format!("the answer could not be encoded: {problem}"), "retry")),
+        },
+        Err(problem) => error(&problem),
+    }
+}
+
+/// A tool error as the model reads it. No `structuredContent`: the output schema describes a
+/// success, and a client may check structured content against it.
+fn error(problem: &ToolError) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(problem.render())])
+}
+
+fn tool<A: JsonSchema + 'static, O: JsonSchema + 'static>(
+    name: &'static str,
+    title: &str,
+    description: &'static str,
+    annotations: ToolAnnotations,
+) -> Tool {
+    // Schemas come from the argument and answer types themselves, so they cannot drift from
+    // what the tools accept and return. A type whose schema is not an object is a bug here,
+    // caught by the tests; it degrades to an open object rather than a crash.
+    let mut input = schema_for_input::<A>().map(|schema| schema.as_ref().clone()).unwrap_or_else(|_| {
+        let mut open = JsonObject::new();
+        open.insert("type".to_string(), serde_json::Value::String("object".to_string()));
+        open
+    });
+    // A tool without arguments still lists `properties`: some clients require the key.
+    input.entry("properties").or_insert_with(|| serde_json::Value::Object(JsonObject::new()));
+    let input = Arc::new(input);
+    Tool::new(name, description, input)
+        .with_title(title)
+        .with_raw_output_schema(schema_for_output::<O>())
+        .with_annotations(annotations)
+}
+
+fn read_only(title: &str) -> ToolAnnotations {
+    ToolAnnotations::with_title(title).read_only(true).destructive(false).idempotent(true).open_world(false)
+}
+
+fn tool_list(allow_accept: bool) -> Vec<Tool> {
+    let mut tools = vec![
+        tool::<VocabularyArgs, VocabularyOutput>(
+            "vocabulary",
+            "Step vocabulary",
+            "The project's step vocabulary: every step text written in its feature files or held by a recording, \
+             with its status (recorded: replays for free; divergent: recorded with different actions; unrecorded: \
+             costs a recording), how often it is written and where, and its near-duplicates. Recorded first, most \
+             used first. Filter by text, status or file; page with limit and offset.",
+            read_only("Step vocabulary"),
+        ),
+        tool::<FindStepsArgs, FindStepsOutput>(
+            "find_steps",
+            "Find existing steps",
+            "The existing step wordings closest to an intent or a draft step, best first, each with its status and \
+             why it ranks there (exact, same pattern with other values, prefix, near-duplicate, shared words; \
+             recorded wordings first). Call it before writing a step: reusing a recorded wording exactly makes the \
+             step replay for free.",
+            read_only("Find existing steps"),
+        ),
+        tool::<CheckFeatureArgs, CheckFeatureOutput>(
+            "check_feature",
+            "Check a draft feature",
+            "Checks a draft .feature/.saffron text against the project as if it were saved (nothing is written): \
+             parse errors with hints, unknown or duplicate StepSets, near-duplicate steps with the existing \
+             wording to write instead, and for every step whether it replays for free or needs recording, with \
+             per-scenario and total costs.",
+            read_only("Check a draft feature"),
+        ),
+        tool::<ListScenariosArgs, ListScenariosOutput>(
+            "list_scenarios",
+            "List scenarios",
+            "Every runnable scenario (and Fixture) with the state of its recording: fresh (replays as recorded), \
+             stale (edited since: records again), unrecorded (the first run records it) or unreadable (with the \
+             reason), and any proposal pending review. No pass/fail verdicts: this saffron has no runner yet, so \
+             there are none to report.",
+            read_only("List scenarios"),
+        ),
+        tool::<StatusArgs, StatusOutput>(
+            "status",
+            "Project status",
+            "The project at a glance: scenario counts by recording state, step counts by status, pending and stale \
+             proposals, unreadable files, and the scenarios that need attention. Last-run verdicts are not \
+             included: this saffron has no runner yet.",
+            read_only("Project status"),
+        ),
+        tool::<ListProposalsArgs, ListProposalsOutput>(
+            "list_proposals",
+            "List proposals",
+            "Proposals waiting for review (healed or new recordings filed by runs): their scenario, how many steps \
+             and actions change, feature edits, the agent's narrative, and whether they are stale (cannot be \
+             accepted, with the reasons).",
+            read_only("List proposals"),
+        ),
+        tool::<ProposalArgs, ShowProposalOutput>(
+            "show_proposal",
+            "Show a proposal",
+            "One proposal in full: the action-level diff per changed step (added, removed, changed actions), the \
+             feature-file edits it carries, the narrative and adaptations, usage, and staleness with reasons.",
+            read_only("Show a proposal"),
+        ),
+    ];
+    if allow_accept {
+        tools.push(tool::<ProposalArgs, AcceptOutput>(
+            "accept",
+            "Accept a proposal",
+            "Accepts a pending proposal: writes its recording into .saffron/cache (validated, atomically) and \
+             removes the proposal. Refuses a stale proposal, giving the reasons, and a proposal that also edits \
+             feature files (a person accepts those with `saffron accept --with-feature-edit`). Enabled because \
+             saffron.toml sets [mcp] allow_accept = true.",
+            ToolAnnotations::with_title("Accept a proposal")
+                .read_only(false)
+                .destructive(true)
+                .idempotent(false)
+                .open_world(false),
+        ));
+        tools.push(tool::<ProposalArgs, RejectOutput>(
+            "reject",
+            "Reject a proposal",
+            "Rejects a pending proposal: deletes the proposal file; the committed recording is left as it is. \
+             Enabled because saffron.toml sets [mcp] allow_accept = true.",
+            ToolAnnotations::with_title("Reject a proposal")
+                .read_only(false)
+                .destructive(true)
+                .idempotent(false)
+                .open_world(false),
+        ));
+    }
+    tools
+}
+
+impl ServerHandler for SaffronServer {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder().enable_tools().enable_resources().enable_prompts().build();
+        let mut implementation = Implementation::new("saffron", env!("CARGO_PKG_VERSION"));
+        implementation.title = Some("Saffron".to_string());
+        ServerConfig::new(capabilities).with_server_info(implementation).with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.iter().find(|tool| tool.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let name = request.name.to_string();
+        match self.call(&name, request.arguments.unwrap_or_default()) {
+            Some(result) => Ok(result.into()),
+            None => {
+                let names: Vec<&str> = self.tools.iter().map(|tool| tool.name.as_ref()).collect();
+                Err(McpError::invalid_params(
+                    format!("unknown tool `{name}`; the tools are {}", names.join(", ")),
+                    None,
+                ))
+            }
+        }
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let listed = resources::list(&self.project());
+        let resources = listed
+            .into_iter()
+            .map(|r| Resource::new(r.uri, r.name).with_description(r.description).with_mime_type(r.mime_type))
+            .collect();
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        let template = ResourceTemplate::new(resources::TEMPLATE, "project file")
+            .with_title("A feature file, recording or proposal")
+            .with_description(
+                "A feature file (features/orders.saffron), a recording (.saffron/cache/...json) or a proposal \
+                 (.saffron/proposals/...json), by its path relative to the project root",
+            );
+        Ok(ListResourceTemplatesResult::with_all_items(vec![template]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let read = resources::read(&self.project(), &request.uri);
+        match read {
+            Ok((text, mime_type)) => {
+                let contents = ResourceContents::text(text, request.uri).with_mime_type(mime_type);
+                Ok(ReadResourceResult::new(vec![contents]).into())
+            }
+            Err(resources::NotFound(message)) => Err(McpError::resource_not_found(message, None)),
+        }
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        let arguments = vec![
+            PromptArgument::new("description")
+                .with_description("The behaviour to test, in prose: who does what and what they should see.")
+                .with_required(true),
+            PromptArgument::new("path")
+                .with_description("Where the file will be saved, relative to the project root (optional).")
+                .with_required(false),
+        ];
+        let mut draft = Prompt::new(prompt::NAME, Some(prompt::DESCRIPTION), Some(arguments));
+        draft.title = Some("Draft a feature file".to_string());
+        Ok(ListPromptsResult::with_all_items(vec![draft]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        if request.name != prompt::NAME {
+            return Err(McpError::invalid_params(
+                format!("unknown prompt `{}`; the prompt is {}", request.name, prompt::NAME),
+                None,
+            ));
+        }
+        let arguments = request.arguments.unwrap_or_default();
+        let argument = |key: &str| arguments.get(key).and_then(|value| value.as_str()).map(str::trim);
+        let Some(description) = argument("description").filter(|text| !text.is_empty()) else {
+            return Err(McpError::invalid_params(
+                "draft_feature needs a `description` argument: the behaviour to test, in prose",
+                None,
+            ));
+        };
+        let path = argument("path").filter(|text| !text.is_empty());
+        let text = prompt::text(&self.project().snapshot(), description, path);
+        Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
+            .with_description("Draft a feature file with the project's vocabulary as the required wording")
+            .into())
+    }
+}
+
+/// Serves the project at `root` over stdio until the client closes the connection.
+pub async fn serve_stdio(root: PathBuf) -> std::io::Result<()> {
+    let server = SaffronServer::open(root);
+    let running = server.serve(rmcp::transport::stdio()).await.map_err(std::io::Error::other)?;
+    running.waiting().await.map_err(std::io::Error::other)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_has_object_schemas_for_input_and_output() {
+        assert_eq!(tool_list(false).len(), 7);
+        let tools = tool_list(true);
+        let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
+        assert_eq!(names[7..], ["accept", "reject"]);
+        for tool in &tools {
+            assert_eq!(tool.input_schema.get("type"), Some(&serde_json::json!("object")), "{}", tool.name);
+            assert!(tool.input_schema.contains_key("properties"), "{}", tool.name);
+            let output = tool.output_schema.as_ref().expect("output schema");
+            assert_eq!(output.get("type"), Some(&serde_json::json!("object")), "{}", tool.name);
+        }
+    }
+
+    #[test]
+    fn unknown_tools_and_bad_arguments_are_answered() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let server = SaffronServer::open(dir.path().to_path_buf());
+        assert!(server.call("run", JsonObject::new()).is_none());
+        let mut arguments = JsonObject::new();
+        arguments.insert("limit".into(), serde_json::json!("many"));
+        let result = server.call("vocabulary", arguments).expect("a tool");
+        assert_eq!(result.is_error, Some(true));
+        let answered = server.call("status", JsonObject::new()).expect("a tool");
+        assert_eq!(answered.is_error, Some(false));
+        assert!(answered.structured_content.is_some());
+    }
+}

@@ -1,0 +1,2 @@
+" *.saffron is Saffron's Gherkin dialect. (*.feature keeps Neovim's own filetype, cucumber.)
+autocmd BufNewFile,BufRead *.saffron setfiletype saffron
