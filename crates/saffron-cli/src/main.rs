@@ -27,6 +27,10 @@ enum Command {
     Status(commands::status::StatusArgs),
     /// Serve the language server over stdio (for editors).
     Lsp,
+    /// Replay recorded scenarios in headless Chromium and give each a verdict.
+    Run(commands::run::RunArgs),
+    /// Start the demo shop and replay the example project against it.
+    Demo(commands::run::DemoArgs),
     /// Serve the MCP server over stdio (for AI assistants).
     Mcp,
     /// Set a project up for Saffron: saffron.toml, .gitignore, the agent skill, AGENTS.md, MCP registration.
@@ -40,6 +44,8 @@ fn main() -> ExitCode {
         Command::Messages(args) => commands::messages::run(args),
         Command::Steps(args) => commands::steps::run(args),
         Command::Status(args) => commands::status::run(args),
+        Command::Run(args) => commands::run::run(args),
+        Command::Demo(args) => commands::run::demo(args),
         Command::Lsp => saffron_lsp::run_stdio().map(|()| ExitCode::SUCCESS).map_err(anyhow::Error::from),
         Command::Mcp => commands::mcp::run(),
         Command::Init(args) => commands::init::run(args),

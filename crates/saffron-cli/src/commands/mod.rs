@@ -2,5 +2,6 @@ pub mod check;
 pub mod init;
 pub mod mcp;
 pub mod messages;
+pub mod run;
 pub mod status;
 pub mod steps;

@@ -1,0 +1,93 @@
+//! `saffron run` and `saffron demo` end to end: the real binary replays the example project's
+//! recordings in headless Chromium against the demo app.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use saffron_demo::{Defect, DemoConfig, DemoServer, Drift};
+
+fn repository() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+}
+
+fn saffron(args: &[&str], password: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .args(args)
+        .current_dir(repository())
+        .env("DEMO_PASSWORD", password)
+        .output()
+        .expect("saffron runs")
+}
+
+fn text(output: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime")
+}
+
+#[test]
+fn the_demo_replays_every_example_scenario_green() {
+    let output =
+        Command::new(env!("CARGO_BIN_EXE_saffron")).arg("demo").current_dir(repository()).output().expect("runs");
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{all}");
+    assert!(all.contains("14 scenario(s): 14 green, 0 red, 0 blocked"), "{all}");
+}
+
+#[test]
+fn a_wrong_total_is_red_never_green() {
+    let runtime = runtime();
+    let config = DemoConfig { defects: [Defect::WrongTotal].into(), ..DemoConfig::default() };
+    let password = config.password.clone();
+    let server = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let output = saffron(&["run", "--base-url", &server.url(), "features/new_order.saffron"], &password);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{all}");
+    assert!(all.contains("✗ red") && all.contains("the saved total is"), "{all}");
+    assert!(all.contains("expected text \"Total: €13.50\""), "{all}");
+    // The secret never reaches the output.
+    assert!(!all.contains(&password), "{all}");
+    let _ = runtime.block_on(server.shutdown());
+}
+
+#[test]
+fn a_renamed_label_passes_through_a_lower_tier_and_reports_drift() {
+    let runtime = runtime();
+    let config = DemoConfig { drift: [Drift::RenamedLabel].into(), ..DemoConfig::default() };
+    let password = config.password.clone();
+    let server = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let output = saffron(&["run", "--base-url", &server.url(), "features/sign_in.feature:5"], &password);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{all}");
+    assert!(all.contains("✓ green") && all.contains("drift:"), "{all}");
+    let _ = runtime.block_on(server.shutdown());
+}
+
+#[test]
+fn a_missing_browser_is_blocked_not_a_verdict() {
+    let runtime = runtime();
+    let server = runtime.block_on(DemoServer::start(DemoConfig::default())).expect("demo");
+    let output = Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .args(["run", "--base-url", &server.url(), "features/sign_in.feature"])
+        .current_dir(repository())
+        .env("SAFFRON_CHROMIUM", "/nonexistent/chromium")
+        .output()
+        .expect("runs");
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(2), "{all}");
+    assert!(all.contains("! blocked") && all.contains("apt-get install chromium"), "{all}");
+    let _ = runtime.block_on(server.shutdown());
+}
+
+#[test]
+fn an_unrecorded_scenario_is_red_with_needs_recording() {
+    let runtime = runtime();
+    let server = runtime.block_on(DemoServer::start(DemoConfig::default())).expect("demo");
+    let output = saffron(&["run", "--base-url", &server.url(), "--tags", "@wip"], "unused");
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{all}");
+    assert!(all.contains("Refund an order") && all.contains("needs recording"), "{all}");
+    let _ = runtime.block_on(server.shutdown());
+}

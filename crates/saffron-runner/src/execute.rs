@@ -1,0 +1,146 @@
+//! Replaying executions in one shared Chromium, a fresh browser context per execution, on
+//! parallel workers.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use futures::StreamExt;
+use saffron_browser::{Browser, BrowserConfig, ContextOptions};
+use saffron_recording::{Date, Masker, new_unique_seed};
+
+use crate::plan::Execution;
+use crate::resolve::{ExecutionValues, resolve_action};
+use crate::{ScenarioResult, Verdict};
+
+/// Looks up `{env:NAME}` values (the environment, then `.env`).
+pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
+#[derive(Clone)]
+pub struct RunOptions {
+    pub base_url: String,
+    pub browser: BrowserConfig,
+    pub workers: usize,
+    pub env: EnvLookup,
+}
+
+/// Replays every execution; results come back in the order of `executions`.
+pub async fn run(executions: Vec<Execution>, options: &RunOptions) -> Vec<ScenarioResult> {
+    let needs_browser = executions.iter().any(|e| e.recording.is_ok());
+    let browser = if needs_browser {
+        match Browser::launch(options.browser.clone()).await {
+            Ok(browser) => Some(browser),
+            Err(error) => {
+                let cause = error.to_string();
+                return executions.iter().map(|e| blocked(e, &cause)).collect();
+            }
+        }
+    } else {
+        None
+    };
+    // The workers are futures driven together on this task: CDP calls wait on I/O, so they
+    // overlap, and nothing has to be `Send` across threads.
+    let runs = executions.iter().cloned().enumerate().map(|(index, execution)| {
+        let browser = browser.clone();
+        let options = options.clone();
+        async move { (index, replay(browser, execution, options).await) }
+    });
+    let finished: Vec<(usize, ScenarioResult)> =
+        futures::stream::iter(runs).buffer_unordered(options.workers.max(1)).collect().await;
+    let mut results: Vec<Option<ScenarioResult>> = vec![None; executions.len()];
+    for (index, result) in finished {
+        results[index] = Some(result);
+    }
+    if let Some(browser) = browser {
+        browser.close().await;
+    }
+    results
+        .into_iter()
+        .zip(&executions)
+        .map(|(result, execution)| result.unwrap_or_else(|| blocked(execution, "the worker running it crashed")))
+        .collect()
+}
+
+fn result(execution: &Execution, verdict: Verdict, started: Instant) -> ScenarioResult {
+    ScenarioResult {
+        file: execution.file.display().to_string(),
+        line: execution.line,
+        name: execution.name.clone(),
+        verdict,
+        drift: Vec::new(),
+        duration_ms: started.elapsed().as_millis() as u64,
+        screenshot: None,
+        url: None,
+    }
+}
+
+fn blocked(execution: &Execution, cause: &str) -> ScenarioResult {
+    result(execution, Verdict::Blocked { cause: cause.to_string() }, Instant::now())
+}
+
+async fn replay(browser: Option<Browser>, execution: Execution, options: RunOptions) -> ScenarioResult {
+    let started = Instant::now();
+    let recording = match &execution.recording {
+        Ok(recording) => recording.clone(),
+        Err(reason) => {
+            return result(&execution, Verdict::Red { step: None, step_text: None, message: reason.clone() }, started);
+        }
+    };
+    let Some(browser) = browser else { return blocked(&execution, "no browser was started") };
+    let base_url = options.base_url.clone();
+    let mut context = match browser.new_context(ContextOptions { base_url }).await {
+        Ok(context) => context,
+        Err(error) => return blocked(&execution, &error.to_string()),
+    };
+    let seed = new_unique_seed();
+    let values = ExecutionValues {
+        params: &execution.params,
+        unique_seed: &seed,
+        today: Date::today_utc(),
+        env: options.env.clone(),
+    };
+    let mut masker = Masker::new();
+    let mut outcome = result(&execution, Verdict::Green, started);
+    // Owned steps and actions: the replay holds no borrow across its awaits.
+    'steps: for (index, step) in recording.steps.into_iter().enumerate() {
+        context.begin_step();
+        let table = execution.steps.get(index).and_then(|spec| spec.table.clone());
+        for action in step.actions {
+            let (resolved, secrets) = match resolve_action(&action, &values, table.as_ref()) {
+                Ok(resolved) => resolved,
+                Err(error) => {
+                    outcome.verdict = Verdict::Red {
+                        step: Some(index + 1),
+                        step_text: Some(step.text.clone()),
+                        message: format!("cannot resolve `{action}`: {error}"),
+                    };
+                    break 'steps;
+                }
+            };
+            masker.add_all(&secrets);
+            match context.perform(&resolved, None).await {
+                Ok(performed) => {
+                    if performed.drift {
+                        let tier = performed.tier.map_or("?", |tier| tier.as_str());
+                        outcome.drift.push(
+                            masker
+                                .mask(&format!("step {} `{action}`: found by {tier}, lower than recorded", index + 1)),
+                        );
+                    }
+                }
+                Err(failure) => {
+                    outcome.screenshot = context.screenshot().await.ok();
+                    outcome.url = context.url().await.ok().map(|url| masker.mask(&url));
+                    outcome.verdict = Verdict::Red {
+                        step: Some(index + 1),
+                        step_text: Some(step.text.clone()),
+                        message: masker.mask(&format!("`{action}`: {}", failure.message)),
+                    };
+                    break 'steps;
+                }
+            }
+        }
+    }
+    context.close().await;
+    outcome.duration_ms = started.elapsed().as_millis() as u64;
+    outcome
+}

@@ -1,0 +1,50 @@
+//! The runner: selects scenarios, replays their recordings in Chromium and gives each a
+//! verdict. A recording is replayed only when it is fresh (made for the scenario's current
+//! steps); without an agent, a stale or missing one is red with "needs recording", never a
+//! silent skip. A runner failure (no browser) is `blocked`, never a verdict about the app.
+
+mod execute;
+mod plan;
+mod resolve;
+pub mod tags;
+
+pub use execute::{RunOptions, run};
+pub use plan::{Execution, Selection, plan};
+pub use tags::{TagExpression, TagExpressionError};
+
+use serde::Serialize;
+
+/// What happened to one scenario (one Examples row of an Outline).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "verdict")]
+pub enum Verdict {
+    /// Replayed as recorded.
+    Green,
+    /// Failed: the step, what was expected and what was found.
+    Red { step: Option<usize>, step_text: Option<String>, message: String },
+    /// The runner could not do its job (no browser...): not a verdict about the app.
+    Blocked { cause: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScenarioResult {
+    pub file: String,
+    pub line: u32,
+    pub name: String,
+    #[serde(flatten)]
+    pub verdict: Verdict,
+    /// Targets found at a lower tier than recorded: the page drifted, the replay still passed.
+    pub drift: Vec<String>,
+    pub duration_ms: u64,
+    /// PNG of the page when the scenario failed.
+    #[serde(skip)]
+    pub screenshot: Option<Vec<u8>>,
+    pub url: Option<String>,
+}
+
+impl ScenarioResult {
+    pub fn is_green(&self) -> bool {
+        matches!(self.verdict, Verdict::Green)
+    }
+}

@@ -1,0 +1,134 @@
+//! Which scenario executions a run performs: every runnable scenario (one per Examples row),
+//! narrowed by paths, `FILE:LINE` and a tag expression.
+
+use std::path::PathBuf;
+
+use saffron_index::{RecordingState, Snapshot, recording_paths, step_specs};
+use saffron_recording::{Recording, StepSpec};
+use saffron_syntax::pickles;
+
+use crate::tags::TagExpression;
+
+/// What the user asked for.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// Files or folders (relative to the project root); `FILE:LINE` picks the scenario, Examples
+    /// row or step on that line.
+    pub targets: Vec<String>,
+    pub tags: Option<TagExpression>,
+}
+
+/// One scenario to replay: a plain scenario, or one row of an Outline.
+#[derive(Debug, Clone)]
+pub struct Execution {
+    pub file: PathBuf,
+    pub name: String,
+    pub line: u32,
+    /// The row's values by column, for `<param>`.
+    pub params: Vec<(String, String)>,
+    /// The steps as they run (row values filled in): tables for `<table:key>`.
+    pub steps: Vec<StepSpec>,
+    pub recording_path: PathBuf,
+    /// The recording when it is fresh; otherwise why it cannot be replayed.
+    pub recording: Result<Recording, String>,
+}
+
+fn line_target(target: &str) -> (PathBuf, Option<u32>) {
+    match target.rsplit_once(':') {
+        Some((file, line)) if line.parse::<u32>().is_ok() => (PathBuf::from(file), line.parse().ok()),
+        _ => (PathBuf::from(target), None),
+    }
+}
+
+pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
+    let targets: Vec<(PathBuf, Option<u32>)> = selection.targets.iter().map(|t| line_target(t)).collect();
+    let registry = snapshot.step_sets();
+    let mut executions = Vec::new();
+    let mut files: Vec<_> = snapshot.files().collect();
+    files.sort_by(|a, b| a.source.path.cmp(&b.source.path));
+    for file in files {
+        let path = file.source.path.as_path();
+        let wanted_lines: Vec<Option<u32>> = targets
+            .iter()
+            .filter(|(target, _)| target.as_os_str().is_empty() || path.starts_with(target) || path == target.as_path())
+            .map(|(_, line)| *line)
+            .collect();
+        if !targets.is_empty() && wanted_lines.is_empty() {
+            continue;
+        }
+        let document = &file.source.parsed.document;
+        let templates = pickles::compile_templates(document, &registry);
+        let paths = recording_paths(path, &templates);
+        let states: Vec<_> = snapshot.scenarios_in(path);
+        for ((template, (recording_path, _)), state) in templates.iter().zip(paths).zip(states) {
+            if template.scenario.kind == saffron_syntax::ScenarioKind::Fixture {
+                continue;
+            }
+            let recording = match &state.recording {
+                RecordingState::Fresh => snapshot
+                    .recording(&recording_path)
+                    .map(|data| data.recording.clone())
+                    .ok_or_else(|| "needs recording: the recording disappeared".to_string()),
+                RecordingState::Stale => Err(
+                    "needs recording: the scenario changed since it was recorded, and no agent is configured to record it"
+                        .to_string(),
+                ),
+                RecordingState::Unrecorded => {
+                    Err("needs recording: it has never been recorded, and no agent is configured to record it".to_string())
+                }
+                RecordingState::Unreadable { reason } => Err(format!("the recording cannot be used: {reason}")),
+            };
+            let rows: Vec<_> = pickles::compile(document, &registry)
+                .into_iter()
+                .filter(|pickle| std::ptr::eq(pickle.scenario, template.scenario))
+                .collect();
+            for pickle in rows {
+                let scenario = template.scenario;
+                let line = pickle.location.line;
+                let span_lines = scenario.header.location.line..=last_line(&file.source.text, scenario.span.end);
+                let selected_by_line = wanted_lines.iter().any(|wanted| match wanted {
+                    None => true,
+                    Some(wanted) => *wanted == line || (pickle.row.is_none() && span_lines.contains(wanted)),
+                });
+                if !targets.is_empty() && !selected_by_line {
+                    continue;
+                }
+                let tags: Vec<&str> = pickle.tags.iter().map(|tag| tag.name.as_str()).collect();
+                if let Some(expression) = &selection.tags
+                    && !expression.matches(&tags)
+                {
+                    continue;
+                }
+                let params = match (
+                    pickle.row,
+                    scenario
+                        .examples
+                        .iter()
+                        .find(|e| e.table_body.iter().any(|r| pickle.row.is_some_and(|row| std::ptr::eq(r, row)))),
+                ) {
+                    (Some(row), Some(examples)) => examples
+                        .table_header
+                        .iter()
+                        .flat_map(|header| header.cells.iter().zip(&row.cells))
+                        .map(|(name, value)| (name.value.clone(), value.value.clone()))
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                executions.push(Execution {
+                    file: path.to_path_buf(),
+                    name: pickle.name.clone(),
+                    line,
+                    params,
+                    steps: step_specs(&pickle),
+                    recording_path: recording_path.clone(),
+                    recording: recording.clone(),
+                });
+            }
+        }
+    }
+    executions
+}
+
+fn last_line(text: &str, offset: usize) -> u32 {
+    text[..offset.min(text.len())].matches('\n').count() as u32 + 1
+}

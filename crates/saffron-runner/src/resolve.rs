@@ -1,0 +1,110 @@
+//! Tokens in a recorded action, filled in at the last moment for one step of one execution:
+//! `<param>` from the Examples row, `<table:key>` from the step's table, `{env:NAME}` from the
+//! environment, `{unique:name}`, `{date+N}`. Secret values come back so every output can be
+//! masked; the resolved action is never written anywhere.
+
+use saffron_recording::{Action, Date, Resolver, Secret};
+use serde_json::Value;
+
+/// The values one execution shares across its steps.
+pub struct ExecutionValues<'a> {
+    pub params: &'a [(String, String)],
+    pub unique_seed: &'a str,
+    pub today: Date,
+    pub env: crate::execute::EnvLookup,
+}
+
+/// The action with its tokens resolved, and the secrets that went into it.
+pub fn resolve_action(
+    action: &Action,
+    values: &ExecutionValues<'_>,
+    table: Option<&Vec<Vec<String>>>,
+) -> Result<(Action, Vec<Secret>), String> {
+    let env = values.env.clone();
+    let mut resolver = Resolver::new(values.today, values.unique_seed)
+        .with_params(values.params.iter().map(|(k, v)| (k.clone(), v.clone())))
+        .with_env(move |name| env(name));
+    if let Some(rows) = table {
+        resolver = resolver.with_table_rows(rows);
+    }
+    let mut json = serde_json::to_value(action).map_err(|error| error.to_string())?;
+    let mut secrets = Vec::new();
+    resolve_value(&mut json, None, &resolver, &mut secrets)?;
+    let resolved: Action = serde_json::from_value(json).map_err(|error| error.to_string())?;
+    Ok((resolved, secrets))
+}
+
+fn resolve_value(
+    value: &mut Value,
+    key: Option<&str>,
+    resolver: &Resolver<'_>,
+    secrets: &mut Vec<Secret>,
+) -> Result<(), String> {
+    match value {
+        Value::String(text) => {
+            // The action's own vocabulary (its type, a tier, a state kind) holds no tokens.
+            if matches!(key, Some("type" | "tier" | "kind")) {
+                return Ok(());
+            }
+            let is_pattern = key.is_some_and(|k| k.ends_with("Regex") || k == "urlPattern");
+            let resolved = if is_pattern { resolver.resolve_regex(text) } else { resolver.resolve(text) }
+                .map_err(|e| e.to_string())?;
+            *text = resolved.value.clone();
+            secrets.extend(resolved.secrets);
+        }
+        Value::Array(items) => {
+            for item in items {
+                resolve_value(item, key, resolver, secrets)?;
+            }
+        }
+        Value::Object(map) => {
+            for (name, item) in map.iter_mut() {
+                resolve_value(item, Some(name.as_str()), resolver, secrets)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use saffron_recording::Target;
+
+    #[test]
+    fn params_tables_and_secrets_are_filled_in() {
+        let env: crate::execute::EnvLookup =
+            std::sync::Arc::new(|name: &str| (name == "DEMO_PASSWORD").then(|| "s3cret".to_string()));
+        let params = vec![("customer".to_string(), "Ada".to_string())];
+        let values = ExecutionValues { params: &params, unique_seed: "seed", today: Date::today_utc(), env };
+        let fill = Action::Fill {
+            target: Target::role("textbox", "Customer"),
+            value: "<table:Customer>".into(),
+            timeout_ms: None,
+        };
+        let table = vec![vec!["Customer".to_string(), "<customer>".to_string()]];
+        // The pickle's table already has row values in it.
+        let row_table = vec![vec!["Customer".to_string(), "Ada".to_string()]];
+        let (resolved, secrets) = resolve_action(&fill, &values, Some(&row_table)).expect("resolves");
+        assert_eq!(
+            resolved,
+            Action::Fill { target: Target::role("textbox", "Customer"), value: "Ada".into(), timeout_ms: None }
+        );
+        assert!(secrets.is_empty());
+        let _ = table;
+
+        let password = Action::Fill {
+            target: Target::role("textbox", "Password"),
+            value: "{env:DEMO_PASSWORD}".into(),
+            timeout_ms: None,
+        };
+        let (resolved, secrets) = resolve_action(&password, &values, None).expect("resolves");
+        assert!(matches!(resolved, Action::Fill { value, .. } if value == "s3cret"));
+        assert_eq!(secrets.len(), 1);
+
+        let missing =
+            Action::Fill { target: Target::role("textbox", "X"), value: "{env:NOPE}".into(), timeout_ms: None };
+        assert!(resolve_action(&missing, &values, None).is_err());
+    }
+}
