@@ -91,3 +91,38 @@ fn an_unrecorded_scenario_is_red_with_needs_recording() {
     assert!(all.contains("Refund an order") && all.contains("needs recording"), "{all}");
     let _ = runtime.block_on(server.shutdown());
 }
+
+#[test]
+fn secrets_come_from_the_project_env_file() {
+    let runtime = runtime();
+    let config = DemoConfig::default();
+    let password = config.password.clone();
+    let server = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let project = std::env::temp_dir().join(format!("saffron-dotenv-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&project);
+    copy_dir(&repository().join("features"), &project.join("features"));
+    copy_dir(&repository().join(".saffron/cache"), &project.join(".saffron/cache"));
+    std::fs::write(project.join(".env"), format!("# the demo account\nDEMO_PASSWORD=\"{password}\"\n")).expect("write");
+    let output = Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .args(["run", "--base-url", &server.url(), "features/sign_in.feature:5"])
+        .current_dir(&project)
+        .env_remove("DEMO_PASSWORD")
+        .output()
+        .expect("runs");
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{all}");
+    let _ = std::fs::remove_dir_all(&project);
+    let _ = runtime.block_on(server.shutdown());
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read dir").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            copy_dir(&path, &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(&path, to.join(entry.file_name())).expect("copy");
+        }
+    }
+}

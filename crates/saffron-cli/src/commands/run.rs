@@ -41,7 +41,10 @@ enum Format {
 
 /// `{env:NAME}` values: the environment first, then the project's `.env`.
 fn env_lookup(root: &Path, overrides: Vec<(String, String)>) -> saffron_runner::RunOptions {
-    let dotenv = parse_dotenv(&std::fs::read_to_string(root.join(".env")).unwrap_or_default());
+    // A `.env` that cannot be read or parsed adds nothing; the real environment still applies.
+    let dotenv: Vec<(String, String)> = dotenvy::from_path_iter(root.join(".env"))
+        .map(|entries| entries.filter_map(Result::ok).collect())
+        .unwrap_or_default();
     let lookup = move |name: &str| {
         overrides
             .iter()
@@ -51,27 +54,6 @@ fn env_lookup(root: &Path, overrides: Vec<(String, String)>) -> saffron_runner::
             .or_else(|| dotenv.iter().find(|(key, _)| key == name).map(|(_, value)| value.clone()))
     };
     RunOptions { base_url: String::new(), browser: BrowserConfig::default(), workers: 1, env: Arc::new(lookup) }
-}
-
-/// `KEY=VALUE` lines; `#` comments; optional quotes around the value.
-fn parse_dotenv(text: &str) -> Vec<(String, String)> {
-    text.lines()
-        .filter_map(|line| {
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
-                return None;
-            }
-            let line = line.strip_prefix("export ").unwrap_or(line);
-            let (key, value) = line.split_once('=')?;
-            let value = value.trim();
-            let value = value
-                .strip_prefix('"')
-                .and_then(|v| v.strip_suffix('"'))
-                .or_else(|| value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
-                .unwrap_or(value);
-            Some((key.trim().to_string(), value.to_string()))
-        })
-        .collect()
 }
 
 struct Plan {
@@ -186,18 +168,4 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     let _ = runtime.block_on(server.shutdown());
     print(&results, Format::Text)?;
     Ok(exit_code(&results))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_dotenv;
-
-    #[test]
-    fn dotenv_lines() {
-        let parsed = parse_dotenv("# comment\nA=1\nexport B = \"two words\"\n\nC='x=y'\nnot a pair\n");
-        assert_eq!(
-            parsed,
-            vec![("A".into(), "1".into()), ("B".into(), "two words".into()), ("C".into(), "x=y".into())]
-        );
-    }
 }
