@@ -34,6 +34,16 @@ fn the_demo_replays_every_example_scenario_green() {
     let all = text(&output);
     assert_eq!(output.status.code(), Some(0), "{all}");
     assert!(all.contains("14 scenario(s): 14 green, 0 red, 0 blocked"), "{all}");
+    let reports = repository().join(".saffron/reports");
+    let latest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(reports.join("latest.json")).expect("latest.json"))
+            .expect("json");
+    assert_eq!(latest["green"], 14);
+    let junit = std::fs::read_to_string(reports.join("junit.xml")).expect("junit.xml");
+    assert_eq!(junit.matches("<testcase ").count(), 14);
+    assert!(junit.contains("failures=\"0\""));
+    assert!(std::fs::read_to_string(reports.join("report.md")).expect("md").contains("**14 green**"));
+    assert!(std::fs::read_to_string(reports.join("report.html")).expect("html").contains("14 green"));
 }
 
 #[test]

@@ -5,11 +5,13 @@
 
 mod execute;
 mod plan;
+mod report;
 mod resolve;
 pub mod tags;
 
 pub use execute::{RunOptions, run};
 pub use plan::{Execution, Selection, plan};
+pub use report::{RunReport, html, junit, markdown, write_reports};
 pub use tags::{TagExpression, TagExpressionError};
 
 use serde::Serialize;

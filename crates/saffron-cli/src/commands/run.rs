@@ -85,9 +85,21 @@ fn execute(plan: Plan) -> Result<ExitCode> {
     }
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the runtime")?;
+    let started = std::time::Instant::now();
     let results = runtime.block_on(saffron_runner::run(executions, &plan.options));
     print(&results, plan.format)?;
+    report(&plan.root, &plan.options.base_url, started, &results)?;
     Ok(exit_code(&results))
+}
+
+/// Writes `.saffron/reports/{latest.json, report.md, junit.xml, report.html}`.
+fn report(root: &Path, base_url: &str, started: std::time::Instant, results: &[ScenarioResult]) -> Result<()> {
+    let report = saffron_runner::RunReport::new(base_url, started.elapsed().as_millis() as u64, results.to_vec());
+    let written = saffron_runner::write_reports(root, &report).context("cannot write the reports")?;
+    let names: Vec<String> =
+        written.iter().map(|path| path.strip_prefix(root).unwrap_or(path).display().to_string()).collect();
+    eprintln!("reports: {}", names.join(", "));
+    Ok(())
 }
 
 fn exit_code(results: &[ScenarioResult]) -> ExitCode {
@@ -164,8 +176,10 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     let selection = Selection { targets: vec!["features".to_string()], tags: Some(TagExpression::parse("not @wip")?) };
     let snapshot = project::load_index(&root);
     let executions = saffron_runner::plan(&snapshot, &selection);
+    let started = std::time::Instant::now();
     let results = runtime.block_on(saffron_runner::run(executions, &options));
     let _ = runtime.block_on(server.shutdown());
     print(&results, Format::Text)?;
+    report(&root, &options.base_url, started, &results)?;
     Ok(exit_code(&results))
 }

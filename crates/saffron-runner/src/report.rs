@@ -1,0 +1,295 @@
+//! Reports of a run, written atomically under `.saffron/reports/`: `latest.json` (what other
+//! tools read), `report.md`, `junit.xml` (for CI) and a single-file `report.html` with the
+//! failure screenshots inline. Screenshots are also kept under `.saffron/artifacts/`.
+
+use std::path::{Path, PathBuf};
+
+use base64::Engine;
+use saffron_recording::write_atomic;
+use serde::Serialize;
+
+use crate::{ScenarioResult, Verdict};
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunReport {
+    pub base_url: String,
+    pub duration_ms: u64,
+    pub green: usize,
+    pub red: usize,
+    pub blocked: usize,
+    pub scenarios: Vec<ScenarioResult>,
+}
+
+impl RunReport {
+    pub fn new(base_url: &str, duration_ms: u64, scenarios: Vec<ScenarioResult>) -> RunReport {
+        let count = |f: fn(&Verdict) -> bool| scenarios.iter().filter(|s| f(&s.verdict)).count();
+        RunReport {
+            base_url: base_url.to_string(),
+            duration_ms,
+            green: count(|v| matches!(v, Verdict::Green)),
+            red: count(|v| matches!(v, Verdict::Red { .. })),
+            blocked: count(|v| matches!(v, Verdict::Blocked { .. })),
+            scenarios,
+        }
+    }
+}
+
+fn escape_xml(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            // XML 1.0 cannot carry most control characters at all.
+            c if (c as u32) < 0x20 && !matches!(c, '\n' | '\r' | '\t') => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn failure_text(result: &ScenarioResult) -> Option<String> {
+    match &result.verdict {
+        Verdict::Green => None,
+        Verdict::Red { step: Some(step), step_text: Some(text), message } => {
+            Some(format!("step {step} \"{text}\": {message}"))
+        }
+        Verdict::Red { message, .. } => Some(message.clone()),
+        Verdict::Blocked { cause } => Some(format!("blocked: {cause}")),
+    }
+}
+
+pub fn junit(report: &RunReport) -> String {
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    out.push_str(&format!(
+        "<testsuites name=\"saffron\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{:.3}\">\n",
+        report.scenarios.len(),
+        report.red,
+        report.blocked,
+        report.duration_ms as f64 / 1000.0
+    ));
+    let mut files: Vec<&str> = report.scenarios.iter().map(|s| s.file.as_str()).collect();
+    files.dedup();
+    for file in files {
+        let cases: Vec<&ScenarioResult> = report.scenarios.iter().filter(|s| s.file == file).collect();
+        let failures = cases.iter().filter(|c| matches!(c.verdict, Verdict::Red { .. })).count();
+        let errors = cases.iter().filter(|c| matches!(c.verdict, Verdict::Blocked { .. })).count();
+        out.push_str(&format!(
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\">\n",
+            escape_xml(file),
+            cases.len()
+        ));
+        for case in cases {
+            out.push_str(&format!(
+                "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\"",
+                escape_xml(file),
+                escape_xml(&format!("{} (line {})", case.name, case.line)),
+                case.duration_ms as f64 / 1000.0
+            ));
+            match (&case.verdict, failure_text(case)) {
+                (Verdict::Red { .. }, Some(text)) => out.push_str(&format!(
+                    ">\n      <failure message=\"{}\">{}</failure>\n    </testcase>\n",
+                    escape_xml(&text),
+                    escape_xml(&text)
+                )),
+                (Verdict::Blocked { .. }, Some(text)) => out.push_str(&format!(
+                    ">\n      <error message=\"{}\">{}</error>\n    </testcase>\n",
+                    escape_xml(&text),
+                    escape_xml(&text)
+                )),
+                _ => out.push_str("/>\n"),
+            }
+        }
+        out.push_str("  </testsuite>\n");
+    }
+    out.push_str("</testsuites>\n");
+    out
+}
+
+fn badge(verdict: &Verdict) -> &'static str {
+    match verdict {
+        Verdict::Green => "✓ green",
+        Verdict::Red { .. } => "✗ red",
+        Verdict::Blocked { .. } => "! blocked",
+    }
+}
+
+pub fn markdown(report: &RunReport) -> String {
+    let mut out = format!(
+        "# Saffron run\n\n{} scenario(s) against `{}` in {:.1} s: **{} green**, **{} red**, **{} blocked**.\n\n",
+        report.scenarios.len(),
+        report.base_url,
+        report.duration_ms as f64 / 1000.0,
+        report.green,
+        report.red,
+        report.blocked
+    );
+    out.push_str("| verdict | scenario | where | time |\n| --- | --- | --- | --- |\n");
+    for s in &report.scenarios {
+        out.push_str(&format!(
+            "| {} | {} | `{}:{}` | {} ms |\n",
+            badge(&s.verdict),
+            s.name.replace('|', "\\|"),
+            s.file,
+            s.line,
+            s.duration_ms
+        ));
+    }
+    for s in report.scenarios.iter().filter(|s| !s.is_green() || !s.drift.is_empty()) {
+        out.push_str(&format!("\n## {} `{}:{}`\n\n", s.name, s.file, s.line));
+        if let Some(text) = failure_text(s) {
+            out.push_str(&format!("```text\n{text}\n```\n"));
+        }
+        for drift in &s.drift {
+            out.push_str(&format!("- drift: {drift}\n"));
+        }
+    }
+    out
+}
+
+pub fn html(report: &RunReport) -> String {
+    let mut rows = String::new();
+    for s in &report.scenarios {
+        let class = match s.verdict {
+            Verdict::Green => "green",
+            Verdict::Red { .. } => "red",
+            Verdict::Blocked { .. } => "blocked",
+        };
+        let mut detail = String::new();
+        if let Some(text) = failure_text(s) {
+            detail.push_str(&format!("<pre>{}</pre>", escape_xml(&text)));
+        }
+        if let Some(url) = &s.url {
+            detail.push_str(&format!("<p>page: <code>{}</code></p>", escape_xml(url)));
+        }
+        for drift in &s.drift {
+            detail.push_str(&format!("<p class=\"drift\">drift: {}</p>", escape_xml(drift)));
+        }
+        if let Some(png) = &s.screenshot {
+            let data = base64::engine::general_purpose::STANDARD.encode(png);
+            detail.push_str(&format!("<img alt=\"screenshot at the failure\" src=\"data:image/png;base64,{data}\">"));
+        }
+        rows.push_str(&format!(
+            "<tr class=\"{class}\"><td>{}</td><td>{}<div>{detail}</div></td><td><code>{}:{}</code></td><td>{} ms</td></tr>\n",
+            badge(&s.verdict),
+            escape_xml(&s.name),
+            escape_xml(&s.file),
+            s.line,
+            s.duration_ms
+        ));
+    }
+    format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Saffron run</title><style>\
+body{{font-family:system-ui,sans-serif;margin:2rem}}table{{border-collapse:collapse;width:100%}}\
+td{{border-bottom:1px solid #ddd;padding:.4rem;vertical-align:top}}.green td:first-child{{color:#1a7f37}}\
+.red td:first-child{{color:#cf222e}}.blocked td:first-child{{color:#9a6700}}img{{max-width:640px;border:1px solid #ccc}}\
+pre{{white-space:pre-wrap}}.drift{{color:#9a6700}}</style></head><body>\n<h1>Saffron run</h1>\n\
+<p>{} scenario(s) against <code>{}</code> in {:.1} s: {} green, {} red, {} blocked.</p>\n<table>{rows}</table>\n</body></html>\n",
+        report.scenarios.len(),
+        escape_xml(&report.base_url),
+        report.duration_ms as f64 / 1000.0,
+        report.green,
+        report.red,
+        report.blocked
+    )
+}
+
+/// Writes the four reports (and failure screenshots) under the project root; returns the paths.
+pub fn write_reports(root: &Path, report: &RunReport) -> std::io::Result<Vec<PathBuf>> {
+    let reports = root.join(".saffron/reports");
+    let artifacts = root.join(".saffron/artifacts");
+    std::fs::create_dir_all(&reports)?;
+    for (index, s) in report.scenarios.iter().enumerate() {
+        if let Some(png) = &s.screenshot {
+            std::fs::create_dir_all(&artifacts)?;
+            write_atomic(&artifacts.join(format!("failure-{index}.png")), png)?;
+        }
+    }
+    let json = serde_json::to_vec_pretty(report).map_err(std::io::Error::other)?;
+    let files = [
+        ("latest.json", json),
+        ("report.md", markdown(report).into_bytes()),
+        ("junit.xml", junit(report).into_bytes()),
+        ("report.html", html(report).into_bytes()),
+    ];
+    let mut written = Vec::new();
+    for (name, bytes) in files {
+        let path = reports.join(name);
+        write_atomic(&path, &bytes)?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> RunReport {
+        let result = |name: &str, verdict| ScenarioResult {
+            file: "features/a & b.feature".into(),
+            line: 3,
+            name: name.into(),
+            verdict,
+            drift: vec!["step 1 `click button \"Go\"`: found by css".into()],
+            duration_ms: 1200,
+            screenshot: Some(vec![137, 80, 78, 71]),
+            url: Some("http://127.0.0.1/x?a=<1>".into()),
+        };
+        RunReport::new(
+            "http://127.0.0.1:1",
+            3000,
+            vec![
+                result("Pay <card>", Verdict::Green),
+                result(
+                    "Refund",
+                    Verdict::Red {
+                        step: Some(2),
+                        step_text: Some("I see \"€1\"".into()),
+                        message: "expected <1> & found 2".into(),
+                    },
+                ),
+                result("Export", Verdict::Blocked { cause: "no browser".into() }),
+            ],
+        )
+    }
+
+    #[test]
+    fn junit_is_well_formed_xml_with_failures_and_errors() {
+        let xml = junit(&sample());
+        let mut reader = quick_xml::Reader::from_str(&xml);
+        let (mut failures, mut errors, mut cases) = (0, 0, 0);
+        loop {
+            match reader.read_event() {
+                Ok(quick_xml::events::Event::Eof) => break,
+                Ok(quick_xml::events::Event::Start(e) | quick_xml::events::Event::Empty(e)) => {
+                    match e.name().as_ref() {
+                        b"testcase" => cases += 1,
+                        b"failure" => failures += 1,
+                        b"error" => errors += 1,
+                        _ => {}
+                    }
+                }
+                Ok(_) => {}
+                Err(error) => panic!("invalid XML: {error}\n{xml}"),
+            }
+        }
+        assert_eq!((cases, failures, errors), (3, 1, 1));
+        assert!(xml.contains("failures=\"1\" errors=\"1\""));
+    }
+
+    #[test]
+    fn markdown_and_html_name_every_scenario() {
+        let report = sample();
+        let md = markdown(&report);
+        assert!(md.contains("**1 green**, **1 red**, **1 blocked**"));
+        assert!(md.contains("step 2 \"I see \"€1\"\": expected <1> & found 2"), "{md}");
+        let page = html(&report);
+        assert!(page.contains("Pay &lt;card&gt;") && page.contains("data:image/png;base64,iVBORw"));
+        assert!(!page.contains("<1>"), "page text is escaped");
+    }
+}
