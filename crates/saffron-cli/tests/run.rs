@@ -136,3 +136,81 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+fn project_copy(name: &str) -> std::path::PathBuf {
+    let project = std::env::temp_dir().join(format!("saffron-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&project);
+    copy_dir(&repository().join("features"), &project.join("features"));
+    copy_dir(&repository().join(".saffron/cache"), &project.join(".saffron/cache"));
+    project
+}
+
+#[test]
+fn hooks_run_around_the_run_and_a_failed_setup_stops_it() {
+    let runtime = runtime();
+    let config = DemoConfig::default();
+    let password = config.password.clone();
+    let server = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let project = project_copy("hooks");
+    std::fs::write(
+        project.join("saffron.toml"),
+        format!(
+            "base_url = \"{}\"\n[hooks]\nsetup = \"echo $SAFFRON_BASE_URL > setup.txt\"\nteardown = [\"touch teardown.txt\"]\n",
+            server.url()
+        ),
+    )
+    .expect("write");
+    let run = |project: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_saffron"))
+            .args(["run", "features/sign_in.feature:11"])
+            .current_dir(project)
+            .env("DEMO_PASSWORD", &password)
+            .output()
+            .expect("runs")
+    };
+    let output = run(&project);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let setup = std::fs::read_to_string(project.join("setup.txt")).expect("setup ran");
+    assert_eq!(setup.trim(), server.url(), "the base URL from saffron.toml reached the hook");
+    assert!(project.join("teardown.txt").exists());
+
+    std::fs::remove_file(project.join("teardown.txt")).expect("remove");
+    std::fs::write(project.join("saffron.toml"), "[hooks]\nsetup = \"exit 7\"\nteardown = \"touch teardown.txt\"\n")
+        .expect("write");
+    let output = Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .args(["run", "--base-url", &server.url(), "features/sign_in.feature"])
+        .current_dir(&project)
+        .output()
+        .expect("runs");
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(2), "{all}");
+    assert!(all.contains("setup failed, no scenario was run") && !all.contains("green"), "{all}");
+    assert!(project.join("teardown.txt").exists(), "teardown runs after a failed setup");
+    let _ = std::fs::remove_dir_all(&project);
+    let _ = runtime.block_on(server.shutdown());
+}
+
+#[test]
+fn shards_split_the_suite_without_overlap() {
+    let runtime = runtime();
+    let server = runtime.block_on(DemoServer::start(DemoConfig::default())).expect("demo");
+    let names = |shard: &str| {
+        let output = saffron(
+            &["run", "--base-url", &server.url(), "--shard", shard, "--format", "json", "--tags", "@wip or @auth"],
+            "unused",
+        );
+        let results: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+        results
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|r| r["name"].as_str().unwrap_or_default().to_string())
+            .collect::<Vec<_>>()
+    };
+    let (first, second) = (names("1/2"), names("2/2"));
+    assert_eq!(first.len() + second.len(), 3, "{first:?} {second:?}");
+    assert!(first.iter().all(|name| !second.contains(name)));
+    let bad = saffron(&["run", "--base-url", &server.url(), "--shard", "3/2"], "unused");
+    assert_eq!(bad.status.code(), Some(2));
+    let _ = runtime.block_on(server.shutdown());
+}

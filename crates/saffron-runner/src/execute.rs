@@ -18,6 +18,7 @@ pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 #[derive(Clone)]
 pub struct RunOptions {
     pub base_url: String,
+    pub timeouts: crate::config::Timeouts,
     pub browser: BrowserConfig,
     pub workers: usize,
     pub env: EnvLookup,
@@ -117,7 +118,8 @@ async fn replay(browser: Option<Browser>, execution: Execution, options: RunOpti
                 }
             };
             masker.add_all(&secrets);
-            match context.perform(&resolved, None).await {
+            let timeout = options.timeouts.for_action(&resolved);
+            match context.perform(&resolved, Some(timeout)).await {
                 Ok(performed) => {
                     if performed.drift {
                         let tier = performed.tier.map_or("?", |tier| tier.as_str());

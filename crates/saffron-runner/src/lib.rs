@@ -3,7 +3,9 @@
 //! steps); without an agent, a stale or missing one is red with "needs recording", never a
 //! silent skip. A runner failure (no browser) is `blocked`, never a verdict about the app.
 
+pub mod config;
 mod execute;
+pub mod hooks;
 mod plan;
 mod report;
 mod resolve;
