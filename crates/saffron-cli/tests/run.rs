@@ -1,10 +1,13 @@
 //! `saffron run` and `saffron demo` end to end: the real binary replays the example project's
 //! recordings in headless Chromium against the demo app.
 
+mod support;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
 use saffron_demo::{Defect, DemoConfig, DemoServer, Drift};
+use support::copy_dir;
 
 fn repository() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
@@ -123,18 +126,6 @@ fn secrets_come_from_the_project_env_file() {
     assert_eq!(output.status.code(), Some(0), "{all}");
     let _ = std::fs::remove_dir_all(&project);
     let _ = runtime.block_on(server.shutdown());
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read dir").flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            copy_dir(&path, &to.join(entry.file_name()));
-        } else {
-            std::fs::copy(&path, to.join(entry.file_name())).expect("copy");
-        }
-    }
 }
 
 fn project_copy(name: &str) -> std::path::PathBuf {

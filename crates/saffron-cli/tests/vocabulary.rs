@@ -1,10 +1,13 @@
 //! `saffron steps` and `saffron status` on the example project (`features/` and its committed
 //! recordings under `.saffron/cache`), run as a user runs them from the repository root.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
+use support::copy_dir;
 
 fn repository() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -77,16 +80,4 @@ fn status_reports_fresh_stale_unrecorded_per_scenario() {
         status.as_array().and_then(|s| s.iter().find(|s| s["name"] == "Sign in with the demo account").cloned());
     assert_eq!(edited.map(|s| s["recording"].clone()), Some(Value::from("stale")));
     let _ = std::fs::remove_dir_all(&copy);
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read dir").flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            copy_dir(&path, &to.join(entry.file_name()));
-        } else {
-            std::fs::copy(&path, to.join(entry.file_name())).expect("copy");
-        }
-    }
 }

@@ -1,6 +1,9 @@
 //! Shared by the end-to-end tests: the LSP client (from saffron-benches, which drives the same
 //! client in the LSP benchmark) and a copy of the example project.
 
+// Each test file uses a different part of this module.
+#![allow(dead_code, unused_imports)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
