@@ -1042,27 +1042,5 @@ async fn click_at(page: &Page, x: f64, y: f64) -> Result<(), CdpFail> {
 }
 
 fn action_timeout(action: &Action) -> Option<Duration> {
-    let millis = match action {
-        Action::Goto { timeout_ms, .. }
-        | Action::Click { timeout_ms, .. }
-        | Action::Fill { timeout_ms, .. }
-        | Action::Select { timeout_ms, .. }
-        | Action::Press { timeout_ms, .. }
-        | Action::Check { timeout_ms, .. }
-        | Action::Uncheck { timeout_ms, .. }
-        | Action::Hover { timeout_ms, .. }
-        | Action::SwitchTab { timeout_ms, .. }
-        | Action::Dialog { timeout_ms, .. }
-        | Action::WaitForResponse { timeout_ms, .. }
-        | Action::ExpectVisible { timeout_ms, .. }
-        | Action::ExpectHidden { timeout_ms, .. }
-        | Action::ExpectText { timeout_ms, .. }
-        | Action::ExpectValue { timeout_ms, .. }
-        | Action::ExpectUrl { timeout_ms, .. }
-        | Action::ExpectState { timeout_ms, .. }
-        | Action::ExpectResponse { timeout_ms, .. }
-        | Action::ExpectNoConsoleErrors { timeout_ms }
-        | Action::ExpectCount { timeout_ms, .. } => *timeout_ms,
-    };
-    millis.map(Duration::from_millis)
+    action.timeout_ms().map(Duration::from_millis)
 }
