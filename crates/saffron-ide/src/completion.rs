@@ -78,7 +78,8 @@ fn step_keyword<'d>(trimmed: &str, language: &'d dialect::Dialect, is_saffron: b
     keyword.or_else(|| (is_saffron && trimmed.starts_with(INVOCATION)).then_some(INVOCATION))
 }
 
-pub(crate) fn badge(status: StepStatus) -> &'static str {
+/// How a step's status reads in lists: `✓ recorded`, `⚠ divergent`, `○ unrecorded`.
+pub fn badge(status: StepStatus) -> &'static str {
     match status {
         StepStatus::Recorded => "✓ recorded",
         StepStatus::Divergent => "⚠ divergent",

@@ -967,24 +967,18 @@ impl Builder {
     fn close_doc_string(&mut self, line: &Line<'_>) {
         let end = line.content_span().end;
         self.note_content(end);
-        let Some(doc) = self.doc.take() else { return };
-        let span = Span::new(doc.start, end);
-        if let Some(step) = &mut self.step {
-            step.span = step.span.cover(span);
-            step.doc_string = Some(DocString {
-                location: doc.location,
-                delimiter: doc.delimiter.to_string(),
-                media_type: doc.media_type,
-                content: doc.lines.join("\n"),
-                span,
-            });
-        }
+        self.finish_doc_string(end);
     }
 
     /// An unterminated doc string is kept, so an editor still sees its content.
     fn abandon_doc_string(&mut self) {
+        self.finish_doc_string(self.content_end);
+    }
+
+    /// Moves the open doc string, ending at `end`, into the open step.
+    fn finish_doc_string(&mut self, end: usize) {
         let Some(doc) = self.doc.take() else { return };
-        let span = Span::new(doc.start, self.content_end.max(doc.start));
+        let span = Span::new(doc.start, end.max(doc.start));
         if let Some(step) = &mut self.step {
             step.span = step.span.cover(span);
             step.doc_string = Some(DocString {
@@ -1042,13 +1036,7 @@ impl Builder {
         if let Some(span) = scenario.description.span {
             scenario.span = scenario.span.cover(span);
         }
-        if let Some(rule) = &mut self.rule {
-            rule.span = rule.span.cover(scenario.span);
-            rule.children.push(RuleChild::Scenario(scenario));
-        } else if let Some(feature) = &mut self.feature {
-            feature.span = feature.span.cover(scenario.span);
-            feature.children.push(FeatureChild::Scenario(scenario));
-        }
+        self.attach(scenario.span, RuleChild::Scenario(scenario));
     }
 
     fn close_background(&mut self) {
@@ -1059,12 +1047,20 @@ impl Builder {
         if let Some(span) = background.description.span {
             background.span = background.span.cover(span);
         }
+        self.attach(background.span, RuleChild::Background(background));
+    }
+
+    /// Hands a closed Background or Scenario to the open rule, or else to the feature.
+    fn attach(&mut self, span: Span, child: RuleChild) {
         if let Some(rule) = &mut self.rule {
-            rule.span = rule.span.cover(background.span);
-            rule.children.push(RuleChild::Background(background));
+            rule.span = rule.span.cover(span);
+            rule.children.push(child);
         } else if let Some(feature) = &mut self.feature {
-            feature.span = feature.span.cover(background.span);
-            feature.children.push(FeatureChild::Background(background));
+            feature.span = feature.span.cover(span);
+            feature.children.push(match child {
+                RuleChild::Background(background) => FeatureChild::Background(background),
+                RuleChild::Scenario(scenario) => FeatureChild::Scenario(scenario),
+            });
         }
     }
 

@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::project;
-use saffron_ide::snippet_body;
+use saffron_ide::{badge, snippet_body};
 
 #[derive(Args)]
 pub struct StepsArgs {
@@ -44,14 +44,6 @@ struct JsonStep {
 struct JsonUse {
     file: String,
     line: u32,
-}
-
-pub fn badge(status: StepStatus) -> &'static str {
-    match status {
-        StepStatus::Recorded => "✓ recorded",
-        StepStatus::Divergent => "⚠ divergent",
-        StepStatus::Unrecorded => "○ unrecorded",
-    }
 }
 
 fn selected_entries<'a>(snapshot: &'a Snapshot, filters: &[PathBuf]) -> Vec<&'a std::sync::Arc<Entry>> {
