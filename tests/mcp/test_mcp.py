@@ -17,7 +17,8 @@ import hashlib
 import json
 import os
 import shutil
-from contextlib import asynccontextmanager
+import subprocess
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,8 @@ READ_TOOLS = [
     "list_proposals",
     "show_proposal",
 ]
+
+TOOLS = READ_TOOLS + ["run"]
 
 EXPORT_RECORDING = ".saffron/cache/orders/export-the-orders.json"
 EXPORT_PROPOSAL = ".saffron/proposals/orders/export-the-orders.json"
@@ -166,16 +169,17 @@ def test_initialize_lists_tools_with_input_and_output_schemas(project):
             assert init.protocol_version == "2025-11-25"
             assert init.server_info.name == "saffron"
             assert init.server_info.version
-            assert "no runner" in (init.instructions or "")
+            assert "run replays scenarios" in (init.instructions or "")
             tools = (await session.list_tools()).tools
-            assert [tool.name for tool in tools] == READ_TOOLS, "accept/reject only when the project opts in"
+            assert [tool.name for tool in tools] == TOOLS, "accept/reject only when the project opts in"
             for tool in tools:
                 assert tool.description, tool.name
                 assert tool.input_schema.get("type") == "object", tool.name
                 assert tool.output_schema and tool.output_schema.get("type") == "object", tool.name
-                assert tool.annotations and tool.annotations.read_only_hint is True, tool.name
+                read_only = tool.name in READ_TOOLS
+                assert tool.annotations and tool.annotations.read_only_hint is read_only, tool.name
             by_name = {tool.name: tool for tool in tools}
-            assert "no runner" in by_name["list_scenarios"].description
+            assert "Verdicts come from the run tool" in by_name["list_scenarios"].description
             assert by_name["vocabulary"].input_schema.get("additionalProperties") is False
             assert "query" in by_name["find_steps"].input_schema.get("required", [])
 
@@ -188,7 +192,7 @@ def test_stateless_2026_07_28_discover_and_call(project):
             assert "2026-07-28" in discovered.supported_versions
             assert "2025-11-25" in discovered.supported_versions
             tools = (await session.list_tools()).tools
-            assert [tool.name for tool in tools] == READ_TOOLS
+            assert [tool.name for tool in tools] == TOOLS
             vocabulary, _ = await ok(session, "vocabulary", {"limit": 2})
             assert vocabulary["total"] > 2
 
@@ -359,7 +363,7 @@ def test_list_scenarios_and_status_say_what_exists(project):
             assert status["scenarios"] == {"total": 14, "fresh": 13, "stale": 0, "unrecorded": 1, "unreadable": 0}
             assert status["featureFiles"] == 4 and status["acceptEnabled"] is False
             assert status["proposals"] == {"pending": 0, "stale": 0, "unreadable": 0}
-            assert "no runner" in status["verdicts"] and "Verdicts:" in status_text
+            assert "no run yet" in status["verdicts"] and "Verdicts:" in status_text
             assert [s["name"] for s in status["attention"]] == ["Refund an order"]
             assert "unknown field" in await fails(session, "status", {"verbose": True})
 
@@ -426,7 +430,7 @@ def test_accept_and_reject_when_the_project_opts_in(project):
     async def body():
         async with connect(project) as (session, _):
             tools = [tool.name for tool in (await session.list_tools()).tools]
-            assert tools == READ_TOOLS + ["accept", "reject"]
+            assert tools == TOOLS + ["accept", "reject"]
 
             filed = (project / EXPORT_PROPOSAL).read_text()
             accepted, text = await ok(session, "accept", {"proposal": EXPORT_PROPOSAL})
@@ -542,10 +546,80 @@ def test_junk_never_kills_the_server(project):
             for tool, arguments in junk:
                 result = await session.call_tool(tool, arguments)
                 assert result.content, (tool, arguments)
+            more_junk = [
+                ("run", {"targets": "features"}),
+                ("run", {"workers": "many"}),
+                ("run", {"tags": "@a and"}),
+                ("run", {"targets": ["no/such/file.feature"], "baseUrl": "http://127.0.0.1:9"}),
+            ]
+            for tool, arguments in more_junk:
+                result = await session.call_tool(tool, arguments)
+                assert result.is_error and "What to do:" in result.content[0].text, (tool, arguments)
             with pytest.raises(MCPError) as error:
-                await session.call_tool("run", {})
+                await session.call_tool("replay", {})
             assert "unknown tool" in str(error.value)
             status, _ = await ok(session, "status")
             assert status["scenarios"]["total"] == 14
 
     run(body())
+
+
+@contextmanager
+def demo_app():
+    """The demo shop served by the real binary (`saffron demo --serve`), fresh data; its URL."""
+    server = subprocess.Popen(
+        [str(SAFFRON_BIN), "demo", "--serve"],
+        cwd=REPOSITORY,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        url = server.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:"), url
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_run_replays_scenarios_and_masks_the_password(project):
+    env = dict(os.environ, DEMO_PASSWORD="saffron-demo")
+
+    async def body(url):
+        params = StdioServerParameters(command=str(SAFFRON_BIN), args=["mcp"], cwd=str(project), env=env)
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                result, text = await ok(session, "run", {"targets": ["features/sign_in.feature"], "baseUrl": url})
+                assert (result["green"], result["red"], result["blocked"]) == (2, 0, 0), text
+                assert [s["verdict"] for s in result["scenarios"]] == ["green", "green"]
+                assert "2 scenario(s)" in text and "green" in text
+                assert (project / ".saffron" / "reports" / "latest.json").is_file()
+                status, _ = await ok(session, "status")
+                assert "2 green" in status["verdicts"]
+
+                # A wrong password: the scenario that signs in is red, and the value never shows.
+                params_env = dict(env, DEMO_PASSWORD="hunter2-wrong")
+                return params_env
+
+    with demo_app() as url:
+        wrong_env = run(body(url))
+
+    async def red(url):
+        params = StdioServerParameters(command=str(SAFFRON_BIN), args=["mcp"], cwd=str(project), env=wrong_env)
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                result, text = await ok(session, "run", {"targets": ["features/sign_in.feature:5"], "baseUrl": url})
+                assert result["red"] == 1, text
+                scenario = result["scenarios"][0]
+                assert scenario["verdict"] == "red" and scenario["step"] >= 1
+                everything = json.dumps(result) + text
+                assert "hunter2-wrong" not in everything, "the secret reached the client"
+
+                unrecorded, _ = await ok(session, "run", {"tags": "@wip", "baseUrl": url})
+                assert unrecorded["red"] == 1 and "needs recording" in unrecorded["scenarios"][0]["message"]
+
+    with demo_app() as url:
+        run(red(url))

@@ -6,7 +6,7 @@ mod support;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use saffron_demo::{Defect, DemoConfig, DemoServer, Drift};
+use saffron_demo::{Defect, DemoConfig, DemoServer, Drift, Fault};
 use support::copy_dir;
 
 fn repository() -> &'static Path {
@@ -36,7 +36,7 @@ fn the_demo_replays_every_example_scenario_green() {
         Command::new(env!("CARGO_BIN_EXE_saffron")).arg("demo").current_dir(repository()).output().expect("runs");
     let all = text(&output);
     assert_eq!(output.status.code(), Some(0), "{all}");
-    assert!(all.contains("14 scenario(s): 14 green, 0 red, 0 blocked"), "{all}");
+    assert!(all.contains("14 scenario(s): 14 green, 0 yellow, 0 red, 0 blocked"), "{all}");
     let reports = repository().join(".saffron/reports");
     let latest: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(reports.join("latest.json")).expect("latest.json"))
@@ -203,5 +203,193 @@ fn shards_split_the_suite_without_overlap() {
     assert!(first.iter().all(|name| !second.contains(name)));
     let bad = saffron(&["run", "--base-url", &server.url(), "--shard", "3/2"], "unused");
     assert_eq!(bad.status.code(), Some(2));
+    let _ = runtime.block_on(server.shutdown());
+}
+
+/// Replays `targets` of the repository's project against `server`; the output and the
+/// requests the app saw.
+fn run_against(server: &DemoServer, password: &str, targets: &[&str]) -> (Output, Vec<saffron_demo::RequestLog>) {
+    let mut args = vec!["run", "--workers", "3", "--base-url"];
+    let url = server.url();
+    args.push(&url);
+    args.extend_from_slice(targets);
+    let output = saffron(&args, password);
+    (output, server.requests())
+}
+
+fn posts_of_orders(requests: &[saffron_demo::RequestLog]) -> usize {
+    requests.iter().filter(|r| r.method == "POST" && r.path == "/api/orders").count()
+}
+
+#[test]
+fn every_drift_switch_passes_through_a_lower_tier_and_reports_drift() {
+    let runtime = runtime();
+    for drift in Drift::ALL {
+        let config = DemoConfig { drift: [*drift].into(), ..DemoConfig::default() };
+        let password = config.password.clone();
+        let server = runtime.block_on(DemoServer::start(config)).expect("demo");
+        let (output, _) = run_against(&server, &password, &["--tags", "not @wip"]);
+        let all = text(&output);
+        assert_eq!(output.status.code(), Some(0), "{drift}: {all}");
+        assert!(all.contains("14 scenario(s): 14 green"), "{drift}: {all}");
+        assert!(all.contains("lower than recorded"), "{drift} reports drift: {all}");
+        let _ = runtime.block_on(server.shutdown());
+    }
+}
+
+#[test]
+fn every_defect_and_a_failing_save_are_red_and_the_save_is_never_sent_twice() {
+    let runtime = runtime();
+    let cases = [
+        (DemoConfig { defects: [Defect::WrongTotal].into(), ..DemoConfig::default() }, "found \"Total: €14.50\""),
+        (
+            DemoConfig { defects: [Defect::MissingConfirmation].into(), ..DemoConfig::default() },
+            "I see the confirmation \"Order saved\"",
+        ),
+        (
+            DemoConfig { defects: [Defect::SaveFails].into(), ..DemoConfig::default() },
+            "the orders list shows an order for",
+        ),
+        (DemoConfig { faults: [Fault::ServerError].into(), ..DemoConfig::default() }, "found POST /api/orders → 500"),
+    ];
+    for (config, expected) in cases {
+        let name = format!("{:?}{:?}", config.defects, config.faults);
+        let password = config.password.clone();
+        let server = runtime.block_on(DemoServer::start(config)).expect("demo");
+        // The Outline's two rows each save one order.
+        let (output, requests) = run_against(&server, &password, &["features/new_order.saffron"]);
+        let all = text(&output);
+        assert_eq!(output.status.code(), Some(1), "{name}: {all}");
+        let verdicts =
+            |prefix: &str| all.lines().filter(|l| l.starts_with(prefix) && l.contains("Create an order")).count();
+        assert_eq!((verdicts("✗ red"), verdicts("✓ green")), (2, 0), "{name}: {all}");
+        assert!(all.contains(expected), "{name}: {all}");
+        assert_eq!(posts_of_orders(&requests), 2, "{name}: one POST per row, never repeated");
+        let _ = runtime.block_on(server.shutdown());
+    }
+}
+
+#[test]
+fn slow_responses_are_waited_out_and_a_slow_save_is_not_repeated() {
+    let runtime = runtime();
+    let config = DemoConfig { faults: [Fault::Latency].into(), latency_ms: 700, ..DemoConfig::default() };
+    let password = config.password.clone();
+    let server = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let (output, requests) =
+        run_against(&server, &password, &["features/new_order.saffron:22", "features/orders.saffron:30"]);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{all}");
+    assert!(all.contains("2 scenario(s): 2 green"), "{all}");
+    assert_eq!(posts_of_orders(&requests), 1, "{all}");
+    // The export is polled until READY: the wait let the not-ready answers pass by.
+    let polls = requests.iter().filter(|r| r.method == "GET" && r.path.starts_with("/api/exports/")).count();
+    assert!(polls >= 2, "polled {polls} time(s)");
+    let _ = runtime.block_on(server.shutdown());
+}
+
+/// Files a proposal for "A wrong password is refused" in `project` whose recording is the
+/// working one, after breaking the committed recording: what a healed run leaves behind.
+fn file_pending_proposal(project: &Path) -> std::path::PathBuf {
+    let store = saffron_recording::Store::open(project).expect("store");
+    let cache = project.join(".saffron/cache/sign-in/a-wrong-password-is-refused.json");
+    let working = store.read_recording(&cache).expect("recording");
+    let broken_json = std::fs::read_to_string(&cache)
+        .expect("read")
+        .replace("\"text\": \"Email or password is wrong\"", "\"text\": \"Rejected\"");
+    std::fs::write(&cache, broken_json).expect("write");
+    let broken = store.read_recording(&cache).expect("recording");
+    let proposal = saffron_recording::Proposal::file(
+        saffron_recording::ProposalDraft {
+            scenario: saffron_recording::ScenarioRef {
+                feature: "features/sign_in.feature".into(),
+                name: "A wrong password is refused".into(),
+                cache_path: ".saffron/cache/sign-in/a-wrong-password-is-refused.json".into(),
+            },
+            recording: working,
+            feature_edits: Vec::new(),
+            narrative: "The error message is checked as the page shows it.".into(),
+            adaptations: Vec::new(),
+            usage: None,
+            filed_at: None,
+        },
+        Some(&broken),
+    );
+    let path = project.join(".saffron/proposals/sign-in/a-wrong-password-is-refused.json");
+    store.write_proposal(&path, &proposal).expect("write proposal");
+    path
+}
+
+#[test]
+fn a_pass_through_a_pending_proposal_is_yellow_and_strict_fails_it() {
+    let runtime = runtime();
+    let server = runtime.block_on(DemoServer::start(DemoConfig::default())).expect("demo");
+    let project = project_copy("yellow");
+    let proposal = file_pending_proposal(&project);
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "--base-url"];
+        let url = server.url();
+        args.push(&url);
+        args.extend_from_slice(extra);
+        args.push("features/sign_in.feature:11");
+        Command::new(env!("CARGO_BIN_EXE_saffron")).args(&args).current_dir(&project).output().expect("runs")
+    };
+    let output = run(&[]);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{all}");
+    assert!(all.contains("~ yellow") && all.contains("pending proposal .saffron/proposals/sign-in/"), "{all}");
+    assert!(all.contains("--strict fails the run"), "{all}");
+    let latest: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(project.join(".saffron/reports/latest.json")).expect("latest.json"),
+    )
+    .expect("json");
+    assert_eq!((latest["yellow"].as_u64(), latest["green"].as_u64()), (Some(1), Some(0)));
+
+    let strict = run(&["--strict"]);
+    assert_eq!(strict.status.code(), Some(1), "{}", text(&strict));
+
+    // A proposal edited after it was filed proves nothing: the committed (broken) recording runs.
+    let edited = std::fs::read_to_string(&proposal)
+        .expect("read")
+        .replace("\"text\": \"Email or password is wrong\"", "\"text\": \"Email or password is wrong!\"");
+    std::fs::write(&proposal, edited).expect("write");
+    let stale = run(&[]);
+    let all = text(&stale);
+    assert_eq!(stale.status.code(), Some(1), "{all}");
+    assert!(all.contains("✗ red") && all.contains("expected text \"Rejected\""), "{all}");
+    let _ = std::fs::remove_dir_all(&project);
+    let _ = runtime.block_on(server.shutdown());
+}
+
+#[test]
+fn an_interrupted_run_still_runs_the_teardown_hooks() {
+    use std::io::BufRead;
+    let runtime = runtime();
+    // Slow enough that the run is still replaying when the signal arrives.
+    let config = DemoConfig { faults: [Fault::Latency].into(), latency_ms: 3000, ..DemoConfig::default() };
+    let password = config.password.clone();
+    let server = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let project = project_copy("interrupt");
+    std::fs::write(project.join("saffron.toml"), "[hooks]\nteardown = \"touch teardown.txt\"\n").expect("write");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .args(["run", "--base-url", &server.url(), "features/orders.saffron"])
+        .current_dir(&project)
+        .env("DEMO_PASSWORD", &password)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("starts");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut lines = std::io::BufReader::new(stderr).lines();
+    let announced = lines.by_ref().map_while(Result::ok).any(|line| line.starts_with("replaying "));
+    assert!(announced, "the run announces itself before replaying");
+    let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("kill");
+    assert!(killed.success());
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let status = child.wait().expect("exits");
+    assert_eq!(status.code(), Some(130), "{rest:?}");
+    assert!(rest.iter().any(|line| line.contains("interrupted")), "{rest:?}");
+    assert!(project.join("teardown.txt").exists(), "teardown ran after the interrupt");
+    assert!(!project.join(".saffron/reports/latest.json").exists(), "no report of a run cut short");
+    let _ = std::fs::remove_dir_all(&project);
     let _ = runtime.block_on(server.shutdown());
 }

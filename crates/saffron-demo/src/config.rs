@@ -119,7 +119,8 @@ switch_enum!(
         RenamedLabel => "renamed-label",
         /// Every `data-testid` attribute is gone.
         RemovedTestId => "removed-test-id",
-        /// The search form and the "New order" link move into an `<aside>` before the table.
+        /// The search form and the "New order" link move into an `<aside>` before the table, and
+        /// the compact search box keeps only its placeholder as its name.
         MovedElement => "moved-element",
         /// Primary buttons get new classes and a wrapping `<div class="actions">`.
         RestyledButton => "restyled-button",

@@ -193,8 +193,11 @@ pub async fn orders(State(app): State<Arc<App>>, Extension(session): Extension<S
         (orders.iter().map(|o| order_row(o)).collect::<String>(), orders.len())
     };
     let (before_table, new_order_below, after_table) = if config.has_drift(Drift::MovedElement) {
+        // A compact sidebar keeps no room for the search box's visible label: its placeholder
+        // is all that names it now, as in many real redesigns.
+        let compact_search = SEARCH_FORM.replace("<label for=\"search\">Search orders</label>\n", "");
         let sidebar = format!(
-            "<div class=\"with-sidebar\">\n<aside class=\"sidebar\" aria-label=\"Sidebar\">\n{SEARCH_FORM}{NEW_ORDER_LINK}\
+            "<div class=\"with-sidebar\">\n<aside class=\"sidebar\" aria-label=\"Sidebar\">\n{compact_search}{NEW_ORDER_LINK}\
              </aside>\n<div class=\"main-column\">"
         );
         (sidebar, "", "</div>\n</div>")

@@ -272,6 +272,11 @@ impl Snapshot {
         self.state.proposals.values()
     }
 
+    /// The pending proposal at `path` (relative to the project root), when one is there.
+    pub fn proposal(&self, path: &Path) -> Option<&Arc<ProposalData>> {
+        self.state.proposals.get(path)
+    }
+
     /// Every runnable scenario and Fixture of the project with the state of its recording.
     pub fn scenarios(&self) -> Vec<ScenarioStatus> {
         self.state.files.keys().flat_map(|path| self.scenarios_in(path)).collect()

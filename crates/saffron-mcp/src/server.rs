@@ -31,6 +31,7 @@ use crate::tools::find_steps::{FindStepsArgs, FindStepsOutput};
 use crate::tools::proposals::{
     AcceptOutput, ListProposalsArgs, ListProposalsOutput, ProposalArgs, RejectOutput, ShowProposalOutput,
 };
+use crate::tools::run::{RunArgs, RunOutput};
 use crate::tools::scenarios::{ListScenariosArgs, ListScenariosOutput, StatusArgs, StatusOutput};
 use crate::tools::vocabulary::{VocabularyArgs, VocabularyOutput};
 use crate::tools::{self, Render, ToolError};
@@ -41,7 +42,8 @@ const INSTRUCTIONS: &str = "Saffron runs Gherkin browser tests with no step glue
     .saffron file, look the wording up (find_steps, vocabulary) and reuse existing steps exactly, recorded ones \
     first; then call check_feature with the draft and fix its errors and near-duplicate warnings. list_scenarios \
     and status tell which recordings are fresh, stale or missing; list_proposals and show_proposal show healed \
-    recordings waiting for a person's review. There is no run tool: this saffron has no runner yet.";
+    recordings waiting for a person's review. run replays scenarios in headless Chromium (no tokens: only \
+    recorded scenarios pass; the others are red with \"needs recording\") and gives each a verdict.";
 
 /// The server: one project, behind a lock, since every tool call refreshes its index first.
 #[derive(Clone)]
@@ -124,12 +126,36 @@ impl SaffronServer {
                 _ => return None,
             })
         }));
-        outcome.unwrap_or_else(|_| {
-            Some(error(&ToolError::new(
-                format!("saffron hit an internal error while running {name} (details on the server's stderr)"),
-                "retry once; if it fails again, report it with the arguments you sent",
-            )))
+        outcome.unwrap_or_else(|_| Some(internal_error(name)))
+    }
+
+    /// The `run` tool: planned here, replayed on a blocking thread with its own runtime (a
+    /// replay takes seconds to minutes; the server keeps answering meanwhile).
+    pub async fn run(&self, arguments: JsonObject) -> CallToolResult {
+        let args: RunArgs = match serde_json::from_value(serde_json::Value::Object(arguments)) {
+            Ok(args) => args,
+            Err(problem) => {
+                return error(&ToolError::new(
+                    format!("invalid arguments for run: {problem}"),
+                    "call run again with arguments that match its input schema",
+                ));
+            }
+        };
+        let planned = std::panic::catch_unwind(AssertUnwindSafe(|| tools::run::prepare(&self.project(), args)));
+        let session = match planned {
+            Ok(Ok(session)) => session,
+            Ok(Err(problem)) => return error(&problem),
+            Err(_) => return internal_error("run"),
+        };
+        let replayed = tokio::task::spawn_blocking(move || {
+            std::panic::catch_unwind(AssertUnwindSafe(|| tools::run::execute(session)))
         })
+        .await;
+        match replayed {
+            Ok(Ok(Ok(output))) => answer(&output),
+            Ok(Ok(Err(problem))) => error(&problem),
+            _ => internal_error("run"),
+        }
     }
 }
 
@@ -150,16 +176,28 @@ where
         }
     };
     match run(args) {
-        Ok(output) => match serde_json::to_value(&output) {
-            Ok(value) => {
-                let mut result = CallToolResult::structured(value);
-                result.content = vec![ContentBlock::text(output.render())];
-                result
-            }
-            Err(problem) => error(&ToolError::new(format!("the answer could not be encoded: {problem}"), "retry")),
-        },
+        Ok(output) => answer(&output),
         Err(problem) => error(&problem),
     }
+}
+
+/// `structuredContent` plus its text rendering.
+fn answer<O: Serialize + Render>(output: &O) -> CallToolResult {
+    match serde_json::to_value(output) {
+        Ok(value) => {
+            let mut result = CallToolResult::structured(value);
+            result.content = vec![ContentBlock::text(output.render())];
+            result
+        }
+        Err(problem) => error(&ToolError::new(format!("the answer could not be encoded: {problem}"), "retry")),
+    }
+}
+
+fn internal_error(name: &str) -> CallToolResult {
+    error(&ToolError::new(
+        format!("saffron hit an internal error while running {name} (details on the server's stderr)"),
+        "retry once; if it fails again, report it with the arguments you sent",
+    ))
 }
 
 /// A tool error as the model reads it. No `structuredContent`: the output schema describes a
@@ -229,16 +267,15 @@ fn tool_list(allow_accept: bool) -> Vec<Tool> {
             "List scenarios",
             "Every runnable scenario (and Fixture) with the state of its recording: fresh (replays as recorded), \
              stale (edited since: records again), unrecorded (the first run records it) or unreadable (with the \
-             reason), and any proposal pending review. No pass/fail verdicts: this saffron has no runner yet, so \
-             there are none to report.",
+             reason), and any proposal pending review. Verdicts come from the run tool.",
             read_only("List scenarios"),
         ),
         tool::<StatusArgs, StatusOutput>(
             "status",
             "Project status",
             "The project at a glance: scenario counts by recording state, step counts by status, pending and stale \
-             proposals, unreadable files, and the scenarios that need attention. Last-run verdicts are not \
-             included: this saffron has no runner yet.",
+             proposals, unreadable files, the scenarios that need attention, and the last run's verdict counts \
+             (from .saffron/reports/latest.json).",
             read_only("Project status"),
         ),
         tool::<ListProposalsArgs, ListProposalsOutput>(
@@ -257,6 +294,21 @@ fn tool_list(allow_accept: bool) -> Vec<Tool> {
             read_only("Show a proposal"),
         ),
     ];
+    tools.push(tool::<RunArgs, RunOutput>(
+        "run",
+        "Run scenarios",
+        "Replays the recordings of the selected scenarios in headless Chromium against the application (its base \
+         URL from baseUrl, $SAFFRON_BASE_URL or saffron.toml), with the project's setup and teardown hooks, and \
+         answers with a verdict per scenario: green (replayed as recorded), yellow (passed by replaying a \
+         proposal pending review), red (failed: the step, what was expected and what was found) or blocked (no \
+         browser...). A scenario without a fresh recording is red with \"needs recording\". Writes the reports \
+         under .saffron/reports/. Costs no tokens: nothing is recorded.",
+        ToolAnnotations::with_title("Run scenarios")
+            .read_only(false)
+            .destructive(false)
+            .idempotent(false)
+            .open_world(true),
+    ));
     if allow_accept {
         tools.push(tool::<ProposalArgs, AcceptOutput>(
             "accept",
@@ -312,6 +364,9 @@ impl ServerHandler for SaffronServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.to_string();
+        if name == "run" {
+            return Ok(self.run(request.arguments.unwrap_or_default()).await.into());
+        }
         match self.call(&name, request.arguments.unwrap_or_default()) {
             Some(result) => Ok(result.into()),
             None => {
@@ -425,10 +480,10 @@ mod tests {
 
     #[test]
     fn every_tool_has_object_schemas_for_input_and_output() {
-        assert_eq!(tool_list(false).len(), 7);
+        assert_eq!(tool_list(false).len(), 8);
         let tools = tool_list(true);
         let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
-        assert_eq!(names[7..], ["accept", "reject"]);
+        assert_eq!(names[7..], ["run", "accept", "reject"]);
         for tool in &tools {
             assert_eq!(tool.input_schema.get("type"), Some(&serde_json::json!("object")), "{}", tool.name);
             assert!(tool.input_schema.contains_key("properties"), "{}", tool.name);

@@ -26,13 +26,25 @@ pub struct RunOptions {
 
 /// Replays every execution; results come back in the order of `executions`.
 pub async fn run(executions: Vec<Execution>, options: &RunOptions) -> Vec<ScenarioResult> {
+    run_with_progress(executions, options, |_| {}).await
+}
+
+/// [`run`], calling `on_result` as each scenario finishes (in finishing order), for a
+/// progress display.
+pub async fn run_with_progress(
+    executions: Vec<Execution>,
+    options: &RunOptions,
+    mut on_result: impl FnMut(&ScenarioResult),
+) -> Vec<ScenarioResult> {
     let needs_browser = executions.iter().any(|e| e.recording.is_ok());
     let browser = if needs_browser {
         match Browser::launch(options.browser.clone()).await {
             Ok(browser) => Some(browser),
             Err(error) => {
                 let cause = error.to_string();
-                return executions.iter().map(|e| blocked(e, &cause)).collect();
+                let results: Vec<ScenarioResult> = executions.iter().map(|e| blocked(e, &cause)).collect();
+                results.iter().for_each(&mut on_result);
+                return results;
             }
         }
     } else {
@@ -45,12 +57,13 @@ pub async fn run(executions: Vec<Execution>, options: &RunOptions) -> Vec<Scenar
         let options = options.clone();
         async move { (index, replay(browser, execution, options).await) }
     });
-    let finished: Vec<(usize, ScenarioResult)> =
-        futures::stream::iter(runs).buffer_unordered(options.workers.max(1)).collect().await;
+    let mut finished = futures::stream::iter(runs).buffer_unordered(options.workers.max(1));
     let mut results: Vec<Option<ScenarioResult>> = vec![None; executions.len()];
-    for (index, result) in finished {
+    while let Some((index, result)) = finished.next().await {
+        on_result(&result);
         results[index] = Some(result);
     }
+    drop(finished);
     if let Some(browser) = browser {
         browser.close().await;
     }
@@ -143,6 +156,18 @@ async fn replay(browser: Option<Browser>, execution: Execution, options: RunOpti
         }
     }
     context.close().await;
+    if let Some(proposal) = &execution.pending_proposal {
+        let proposal = proposal.display().to_string();
+        outcome.verdict = match outcome.verdict {
+            Verdict::Green => Verdict::Yellow { proposal },
+            Verdict::Red { step, step_text, message } => Verdict::Red {
+                step,
+                step_text,
+                message: format!("{message} (replaying the pending proposal {proposal})"),
+            },
+            other => other,
+        };
+    }
     outcome.duration_ms = started.elapsed().as_millis() as u64;
     outcome
 }

@@ -9,11 +9,13 @@ pub mod hooks;
 mod plan;
 mod report;
 mod resolve;
+pub mod session;
 pub mod tags;
 
-pub use execute::{RunOptions, run};
+pub use execute::{RunOptions, run, run_with_progress};
 pub use plan::{Execution, Selection, plan};
 pub use report::{RunReport, html, junit, markdown, write_reports};
+pub use session::{RunRequest, Session, SessionError};
 pub use tags::{TagExpression, TagExpressionError};
 
 use serde::Serialize;
@@ -24,6 +26,9 @@ use serde::Serialize;
 pub enum Verdict {
     /// Replayed as recorded.
     Green,
+    /// Passed by replaying a proposal that waits for review (`proposal` is its path): the
+    /// committed recording no longer works. Exit 0 with a warning; `--strict` fails it.
+    Yellow { proposal: String },
     /// Failed: the step, what was expected and what was found.
     Red { step: Option<usize>, step_text: Option<String>, message: String },
     /// The runner could not do its job (no browser...): not a verdict about the app.
@@ -50,5 +55,10 @@ pub struct ScenarioResult {
 impl ScenarioResult {
     pub fn is_green(&self) -> bool {
         matches!(self.verdict, Verdict::Green)
+    }
+
+    /// Green, or yellow: the app did what the scenario says.
+    pub fn passed(&self) -> bool {
+        matches!(self.verdict, Verdict::Green | Verdict::Yellow { .. })
     }
 }

@@ -29,8 +29,13 @@ pub struct Execution {
     /// The steps as they run (row values filled in): tables for `<table:key>`.
     pub steps: Vec<StepSpec>,
     pub recording_path: PathBuf,
-    /// The recording when it is fresh; otherwise why it cannot be replayed.
+    /// What is replayed: the pending proposal's recording when there is one bound to the
+    /// scenario as it is now, else the committed recording when it is fresh; otherwise why
+    /// nothing can be replayed.
     pub recording: Result<Recording, String>,
+    /// The pending proposal replayed instead of the committed recording (its path): a pass
+    /// is yellow, never green, until a person accepts or rejects it.
+    pub pending_proposal: Option<PathBuf>,
 }
 
 fn line_target(target: &str) -> (PathBuf, Option<u32>) {
@@ -78,6 +83,19 @@ pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
                 }
                 RecordingState::Unreadable { reason } => Err(format!("the recording cannot be used: {reason}")),
             };
+            // A proposal exists because the committed recording failed and was healed: replay
+            // the healed one. A stale proposal (the scenario or the cache moved since it was
+            // filed) proves nothing about now, so the committed recording is replayed instead.
+            let committed = snapshot.recording(&recording_path).map(|data| &data.recording);
+            let pending = state
+                .pending_proposal
+                .as_deref()
+                .and_then(|path| snapshot.proposal(path))
+                .filter(|data| data.proposal.stale_reasons(&step_specs(template), committed).is_empty());
+            let (recording, pending_proposal) = match pending {
+                Some(data) => (Ok(data.proposal.recording.clone()), Some(data.path.to_path_buf())),
+                None => (recording, None),
+            };
             let rows: Vec<_> = pickles::compile(document, &registry)
                 .into_iter()
                 .filter(|pickle| std::ptr::eq(pickle.scenario, template.scenario))
@@ -122,6 +140,7 @@ pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
                     steps: step_specs(&pickle),
                     recording_path: recording_path.clone(),
                     recording: recording.clone(),
+                    pending_proposal: pending_proposal.clone(),
                 });
             }
         }

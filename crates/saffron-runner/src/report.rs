@@ -16,6 +16,7 @@ pub struct RunReport {
     pub base_url: String,
     pub duration_ms: u64,
     pub green: usize,
+    pub yellow: usize,
     pub red: usize,
     pub blocked: usize,
     pub scenarios: Vec<ScenarioResult>,
@@ -28,6 +29,7 @@ impl RunReport {
             base_url: base_url.to_string(),
             duration_ms,
             green: count(|v| matches!(v, Verdict::Green)),
+            yellow: count(|v| matches!(v, Verdict::Yellow { .. })),
             red: count(|v| matches!(v, Verdict::Red { .. })),
             blocked: count(|v| matches!(v, Verdict::Blocked { .. })),
             scenarios,
@@ -55,6 +57,7 @@ fn escape_xml(text: &str) -> String {
 fn failure_text(result: &ScenarioResult) -> Option<String> {
     match &result.verdict {
         Verdict::Green => None,
+        Verdict::Yellow { proposal } => Some(format!("passed with the pending proposal {proposal}: review it")),
         Verdict::Red { step: Some(step), step_text: Some(text), message } => {
             Some(format!("step {step} \"{text}\": {message}"))
         }
@@ -101,6 +104,10 @@ pub fn junit(report: &RunReport) -> String {
                     escape_xml(&text),
                     escape_xml(&text)
                 )),
+                // A pass: CI counts it, and the note tells a reader a proposal waits for review.
+                (Verdict::Yellow { .. }, Some(text)) => {
+                    out.push_str(&format!(">\n      <system-out>{}</system-out>\n    </testcase>\n", escape_xml(&text)))
+                }
                 _ => out.push_str("/>\n"),
             }
         }
@@ -113,6 +120,7 @@ pub fn junit(report: &RunReport) -> String {
 fn badge(verdict: &Verdict) -> &'static str {
     match verdict {
         Verdict::Green => "✓ green",
+        Verdict::Yellow { .. } => "~ yellow",
         Verdict::Red { .. } => "✗ red",
         Verdict::Blocked { .. } => "! blocked",
     }
@@ -120,11 +128,12 @@ fn badge(verdict: &Verdict) -> &'static str {
 
 pub fn markdown(report: &RunReport) -> String {
     let mut out = format!(
-        "# Saffron run\n\n{} scenario(s) against `{}` in {:.1} s: **{} green**, **{} red**, **{} blocked**.\n\n",
+        "# Saffron run\n\n{} scenario(s) against `{}` in {:.1} s: **{} green**, **{} yellow**, **{} red**, **{} blocked**.\n\n",
         report.scenarios.len(),
         report.base_url,
         report.duration_ms as f64 / 1000.0,
         report.green,
+        report.yellow,
         report.red,
         report.blocked
     );
@@ -156,6 +165,7 @@ pub fn html(report: &RunReport) -> String {
     for s in &report.scenarios {
         let class = match s.verdict {
             Verdict::Green => "green",
+            Verdict::Yellow { .. } => "yellow",
             Verdict::Red { .. } => "red",
             Verdict::Blocked { .. } => "blocked",
         };
@@ -186,13 +196,14 @@ pub fn html(report: &RunReport) -> String {
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Saffron run</title><style>\
 body{{font-family:system-ui,sans-serif;margin:2rem}}table{{border-collapse:collapse;width:100%}}\
 td{{border-bottom:1px solid #ddd;padding:.4rem;vertical-align:top}}.green td:first-child{{color:#1a7f37}}\
-.red td:first-child{{color:#cf222e}}.blocked td:first-child{{color:#9a6700}}img{{max-width:640px;border:1px solid #ccc}}\
+.yellow td:first-child{{color:#9a6700}}.red td:first-child{{color:#cf222e}}.blocked td:first-child{{color:#9a6700}}img{{max-width:640px;border:1px solid #ccc}}\
 pre{{white-space:pre-wrap}}.drift{{color:#9a6700}}</style></head><body>\n<h1>Saffron run</h1>\n\
-<p>{} scenario(s) against <code>{}</code> in {:.1} s: {} green, {} red, {} blocked.</p>\n<table>{rows}</table>\n</body></html>\n",
+<p>{} scenario(s) against <code>{}</code> in {:.1} s: {} green, {} yellow, {} red, {} blocked.</p>\n<table>{rows}</table>\n</body></html>\n",
         report.scenarios.len(),
         escape_xml(&report.base_url),
         report.duration_ms as f64 / 1000.0,
         report.green,
+        report.yellow,
         report.red,
         report.blocked
     )
@@ -254,6 +265,7 @@ mod tests {
                     },
                 ),
                 result("Export", Verdict::Blocked { cause: "no browser".into() }),
+                result("Import", Verdict::Yellow { proposal: ".saffron/proposals/a/import.json".into() }),
             ],
         )
     }
@@ -278,7 +290,8 @@ mod tests {
                 Err(error) => panic!("invalid XML: {error}\n{xml}"),
             }
         }
-        assert_eq!((cases, failures, errors), (3, 1, 1));
+        assert_eq!((cases, failures, errors), (4, 1, 1));
+        assert!(xml.contains("<system-out>passed with the pending proposal .saffron/proposals/a/import.json"));
         assert!(xml.contains("failures=\"1\" errors=\"1\""));
     }
 
@@ -286,7 +299,8 @@ mod tests {
     fn markdown_and_html_name_every_scenario() {
         let report = sample();
         let md = markdown(&report);
-        assert!(md.contains("**1 green**, **1 red**, **1 blocked**"));
+        assert!(md.contains("**1 green**, **1 yellow**, **1 red**, **1 blocked**"));
+        assert!(md.contains("| ~ yellow | Import |"), "{md}");
         assert!(md.contains("step 2 \"I see \"€1\"\": expected <1> & found 2"), "{md}");
         let page = html(&report);
         assert!(page.contains("Pay &lt;card&gt;") && page.contains("data:image/png;base64,iVBORw"));

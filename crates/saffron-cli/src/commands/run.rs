@@ -1,15 +1,15 @@
 //! `saffron run` and `saffron demo`: replay recordings in headless Chromium and report a
 //! verdict per scenario.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
-use saffron_browser::BrowserConfig;
-use saffron_runner::{RunOptions, ScenarioResult, Selection, TagExpression, Verdict, hooks};
+use saffron_runner::hooks::HookRun;
+use saffron_runner::session::options_with_env;
+use saffron_runner::{Execution, RunOptions, RunRequest, ScenarioResult, Selection, Session, TagExpression, Verdict};
 
 use crate::project;
 
@@ -35,6 +35,9 @@ pub struct RunArgs {
     /// Skip the setup and teardown hooks of saffron.toml.
     #[arg(long)]
     no_hooks: bool,
+    /// Fail (exit 1) when a scenario passed only by replaying a proposal pending review (yellow).
+    #[arg(long)]
+    strict: bool,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
 }
@@ -50,118 +53,46 @@ fn parse_shard(text: &str) -> Result<(usize, usize)> {
     }
 }
 
-/// The project's saffron.toml, or the defaults when there is none.
-fn load_config(root: &Path) -> Result<saffron_runner::config::Config> {
-    let path = root.join("saffron.toml");
-    match std::fs::read_to_string(&path) {
-        Ok(text) => {
-            saffron_runner::config::Config::parse(&text).map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))
-        }
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Default::default()),
-        Err(error) => Err(error).with_context(|| format!("cannot read {}", path.display())),
-    }
-}
-
 #[derive(Clone, Copy, ValueEnum)]
 enum Format {
     Text,
     Json,
 }
 
-/// `{env:NAME}` values: the environment first, then the project's `.env`.
-fn env_lookup(root: &Path, overrides: Vec<(String, String)>) -> saffron_runner::RunOptions {
-    // A `.env` that cannot be read or parsed adds nothing; the real environment still applies.
-    let dotenv: Vec<(String, String)> = dotenvy::from_path_iter(root.join(".env"))
-        .map(|entries| entries.filter_map(Result::ok).collect())
-        .unwrap_or_default();
-    let lookup = move |name: &str| {
-        overrides
-            .iter()
-            .find(|(key, _)| key == name)
-            .map(|(_, value)| value.clone())
-            .or_else(|| std::env::var(name).ok())
-            .or_else(|| dotenv.iter().find(|(key, _)| key == name).map(|(_, value)| value.clone()))
-    };
-    RunOptions {
-        base_url: String::new(),
-        timeouts: saffron_runner::config::Timeouts::default(),
-        browser: BrowserConfig::default(),
-        workers: 1,
-        env: Arc::new(lookup),
-    }
-}
-
-struct Plan {
-    root: PathBuf,
-    selection: Selection,
-    options: RunOptions,
-    format: Format,
-    shard: Option<(usize, usize)>,
-    hooks: Option<saffron_runner::config::Hooks>,
-}
-
 pub fn run(args: RunArgs) -> Result<ExitCode> {
     let root = project::find_root()?;
-    let config = load_config(&root)?;
-    let base_url = match args.base_url.or_else(|| std::env::var("SAFFRON_BASE_URL").ok()).or(config.base_url.clone()) {
-        Some(url) => url,
-        None => bail!("no base URL: pass --base-url URL, set SAFFRON_BASE_URL, or set base_url in saffron.toml"),
+    let request = RunRequest {
+        targets: args.targets,
+        tags: args.tags.as_deref().map(TagExpression::parse).transpose()?,
+        workers: args.workers,
+        base_url: args.base_url,
+        headed: args.headed,
+        shard: args.shard.as_deref().map(parse_shard).transpose()?,
+        hooks: !args.no_hooks,
     };
-    let tags = args.tags.as_deref().map(TagExpression::parse).transpose()?;
-    let shard = args.shard.as_deref().map(parse_shard).transpose()?;
-    let mut options = env_lookup(&root, Vec::new());
-    options.base_url = base_url;
-    options.workers = args.workers;
-    options.browser.headless = config.browser.headless && !args.headed;
-    if !config.browser.path.trim().is_empty() {
-        options.browser.executable = Some(root.join(config.browser.path.trim()));
-    }
-    options.timeouts = config.timeouts.clone();
-    let hooks = (!args.no_hooks).then(|| config.hooks.clone());
-    execute(Plan {
-        root,
-        selection: Selection { targets: args.targets, tags },
-        options,
-        format: args.format,
-        shard,
-        hooks,
-    })
-}
-
-fn execute(plan: Plan) -> Result<ExitCode> {
-    let snapshot = project::load_index(&plan.root);
-    let mut executions = saffron_runner::plan(&snapshot, &plan.selection);
-    if let Some((index, count)) = plan.shard {
-        // The plan's order is the same on every machine, so shards never overlap.
-        executions =
-            executions.into_iter().enumerate().filter(|(n, _)| n % count == index - 1).map(|(_, e)| e).collect();
-    }
-    if executions.is_empty() {
-        bail!("no scenario matches the selection");
-    }
-    let hooks = plan.hooks.clone().unwrap_or_default();
-    let hook_timeout = Duration::from_millis(hooks.timeout_ms);
-    let setup = hooks::run_hooks(&hooks.setup.list(), &plan.root, &plan.options.base_url, hook_timeout, true);
-    if let Some(failed) = setup.iter().find(|run| !run.succeeded()) {
-        let teardown =
-            hooks::run_hooks(&hooks.teardown.list(), &plan.root, &plan.options.base_url, hook_timeout, false);
+    let snapshot = project::load_index(&root);
+    let session = Session::prepare(&root, &snapshot, request)?;
+    if let Err((error, teardown)) = session.setup() {
         report_teardown(&teardown);
-        eprintln!(
-            "saffron: setup failed, no scenario was run: `{}` {}",
-            failed.command,
-            failed.error.clone().unwrap_or_else(|| format!("exited with {:?}", failed.exit_code))
-        );
+        eprintln!("saffron: {error}");
         return Ok(ExitCode::from(2));
     }
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the runtime")?;
     let started = std::time::Instant::now();
-    let results = runtime.block_on(saffron_runner::run(executions, &plan.options));
-    let teardown = hooks::run_hooks(&hooks.teardown.list(), &plan.root, &plan.options.base_url, hook_timeout, false);
-    print(&results, plan.format)?;
-    report(&plan.root, &plan.options.base_url, started, &results)?;
+    let replayed =
+        runtime.block_on(until_interrupted(replay_with_progress(session.executions.clone(), &session.options)));
+    let teardown = session.teardown();
+    let Some(results) = replayed else {
+        // The browser went with the dropped run; what the setup hooks made is cleaned up above.
+        report_teardown(&teardown);
+        eprintln!("saffron: interrupted; the teardown hooks ran, no report was written");
+        return Ok(ExitCode::from(130));
+    };
+    print(&results, args.format)?;
+    report(&root, &session.options.base_url, started, &results)?;
     let teardown_failed = report_teardown(&teardown);
-    let code = exit_code(&results);
+    let code = exit_code(&results, args.strict);
     // A dirty environment is the next run's false red: a run that otherwise passed says so.
     if teardown_failed && code == ExitCode::SUCCESS {
         eprintln!("saffron: every scenario passed, but teardown failed");
@@ -171,7 +102,7 @@ fn execute(plan: Plan) -> Result<ExitCode> {
 }
 
 /// Prints failed teardown commands; true when any failed.
-fn report_teardown(runs: &[hooks::HookRun]) -> bool {
+fn report_teardown(runs: &[HookRun]) -> bool {
     let mut failed = false;
     for run in runs.iter().filter(|run| !run.succeeded()) {
         failed = true;
@@ -194,13 +125,76 @@ fn report(root: &Path, base_url: &str, started: std::time::Instant, results: &[S
     Ok(())
 }
 
-fn exit_code(results: &[ScenarioResult]) -> ExitCode {
+/// `future`'s output, or `None` when Ctrl-C (or SIGTERM, as CI sends on cancel) came first.
+async fn until_interrupted<T>(future: impl std::future::Future<Output = T>) -> Option<T> {
+    // The handlers are installed before `future` is first polled, so a signal that arrives as
+    // soon as the run announces itself is caught, never the default "die at once".
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut interrupt), Ok(mut terminate)) = (signal(SignalKind::interrupt()), signal(SignalKind::terminate()))
+        else {
+            return Some(future.await);
+        };
+        tokio::select! {
+            biased;
+            _ = interrupt.recv() => None,
+            _ = terminate.recv() => None,
+            output = future => Some(output),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        tokio::select! {
+            biased;
+            _ = tokio::signal::ctrl_c() => None,
+            output = future => Some(output),
+        }
+    }
+}
+
+/// Replays with a progress bar on stderr (hidden when stderr is not a terminal).
+async fn replay_with_progress(executions: Vec<Execution>, options: &RunOptions) -> Vec<ScenarioResult> {
+    let count = executions.len();
+    let workers = options.workers.max(1).min(count);
+    eprintln!("replaying {count} scenario(s) on {workers} worker(s) against {}", options.base_url);
+    let bar = indicatif::ProgressBar::new(count as u64);
+    if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {wide_msg}") {
+        bar.set_style(style);
+    }
+    let results = saffron_runner::run_with_progress(executions, options, |result| {
+        bar.set_message(format!("{} {}", badge(&result.verdict), result.name));
+        bar.inc(1);
+    })
+    .await;
+    bar.finish_and_clear();
+    results
+}
+
+fn badge(verdict: &Verdict) -> &'static str {
+    match verdict {
+        Verdict::Green => "✓",
+        Verdict::Yellow { .. } => "~",
+        Verdict::Red { .. } => "✗",
+        Verdict::Blocked { .. } => "!",
+    }
+}
+
+/// 2 when anything was blocked, 1 when anything failed (yellow too under `--strict`), else 0.
+fn exit_code(results: &[ScenarioResult], strict: bool) -> ExitCode {
+    let yellow = results.iter().any(|r| matches!(r.verdict, Verdict::Yellow { .. }));
     if results.iter().any(|r| matches!(r.verdict, Verdict::Blocked { .. })) {
         ExitCode::from(2)
-    } else if results.iter().all(ScenarioResult::is_green) {
-        ExitCode::SUCCESS
-    } else {
+    } else if !results.iter().all(ScenarioResult::passed) || (strict && yellow) {
         ExitCode::from(1)
+    } else {
+        if yellow {
+            eprintln!(
+                "saffron: passed, but only by replaying proposals pending review: `saffron status` lists them \
+                 (--strict fails the run)"
+            );
+        }
+        ExitCode::SUCCESS
     }
 }
 
@@ -213,6 +207,10 @@ fn print(results: &[ScenarioResult], format: Format) -> Result<()> {
         let place = format!("{}:{}", result.file, result.line);
         match &result.verdict {
             Verdict::Green => println!("✓ green    {place}  {} ({} ms)", result.name, result.duration_ms),
+            Verdict::Yellow { proposal } => {
+                println!("~ yellow   {place}  {} ({} ms)", result.name, result.duration_ms);
+                println!("    passed by replaying the pending proposal {proposal}: review it");
+            }
             Verdict::Red { step, step_text, message } => {
                 println!("✗ red      {place}  {} ({} ms)", result.name, result.duration_ms);
                 match (step, step_text) {
@@ -231,9 +229,10 @@ fn print(results: &[ScenarioResult], format: Format) -> Result<()> {
     }
     let count = |f: fn(&Verdict) -> bool| results.iter().filter(|r| f(&r.verdict)).count();
     eprintln!(
-        "{} scenario(s): {} green, {} red, {} blocked",
+        "{} scenario(s): {} green, {} yellow, {} red, {} blocked",
         results.len(),
         count(|v| matches!(v, Verdict::Green)),
+        count(|v| matches!(v, Verdict::Yellow { .. })),
         count(|v| matches!(v, Verdict::Red { .. })),
         count(|v| matches!(v, Verdict::Blocked { .. }))
     );
@@ -248,6 +247,22 @@ pub struct DemoArgs {
     /// Show the browser window.
     #[arg(long)]
     headed: bool,
+    /// Turn on UI drift in the demo app (repeatable): renamed-label, removed-test-id,
+    /// moved-element, restyled-button.
+    #[arg(long, value_name = "SWITCH", value_parser = |s: &str| s.parse::<saffron_demo::Drift>())]
+    drift: Vec<saffron_demo::Drift>,
+    /// Turn on a runtime fault (repeatable): server-error, latency, interstitial, session-expiry.
+    #[arg(long, value_name = "SWITCH", value_parser = |s: &str| s.parse::<saffron_demo::Fault>())]
+    fault: Vec<saffron_demo::Fault>,
+    /// Turn on a real defect (repeatable): wrong-total, missing-confirmation, save-fails.
+    #[arg(long, value_name = "SWITCH", value_parser = |s: &str| s.parse::<saffron_demo::Defect>())]
+    defect: Vec<saffron_demo::Defect>,
+    /// Only serve the demo app (until Ctrl-C), to explore it or run `saffron run` against it.
+    #[arg(long)]
+    serve: bool,
+    /// The port to serve on with --serve (default: a free one).
+    #[arg(long, default_value_t = 0, requires = "serve")]
+    port: u16,
 }
 
 /// Starts the demo shop and replays the example project (`features/`, `@wip` left out) against it.
@@ -255,12 +270,26 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     let root = project::find_root()?;
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the runtime")?;
-    let config = saffron_demo::DemoConfig::default();
+    let config = saffron_demo::DemoConfig {
+        drift: args.drift.into_iter().collect(),
+        faults: args.fault.into_iter().collect(),
+        defects: args.defect.into_iter().collect(),
+        ..saffron_demo::DemoConfig::default()
+    };
     let password = config.password.clone();
-    let server = runtime.block_on(saffron_demo::DemoServer::start(config)).context("cannot start the demo app")?;
+    let server = runtime
+        .block_on(saffron_demo::DemoServer::start_on_port(config, args.port))
+        .context("cannot start the demo app")?;
     eprintln!("demo app on {}", server.url());
+    if args.serve {
+        println!("{}", server.url());
+        eprintln!("sign in as {} with DEMO_PASSWORD={password}; Ctrl-C stops it", saffron_demo::DEMO_EMAIL);
+        let _ = runtime.block_on(until_interrupted(std::future::pending::<()>()));
+        let _ = runtime.block_on(server.shutdown());
+        return Ok(ExitCode::SUCCESS);
+    }
     // The demo account's password reaches the recordings' {env:DEMO_PASSWORD} in memory only.
-    let mut options = env_lookup(&root, vec![("DEMO_PASSWORD".to_string(), password)]);
+    let mut options = options_with_env(&root, vec![("DEMO_PASSWORD".to_string(), password)]);
     options.base_url = server.url();
     options.workers = args.workers;
     options.browser.headless = !args.headed;
@@ -269,9 +298,13 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     let snapshot = project::load_index(&root);
     let executions = saffron_runner::plan(&snapshot, &selection);
     let started = std::time::Instant::now();
-    let results = runtime.block_on(saffron_runner::run(executions, &options));
+    let replayed = runtime.block_on(until_interrupted(replay_with_progress(executions, &options)));
     let _ = runtime.block_on(server.shutdown());
+    let Some(results) = replayed else {
+        eprintln!("saffron: interrupted");
+        return Ok(ExitCode::from(130));
+    };
     print(&results, Format::Text)?;
     report(&root, &options.base_url, started, &results)?;
-    Ok(exit_code(&results))
+    Ok(exit_code(&results, false))
 }

@@ -5,6 +5,7 @@
 pub mod check_feature;
 pub mod find_steps;
 pub mod proposals;
+pub mod run;
 pub mod scenarios;
 pub mod vocabulary;
 

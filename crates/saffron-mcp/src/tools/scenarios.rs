@@ -1,8 +1,7 @@
 //! `list_scenarios` and `status`: each scenario's recording, and the project at a glance.
 //!
-//! There are no verdicts here: this saffron has no runner yet, so nothing has passed or
-//! failed. What exists is said as it is: a recording fresh, stale, missing or unreadable, and
-//! the proposals waiting for review.
+//! Recordings as they are: fresh, stale, missing or unreadable, and the proposals waiting for
+//! review. Verdicts come from the `run` tool; `status` repeats the last run's counts.
 
 use std::fmt::Write as _;
 
@@ -156,7 +155,7 @@ pub struct StatusOutput {
     pub problems: Vec<Problem>,
     /// Whether the accept and reject tools are enabled (`[mcp] allow_accept` in saffron.toml).
     pub accept_enabled: bool,
-    /// Runs and their verdicts are not part of this status: this saffron has no runner yet.
+    /// The last run's verdict counts (`.saffron/reports/latest.json`), or that there was none.
     pub verdicts: String,
 }
 
@@ -248,10 +247,27 @@ pub fn status(project: &Project, _args: StatusArgs) -> Result<StatusOutput, Tool
         attention,
         problems,
         accept_enabled: project.config().allow_accept,
-        verdicts: "not available: this saffron has no runner yet, so no scenario has a pass/fail verdict; \
-                   recordings and proposals are reported as they are"
-            .to_string(),
+        verdicts: last_run(project.root()),
     })
+}
+
+/// The verdict counts of the last run, in words.
+fn last_run(root: &std::path::Path) -> String {
+    let path = root.join(".saffron/reports/latest.json");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return "no run yet: the run tool replays scenarios and gives each a verdict".to_string();
+    };
+    let Ok(report) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return "the last run's report (.saffron/reports/latest.json) cannot be read".to_string();
+    };
+    let count = |key: &str| report[key].as_u64().unwrap_or(0);
+    format!(
+        "last run (.saffron/reports/latest.json): {} green, {} yellow, {} red, {} blocked",
+        count("green"),
+        count("yellow"),
+        count("red"),
+        count("blocked")
+    )
 }
 
 impl Render for StatusOutput {

@@ -1,0 +1,199 @@
+//! `run`: replays scenarios in headless Chromium, as `saffron run` does (the same
+//! `saffron.toml`, hooks and reports), and answers with each scenario's verdict. Messages
+//! arrive masked by the runner: a `{env:NAME}` value never reaches the model.
+
+use std::fmt::Write as _;
+
+use saffron_runner::{RunReport, RunRequest, ScenarioResult, Session, TagExpression, Verdict};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Render, ToolError};
+use crate::project::Project;
+
+/// More workers than this gain nothing on one machine's browser and starve the app.
+const MAX_WORKERS: usize = 8;
+
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RunArgs {
+    /// Feature files or folders relative to the project root, or `FILE:LINE` for one scenario
+    /// or Examples row; empty or absent for the whole project.
+    #[serde(default)]
+    pub targets: Vec<String>,
+    /// A Cucumber tag expression, e.g. `@smoke and not @wip`.
+    #[serde(default)]
+    pub tags: Option<String>,
+    /// The application's base URL; default: $SAFFRON_BASE_URL, then `base_url` in saffron.toml.
+    #[serde(default)]
+    pub base_url: Option<String>,
+    /// Scenarios replayed at once (default 2, at most 8).
+    #[serde(default)]
+    pub workers: Option<usize>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RunOutput {
+    pub green: usize,
+    pub yellow: usize,
+    pub red: usize,
+    pub blocked: usize,
+    pub duration_ms: u64,
+    pub scenarios: Vec<ScenarioVerdict>,
+    /// The reports written, relative to the project root.
+    pub reports: Vec<String>,
+    /// Setup or teardown commands that failed.
+    pub hook_failures: Vec<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ScenarioVerdict {
+    pub file: String,
+    pub line: u32,
+    pub name: String,
+    /// `green` (replayed as recorded), `yellow` (passed by replaying a proposal pending
+    /// review), `red` (failed) or `blocked` (the runner could not do its job).
+    pub verdict: String,
+    /// For red: the failing step (1-based) and its text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step_text: Option<String>,
+    /// What went wrong (red, blocked) or what waits for review (yellow).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Targets found at a lower locator tier than recorded.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub drift: Vec<String>,
+    pub duration_ms: u64,
+}
+
+impl From<&ScenarioResult> for ScenarioVerdict {
+    fn from(result: &ScenarioResult) -> ScenarioVerdict {
+        let (verdict, step, step_text, message) = match &result.verdict {
+            Verdict::Green => ("green", None, None, None),
+            Verdict::Yellow { proposal } => {
+                ("yellow", None, None, Some(format!("passed by replaying the pending proposal {proposal}")))
+            }
+            Verdict::Red { step, step_text, message } => ("red", *step, step_text.clone(), Some(message.clone())),
+            Verdict::Blocked { cause } => ("blocked", None, None, Some(cause.clone())),
+        };
+        ScenarioVerdict {
+            file: result.file.clone(),
+            line: result.line,
+            name: result.name.clone(),
+            verdict: verdict.to_string(),
+            step,
+            step_text,
+            message,
+            drift: result.drift.clone(),
+            duration_ms: result.duration_ms,
+        }
+    }
+}
+
+/// Plans the run: quick, and every mistake in the arguments is reported before a browser starts.
+pub fn prepare(project: &Project, args: RunArgs) -> Result<Session, ToolError> {
+    let tags =
+        args.tags.as_deref().map(TagExpression::parse).transpose().map_err(|error| {
+            ToolError::new(format!("invalid tag expression: {error}"), "e.g. `@smoke and not @wip`")
+        })?;
+    let request = RunRequest {
+        targets: args.targets,
+        tags,
+        workers: args.workers.unwrap_or(2).clamp(1, MAX_WORKERS),
+        base_url: args.base_url,
+        headed: false,
+        shard: None,
+        hooks: true,
+    };
+    Session::prepare(project.root(), &project.snapshot(), request).map_err(|error| {
+        let hint = match error {
+            saffron_runner::SessionError::NoBaseUrl => "pass baseUrl, the address the application under test runs on",
+            saffron_runner::SessionError::NoScenario => {
+                "call list_scenarios to see the scenarios, then pass their files or FILE:LINE"
+            }
+            _ => "fix saffron.toml, or ask the user to",
+        };
+        ToolError::new(error.to_string(), hint)
+    })
+}
+
+/// Runs a planned session to the end: hooks, replay, reports. Blocking: it starts its own
+/// runtime, so call it off the server's async thread.
+pub fn execute(session: Session) -> Result<RunOutput, ToolError> {
+    if let Err((error, teardown)) = session.setup() {
+        let mut message = error.to_string();
+        for failed in &teardown {
+            let _ = write!(message, "; teardown `{}` failed too", failed.command);
+        }
+        return Err(ToolError::new(message, "fix the setup command in saffron.toml [hooks], or ask the user to"));
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|error| {
+        ToolError::new(format!("cannot start the replay: {error}"), "retry; the machine may be out of threads")
+    })?;
+    let started = std::time::Instant::now();
+    let results = runtime.block_on(session.replay(|_| {}));
+    let teardown = session.teardown();
+    let report = RunReport::new(&session.options.base_url, started.elapsed().as_millis() as u64, results);
+    let reports = match saffron_runner::write_reports(&session.root, &report) {
+        Ok(paths) => {
+            paths.iter().map(|path| path.strip_prefix(&session.root).unwrap_or(path).display().to_string()).collect()
+        }
+        Err(error) => vec![format!("(the reports could not be written: {error})")],
+    };
+    Ok(RunOutput {
+        green: report.green,
+        yellow: report.yellow,
+        red: report.red,
+        blocked: report.blocked,
+        duration_ms: report.duration_ms,
+        scenarios: report.scenarios.iter().map(ScenarioVerdict::from).collect(),
+        reports,
+        hook_failures: teardown
+            .iter()
+            .map(|run| {
+                format!(
+                    "teardown `{}`: {}",
+                    run.command,
+                    run.error.clone().unwrap_or_else(|| format!("exited with {:?}", run.exit_code))
+                )
+            })
+            .collect(),
+    })
+}
+
+impl Render for RunOutput {
+    fn render(&self) -> String {
+        let mut out = format!(
+            "{} scenario(s) in {:.1} s: {} green, {} yellow, {} red, {} blocked\n",
+            self.scenarios.len(),
+            self.duration_ms as f64 / 1000.0,
+            self.green,
+            self.yellow,
+            self.red,
+            self.blocked
+        );
+        for scenario in &self.scenarios {
+            let _ = writeln!(out, "{:<8} {}:{}  {}", scenario.verdict, scenario.file, scenario.line, scenario.name);
+            if let (Some(step), Some(text)) = (scenario.step, &scenario.step_text) {
+                let _ = writeln!(out, "    step {step} \"{text}\"");
+            }
+            if let Some(message) = &scenario.message {
+                let _ = writeln!(out, "    {message}");
+            }
+            for drift in &scenario.drift {
+                let _ = writeln!(out, "    drift: {drift}");
+            }
+        }
+        for failure in &self.hook_failures {
+            let _ = writeln!(out, "{failure}");
+        }
+        if !self.reports.is_empty() {
+            let _ = writeln!(out, "reports: {}", self.reports.join(", "));
+        }
+        out
+    }
+}

@@ -1,0 +1,156 @@
+//! One run of a project, as `saffron run` and the MCP server's `run` tool both perform it:
+//! `saffron.toml`, `{env:NAME}` values from the environment and the project's `.env`, the plan
+//! (selection and shard), setup and teardown hooks around the replay. Printing, progress and
+//! signals stay with the caller.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use saffron_browser::BrowserConfig;
+use saffron_index::Snapshot;
+
+use crate::config::{Config, Hooks};
+use crate::hooks::{HookRun, run_hooks};
+use crate::{Execution, RunOptions, ScenarioResult, Selection, TagExpression};
+
+/// What the caller asks for; everything else comes from `saffron.toml`.
+#[derive(Debug, Clone, Default)]
+pub struct RunRequest {
+    /// Files, folders or `FILE:LINE` (relative to the project root); empty for all.
+    pub targets: Vec<String>,
+    pub tags: Option<TagExpression>,
+    /// Scenarios replayed at once (at least 1).
+    pub workers: usize,
+    /// Wins over `$SAFFRON_BASE_URL` and `base_url` in `saffron.toml`.
+    pub base_url: Option<String>,
+    pub headed: bool,
+    /// Shard I of N (1-based).
+    pub shard: Option<(usize, usize)>,
+    /// Whether the setup and teardown hooks run.
+    pub hooks: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SessionError {
+    #[error("{path}: {reason}")]
+    Config { path: String, reason: String },
+    #[error("no base URL: pass one (--base-url), set SAFFRON_BASE_URL, or set base_url in saffron.toml")]
+    NoBaseUrl,
+    #[error("no scenario matches the selection")]
+    NoScenario,
+    #[error("setup failed, no scenario was run: `{command}` {reason}")]
+    SetupFailed { command: String, reason: String },
+}
+
+/// A planned run: what is replayed, how, and the hooks around it.
+pub struct Session {
+    pub root: PathBuf,
+    pub executions: Vec<Execution>,
+    pub options: RunOptions,
+    hooks: Hooks,
+}
+
+/// The project's saffron.toml, or the defaults when there is none.
+pub fn load_config(root: &Path) -> Result<Config, SessionError> {
+    let path = root.join("saffron.toml");
+    let config_error = |reason: String| SessionError::Config { path: path.display().to_string(), reason };
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Config::parse(&text).map_err(config_error),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
+        Err(error) => Err(config_error(format!("cannot be read: {error}"))),
+    }
+}
+
+/// Run options whose `{env:NAME}` lookup reads `overrides`, then the environment, then the
+/// project's `.env` (read now; a `.env` that cannot be read or parsed adds nothing).
+pub fn options_with_env(root: &Path, overrides: Vec<(String, String)>) -> RunOptions {
+    let dotenv: Vec<(String, String)> = dotenvy::from_path_iter(root.join(".env"))
+        .map(|entries| entries.filter_map(Result::ok).collect())
+        .unwrap_or_default();
+    let lookup = move |name: &str| {
+        overrides
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.clone())
+            .or_else(|| std::env::var(name).ok())
+            .or_else(|| dotenv.iter().find(|(key, _)| key == name).map(|(_, value)| value.clone()))
+    };
+    RunOptions {
+        base_url: String::new(),
+        timeouts: crate::config::Timeouts::default(),
+        browser: BrowserConfig::default(),
+        workers: 1,
+        env: Arc::new(lookup),
+    }
+}
+
+impl Session {
+    /// Reads the config and plans the run against `snapshot` (the project's index).
+    pub fn prepare(root: &Path, snapshot: &Snapshot, request: RunRequest) -> Result<Session, SessionError> {
+        let config = load_config(root)?;
+        let base_url = request
+            .base_url
+            .or_else(|| std::env::var("SAFFRON_BASE_URL").ok())
+            .or(config.base_url.clone())
+            .ok_or(SessionError::NoBaseUrl)?;
+        let mut options = options_with_env(root, Vec::new());
+        options.base_url = base_url;
+        options.workers = request.workers.max(1);
+        options.browser.headless = config.browser.headless && !request.headed;
+        if !config.browser.path.trim().is_empty() {
+            options.browser.executable = Some(root.join(config.browser.path.trim()));
+        }
+        options.timeouts = config.timeouts.clone();
+        let selection = Selection { targets: request.targets, tags: request.tags };
+        let mut executions = crate::plan(snapshot, &selection);
+        if let Some((index, count)) = request.shard {
+            // The plan's order is the same on every machine, so shards never overlap.
+            executions = executions
+                .into_iter()
+                .enumerate()
+                .filter(|(n, _)| n % count.max(1) == index.saturating_sub(1))
+                .map(|(_, execution)| execution)
+                .collect();
+        }
+        if executions.is_empty() {
+            return Err(SessionError::NoScenario);
+        }
+        let hooks = if request.hooks {
+            config.hooks
+        } else {
+            Hooks { timeout_ms: config.hooks.timeout_ms, ..Hooks::default() }
+        };
+        Ok(Session { root: root.to_path_buf(), executions, options, hooks })
+    }
+
+    fn hook_timeout(&self) -> Duration {
+        Duration::from_millis(self.hooks.timeout_ms)
+    }
+
+    /// Runs the setup hooks. When one fails, the teardown hooks run at once (setup may have
+    /// half-built something) and their failures come back with the error.
+    pub fn setup(&self) -> Result<(), (SessionError, Vec<HookRun>)> {
+        let runs = run_hooks(&self.hooks.setup.list(), &self.root, &self.options.base_url, self.hook_timeout(), true);
+        match runs.into_iter().find(|run| !run.succeeded()) {
+            None => Ok(()),
+            Some(failed) => {
+                let reason = failed.error.clone().unwrap_or_else(|| format!("exited with {:?}", failed.exit_code));
+                Err((SessionError::SetupFailed { command: failed.command, reason }, self.teardown()))
+            }
+        }
+    }
+
+    /// Replays every planned scenario; `on_result` sees each as it finishes.
+    pub async fn replay(&self, on_result: impl FnMut(&ScenarioResult)) -> Vec<ScenarioResult> {
+        crate::run_with_progress(self.executions.clone(), &self.options, on_result).await
+    }
+
+    /// Runs every teardown hook (a failed one does not stop the rest); returns the failures.
+    pub fn teardown(&self) -> Vec<HookRun> {
+        run_hooks(&self.hooks.teardown.list(), &self.root, &self.options.base_url, self.hook_timeout(), false)
+            .into_iter()
+            .filter(|run| !run.succeeded())
+            .collect()
+    }
+}
