@@ -39,18 +39,28 @@ pub struct CompletionItem {
     pub filter_text: String,
 }
 
-/// The completion list at `offset`, and whether it was cut short.
+/// The completion list at `offset` of an indexed file, and whether it was cut short.
 pub fn completions(snapshot: &Snapshot, path: &Path, offset: usize) -> (Vec<CompletionItem>, bool) {
     let Some(file) = context::file(snapshot, path) else { return (Vec::new(), false) };
-    let text = file.text();
-    let offset = offset.min(text.len());
+    completions_in(snapshot, path, file.text(), offset)
+}
+
+/// The completion list at `offset` of `text`, the file at `path` as the editor has it now,
+/// which may be newer than the index's copy: completing never waits for the index to catch
+/// up with the keystroke that asked for it.
+pub fn completions_in(snapshot: &Snapshot, path: &Path, text: &str, offset: usize) -> (Vec<CompletionItem>, bool) {
+    let indexed = context::file(snapshot, path);
+    let offset = floor_char_boundary(text, offset.min(text.len()));
     let line = line_at(text, offset);
     let line_text = &text[line.start..line.end];
     let trimmed = line_text.trim_start();
     let content_start = line.start + (line_text.len() - trimmed.len());
-    let document = file.document();
-    let language = dialect::dialect(document.language()).unwrap_or_else(dialect::default_dialect);
-    let is_saffron = document.source_kind == SourceKind::Saffron;
+    // A `# language:` header changes rarely; the indexed copy's is good enough.
+    let language = indexed
+        .as_ref()
+        .and_then(|file| dialect::dialect(file.document().language()))
+        .unwrap_or_else(dialect::default_dialect);
+    let is_saffron = SourceKind::from_path(path) == Some(SourceKind::Saffron);
 
     if let Some(keyword) = step_keyword(trimmed, language, is_saffron) {
         let keyword_end = content_start + keyword.len();
@@ -60,7 +70,8 @@ pub fn completions(snapshot: &Snapshot, path: &Path, offset: usize) -> (Vec<Comp
             if keyword == INVOCATION {
                 return (step_set_items(snapshot, typed, replace), false);
             }
-            return step_items(snapshot, path, typed, replace);
+            let cursor_line = text[..offset].matches('\n').count() as u32 + 1;
+            return step_items(snapshot, path, cursor_line, typed, replace);
         }
     }
     if offset < content_start {
@@ -68,6 +79,13 @@ pub fn completions(snapshot: &Snapshot, path: &Path, offset: usize) -> (Vec<Comp
     }
     let typed = &text[content_start..offset];
     (keyword_items(language, is_saffron, typed, Span::new(content_start, offset)), false)
+}
+
+fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
 }
 
 const INVOCATION: &str = "StepSet ";
@@ -117,15 +135,22 @@ fn status_rank(status: StepStatus) -> u8 {
 /// Match class, status rank, usage (most first), then the text.
 type RankKey<'a> = (u8, u8, std::cmp::Reverse<usize>, &'a str);
 
-fn step_items(snapshot: &Snapshot, path: &Path, typed: &str, replace: Span) -> (Vec<CompletionItem>, bool) {
+fn step_items(
+    snapshot: &Snapshot,
+    path: &Path,
+    cursor_line: u32,
+    typed: &str,
+    replace: Span,
+) -> (Vec<CompletionItem>, bool) {
     let typed_trimmed = typed.trim();
     let typed_lower = typed.trim_start().to_lowercase();
-    // The text being typed is in the index too; it is not a suggestion.
+    // The text being typed is in the index too (as typed now, or a few keystrokes ago); it is
+    // not a suggestion.
     let is_the_typed_line = |entry: &Entry| {
         entry.recordings.is_empty()
             && entry.uses.len() == 1
             && entry.uses[0].file.as_ref() == path
-            && entry.text.as_ref() == typed_trimmed
+            && (entry.uses[0].location.line == cursor_line || entry.text.as_ref() == typed_trimmed)
     };
     let candidates: Box<dyn Iterator<Item = &std::sync::Arc<Entry>>> =
         match snapshot.completion_candidates(&typed_lower) {

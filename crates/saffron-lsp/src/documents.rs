@@ -7,24 +7,25 @@ use tower_lsp_server::ls_types::{Position, TextDocumentContentChangeEvent};
 pub struct OpenDocument {
     pub rope: Rope,
     pub version: i32,
-    /// The tree-sitter tree, edited and reparsed incrementally with the text.
-    pub tree: Option<SyntaxTree>,
+    /// The tree-sitter tree, edited with the text and reparsed when next asked for (`tree`):
+    /// a keystroke costs a rope edit, not a parse.
+    tree: Option<SyntaxTree>,
+    tree_is_stale: bool,
 }
 
 impl OpenDocument {
     pub fn new(text: &str, version: i32) -> OpenDocument {
-        OpenDocument { rope: Rope::from_str(text), version, tree: SyntaxTree::parse(text) }
+        OpenDocument { rope: Rope::from_str(text), version, tree: SyntaxTree::parse(text), tree_is_stale: false }
     }
 
     /// Applies LSP content changes (UTF-16 positions); a change without a range replaces all.
-    /// Returns the new text.
-    pub fn apply(&mut self, changes: Vec<TextDocumentContentChangeEvent>, version: i32) -> String {
-        let mut whole = false;
+    pub fn apply(&mut self, changes: Vec<TextDocumentContentChangeEvent>, version: i32) {
         for change in changes {
             match change.range {
                 None => {
                     self.rope = Rope::from_str(&change.text);
-                    whole = true;
+                    // Nothing of the old tree can be reused.
+                    self.tree = None;
                 }
                 Some(range) => {
                     let start = self.char_index(range.start);
@@ -39,12 +40,25 @@ impl OpenDocument {
             }
         }
         self.version = version;
-        let text = self.rope.to_string();
-        match &mut self.tree {
-            Some(tree) if !whole => tree.reparse(&text),
-            _ => self.tree = SyntaxTree::parse(&text),
+        self.tree_is_stale = true;
+    }
+
+    pub fn text(&self) -> String {
+        self.rope.to_string()
+    }
+
+    /// The syntax tree of the current text (cheap to clone), reparsed incrementally if edits
+    /// came in since it was last asked for.
+    pub fn tree(&mut self) -> Option<SyntaxTree> {
+        if self.tree_is_stale {
+            let text = self.text();
+            match &mut self.tree {
+                Some(tree) => tree.reparse(&text),
+                None => self.tree = SyntaxTree::parse(&text),
+            }
+            self.tree_is_stale = false;
         }
-        text
+        self.tree.clone()
     }
 
     /// The edit of chars `start..end` to `inserted`, in bytes and (row, byte column) points.
@@ -86,11 +100,6 @@ impl OpenDocument {
         let units = (position.character as usize).min(content_units);
         line_start + line_slice.utf16_cu_to_char(units)
     }
-
-    #[cfg(test)]
-    pub fn text(&self) -> String {
-        self.rope.to_string()
-    }
 }
 
 #[cfg(test)]
@@ -126,9 +135,11 @@ mod tests {
     #[test]
     fn the_syntax_tree_follows_the_edits() {
         let mut document = OpenDocument::new("Feature: f\n  Scenario: s\n    Given a\n", 1);
-        let text =
-            document.apply(vec![change((2, 11), (2, 11), " and b\n    When c"), change((0, 9), (0, 10), "g")], 2);
-        let fresh = SyntaxTree::parse(&text).expect("parses");
-        assert_eq!(document.tree.as_ref().map(SyntaxTree::sexp), Some(fresh.sexp()));
+        document.apply(vec![change((2, 11), (2, 11), " and b\n    When c"), change((0, 9), (0, 10), "g")], 2);
+        let fresh = SyntaxTree::parse(&document.text()).expect("parses");
+        assert_eq!(document.tree().as_ref().map(SyntaxTree::sexp), Some(fresh.sexp()));
+        document.apply(vec![change((0, 0), (0, 0), "# a comment\n")], 3);
+        let fresh = SyntaxTree::parse(&document.text()).expect("parses");
+        assert_eq!(document.tree().as_ref().map(SyntaxTree::sexp), Some(fresh.sexp()));
     }
 }

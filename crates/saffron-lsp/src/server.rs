@@ -1,7 +1,7 @@
 //! The server: document sync and file watching feed the index; every request is answered from
 //! one snapshot of it, on a blocking thread, under a panic guard.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -31,6 +31,9 @@ struct State {
     host: Mutex<IndexHost>,
     snapshot: RwLock<Option<Snapshot>>,
     documents: Mutex<HashMap<lsp::Uri, OpenDocument>>,
+    /// Open documents edited since the index last saw them. A keystroke only edits the rope;
+    /// the index catches up when a request needs it or typing pauses (`flush`).
+    dirty: Mutex<HashSet<lsp::Uri>>,
     /// The last semantic tokens sent per document, for deltas: (result id, data).
     semantic: Mutex<HashMap<lsp::Uri, (String, Vec<u32>)>>,
     snippet_support: AtomicBool,
@@ -50,19 +53,53 @@ impl State {
         self.root.read().map(|r| r.clone()).unwrap_or_default()
     }
 
+    /// A snapshot in step with every open document.
     fn context(&self) -> RequestContext {
+        self.flush();
+        self.context_as_indexed()
+    }
+
+    /// The last snapshot, which may lag the open documents by the edits of the last moments.
+    fn context_as_indexed(&self) -> RequestContext {
         let snapshot = self.snapshot.read().ok().and_then(|s| s.clone()).unwrap_or_else(|| lock(&self.host).snapshot());
         RequestContext { snapshot, root: self.root(), snippet_support: self.snippet_support.load(Ordering::Relaxed) }
     }
 
+    /// Something changed: index it, and let pending diagnostics runs give way to a new one.
     fn apply(&self, changes: Vec<Change>) {
+        self.apply_to_index(changes);
+        self.generation.fetch_add(1, Ordering::SeqCst);
+    }
+
+    fn apply_to_index(&self, changes: Vec<Change>) {
         let mut host = lock(&self.host);
         host.apply_all(changes);
         let snapshot = host.snapshot();
         if let Ok(mut current) = self.snapshot.write() {
             *current = Some(snapshot);
         }
-        self.generation.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Brings the index up to date with the edited open documents. The edits were counted
+    /// as changes when they came in, so this does not bump the generation.
+    fn flush(&self) {
+        let dirty: Vec<lsp::Uri> = lock(&self.dirty).drain().collect();
+        if dirty.is_empty() {
+            return;
+        }
+        let changes: Vec<Change> = {
+            let documents = lock(&self.documents);
+            dirty
+                .iter()
+                .filter_map(|uri| Some(Change::SetFile { path: self.path_of(uri)?, text: documents.get(uri)?.text() }))
+                .collect()
+        };
+        self.apply_to_index(changes);
+    }
+
+    /// The current text of an open document.
+    fn open_text(&self, uri: &lsp::Uri) -> Option<String> {
+        lock(&self.documents).get(uri).map(OpenDocument::text)
     }
 
     fn path_of(&self, uri: &lsp::Uri) -> Option<PathBuf> {
@@ -94,7 +131,7 @@ impl Backend {
 
     /// The incrementally maintained syntax tree of an open document (cheap to clone).
     fn open_tree(&self, uri: &lsp::Uri) -> Option<saffron_ide::SyntaxTree> {
-        lock(&self.state.documents).get(uri).and_then(|document| document.tree.clone())
+        lock(&self.state.documents).get_mut(uri).and_then(OpenDocument::tree)
     }
 
     /// Publishes diagnostics for every open document once typing pauses.
@@ -282,22 +319,26 @@ impl LanguageServer for Backend {
     async fn did_open(&self, params: lsp::DidOpenTextDocumentParams) {
         let document = params.text_document;
         lock(&self.state.documents).insert(document.uri.clone(), OpenDocument::new(&document.text, document.version));
+        lock(&self.state.dirty).remove(&document.uri);
         self.on_text(&document.uri, document.text);
     }
 
     async fn did_change(&self, params: lsp::DidChangeTextDocumentParams) {
         let uri = params.text_document.uri;
-        let text = {
+        {
             let mut documents = lock(&self.state.documents);
             let Some(document) = documents.get_mut(&uri) else { return };
-            document.apply(params.content_changes, params.text_document.version)
-        };
-        self.on_text(&uri, text);
+            document.apply(params.content_changes, params.text_document.version);
+        }
+        lock(&self.state.dirty).insert(uri);
+        self.state.generation.fetch_add(1, Ordering::SeqCst);
+        self.schedule_diagnostics();
     }
 
     async fn did_close(&self, params: lsp::DidCloseTextDocumentParams) {
         let uri = params.text_document.uri;
         lock(&self.state.documents).remove(&uri);
+        lock(&self.state.dirty).remove(&uri);
         lock(&self.state.semantic).remove(&uri);
         // The file on disk is the truth again (the editor may have discarded changes).
         if let Some(path) = uri.to_file_path()
@@ -328,7 +369,12 @@ impl LanguageServer for Backend {
     }
 
     async fn completion(&self, params: lsp::CompletionParams) -> Result<Option<lsp::CompletionResponse>> {
-        self.run("completion", move |context| handlers::completion::handle(&context, params)).await
+        // The hot path: answered here, from the editor's text and the vocabulary as last
+        // indexed, without waiting for the index or hopping to a blocking thread (it takes
+        // microseconds; the keystroke's own step is the only thing the index may not have yet).
+        let text = self.state.open_text(&params.text_document_position.text_document.uri);
+        let context = self.state.context_as_indexed();
+        guarded("completion", || handlers::completion::handle(&context, params, text))
     }
 
     async fn completion_resolve(&self, item: lsp::CompletionItem) -> Result<lsp::CompletionItem> {

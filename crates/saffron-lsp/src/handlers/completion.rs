@@ -4,13 +4,18 @@ use tower_lsp_server::ls_types as lsp;
 
 use crate::context::RequestContext;
 
-pub fn handle(context: &RequestContext, params: lsp::CompletionParams) -> Result<Option<lsp::CompletionResponse>> {
+/// `open_text` is the document as the editor has it, when it is open.
+pub fn handle(
+    context: &RequestContext,
+    params: lsp::CompletionParams,
+    open_text: Option<String>,
+) -> Result<Option<lsp::CompletionResponse>> {
     let position = params.text_document_position;
     let path = context.path(&position.text_document.uri)?;
-    let Some(text) = context.text(&path) else { return Ok(None) };
+    let Some(text) = open_text.as_deref().or_else(|| context.text(&path)) else { return Ok(None) };
     let index = crate::line_index::LineIndex::new(text);
     let offset = index.offset(position.position);
-    let (items, incomplete) = saffron_ide::completions(&context.snapshot, &path, offset);
+    let (items, incomplete) = saffron_ide::completions_in(&context.snapshot, &path, text, offset);
     let items = items
         .into_iter()
         .map(|item| {
