@@ -73,6 +73,24 @@ fn vary(text: &str, copy: usize) -> String {
         .replace(&format!("Then{suffix} "), "Then ")
 }
 
+/// Completion lists (saffron-ide, no server) while a step is typed one character at a time,
+/// from "I" to "I want to create a new channel": p50 and max in µs.
+fn completion_times_us(snapshot: &saffron_index::Snapshot) -> (f64, f64) {
+    let step = "I want to create a new channel";
+    let path = std::path::Path::new("typing.feature");
+    let mut times = Vec::new();
+    for length in 1..=step.len() {
+        let text = format!("Feature: f\n  Scenario: s\n    When {}\n", &step[..length]);
+        let offset = text.len() - 1;
+        for _ in 0..5 {
+            let start = Instant::now();
+            std::hint::black_box(saffron_ide::completions_in(snapshot, path, &text, offset));
+            times.push(start.elapsed().as_secs_f64() * 1_000_000.0);
+        }
+    }
+    (median_ms(&times), times.iter().copied().fold(0.0, f64::max))
+}
+
 fn peak_memory_mb() -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status
@@ -122,6 +140,8 @@ fn measure(copies: usize) {
     }
 
     let snapshot = host.snapshot();
+    let completion_us = completion_times_us(&snapshot);
+
     let start = Instant::now();
     let mut pairs = 0usize;
     for entry in snapshot.entries() {
@@ -130,7 +150,7 @@ fn measure(copies: usize) {
     let near_ms = start.elapsed().as_secs_f64() * 1000.0;
 
     println!(
-        "  {copies}× corpus: {} files, {steps} steps, {entries} distinct texts\n    cold build {:.0} ms (median of 3) | one-file update + snapshot {:.2} ms median, {:.2} ms max (40 edits) | near-duplicates of all {entries} entries {:.0} ms ({:.1} µs each, {} pairs) | peak memory {:.0} MB",
+        "  {copies}× corpus: {} files, {steps} steps, {entries} distinct texts\n    cold build {:.0} ms (median of 3) | one-file update + snapshot {:.2} ms median, {:.2} ms max (40 edits) | near-duplicates of all {entries} entries {:.0} ms ({:.1} µs each, {} pairs) | completion list p50 {:.0} µs, max {:.0} µs | peak memory {:.0} MB",
         copies * sources.len(),
         median_ms(&cold_times),
         median_ms(&update_times),
@@ -138,6 +158,8 @@ fn measure(copies: usize) {
         near_ms,
         near_ms * 1000.0 / entries.max(1) as f64,
         pairs / 2,
+        completion_us.0,
+        completion_us.1,
         peak_memory_mb()
     );
 }

@@ -155,7 +155,16 @@ impl LspClient {
                 "rootUri": root_uri,
                 "workspaceFolders": [{ "uri": root_uri, "name": "project" }],
                 "capabilities": {
-                    "textDocument": { "completion": { "completionItem": { "snippetSupport": true } } },
+                    // What VS Code declares for completion.
+                    "textDocument": { "completion": {
+                        "completionItem": {
+                            "snippetSupport": true,
+                            "labelDetailsSupport": true,
+                            "insertReplaceSupport": true,
+                            "resolveSupport": { "properties": ["documentation", "detail", "additionalTextEdits"] }
+                        },
+                        "contextSupport": true
+                    } },
                     "workspace": { "configuration": true, "didChangeWatchedFiles": { "dynamicRegistration": true } }
                 }
             }),

@@ -47,6 +47,12 @@ fn initialize_complete_diagnose_and_shut_down() {
     assert!(first["labelDetails"]["description"].as_str().is_some_and(|d| d.starts_with("✓ recorded")));
     assert_eq!(first["textEdit"]["range"]["start"], json!({ "line": line, "character": 9 }));
     assert!(!labels(&completion).contains(&"I se".to_string()), "the text being typed is not offered");
+    // The detail and the documentation wait for the editor to show the item.
+    assert!(first.get("detail").is_none() && first.get("documentation").is_none(), "{first}");
+    let resolved = client.call("completionItem/resolve", first.clone());
+    assert_eq!(resolved["detail"], "recorded: replays for free", "{resolved}");
+    let documentation = resolved["documentation"]["value"].as_str().unwrap_or_default();
+    assert!(documentation.contains("expect heading \"Orders\" to be visible"), "{documentation}");
 
     assert_eq!(client.shutdown(), Some(0));
     let _ = std::fs::remove_dir_all(&root);

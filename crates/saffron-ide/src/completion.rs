@@ -152,26 +152,64 @@ fn step_items(
             && entry.uses[0].file.as_ref() == path
             && (entry.uses[0].location.line == cursor_line || entry.text.as_ref() == typed_trimmed)
     };
-    let candidates: Box<dyn Iterator<Item = &std::sync::Arc<Entry>>> =
-        match snapshot.completion_candidates(&typed_lower) {
-            Some(candidates) => Box::new(candidates.into_iter()),
-            None => Box::new(snapshot.entries_unordered()),
-        };
-    let mut ranked: Vec<(RankKey<'_>, &std::sync::Arc<Entry>)> = candidates
-        .filter_map(|entry| {
-            let class = match_class(&entry.lowercase, &typed_lower)?;
-            if is_the_typed_line(entry) {
-                return None;
+    let mut ranked: Vec<(RankKey<'_>, &std::sync::Arc<Entry>)>;
+    let incomplete = match snapshot.completion_candidates(&typed_lower) {
+        // A selective word: few candidates, ranked whole.
+        Some(candidates) => {
+            ranked = candidates
+                .into_iter()
+                .filter_map(|entry| {
+                    let class = match_class(&entry.lowercase, &typed_lower)?;
+                    if is_the_typed_line(entry) {
+                        return None;
+                    }
+                    let key =
+                        (class, status_rank(entry.status()), std::cmp::Reverse(entry.count()), entry.text.as_ref());
+                    Some((key, entry))
+                })
+                .collect();
+            let incomplete = ranked.len() > MAX_STEP_ITEMS;
+            if incomplete {
+                ranked.select_nth_unstable_by(MAX_STEP_ITEMS, |a, b| a.0.cmp(&b.0));
+                ranked.truncate(MAX_STEP_ITEMS);
             }
-            Some(((class, status_rank(entry.status()), std::cmp::Reverse(entry.count()), entry.text.as_ref()), entry))
-        })
-        .collect();
-    let incomplete = ranked.len() > MAX_STEP_ITEMS;
-    if incomplete {
-        ranked.select_nth_unstable_by(MAX_STEP_ITEMS, |a, b| a.0.cmp(&b.0));
-        ranked.truncate(MAX_STEP_ITEMS);
-    }
-    ranked.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            ranked.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            incomplete
+        }
+        // A short or common prefix: walk the vocabulary in rank order. Within a match class
+        // the first matches are the best, so the walk stops once enough prefix matches are in.
+        None => {
+            let (mut prefix, mut words) = (Vec::new(), Vec::new());
+            for key in snapshot.entries_by_rank() {
+                // The word-by-word test costs more than the prefix test: skip it once its
+                // list is full.
+                if words.len() > MAX_STEP_ITEMS && !key.lowercase.starts_with(typed_lower.as_str()) {
+                    continue;
+                }
+                let Some(class) = match_class(&key.lowercase, &typed_lower) else { continue };
+                let list = if class == 0 { &mut prefix } else { &mut words };
+                if list.len() > MAX_STEP_ITEMS {
+                    continue;
+                }
+                let Some(entry) = snapshot.entry(&key.text) else { continue };
+                if is_the_typed_line(entry) {
+                    continue;
+                }
+                list.push((
+                    (class, status_rank(entry.status()), std::cmp::Reverse(entry.count()), entry.text.as_ref()),
+                    entry,
+                ));
+                if prefix.len() > MAX_STEP_ITEMS {
+                    break;
+                }
+            }
+            ranked = prefix;
+            ranked.extend(words);
+            let incomplete = ranked.len() > MAX_STEP_ITEMS;
+            ranked.truncate(MAX_STEP_ITEMS);
+            incomplete
+        }
+    };
     let items = ranked
         .into_iter()
         .enumerate()
@@ -195,6 +233,11 @@ fn step_items(
         })
         .collect();
     (items, incomplete)
+}
+
+/// The detail line of a step item (`recorded: replays for free`), for a resolve.
+pub fn completion_detail(snapshot: &Snapshot, text: &str) -> Option<String> {
+    snapshot.entry(text).map(|entry| status_detail(entry.status()).to_string())
 }
 
 /// The documentation of a step item, computed when the editor shows it.

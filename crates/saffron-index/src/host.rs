@@ -12,7 +12,7 @@ use imbl::{HashMap, HashSet, OrdMap};
 use saffron_recording::{Proposal, Recording};
 use saffron_syntax::{Document, FeatureChild, RuleChild, Scenario, SourceFile, StepSetRegistry};
 
-use crate::model::{BlockKind, Entry, FileData, ProposalData, RecordedUse, RecordingData, Use};
+use crate::model::{BlockKind, Entry, FileData, ProposalData, RankKey, RecordedUse, RecordingData, Use};
 use crate::snapshot::Snapshot;
 
 /// One edit to the project, as the index sees it. Paths are relative to the project root.
@@ -75,6 +75,9 @@ pub(crate) struct IndexState {
     pub token_order: imbl::OrdSet<Arc<str>>,
     /// Behaviour key → the texts recorded with exactly that action list.
     pub behaviours: HashMap<Arc<str>, HashSet<Arc<str>>>,
+    /// Every entry in completion order, kept as entries change, so the best completions for a
+    /// short prefix are the first matches of a walk, not a sort of thousands.
+    pub by_rank: imbl::OrdSet<RankKey>,
 }
 
 /// The index's writer.
@@ -277,9 +280,17 @@ impl IndexHost {
         // Persistent maps copy a node only while a snapshot still shares it; between snapshots
         // these edits happen in place.
         if let Some(shared) = self.state.vocabulary.get_mut(text) {
+            let before = shared.rank_key();
             let entry = Arc::make_mut(shared);
             edit(entry);
-            if !entry.is_empty() {
+            let after = (!entry.is_empty()).then(|| entry.rank_key());
+            if after.as_ref() != Some(&before) {
+                self.state.by_rank.remove(&before);
+                if let Some(after) = after {
+                    self.state.by_rank.insert(after);
+                    return;
+                }
+            } else {
                 return;
             }
             let tokens = entry.tokens.clone();
@@ -313,6 +324,7 @@ impl IndexHost {
                 }
             }
         }
+        self.state.by_rank.insert(entry.rank_key());
         self.state.vocabulary.insert(text.clone(), Arc::new(entry));
     }
 }

@@ -16,7 +16,7 @@ pub mod tokens;
 pub use host::{Change, IndexHost};
 pub use load::{LoadReport, feature_files, load_project};
 pub use model::{
-    BlockKind, Entry, FileData, NearDuplicate, ProposalData, RecordedUse, RecordingData, RecordingState,
+    BlockKind, Entry, FileData, NearDuplicate, ProposalData, RankKey, RecordedUse, RecordingData, RecordingState,
     ScenarioStatus, StepStatus, Use,
 };
 pub use snapshot::{CACHE_DIR, Invocation, PROPOSALS_DIR, Snapshot, is_runnable, recording_paths, step_specs};

@@ -93,7 +93,27 @@ pub struct Entry {
     pub recordings: Vec<RecordedUse>,
 }
 
+/// An entry's place in the completion order: recorded before divergent before unrecorded,
+/// then the most used, then by text.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RankKey {
+    pub status: StepStatus,
+    pub uses: std::cmp::Reverse<usize>,
+    pub text: Arc<str>,
+    /// The text lowercased, so matching needs no look-up of the entry.
+    pub lowercase: Arc<str>,
+}
+
 impl Entry {
+    pub fn rank_key(&self) -> RankKey {
+        RankKey {
+            status: self.status(),
+            uses: std::cmp::Reverse(self.count()),
+            text: self.text.clone(),
+            lowercase: self.lowercase.clone(),
+        }
+    }
+
     pub(crate) fn new(text: Arc<str>) -> Entry {
         let tokens = crate::tokens::tokens(&text).into();
         let pattern = crate::tokens::pattern_key(&text).into();

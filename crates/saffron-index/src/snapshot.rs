@@ -43,6 +43,11 @@ impl Snapshot {
         entries
     }
 
+    /// Every step text in completion order: recorded first, then the most used, then by text.
+    pub fn entries_by_rank(&self) -> impl Iterator<Item = &crate::RankKey> {
+        self.state.by_rank.iter()
+    }
+
     /// Every step text, in no particular order (cheaper than [`Snapshot::entries`]).
     pub fn entries_unordered(&self) -> impl Iterator<Item = &Arc<Entry>> {
         self.state.vocabulary.values()
@@ -51,7 +56,7 @@ impl Snapshot {
     /// The entries that can match a step being typed: those with, for every word typed so
     /// far, a token equal to it (or starting with it, for the word still being typed). Found
     /// through the most selective word's postings, so typing stays fast on large suites.
-    /// `None` when nothing was typed that narrows the search.
+    /// `None` when nothing was typed that narrows the search enough to beat a scan.
     pub fn completion_candidates(&self, typed: &str) -> Option<Vec<&Arc<Entry>>> {
         let words = tokens::tokens_in_order(typed);
         let last_is_partial = typed.chars().last().is_some_and(char::is_alphanumeric);
@@ -75,6 +80,11 @@ impl Snapshot {
             }
         }
         let sets = best?;
+        // A short word ("I", "the") is in most steps: looking each up costs more than a plain
+        // scan of the vocabulary, which the caller then does.
+        if best_size > self.state.vocabulary.len() / 4 {
+            return None;
+        }
         let mut seen = std::collections::HashSet::new();
         Some(
             sets.into_iter()
@@ -216,8 +226,14 @@ impl Snapshot {
             .iter()
             .map(|d| (d.name.clone(), d.file.display().to_string(), d.location().line))
             .collect();
+        let by_rank: Vec<String> = self.state.by_rank.iter().map(|key| key.text.to_string()).collect();
+        let mut keys: Vec<crate::RankKey> = self.state.vocabulary.values().map(|entry| entry.rank_key()).collect();
+        keys.sort();
+        let rank_from_entries: Vec<String> = keys.iter().map(|key| key.text.to_string()).collect();
         serde_json::json!({
             "entries": entries,
+            "byRank": by_rank,
+            "rankFromEntries": rank_from_entries,
             "postings": postings,
             "behaviours": behaviours,
             "stepSets": step_sets,

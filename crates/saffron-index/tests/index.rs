@@ -293,6 +293,8 @@ proptest! {
         }
         let mut cold = IndexHost::new();
         cold.apply_all(files.into_values().chain(recordings.into_values()));
-        prop_assert_eq!(incremental.snapshot().canonical(), cold.snapshot().canonical());
+        let canonical = incremental.snapshot().canonical();
+        prop_assert_eq!(&canonical["byRank"], &canonical["rankFromEntries"], "the completion order follows the entries");
+        prop_assert_eq!(canonical, cold.snapshot().canonical());
     }
 }

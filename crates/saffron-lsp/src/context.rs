@@ -13,7 +13,28 @@ use crate::line_index::LineIndex;
 pub struct RequestContext {
     pub snapshot: Snapshot,
     pub root: PathBuf,
-    pub snippet_support: bool,
+    pub client: ClientFeatures,
+}
+
+/// What the editor said it can do, in `initialize`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ClientFeatures {
+    pub snippets: bool,
+    /// `completionItem.resolveSupport` covers `detail`: it can wait until an item is resolved.
+    pub lazy_detail: bool,
+}
+
+impl ClientFeatures {
+    pub fn from_capabilities(capabilities: &tower_lsp_server::ls_types::ClientCapabilities) -> ClientFeatures {
+        let completion = capabilities.text_document.as_ref().and_then(|t| t.completion.as_ref());
+        let item = completion.and_then(|c| c.completion_item.as_ref());
+        ClientFeatures {
+            snippets: item.and_then(|i| i.snippet_support).unwrap_or(false),
+            lazy_detail: item
+                .and_then(|i| i.resolve_support.as_ref())
+                .is_some_and(|support| support.properties.iter().any(|p| p == "detail")),
+        }
+    }
 }
 
 impl RequestContext {

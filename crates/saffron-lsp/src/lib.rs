@@ -19,8 +19,8 @@ pub fn run_stdio() -> std::io::Result<()> {
         let (service, socket) = LspService::build(server::Backend::new)
             .custom_method(transport::MALFORMED_METHOD, server::Backend::malformed_message)
             .finish();
-        let input = transport::guarded_input(tokio::io::stdin());
-        Server::new(input, tokio::io::stdout(), socket).serve(service).await;
+        let input = transport::guarded_input(transport::stdin());
+        Server::new(input, transport::stdout(), socket).serve(service).await;
     });
     // The stdin reader may still be blocked on a read the client never completes; after `exit`
     // nothing is left to wait for.

@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
@@ -13,7 +13,7 @@ use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types as lsp;
 use tower_lsp_server::{Client, LanguageServer};
 
-use crate::context::{RequestContext, guarded, relative_path};
+use crate::context::{ClientFeatures, RequestContext, guarded, relative_path};
 use crate::documents::OpenDocument;
 use crate::handlers;
 
@@ -36,7 +36,7 @@ struct State {
     dirty: Mutex<HashSet<lsp::Uri>>,
     /// The last semantic tokens sent per document, for deltas: (result id, data).
     semantic: Mutex<HashMap<lsp::Uri, (String, Vec<u32>)>>,
-    snippet_support: AtomicBool,
+    client: RwLock<ClientFeatures>,
     /// Bumped on every change; a diagnostics run that sees a newer value gives way.
     generation: AtomicU64,
     next_result_id: AtomicU64,
@@ -62,7 +62,8 @@ impl State {
     /// The last snapshot, which may lag the open documents by the edits of the last moments.
     fn context_as_indexed(&self) -> RequestContext {
         let snapshot = self.snapshot.read().ok().and_then(|s| s.clone()).unwrap_or_else(|| lock(&self.host).snapshot());
-        RequestContext { snapshot, root: self.root(), snippet_support: self.snippet_support.load(Ordering::Relaxed) }
+        let client = self.client.read().map(|client| *client).unwrap_or_default();
+        RequestContext { snapshot, root: self.root(), client }
     }
 
     /// Something changed: index it, and let pending diagnostics runs give way to a new one.
@@ -242,15 +243,9 @@ impl LanguageServer for Backend {
             .or_else(|| params.root_uri.as_ref().and_then(|uri| uri.to_file_path().map(|p| p.into_owned())))
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_default();
-        let snippets = params
-            .capabilities
-            .text_document
-            .as_ref()
-            .and_then(|t| t.completion.as_ref())
-            .and_then(|c| c.completion_item.as_ref())
-            .and_then(|i| i.snippet_support)
-            .unwrap_or(false);
-        self.state.snippet_support.store(snippets, Ordering::Relaxed);
+        if let Ok(mut client) = self.state.client.write() {
+            *client = ClientFeatures::from_capabilities(&params.capabilities);
+        }
         if let Ok(mut current) = self.state.root.write() {
             *current = root.clone();
         }

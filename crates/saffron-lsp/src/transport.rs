@@ -7,9 +7,46 @@
 //! error (-32700 parse error or -32600 invalid request): an error reply, never a crash.
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 
 pub const MALFORMED_METHOD: &str = "saffron/malformedMessage";
+
+/// Standard input, read through the reactor when it is a pipe (as editors start servers).
+/// Tokio's own stdin hands every read to a blocking thread: a thread switch per message,
+/// which is most of a completion's latency. Anything else (a file, a terminal) falls back to it.
+/// Must be called inside the runtime.
+pub fn stdin() -> Box<dyn AsyncRead + Unpin + Send> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        let pipe = std::io::stdin()
+            .as_fd()
+            .try_clone_to_owned()
+            .ok()
+            .and_then(|fd| tokio::net::unix::pipe::Receiver::from_owned_fd(fd).ok());
+        if let Some(pipe) = pipe {
+            return Box::new(pipe);
+        }
+    }
+    Box::new(tokio::io::stdin())
+}
+
+/// Standard output, written through the reactor when it is a pipe (see [`stdin`]).
+pub fn stdout() -> Box<dyn AsyncWrite + Unpin + Send> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        let pipe = std::io::stdout()
+            .as_fd()
+            .try_clone_to_owned()
+            .ok()
+            .and_then(|fd| tokio::net::unix::pipe::Sender::from_owned_fd(fd).ok());
+        if let Some(pipe) = pipe {
+            return Box::new(pipe);
+        }
+    }
+    Box::new(tokio::io::stdout())
+}
 
 /// A frame body a JSON-RPC reader will accept, or the replacement that reports why not.
 pub fn checked_body(body: &[u8]) -> Vec<u8> {

@@ -16,14 +16,15 @@ pub fn handle(
     let index = crate::line_index::LineIndex::new(text);
     let offset = index.offset(position.position);
     let (items, incomplete) = saffron_ide::completions_in(&context.snapshot, &path, text, offset);
+    let client = context.client;
     let items = items
         .into_iter()
         .map(|item| {
-            let label_text = item.label.clone();
-            let snippet = item.is_snippet && context.snippet_support;
+            let snippet = item.is_snippet && client.snippets;
             let new_text = if item.is_snippet && !snippet { item.label.clone() } else { item.insert_text.clone() };
+            let is_step = item.kind == CompletionKind::Step;
+            let text_edit = lsp::CompletionTextEdit::Edit(lsp::TextEdit { range: index.range(item.replace), new_text });
             lsp::CompletionItem {
-                label: item.label,
                 label_details: item.description.map(|description| lsp::CompletionItemLabelDetails {
                     detail: None,
                     description: Some(description),
@@ -33,7 +34,9 @@ pub fn handle(
                     CompletionKind::StepSet => lsp::CompletionItemKind::MODULE,
                     CompletionKind::Keyword => lsp::CompletionItemKind::KEYWORD,
                 }),
-                detail: item.detail,
+                // A step's detail and documentation come with `completionItem/resolve` when the
+                // client asks for them there: most items are never looked at.
+                detail: if is_step && client.lazy_detail { None } else { item.detail },
                 documentation: item.documentation.map(|markdown| {
                     lsp::Documentation::MarkupContent(lsp::MarkupContent {
                         kind: lsp::MarkupKind::Markdown,
@@ -41,17 +44,10 @@ pub fn handle(
                     })
                 }),
                 sort_text: Some(item.sort_text),
-                filter_text: Some(item.filter_text),
-                insert_text_format: Some(if snippet {
-                    lsp::InsertTextFormat::SNIPPET
-                } else {
-                    lsp::InsertTextFormat::PLAIN_TEXT
-                }),
-                text_edit: Some(lsp::CompletionTextEdit::Edit(lsp::TextEdit {
-                    range: index.range(item.replace),
-                    new_text,
-                })),
-                data: (item.kind == CompletionKind::Step).then(|| serde_json::json!({ "step": label_text })),
+                filter_text: (item.filter_text != item.label).then_some(item.filter_text),
+                insert_text_format: snippet.then_some(lsp::InsertTextFormat::SNIPPET),
+                text_edit: Some(text_edit),
+                label: item.label,
                 ..lsp::CompletionItem::default()
             }
         })
@@ -62,8 +58,14 @@ pub fn handle(
 /// Fills in a step item's documentation (status, recorded actions, near-duplicates) when the
 /// editor shows it, so the list itself stays cheap.
 pub fn resolve(context: &RequestContext, mut item: lsp::CompletionItem) -> Result<lsp::CompletionItem> {
-    let Some(text) = item.data.as_ref().and_then(|data| data["step"].as_str()) else { return Ok(item) };
-    if let Some(markdown) = saffron_ide::completion_documentation(&context.snapshot, text) {
+    if item.kind != Some(lsp::CompletionItemKind::TEXT) {
+        return Ok(item);
+    }
+    let text = item.label.clone();
+    if item.detail.is_none() {
+        item.detail = saffron_ide::completion_detail(&context.snapshot, &text);
+    }
+    if let Some(markdown) = saffron_ide::completion_documentation(&context.snapshot, &text) {
         item.documentation = Some(lsp::Documentation::MarkupContent(lsp::MarkupContent {
             kind: lsp::MarkupKind::Markdown,
             value: markdown,
