@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use imbl::{HashMap, HashSet, OrdMap};
+use imbl::OrdMap;
 use saffron_recording::{Proposal, Recording};
 use saffron_syntax::{Document, FeatureChild, RuleChild, Scenario, SourceFile, StepSetRegistry};
 
@@ -59,6 +59,12 @@ struct UseBatch {
     /// New uses, by file; a later version of a file in the same batch replaces an earlier one.
     added: std::collections::HashMap<Arc<Path>, Vec<(Arc<str>, Use)>>,
 }
+
+/// foldhash rather than SipHash: hashing step texts and tokens is a large part of building the
+/// index, and the keys come from the project's own files (the seed is still random per process).
+pub(crate) type Hasher = foldhash::fast::RandomState;
+pub(crate) type HashMap<K, V> = imbl::GenericHashMap<K, V, Hasher, imbl::shared_ptr::DefaultSharedPtr>;
+pub(crate) type HashSet<A> = imbl::GenericHashSet<A, Hasher, imbl::shared_ptr::DefaultSharedPtr>;
 
 /// The whole state; a snapshot shares it.
 #[derive(Debug, Clone, Default)]
@@ -319,7 +325,9 @@ impl IndexHost {
                 }
                 None => {
                     let token: Arc<str> = Arc::from(token.as_str());
-                    self.state.postings.insert(token.clone(), HashSet::unit(text.clone()));
+                    let mut texts = HashSet::default();
+                    texts.insert(text.clone());
+                    self.state.postings.insert(token.clone(), texts);
                     self.state.token_order.insert(token);
                 }
             }

@@ -60,10 +60,10 @@ impl Snapshot {
     pub fn completion_candidates(&self, typed: &str) -> Option<Vec<&Arc<Entry>>> {
         let words = tokens::tokens_in_order(typed);
         let last_is_partial = typed.chars().last().is_some_and(char::is_alphanumeric);
-        let mut best: Option<Vec<&imbl::HashSet<Arc<str>>>> = None;
+        let mut best: Option<Vec<&crate::host::HashSet<Arc<str>>>> = None;
         let mut best_size = usize::MAX;
         for (index, word) in words.iter().enumerate() {
-            let sets: Vec<&imbl::HashSet<Arc<str>>> = if index + 1 == words.len() && last_is_partial {
+            let sets: Vec<&crate::host::HashSet<Arc<str>>> = if index + 1 == words.len() && last_is_partial {
                 self.state
                     .token_order
                     .range::<_, str>((std::ops::Bound::Included(word.as_str()), std::ops::Bound::Unbounded))
