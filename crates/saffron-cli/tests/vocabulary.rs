@@ -81,3 +81,47 @@ fn status_reports_fresh_stale_unrecorded_per_scenario() {
     assert_eq!(edited.map(|s| s["recording"].clone()), Some(Value::from("stale")));
     let _ = std::fs::remove_dir_all(&copy);
 }
+
+/// The action types of the recording schema: every `{"properties": {"type": {"const": T}}}`.
+fn schema_action_types(value: &Value, out: &mut std::collections::BTreeSet<String>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(kind) = map.get("properties").and_then(|p| p["type"]["const"].as_str()) {
+                out.insert(kind.to_string());
+            }
+            map.values().for_each(|v| schema_action_types(v, out));
+        }
+        Value::Array(items) => items.iter().for_each(|v| schema_action_types(v, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn the_example_recordings_use_every_action_type() {
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(repository().join("docs/schema/recording.schema.json")).expect("schema"),
+    )
+    .expect("json");
+    let mut expected = std::collections::BTreeSet::new();
+    schema_action_types(&schema, &mut expected);
+    assert!(expected.len() >= 20, "{expected:?}");
+    let mut used = std::collections::BTreeSet::new();
+    let mut folders = vec![repository().join(".saffron/cache")];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).expect("cache").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                folders.push(path);
+                continue;
+            }
+            let recording: Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
+            for step in recording["steps"].as_array().into_iter().flatten() {
+                for action in step["actions"].as_array().into_iter().flatten() {
+                    used.insert(action["type"].as_str().unwrap_or_default().to_string());
+                }
+            }
+        }
+    }
+    let missing: Vec<&String> = expected.difference(&used).collect();
+    assert!(missing.is_empty(), "no example scenario performs {missing:?}");
+}
