@@ -65,8 +65,8 @@ def project(tmp_path):
 
 
 @asynccontextmanager
-async def connect(root, mode="initialize"):
-    params = StdioServerParameters(command=str(SAFFRON_BIN), args=["mcp"], cwd=str(root))
+async def connect(root, mode="initialize", env=None):
+    params = StdioServerParameters(command=str(SAFFRON_BIN), args=["mcp"], cwd=str(root), env=env)
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             if mode == "initialize":
@@ -584,42 +584,30 @@ def demo_app():
 
 
 def test_run_replays_scenarios_and_masks_the_password(project):
-    env = dict(os.environ, DEMO_PASSWORD="saffron-demo")
-
-    async def body(url):
-        params = StdioServerParameters(command=str(SAFFRON_BIN), args=["mcp"], cwd=str(project), env=env)
-        async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                result, text = await ok(session, "run", {"targets": ["features/sign_in.feature"], "baseUrl": url})
-                assert (result["green"], result["red"], result["blocked"]) == (2, 0, 0), text
-                assert [s["verdict"] for s in result["scenarios"]] == ["green", "green"]
-                assert "2 scenario(s)" in text and "green" in text
-                assert (project / ".saffron" / "reports" / "latest.json").is_file()
-                status, _ = await ok(session, "status")
-                assert "2 green" in status["verdicts"]
-
-                # A wrong password: the scenario that signs in is red, and the value never shows.
-                params_env = dict(env, DEMO_PASSWORD="hunter2-wrong")
-                return params_env
-
-    with demo_app() as url:
-        wrong_env = run(body(url))
+    async def green(url):
+        async with connect(project, env=dict(os.environ, DEMO_PASSWORD="saffron-demo")) as (session, _):
+            result, text = await ok(session, "run", {"targets": ["features/sign_in.feature"], "baseUrl": url})
+            assert (result["green"], result["red"], result["blocked"]) == (2, 0, 0), text
+            assert [s["verdict"] for s in result["scenarios"]] == ["green", "green"]
+            assert "2 scenario(s)" in text and "green" in text
+            assert (project / ".saffron" / "reports" / "latest.json").is_file()
+            status, _ = await ok(session, "status")
+            assert "2 green" in status["verdicts"]
 
     async def red(url):
-        params = StdioServerParameters(command=str(SAFFRON_BIN), args=["mcp"], cwd=str(project), env=wrong_env)
-        async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                result, text = await ok(session, "run", {"targets": ["features/sign_in.feature:5"], "baseUrl": url})
-                assert result["red"] == 1, text
-                scenario = result["scenarios"][0]
-                assert scenario["verdict"] == "red" and scenario["step"] >= 1
-                everything = json.dumps(result) + text
-                assert "hunter2-wrong" not in everything, "the secret reached the client"
+        # A wrong password: the scenario that signs in is red, and the value never shows.
+        async with connect(project, env=dict(os.environ, DEMO_PASSWORD="hunter2-wrong")) as (session, _):
+            result, text = await ok(session, "run", {"targets": ["features/sign_in.feature:5"], "baseUrl": url})
+            assert result["red"] == 1, text
+            scenario = result["scenarios"][0]
+            assert scenario["verdict"] == "red" and scenario["step"] >= 1
+            assert "hunter2-wrong" not in json.dumps(result) + text, "the secret reached the client"
 
-                unrecorded, _ = await ok(session, "run", {"tags": "@wip", "baseUrl": url})
-                assert unrecorded["red"] == 1 and "needs recording" in unrecorded["scenarios"][0]["message"]
+            unrecorded, _ = await ok(session, "run", {"tags": "@wip", "baseUrl": url})
+            assert unrecorded["red"] == 1 and "needs recording" in unrecorded["scenarios"][0]["message"]
 
+    # Each run changes the app's data: a fresh app for each.
+    with demo_app() as url:
+        run(green(url))
     with demo_app() as url:
         run(red(url))

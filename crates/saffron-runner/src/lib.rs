@@ -35,6 +35,28 @@ pub enum Verdict {
     Blocked { cause: String },
 }
 
+impl Verdict {
+    /// One character for lists: `✓`, `~`, `✗` or `!`.
+    pub fn symbol(&self) -> &'static str {
+        match self {
+            Verdict::Green => "✓",
+            Verdict::Yellow { .. } => "~",
+            Verdict::Red { .. } => "✗",
+            Verdict::Blocked { .. } => "!",
+        }
+    }
+
+    /// `green`, `yellow`, `red` or `blocked`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Verdict::Green => "green",
+            Verdict::Yellow { .. } => "yellow",
+            Verdict::Red { .. } => "red",
+            Verdict::Blocked { .. } => "blocked",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ScenarioResult {

@@ -117,13 +117,8 @@ pub fn junit(report: &RunReport) -> String {
     out
 }
 
-fn badge(verdict: &Verdict) -> &'static str {
-    match verdict {
-        Verdict::Green => "✓ green",
-        Verdict::Yellow { .. } => "~ yellow",
-        Verdict::Red { .. } => "✗ red",
-        Verdict::Blocked { .. } => "! blocked",
-    }
+fn badge(verdict: &Verdict) -> String {
+    format!("{} {}", verdict.symbol(), verdict.name())
 }
 
 pub fn markdown(report: &RunReport) -> String {
@@ -163,12 +158,7 @@ pub fn markdown(report: &RunReport) -> String {
 pub fn html(report: &RunReport) -> String {
     let mut rows = String::new();
     for s in &report.scenarios {
-        let class = match s.verdict {
-            Verdict::Green => "green",
-            Verdict::Yellow { .. } => "yellow",
-            Verdict::Red { .. } => "red",
-            Verdict::Blocked { .. } => "blocked",
-        };
+        let class = s.verdict.name();
         let mut detail = String::new();
         if let Some(text) = failure_text(s) {
             detail.push_str(&format!("<pre>{}</pre>", escape_xml(&text)));

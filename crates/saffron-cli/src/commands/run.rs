@@ -163,21 +163,12 @@ async fn replay_with_progress(executions: Vec<Execution>, options: &RunOptions) 
         bar.set_style(style);
     }
     let results = saffron_runner::run_with_progress(executions, options, |result| {
-        bar.set_message(format!("{} {}", badge(&result.verdict), result.name));
+        bar.set_message(format!("{} {}", result.verdict.symbol(), result.name));
         bar.inc(1);
     })
     .await;
     bar.finish_and_clear();
     results
-}
-
-fn badge(verdict: &Verdict) -> &'static str {
-    match verdict {
-        Verdict::Green => "✓",
-        Verdict::Yellow { .. } => "~",
-        Verdict::Red { .. } => "✗",
-        Verdict::Blocked { .. } => "!",
-    }
 }
 
 /// 2 when anything was blocked, 1 when anything failed (yellow too under `--strict`), else 0.

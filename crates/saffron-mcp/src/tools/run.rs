@@ -72,19 +72,19 @@ pub struct ScenarioVerdict {
 
 impl From<&ScenarioResult> for ScenarioVerdict {
     fn from(result: &ScenarioResult) -> ScenarioVerdict {
-        let (verdict, step, step_text, message) = match &result.verdict {
-            Verdict::Green => ("green", None, None, None),
+        let (step, step_text, message) = match &result.verdict {
+            Verdict::Green => (None, None, None),
             Verdict::Yellow { proposal } => {
-                ("yellow", None, None, Some(format!("passed by replaying the pending proposal {proposal}")))
+                (None, None, Some(format!("passed by replaying the pending proposal {proposal}")))
             }
-            Verdict::Red { step, step_text, message } => ("red", *step, step_text.clone(), Some(message.clone())),
-            Verdict::Blocked { cause } => ("blocked", None, None, Some(cause.clone())),
+            Verdict::Red { step, step_text, message } => (*step, step_text.clone(), Some(message.clone())),
+            Verdict::Blocked { cause } => (None, None, Some(cause.clone())),
         };
         ScenarioVerdict {
             file: result.file.clone(),
             line: result.line,
             name: result.name.clone(),
-            verdict: verdict.to_string(),
+            verdict: result.verdict.name().to_string(),
             step,
             step_text,
             message,
