@@ -393,3 +393,97 @@ fn an_interrupted_run_still_runs_the_teardown_hooks() {
     let _ = std::fs::remove_dir_all(&project);
     let _ = runtime.block_on(server.shutdown());
 }
+
+/// A project whose feature has a Fixture that saves an order its scenario then looks for.
+fn project_with_a_fixture() -> std::path::PathBuf {
+    let project = std::env::temp_dir().join(format!("saffron-fixture-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&project);
+    std::fs::create_dir_all(project.join("features")).expect("mkdir");
+    std::fs::copy(repository().join("features/shared.steps.saffron"), project.join("features/shared.steps.saffron"))
+        .expect("copy");
+    std::fs::write(
+        project.join("features/seeded.saffron"),
+        "Feature: Seeded orders\n\n  Fixture: an order for Ada Fixture\n    StepSet signed in as the demo user\n    \
+         When I save an order for \"Ada Fixture\"\n\n  Scenario: The seeded order is listed\n    \
+         StepSet signed in as the demo user\n    Then the orders list shows an order for \"Ada Fixture\"\n",
+    )
+    .expect("write");
+    // Both recordings are made of the example project's own recorded actions.
+    let example: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repository().join(".saffron/cache/new-order/create-an-order-for-customer.json"))
+            .expect("read"),
+    )
+    .expect("json");
+    let step = |index: usize| example["steps"][index].clone();
+    let signed_in: Vec<serde_json::Value> = (0..3).map(step).collect();
+    let mut save = serde_json::json!({
+        "kind": "action",
+        "text": "I save an order for \"Ada Fixture\"",
+        "actions": [{ "type": "goto", "url": "/orders/new" }],
+    });
+    let mut fill_customer = step(6)["actions"][0].clone();
+    fill_customer["value"] = "Ada Fixture".into();
+    for action in [fill_customer, step(7)["actions"][0].clone(), step(7)["actions"][1].clone()] {
+        save["actions"].as_array_mut().expect("array").push(action);
+    }
+    let mut listed = step(11);
+    listed["text"] = "the orders list shows an order for \"Ada Fixture\"".into();
+    let listed_json = listed.to_string().replace("<customer>", "Ada Fixture");
+    listed = serde_json::from_str(&listed_json).expect("json");
+    let store = saffron_recording::Store::open(&project).expect("store");
+    let feature = "features/seeded.saffron";
+    for (name, last) in [("an order for Ada Fixture", save), ("The seeded order is listed", listed)] {
+        let steps: Vec<saffron_recording::RecordedStep> = signed_in
+            .iter()
+            .cloned()
+            .chain([last])
+            .map(|value| serde_json::from_value(value).expect("a recorded step"))
+            .collect();
+        let recording = saffron_recording::Recording::new(feature, name, steps);
+        let path =
+            store.recording_path(&saffron_recording::feature_slug(feature), &saffron_recording::scenario_slug(name));
+        store.write_recording(&path, &recording).expect("write recording");
+    }
+    project
+}
+
+#[test]
+fn a_fixture_runs_once_before_its_scenarios_and_its_failure_is_their_floor() {
+    let runtime = runtime();
+    let project = project_with_a_fixture();
+    let run = |server: &DemoServer, password: &str| {
+        Command::new(env!("CARGO_BIN_EXE_saffron"))
+            .args(["run", "--base-url", &server.url(), "features/seeded.saffron"])
+            .current_dir(&project)
+            .env("DEMO_PASSWORD", password)
+            .output()
+            .expect("runs")
+    };
+    let status =
+        Command::new(env!("CARGO_BIN_EXE_saffron")).arg("status").current_dir(&project).output().expect("status");
+    assert!(text(&status).contains("2 fresh"), "{}", text(&status));
+
+    // The scenario finds the order only the Fixture saved: the Fixture ran first, once.
+    let config = DemoConfig::default();
+    let password = config.password.clone();
+    let server = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let output = run(&server, &password);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{all}");
+    assert!(all.contains("1 scenario(s): 1 green"), "the Fixture has no row of its own: {all}");
+    assert_eq!(posts_of_orders(&server.requests()), 1);
+    let _ = runtime.block_on(server.shutdown());
+
+    // The Fixture's save fails: the scenario is red with the Fixture's reason and never runs.
+    let config = DemoConfig { faults: [Fault::ServerError].into(), ..DemoConfig::default() };
+    let password = config.password.clone();
+    let server = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let output = run(&server, &password);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{all}");
+    assert!(all.contains("the Fixture \"an order for Ada Fixture\" failed at step 4"), "{all}");
+    assert!(all.contains("so the scenario did not run"), "{all}");
+    assert_eq!(posts_of_orders(&server.requests()), 1, "the Fixture's save was not retried");
+    let _ = runtime.block_on(server.shutdown());
+    let _ = std::fs::remove_dir_all(&project);
+}

@@ -36,7 +36,8 @@ pub async fn run_with_progress(
     options: &RunOptions,
     mut on_result: impl FnMut(&ScenarioResult),
 ) -> Vec<ScenarioResult> {
-    let needs_browser = executions.iter().any(|e| e.recording.is_ok());
+    let needs_browser =
+        executions.iter().any(|e| e.recording.is_ok() || e.fixture.as_ref().is_some_and(|f| f.recording.is_ok()));
     let browser = if needs_browser {
         match Browser::launch(options.browser.clone()).await {
             Ok(browser) => Some(browser),
@@ -50,12 +51,40 @@ pub async fn run_with_progress(
     } else {
         None
     };
+    // Each feature's Fixture once, before any scenario: their verdicts are the scenarios' floors.
+    let mut fixtures: Vec<Arc<Execution>> = Vec::new();
+    for fixture in executions.iter().filter_map(|e| e.fixture.clone()) {
+        if !fixtures.iter().any(|f| f.recording_path == fixture.recording_path) {
+            fixtures.push(fixture);
+        }
+    }
+    let fixture_runs = fixtures.iter().map(|fixture| {
+        let browser = browser.clone();
+        let options = options.clone();
+        let fixture = Execution::clone(fixture);
+        async move { (fixture.recording_path.clone(), replay(browser, fixture, options).await) }
+    });
+    let fixture_results: Vec<(std::path::PathBuf, ScenarioResult)> =
+        futures::stream::iter(fixture_runs).buffer_unordered(options.workers.max(1)).collect().await;
     // The workers are futures driven together on this task: CDP calls wait on I/O, so they
     // overlap, and nothing has to be `Send` across threads.
     let runs = executions.iter().cloned().enumerate().map(|(index, execution)| {
         let browser = browser.clone();
         let options = options.clone();
-        async move { (index, replay(browser, execution, options).await) }
+        let floor = execution
+            .fixture
+            .as_ref()
+            .and_then(|f| fixture_results.iter().find(|(path, _)| *path == f.recording_path))
+            .map(|(_, result)| result.clone());
+        async move {
+            let result = match floor.as_ref().map(|fixture| &fixture.verdict) {
+                Some(Verdict::Red { .. } | Verdict::Blocked { .. }) => {
+                    fixture_failed(&execution, floor.as_ref().map_or(&Verdict::Green, |f| &f.verdict))
+                }
+                _ => with_fixture_floor(replay(browser, execution, options).await, floor.as_ref()),
+            };
+            (index, result)
+        }
     });
     let mut finished = futures::stream::iter(runs).buffer_unordered(options.workers.max(1));
     let mut results: Vec<Option<ScenarioResult>> = vec![None; executions.len()];
@@ -72,6 +101,38 @@ pub async fn run_with_progress(
         .zip(&executions)
         .map(|(result, execution)| result.unwrap_or_else(|| blocked(execution, "the worker running it crashed")))
         .collect()
+}
+
+/// A scenario whose Fixture failed: not run, red (or blocked) with the Fixture's reason.
+fn fixture_failed(execution: &Execution, fixture: &Verdict) -> ScenarioResult {
+    let name = execution.fixture.as_ref().map_or("", |f| f.name.as_str());
+    let verdict = match fixture {
+        Verdict::Blocked { cause } => Verdict::Blocked { cause: cause.clone() },
+        Verdict::Red { step, step_text, message } => {
+            let at = match (step, step_text) {
+                (Some(step), Some(text)) => format!(" at step {step} \"{text}\""),
+                _ => String::new(),
+            };
+            Verdict::Red {
+                step: None,
+                step_text: None,
+                message: format!("the Fixture \"{name}\" failed{at}, so the scenario did not run: {message}"),
+            }
+        }
+        other => other.clone(),
+    };
+    result(execution, verdict, Instant::now())
+}
+
+/// A green scenario whose Fixture passed only through a pending proposal is yellow too.
+fn with_fixture_floor(mut outcome: ScenarioResult, fixture: Option<&ScenarioResult>) -> ScenarioResult {
+    if let (Verdict::Green, Some(Verdict::Yellow { proposal })) = (&outcome.verdict, fixture.map(|f| &f.verdict)) {
+        outcome.verdict = Verdict::Yellow { proposal: proposal.clone() };
+    }
+    if let Some(fixture) = fixture {
+        outcome.drift.extend(fixture.drift.iter().map(|drift| format!("Fixture: {drift}")));
+    }
+    outcome
 }
 
 fn result(execution: &Execution, verdict: Verdict, started: Instant) -> ScenarioResult {

@@ -1,7 +1,8 @@
 //! Which scenario executions a run performs: every runnable scenario (one per Examples row),
 //! narrowed by paths, `FILE:LINE` and a tag expression.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use saffron_index::{RecordingState, Snapshot, recording_paths, step_specs};
 use saffron_recording::{Recording, StepSpec};
@@ -36,6 +37,9 @@ pub struct Execution {
     /// The pending proposal replayed instead of the committed recording (its path): a pass
     /// is yellow, never green, until a person accepts or rejects it.
     pub pending_proposal: Option<PathBuf>,
+    /// The feature's `Fixture`, replayed once before the first of its scenarios; its verdict
+    /// is the scenario's floor.
+    pub fixture: Option<Arc<Execution>>,
 }
 
 fn line_target(target: &str) -> (PathBuf, Option<u32>) {
@@ -65,37 +69,28 @@ pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
         let templates = pickles::compile_templates(document, &registry);
         let paths = recording_paths(path, &templates);
         let states: Vec<_> = snapshot.scenarios_in(path);
+        // The Fixture first, wherever it is written: every scenario of the file needs it.
+        let fixture = templates.iter().zip(&paths).zip(&states).find_map(|((template, (recording_path, _)), state)| {
+            (template.scenario.kind == saffron_syntax::ScenarioKind::Fixture).then(|| {
+                let (recording, pending_proposal) = replayable(snapshot, template, recording_path, state);
+                Arc::new(Execution {
+                    file: path.to_path_buf(),
+                    name: template.scenario.header.name.clone(),
+                    line: template.scenario.header.location.line,
+                    params: Vec::new(),
+                    steps: step_specs(template),
+                    recording_path: recording_path.clone(),
+                    recording,
+                    pending_proposal,
+                    fixture: None,
+                })
+            })
+        });
         for ((template, (recording_path, _)), state) in templates.iter().zip(paths).zip(states) {
             if template.scenario.kind == saffron_syntax::ScenarioKind::Fixture {
                 continue;
             }
-            let recording = match &state.recording {
-                RecordingState::Fresh => snapshot
-                    .recording(&recording_path)
-                    .map(|data| data.recording.clone())
-                    .ok_or_else(|| "needs recording: the recording disappeared".to_string()),
-                RecordingState::Stale => Err(
-                    "needs recording: the scenario changed since it was recorded, and no agent is configured to record it"
-                        .to_string(),
-                ),
-                RecordingState::Unrecorded => {
-                    Err("needs recording: it has never been recorded, and no agent is configured to record it".to_string())
-                }
-                RecordingState::Unreadable { reason } => Err(format!("the recording cannot be used: {reason}")),
-            };
-            // A proposal exists because the committed recording failed and was healed: replay
-            // the healed one. A stale proposal (the scenario or the cache moved since it was
-            // filed) proves nothing about now, so the committed recording is replayed instead.
-            let committed = snapshot.recording(&recording_path).map(|data| &data.recording);
-            let pending = state
-                .pending_proposal
-                .as_deref()
-                .and_then(|path| snapshot.proposal(path))
-                .filter(|data| data.proposal.stale_reasons(&step_specs(template), committed).is_empty());
-            let (recording, pending_proposal) = match pending {
-                Some(data) => (Ok(data.proposal.recording.clone()), Some(data.path.to_path_buf())),
-                None => (recording, None),
-            };
+            let (recording, pending_proposal) = replayable(snapshot, template, &recording_path, &state);
             let rows: Vec<_> = pickles::compile(document, &registry)
                 .into_iter()
                 .filter(|pickle| std::ptr::eq(pickle.scenario, template.scenario))
@@ -141,11 +136,49 @@ pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
                     recording_path: recording_path.clone(),
                     recording: recording.clone(),
                     pending_proposal: pending_proposal.clone(),
+                    fixture: fixture.clone(),
                 });
             }
         }
     }
     executions
+}
+
+/// What a scenario replays: the pending proposal's recording when one is bound to the scenario
+/// as it is now, else the committed recording when it is fresh; otherwise why nothing can be.
+fn replayable(
+    snapshot: &Snapshot,
+    template: &pickles::Pickle<'_>,
+    recording_path: &Path,
+    state: &saffron_index::ScenarioStatus,
+) -> (Result<Recording, String>, Option<PathBuf>) {
+    let recording = match &state.recording {
+        RecordingState::Fresh => snapshot
+            .recording(recording_path)
+            .map(|data| data.recording.clone())
+            .ok_or_else(|| "needs recording: the recording disappeared".to_string()),
+        RecordingState::Stale => {
+            Err("needs recording: the scenario changed since it was recorded, and no agent is configured to record it"
+                .to_string())
+        }
+        RecordingState::Unrecorded => {
+            Err("needs recording: it has never been recorded, and no agent is configured to record it".to_string())
+        }
+        RecordingState::Unreadable { reason } => Err(format!("the recording cannot be used: {reason}")),
+    };
+    // A proposal exists because the committed recording failed and was healed: replay the
+    // healed one. A stale proposal (the scenario or the cache moved since it was filed) proves
+    // nothing about now, so the committed recording is replayed instead.
+    let committed = snapshot.recording(recording_path).map(|data| &data.recording);
+    let pending = state
+        .pending_proposal
+        .as_deref()
+        .and_then(|path| snapshot.proposal(path))
+        .filter(|data| data.proposal.stale_reasons(&step_specs(template), committed).is_empty());
+    match pending {
+        Some(data) => (Ok(data.proposal.recording.clone()), Some(data.path.to_path_buf())),
+        None => (recording, None),
+    }
 }
 
 fn last_line(text: &str, offset: usize) -> u32 {
