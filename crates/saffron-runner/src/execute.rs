@@ -77,10 +77,8 @@ pub async fn run_with_progress(
             .and_then(|f| fixture_results.iter().find(|(path, _)| *path == f.recording_path))
             .map(|(_, result)| result.clone());
         async move {
-            let result = match floor.as_ref().map(|fixture| &fixture.verdict) {
-                Some(Verdict::Red { .. } | Verdict::Blocked { .. }) => {
-                    fixture_failed(&execution, floor.as_ref().map_or(&Verdict::Green, |f| &f.verdict))
-                }
+            let result = match &floor {
+                Some(fixture) if !fixture.passed() => fixture_failed(&execution, &fixture.verdict),
                 _ => with_fixture_floor(replay(browser, execution, options).await, floor.as_ref()),
             };
             (index, result)
@@ -107,7 +105,6 @@ pub async fn run_with_progress(
 fn fixture_failed(execution: &Execution, fixture: &Verdict) -> ScenarioResult {
     let name = execution.fixture.as_ref().map_or("", |f| f.name.as_str());
     let verdict = match fixture {
-        Verdict::Blocked { cause } => Verdict::Blocked { cause: cause.clone() },
         Verdict::Red { step, step_text, message } => {
             let at = match (step, step_text) {
                 (Some(step), Some(text)) => format!(" at step {step} \"{text}\""),
@@ -119,6 +116,7 @@ fn fixture_failed(execution: &Execution, fixture: &Verdict) -> ScenarioResult {
                 message: format!("the Fixture \"{name}\" failed{at}, so the scenario did not run: {message}"),
             }
         }
+        // Blocked stays blocked: the runner failed, not the app.
         other => other.clone(),
     };
     result(execution, verdict, Instant::now())
