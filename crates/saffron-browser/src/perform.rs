@@ -320,21 +320,7 @@ impl Context {
         timeout: Duration,
         group: &str,
     ) -> Result<Ready, ActionFailure> {
-        let mut backoff = Backoff::new(deadline);
-        let mut last: Pending;
-        loop {
-            let attempt =
-                tokio::time::timeout_at(backoff.attempt_deadline().into(), self.try_ready(target, checks, group));
-            match attempt.await {
-                Ok(Attempt::Done(ready)) => return Ok(ready),
-                Ok(Attempt::Fail(failure)) => return Err(failure.prefixed(verb, target)),
-                Ok(Attempt::Retry(pending)) => last = pending,
-                Err(_) => last = Pending::Unsettled("the page did not answer".to_owned()),
-            }
-            if !backoff.next().await {
-                return Err(give_up(verb, Some(target), last, timeout));
-            }
-        }
+        retry(verb, target, deadline, timeout, async || self.try_ready(target, checks, group).await).await
     }
 
     async fn try_ready(&self, target: &Target, checks: &Checks, group: &str) -> Attempt<Ready> {
@@ -383,33 +369,21 @@ impl Context {
         group: &str,
         mut step: impl AsyncFnMut(&Page, &Found) -> Attempt<T>,
     ) -> Result<(T, Tier), ActionFailure> {
-        let mut backoff = Backoff::new(deadline);
-        let mut last: Pending;
-        loop {
-            let attempt = async {
-                let page = match self.active_page() {
-                    Ok(page) => page,
-                    Err(error) => return Attempt::Fail(browser_failure(error)),
-                };
-                if let Err(error) = ensure_front(&page).await {
-                    return on_cdp(error);
-                }
-                match locate::locate(&page, target, group).await {
-                    Ok(Located::One(found)) => step(&page, &found).await.map(|value| (value, found.tier)),
-                    Ok(Located::None(report)) => Attempt::Retry(Pending::Unresolved(report)),
-                    Err(error) => on_cdp(error),
-                }
+        retry(verb, target, deadline, timeout, async || {
+            let page = match self.active_page() {
+                Ok(page) => page,
+                Err(error) => return Attempt::Fail(browser_failure(error)),
             };
-            match tokio::time::timeout_at(backoff.attempt_deadline().into(), attempt).await {
-                Ok(Attempt::Done(done)) => return Ok(done),
-                Ok(Attempt::Fail(failure)) => return Err(failure.prefixed(verb, target)),
-                Ok(Attempt::Retry(pending)) => last = pending,
-                Err(_) => last = Pending::Unsettled("the page did not answer".to_owned()),
+            if let Err(error) = ensure_front(&page).await {
+                return on_cdp(error);
             }
-            if !backoff.next().await {
-                return Err(give_up(verb, Some(target), last, timeout));
+            match locate::locate(&page, target, group).await {
+                Ok(Located::One(found)) => step(&page, &found).await.map(|value| (value, found.tier)),
+                Ok(Located::None(report)) => Attempt::Retry(Pending::Unresolved(report)),
+                Err(error) => on_cdp(error),
             }
-        }
+        })
+        .await
     }
 
     async fn fill(
@@ -783,23 +757,10 @@ impl Context {
             },
             _ => None,
         };
-        let mut backoff = Backoff::new(deadline);
-        let mut last: Pending;
-        loop {
-            let attempt = tokio::time::timeout_at(
-                backoff.attempt_deadline().into(),
-                self.check_element(action, target, text_regex.as_ref(), group),
-            );
-            match attempt.await {
-                Ok(Attempt::Done(tier)) => return Ok(tier),
-                Ok(Attempt::Fail(failure)) => return Err(failure.prefixed(verb, target)),
-                Ok(Attempt::Retry(pending)) => last = pending,
-                Err(_) => last = Pending::Unsettled("the page did not answer".to_owned()),
-            }
-            if !backoff.next().await {
-                return Err(give_up(verb, Some(target), last, timeout));
-            }
-        }
+        retry(verb, target, deadline, timeout, async || {
+            self.check_element(action, target, text_regex.as_ref(), group).await
+        })
+        .await
     }
 
     /// One check of an element assertion.
@@ -915,6 +876,29 @@ impl ActionFailure {
     fn prefixed(mut self, verb: &str, target: &Target) -> ActionFailure {
         self.message = format!("{verb} {target}: {}", self.message);
         self
+    }
+}
+
+/// Runs `attempt` until it is done or fails for good, with backoff until `deadline`. Each try is
+/// bounded on its own, so a page that stops answering cannot hold the run past its timeout.
+async fn retry<T>(
+    verb: &str,
+    target: &Target,
+    deadline: Instant,
+    timeout: Duration,
+    mut attempt: impl AsyncFnMut() -> Attempt<T>,
+) -> Result<T, ActionFailure> {
+    let mut backoff = Backoff::new(deadline);
+    loop {
+        let last = match tokio::time::timeout_at(backoff.attempt_deadline().into(), attempt()).await {
+            Ok(Attempt::Done(done)) => return Ok(done),
+            Ok(Attempt::Fail(failure)) => return Err(failure.prefixed(verb, target)),
+            Ok(Attempt::Retry(pending)) => pending,
+            Err(_) => Pending::Unsettled("the page did not answer".to_owned()),
+        };
+        if !backoff.next().await {
+            return Err(give_up(verb, Some(target), last, timeout));
+        }
     }
 }
 
