@@ -92,9 +92,9 @@ impl LspClient {
 
     /// The `result` of a request; fails the test on an error reply.
     pub fn call(&mut self, method: &str, params: Value) -> Value {
-        let response = self.request(method, params);
+        let mut response = self.request(method, params);
         assert!(response.get("error").is_none(), "{method} failed: {response}");
-        response["result"].clone()
+        response["result"].take()
     }
 
     /// Waits for a message the predicate accepts; answers server requests on the way.
@@ -146,7 +146,29 @@ impl LspClient {
         message["params"]["diagnostics"].as_array().cloned().unwrap_or_default()
     }
 
+    /// What VS Code declares for completion: snippets, label details, lazy `detail` and
+    /// `documentation`, and list-wide item defaults.
+    pub fn vscode_capabilities() -> Value {
+        json!({
+            "textDocument": { "completion": {
+                "completionItem": {
+                    "snippetSupport": true,
+                    "labelDetailsSupport": true,
+                    "insertReplaceSupport": true,
+                    "resolveSupport": { "properties": ["documentation", "detail", "additionalTextEdits"] }
+                },
+                "completionList": { "itemDefaults": ["commitCharacters", "editRange", "insertTextFormat", "insertTextMode", "data"] },
+                "contextSupport": true
+            } },
+            "workspace": { "configuration": true, "didChangeWatchedFiles": { "dynamicRegistration": true } }
+        })
+    }
+
     pub fn initialize(&mut self) -> Value {
+        self.initialize_with(LspClient::vscode_capabilities())
+    }
+
+    pub fn initialize_with(&mut self, capabilities: Value) -> Value {
         let root_uri = uri(&self.root);
         let result = self.call(
             "initialize",
@@ -154,19 +176,7 @@ impl LspClient {
                 "processId": null,
                 "rootUri": root_uri,
                 "workspaceFolders": [{ "uri": root_uri, "name": "project" }],
-                "capabilities": {
-                    // What VS Code declares for completion.
-                    "textDocument": { "completion": {
-                        "completionItem": {
-                            "snippetSupport": true,
-                            "labelDetailsSupport": true,
-                            "insertReplaceSupport": true,
-                            "resolveSupport": { "properties": ["documentation", "detail", "additionalTextEdits"] }
-                        },
-                        "contextSupport": true
-                    } },
-                    "workspace": { "configuration": true, "didChangeWatchedFiles": { "dynamicRegistration": true } }
-                }
+                "capabilities": capabilities
             }),
         );
         self.notify("initialized", json!({}));

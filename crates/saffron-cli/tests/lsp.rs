@@ -45,7 +45,11 @@ fn initialize_complete_diagnose_and_shut_down() {
     let first = &items[0];
     assert_eq!(first["label"], "I see the orders page", "prefix matches, recorded first: {:?}", labels(&completion));
     assert!(first["labelDetails"]["description"].as_str().is_some_and(|d| d.starts_with("✓ recorded")));
-    assert_eq!(first["textEdit"]["range"]["start"], json!({ "line": line, "character": 9 }));
+    // The range and the snippet format are stated once for the list (the client declared
+    // `completionList.itemDefaults`, as VS Code does).
+    assert_eq!(completion["itemDefaults"]["editRange"]["start"], json!({ "line": line, "character": 9 }));
+    assert_eq!(completion["itemDefaults"]["insertTextFormat"], 2);
+    assert!(first.get("textEdit").is_none() && first.get("textEditText").is_none(), "the label is the text: {first}");
     assert!(!labels(&completion).contains(&"I se".to_string()), "the text being typed is not offered");
     // The detail and the documentation wait for the editor to show the item.
     assert!(first.get("detail").is_none() && first.get("documentation").is_none(), "{first}");
@@ -53,6 +57,69 @@ fn initialize_complete_diagnose_and_shut_down() {
     assert_eq!(resolved["detail"], "recorded: replays for free", "{resolved}");
     let documentation = resolved["documentation"]["value"].as_str().unwrap_or_default();
     assert!(documentation.contains("expect heading \"Orders\" to be visible"), "{documentation}");
+
+    assert_eq!(client.shutdown(), Some(0));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn completion_items_carry_their_edit_for_clients_without_item_defaults() {
+    let root = example_project("lsp-plain-completion");
+    let mut client = start_saffron_lsp(&root);
+    // An editor with no snippets and no list-wide defaults (as Neovim 0.7 declares).
+    client.initialize_with(json!({ "textDocument": { "completion": { "completionItem": {} } } }));
+    let text = std::fs::read_to_string(root.join("features/orders.saffron")).expect("read");
+    let typed = text.replacen(
+        "    Then I see that the export is ready",
+        "    Then I see that the export is ready\n    And every order",
+        1,
+    );
+    let uri = client.open_text("features/orders.saffron", &typed);
+    let at = position_of(&typed, "    And every order", "    And every order".len());
+    let completion = client.call("textDocument/completion", json!({ "textDocument": { "uri": uri }, "position": at }));
+    assert!(completion.get("itemDefaults").is_none(), "{completion}");
+    let items = completion["items"].as_array().expect("items");
+    let quoted = items
+        .iter()
+        .find(|i| i["label"].as_str().is_some_and(|l| l.contains('"')))
+        .unwrap_or_else(|| panic!("a step with a quoted value: {:?}", labels(&completion)));
+    assert_eq!(quoted["textEdit"]["newText"], quoted["label"], "plain text, not a snippet: {quoted}");
+    assert_eq!(quoted["textEdit"]["range"]["start"], json!({ "line": at["line"], "character": 8 }));
+    assert!(quoted.get("insertTextFormat").is_none(), "{quoted}");
+    assert!(quoted["detail"].as_str().is_some(), "no lazy resolve declared, so the detail is in the list: {quoted}");
+
+    assert_eq!(client.shutdown(), Some(0));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn snippet_items_state_their_text_over_the_default_range() {
+    let root = example_project("lsp-snippet-completion");
+    let mut client = start_saffron_lsp(&root);
+    client.initialize();
+    let text = std::fs::read_to_string(root.join("features/orders.saffron")).expect("read");
+    let typed = text.replacen(
+        "    Then I see that the export is ready",
+        "    Then I see that the export is ready\n    And every order",
+        1,
+    );
+    let uri = client.open_text("features/orders.saffron", &typed);
+    let at = position_of(&typed, "    And every order", "    And every order".len());
+    let completion = client.call("textDocument/completion", json!({ "textDocument": { "uri": uri }, "position": at }));
+    assert_eq!(completion["itemDefaults"]["editRange"]["end"]["line"], at["line"]);
+    let items = completion["items"].as_array().expect("items");
+    let quoted = items
+        .iter()
+        .find(|i| i["label"].as_str().is_some_and(|l| l.contains('"')))
+        .unwrap_or_else(|| panic!("a step with a quoted value: {:?}", labels(&completion)));
+    let snippet = quoted["textEditText"].as_str().unwrap_or_else(|| panic!("a snippet text: {quoted}"));
+    assert!(snippet.contains("\"${1:"), "the quoted value is a tab stop: {snippet}");
+    assert!(quoted.get("textEdit").is_none(), "{quoted}");
+
+    // Resolve sends back every field the client sent, with the detail added.
+    let resolved = client.call("completionItem/resolve", quoted.clone());
+    assert_eq!(resolved["textEditText"], quoted["textEditText"], "{resolved}");
+    assert!(resolved["detail"].as_str().is_some(), "{resolved}");
 
     assert_eq!(client.shutdown(), Some(0));
     let _ = std::fs::remove_dir_all(&root);

@@ -22,13 +22,21 @@ pub struct ClientFeatures {
     pub snippets: bool,
     /// `completionItem.resolveSupport` covers `detail`: it can wait until an item is resolved.
     pub lazy_detail: bool,
+    /// `completionList.itemDefaults` has `editRange`: a list may state its range once.
+    pub default_edit_range: bool,
+    /// `completionList.itemDefaults` has `insertTextFormat`.
+    pub default_insert_text_format: bool,
 }
 
 impl ClientFeatures {
     pub fn from_capabilities(capabilities: &tower_lsp_server::ls_types::ClientCapabilities) -> ClientFeatures {
         let completion = capabilities.text_document.as_ref().and_then(|t| t.completion.as_ref());
         let item = completion.and_then(|c| c.completion_item.as_ref());
+        let defaults = completion.and_then(|c| c.completion_list.as_ref()).and_then(|l| l.item_defaults.as_ref());
+        let has_default = |name: &str| defaults.is_some_and(|names| names.iter().any(|n| n == name));
         ClientFeatures {
+            default_edit_range: has_default("editRange"),
+            default_insert_text_format: has_default("insertTextFormat"),
             snippets: item.and_then(|i| i.snippet_support).unwrap_or(false),
             lazy_detail: item
                 .and_then(|i| i.resolve_support.as_ref())

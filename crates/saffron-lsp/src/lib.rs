@@ -18,6 +18,8 @@ pub fn run_stdio() -> std::io::Result<()> {
     runtime.block_on(async {
         let (service, socket) = LspService::build(server::Backend::new)
             .custom_method(transport::MALFORMED_METHOD, server::Backend::malformed_message)
+            .custom_method(transport::COMPLETION_METHOD, server::Backend::completion)
+            .custom_method(transport::COMPLETION_RESOLVE_METHOD, server::Backend::completion_resolve)
             .finish();
         let input = transport::guarded_input(transport::stdin());
         Server::new(input, transport::stdout(), socket).serve(service).await;

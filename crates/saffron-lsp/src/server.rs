@@ -118,6 +118,24 @@ impl Backend {
         Err(if params["kind"] == "parse" { Error::parse_error() } else { Error::invalid_request() })
     }
 
+    /// `textDocument/completion`, routed here by the transport (see `handlers::completion`).
+    pub async fn completion(
+        &self,
+        params: lsp::CompletionParams,
+    ) -> Result<Option<handlers::completion::CompletionList>> {
+        // The hot path: answered here, from the editor's text and the vocabulary as last
+        // indexed, without waiting for the index or hopping to a blocking thread (it takes
+        // microseconds; the keystroke's own step is the only thing the index may not have yet).
+        let text = self.state.open_text(&params.text_document_position.text_document.uri);
+        let context = self.state.context_as_indexed();
+        guarded("completion", || handlers::completion::handle(&context, params, text))
+    }
+
+    /// `completionItem/resolve`, routed here by the transport.
+    pub async fn completion_resolve(&self, item: serde_json::Value) -> Result<serde_json::Value> {
+        self.run("completionItem/resolve", move |context| handlers::completion::resolve(&context, item)).await
+    }
+
     /// Runs a handler on a blocking thread with its own snapshot.
     async fn run<T: Send + 'static>(
         &self,
@@ -361,19 +379,6 @@ impl LanguageServer for Backend {
             self.state.apply(changes);
             self.schedule_diagnostics();
         }
-    }
-
-    async fn completion(&self, params: lsp::CompletionParams) -> Result<Option<lsp::CompletionResponse>> {
-        // The hot path: answered here, from the editor's text and the vocabulary as last
-        // indexed, without waiting for the index or hopping to a blocking thread (it takes
-        // microseconds; the keystroke's own step is the only thing the index may not have yet).
-        let text = self.state.open_text(&params.text_document_position.text_document.uri);
-        let context = self.state.context_as_indexed();
-        guarded("completion", || handlers::completion::handle(&context, params, text))
-    }
-
-    async fn completion_resolve(&self, item: lsp::CompletionItem) -> Result<lsp::CompletionItem> {
-        self.run("completionItem/resolve", move |context| handlers::completion::resolve(&context, item)).await
     }
 
     async fn hover(&self, params: lsp::HoverParams) -> Result<Option<lsp::Hover>> {

@@ -5,11 +5,22 @@
 //! This task reads stdin frame by frame and replaces a frame whose body is not a JSON-RPC
 //! message with a call to `saffron/malformedMessage`, which the server answers with the proper
 //! error (-32700 parse error or -32600 invalid request): an error reply, never a crash.
+//!
+//! It also routes the requests in [`ROUTES`] to saffron's own methods.
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 
 pub const MALFORMED_METHOD: &str = "saffron/malformedMessage";
+pub const COMPLETION_METHOD: &str = "saffron/completion";
+pub const COMPLETION_RESOLVE_METHOD: &str = "saffron/completionResolve";
+
+/// Standard requests answered by saffron's own methods, because their replies need LSP 3.17
+/// fields that ls-types lacks (see `handlers::completion`). tower-lsp-server lets a server add
+/// methods but not replace a standard one, so the method is renamed on the way in; the reply
+/// goes back under the request's id, as any reply does.
+pub const ROUTES: [(&str, &str); 2] =
+    [("textDocument/completion", COMPLETION_METHOD), ("completionItem/resolve", COMPLETION_RESOLVE_METHOD)];
 
 /// Standard input, read through the reactor when it is a pipe (as editors start servers).
 /// Tokio's own stdin hands every read to a blocking thread: a thread switch per message,
@@ -50,7 +61,7 @@ pub fn stdout() -> Box<dyn AsyncWrite + Unpin + Send> {
 
 /// A frame body a JSON-RPC reader will accept, or the replacement that reports why not.
 pub fn checked_body(body: &[u8]) -> Vec<u8> {
-    let Ok(value) = serde_json::from_slice::<Value>(body) else {
+    let Ok(mut value) = serde_json::from_slice::<Value>(body) else {
         return replacement(Value::Null, "parse");
     };
     let id = value.get("id").cloned().unwrap_or(Value::Null);
@@ -62,6 +73,11 @@ pub fn checked_body(body: &[u8]) -> Vec<u8> {
             || (value.get("id").is_some()
                 && (value.get("result").is_some() || value.get("error").is_some_and(Value::is_object))));
     if is_message {
+        let route = ROUTES.iter().find(|(from, _)| value.get("method").and_then(Value::as_str) == Some(*from));
+        if let Some((_, to)) = route {
+            value["method"] = json!(to);
+            return value.to_string().into_bytes();
+        }
         return body.to_vec();
     }
     replacement(if valid_id { id } else { Value::Null }, "invalid")
@@ -140,5 +156,18 @@ mod tests {
         let replaced: serde_json::Value =
             serde_json::from_slice(&checked_body(br#"{"jsonrpc":"2.0","id":7,"method":5}"#)).expect("json");
         assert_eq!(replaced["id"], 7, "the client can still match the reply");
+    }
+
+    #[test]
+    fn completion_is_routed_to_saffron_and_keeps_its_id_and_params() {
+        let body = br#"{"jsonrpc":"2.0","id":4,"method":"textDocument/completion","params":{"position":{"line":1}}}"#;
+        let routed: serde_json::Value = serde_json::from_slice(&checked_body(body)).expect("json");
+        assert_eq!(routed["method"], super::COMPLETION_METHOD);
+        assert_eq!(routed["id"], 4);
+        assert_eq!(routed["params"]["position"]["line"], 1);
+        assert_eq!(
+            method(br#"{"jsonrpc":"2.0","id":5,"method":"completionItem/resolve","params":{"label":"x"}}"#),
+            super::COMPLETION_RESOLVE_METHOD
+        );
     }
 }
