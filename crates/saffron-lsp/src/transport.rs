@@ -9,7 +9,10 @@
 //! It also routes the requests in [`ROUTES`] to saffron's own methods.
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 pub const MALFORMED_METHOD: &str = "saffron/malformedMessage";
 pub const COMPLETION_METHOD: &str = "saffron/completion";
@@ -89,57 +92,120 @@ fn replacement(id: Value, kind: &str) -> Vec<u8> {
         .into_bytes()
 }
 
-/// Copies LSP frames from `input` to the returned reader, checking each body.
-pub fn guarded_input<R: AsyncRead + Unpin + Send + 'static>(input: R) -> impl AsyncRead + Unpin + Send {
-    let (mut writer, reader) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        let mut input = BufReader::new(input);
-        loop {
-            let mut length: Option<usize> = None;
-            let mut header_lines = 0;
-            loop {
-                let mut line = String::new();
-                match input.read_line(&mut line).await {
-                    Ok(0) | Err(_) => return,
-                    Ok(_) => {}
-                }
-                let line = line.trim_end_matches(['\r', '\n']);
-                if line.is_empty() {
-                    if header_lines > 0 {
-                        break;
-                    }
-                    continue;
-                }
-                header_lines += 1;
-                if let Some((name, value)) = line.split_once(':')
-                    && name.trim().eq_ignore_ascii_case("content-length")
-                {
-                    length = value.trim().parse().ok();
-                }
+/// A body larger than this is not an editor's request; it is refused whole.
+const MAX_BODY: usize = 64 << 20;
+
+/// Splits a byte stream into LSP frames and checks each body ([`checked_body`]).
+#[derive(Default)]
+pub struct Framer {
+    pending: Vec<u8>,
+}
+
+impl Framer {
+    pub fn push(&mut self, bytes: &[u8]) {
+        self.pending.extend_from_slice(bytes);
+    }
+
+    /// The next whole frame, checked and re-framed, or `None` until more bytes come.
+    pub fn next_frame(&mut self) -> Option<Vec<u8>> {
+        let (header_end, length) = self.header()?;
+        let body = match length {
+            Some(length) if length <= MAX_BODY => {
+                let body = self.pending.get(header_end..header_end + length)?;
+                let checked = checked_body(body);
+                self.pending.drain(..header_end + length);
+                checked
             }
-            let body = match length {
-                // A body larger than this is not an editor's request; refuse it whole.
-                Some(length) if length <= 64 << 20 => {
-                    let mut body = vec![0; length];
-                    if input.read_exact(&mut body).await.is_err() {
-                        return;
-                    }
-                    checked_body(&body)
-                }
-                _ => replacement(Value::Null, "parse"),
-            };
-            let frame = [format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes(), body].concat();
-            if writer.write_all(&frame).await.is_err() {
-                return;
+            _ => {
+                self.pending.drain(..header_end);
+                replacement(Value::Null, "parse")
+            }
+        };
+        Some([format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes(), body].concat())
+    }
+
+    /// Where the header block ends and the Content-Length it gives, once it is whole. Blank
+    /// lines before a header are skipped; lines may end in CRLF or LF.
+    fn header(&mut self) -> Option<(usize, Option<usize>)> {
+        let leading = self.pending.iter().take_while(|b| matches!(b, b'\r' | b'\n')).count();
+        if leading > 0 && self.pending[leading - 1] == b'\n' {
+            let skipped = self.pending[..leading].iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+            self.pending.drain(..skipped);
+        }
+        let mut length = None;
+        let mut line_start = 0;
+        while let Some(newline) = self.pending[line_start..].iter().position(|b| *b == b'\n') {
+            let line_end = line_start + newline;
+            let line =
+                self.pending[line_start..line_end].strip_suffix(b"\r").unwrap_or(&self.pending[line_start..line_end]);
+            if line.is_empty() {
+                return (line_start > 0).then_some((line_end + 1, length));
+            }
+            if let Some((name, value)) = std::str::from_utf8(line).ok().and_then(|line| line.split_once(':'))
+                && name.trim().eq_ignore_ascii_case("content-length")
+            {
+                length = value.trim().parse().ok();
+            }
+            line_start = line_end + 1;
+        }
+        None
+    }
+}
+
+/// The client's input with every frame checked, read in the same task as the server's reader:
+/// a separate copying task would cost a task switch per message.
+pub struct GuardedInput<R> {
+    inner: R,
+    framer: Framer,
+    ready: Vec<u8>,
+    ready_at: usize,
+    scratch: Vec<u8>,
+    at_end: bool,
+}
+
+pub fn guarded_input<R: AsyncRead + Unpin>(inner: R) -> GuardedInput<R> {
+    GuardedInput {
+        inner,
+        framer: Framer::default(),
+        ready: Vec::new(),
+        ready_at: 0,
+        scratch: vec![0; 64 << 10],
+        at_end: false,
+    }
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for GuardedInput<R> {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        loop {
+            if this.ready_at < this.ready.len() {
+                let count = buf.remaining().min(this.ready.len() - this.ready_at);
+                buf.put_slice(&this.ready[this.ready_at..this.ready_at + count]);
+                this.ready_at += count;
+                return Poll::Ready(Ok(()));
+            }
+            if let Some(frame) = this.framer.next_frame() {
+                (this.ready, this.ready_at) = (frame, 0);
+                continue;
+            }
+            if this.at_end {
+                return Poll::Ready(Ok(()));
+            }
+            let mut read = ReadBuf::new(&mut this.scratch);
+            match Pin::new(&mut this.inner).poll_read(cx, &mut read) {
+                Poll::Pending => return Poll::Pending,
+                // A read error ends the session as the end of input does: nothing more can come.
+                Poll::Ready(Err(_)) => this.at_end = true,
+                Poll::Ready(Ok(())) if read.filled().is_empty() => this.at_end = true,
+                Poll::Ready(Ok(())) => this.framer.push(read.filled()),
             }
         }
-    });
-    reader
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::checked_body;
+    use super::{Framer, checked_body};
 
     fn method(body: &[u8]) -> String {
         let value: serde_json::Value = serde_json::from_slice(&checked_body(body)).expect("json");
@@ -156,6 +222,36 @@ mod tests {
         let replaced: serde_json::Value =
             serde_json::from_slice(&checked_body(br#"{"jsonrpc":"2.0","id":7,"method":5}"#)).expect("json");
         assert_eq!(replaced["id"], 7, "the client can still match the reply");
+    }
+
+    fn frames(input: &[u8]) -> Vec<String> {
+        let mut framer = Framer::default();
+        // Byte by byte: a frame is only given once it is whole.
+        let mut frames = Vec::new();
+        for byte in input {
+            framer.push(&[*byte]);
+            while let Some(frame) = framer.next_frame() {
+                frames.push(String::from_utf8(frame).expect("utf-8"));
+            }
+        }
+        frames
+    }
+
+    #[test]
+    fn frames_are_split_checked_and_reframed() {
+        let shutdown = r#"{"jsonrpc":"2.0","id":1,"method":"shutdown"}"#;
+        let input = format!(
+            "Content-Length: {}\r\n\r\n{shutdown}\r\n\ncontent-length:  9\nContent-Type: x\n\n{{ garbage\r\nContent-Type: x\r\n\r\nContent-Length: {}\r\n\r\n{shutdown}",
+            shutdown.len(),
+            shutdown.len()
+        );
+        let frames = frames(input.as_bytes());
+        assert_eq!(frames.len(), 4, "{frames:?}");
+        assert_eq!(frames[0], format!("Content-Length: {}\r\n\r\n{shutdown}", shutdown.len()));
+        assert!(frames[1].contains("saffron/malformedMessage") && frames[1].contains(r#""kind":"parse""#));
+        // A header block with no length is refused, and reading goes on.
+        assert!(frames[2].contains("saffron/malformedMessage"), "{}", frames[2]);
+        assert!(frames[3].ends_with(shutdown));
     }
 
     #[test]
