@@ -2,6 +2,8 @@
 //! costs (recorded steps replay for free); after `StepSet `, the set names; elsewhere, the
 //! keywords of the file's language.
 
+use std::borrow::Cow;
+use std::fmt::Write as _;
 use std::path::Path;
 
 use saffron_index::{Entry, Snapshot, StepStatus};
@@ -28,7 +30,7 @@ pub struct CompletionItem {
     /// One line shown beside the label, e.g. `✓ recorded · 3×`.
     pub description: Option<String>,
     /// A longer line, e.g. `recorded: replays for free`.
-    pub detail: Option<String>,
+    pub detail: Option<Cow<'static, str>>,
     /// Markdown.
     pub documentation: Option<String>,
     pub insert_text: String,
@@ -36,7 +38,24 @@ pub struct CompletionItem {
     /// The text the item replaces.
     pub replace: Span,
     pub sort_text: String,
-    pub filter_text: String,
+    /// What the editor filters on, when it is not the label.
+    pub filter_text: Option<String>,
+}
+
+/// A rank as a sort key: editors sort items by it as text.
+fn sort_key(rank: usize) -> String {
+    format!("{rank:04}")
+}
+
+/// `✓ recorded · 3×`.
+fn step_description(status: StepStatus, count: usize) -> String {
+    let badge = badge(status);
+    let mut description = String::with_capacity(badge.len() + 12);
+    description.push_str(badge);
+    description.push_str(" · ");
+    // Writing to a String cannot fail.
+    let _ = write!(description, "{count}×");
+    description
 }
 
 /// The completion list at `offset` of an indexed file, and whether it was cut short.
@@ -135,8 +154,12 @@ fn status_rank(status: StepStatus) -> u8 {
 /// Match class, status rank, usage (most first), then the text.
 type RankKey<'a> = (u8, u8, std::cmp::Reverse<usize>, &'a str);
 
-fn step_items(
-    snapshot: &Snapshot,
+/// Above this many texts starting with what was typed, the best of them are found by a walk in
+/// rank order (they are dense, so it stops early) rather than by ranking them all.
+const DENSE_PREFIX: usize = 400;
+
+fn step_items<'s>(
+    snapshot: &'s Snapshot,
     path: &Path,
     cursor_line: u32,
     typed: &str,
@@ -176,31 +199,44 @@ fn step_items(
             ranked.sort_unstable_by(|a, b| a.0.cmp(&b.0));
             incomplete
         }
-        // A short or common prefix: walk the vocabulary in rank order. Within a match class
-        // the first matches are the best, so the walk stops once enough prefix matches are in.
+        // A short or common prefix. The texts that start with it are a range of the index;
+        // when there are many, the best of them are the first a walk in rank order meets.
         None => {
-            let (mut prefix, mut words) = (Vec::new(), Vec::new());
-            for key in snapshot.entries_by_rank() {
-                // The word-by-word test costs more than the prefix test: skip it once its
-                // list is full.
-                if words.len() > MAX_STEP_ITEMS && !key.lowercase.starts_with(typed_lower.as_str()) {
-                    continue;
-                }
-                let Some(class) = match_class(&key.lowercase, &typed_lower) else { continue };
-                let list = if class == 0 { &mut prefix } else { &mut words };
-                if list.len() > MAX_STEP_ITEMS {
-                    continue;
-                }
-                let Some(entry) = snapshot.entry(&key.text) else { continue };
-                if is_the_typed_line(entry) {
-                    continue;
-                }
-                list.push((
-                    (class, status_rank(entry.status()), std::cmp::Reverse(entry.count()), entry.text.as_ref()),
-                    entry,
-                ));
-                if prefix.len() > MAX_STEP_ITEMS {
-                    break;
+            let key_of = |class: u8, entry: &'s std::sync::Arc<Entry>| {
+                ((class, status_rank(entry.status()), std::cmp::Reverse(entry.count()), entry.text.as_ref()), entry)
+            };
+            let starting: Vec<&std::sync::Arc<str>> =
+                snapshot.texts_starting_with(&typed_lower).take(DENSE_PREFIX + 1).collect();
+            let mut prefix: Vec<(RankKey<'_>, &std::sync::Arc<Entry>)>;
+            let mut words = Vec::new();
+            if starting.len() > DENSE_PREFIX {
+                prefix = snapshot
+                    .entries_by_rank()
+                    .filter(|key| key.lowercase.starts_with(typed_lower.as_str()))
+                    .filter_map(|key| snapshot.entry(&key.text))
+                    .filter(|entry| !is_the_typed_line(entry))
+                    .take(MAX_STEP_ITEMS + 1)
+                    .map(|entry| key_of(0, entry))
+                    .collect();
+            } else {
+                prefix = starting
+                    .into_iter()
+                    .filter_map(|text| snapshot.entry(text))
+                    .filter(|entry| !is_the_typed_line(entry))
+                    .map(|entry| key_of(0, entry))
+                    .collect();
+                prefix.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+                // Then the texts whose words start with the typed words, best first.
+                let wanted = (MAX_STEP_ITEMS + 1).saturating_sub(prefix.len());
+                if wanted > 0 {
+                    words = snapshot
+                        .entries_by_rank()
+                        .filter(|key| match_class(&key.lowercase, &typed_lower) == Some(1))
+                        .filter_map(|key| snapshot.entry(&key.text))
+                        .filter(|entry| !is_the_typed_line(entry))
+                        .take(wanted)
+                        .map(|entry| key_of(1, entry))
+                        .collect();
                 }
             }
             ranked = prefix;
@@ -220,15 +256,15 @@ fn step_items(
             CompletionItem {
                 label: entry.text.to_string(),
                 kind: CompletionKind::Step,
-                description: Some(format!("{} · {}×", badge(status), entry.count())),
-                detail: Some(status_detail(status).to_string()),
+                description: Some(step_description(status, entry.count())),
+                detail: Some(Cow::Borrowed(status_detail(status))),
                 // Filled in on demand (`completion_documentation`): most items are never looked at.
                 documentation: None,
                 insert_text: body,
                 is_snippet,
                 replace,
-                sort_text: format!("{rank:04}"),
-                filter_text: entry.text.to_string(),
+                sort_text: sort_key(rank),
+                filter_text: None,
             }
         })
         .collect();
@@ -260,13 +296,13 @@ fn step_set_items(snapshot: &Snapshot, typed: &str, replace: Span) -> Vec<Comple
                     label: set.name.clone(),
                     kind: CompletionKind::StepSet,
                     description: Some(format!("StepSet · {} steps", set.steps().len())),
-                    detail: Some(format!("{}:{}", set.file.display(), set.location().line)),
+                    detail: Some(Cow::Owned(format!("{}:{}", set.file.display(), set.location().line))),
                     documentation: Some(format!("```gherkin\nStepSet: {}\n{}\n```", set.name, steps.join("\n"))),
                     insert_text: set.name.clone(),
                     is_snippet: false,
                     replace,
                     sort_text: String::new(),
-                    filter_text: set.name.clone(),
+                    filter_text: None,
                 },
             ))
         })
@@ -276,7 +312,7 @@ fn step_set_items(snapshot: &Snapshot, typed: &str, replace: Span) -> Vec<Comple
         .into_iter()
         .enumerate()
         .map(|(rank, (_, mut item))| {
-            item.sort_text = format!("{rank:04}");
+            item.sort_text = sort_key(rank);
             item
         })
         .collect()
@@ -311,16 +347,16 @@ fn keyword_items(language: &dialect::Dialect, is_saffron: bool, typed: &str, rep
         .filter(|(keyword, _)| keyword.to_lowercase().starts_with(&typed_lower) && keyword.trim() != "*")
         .enumerate()
         .map(|(rank, (keyword, kind))| CompletionItem {
+            filter_text: (keyword.trim_end() != keyword).then(|| keyword.clone()),
             label: keyword.trim_end().to_string(),
             kind: CompletionKind::Keyword,
             description: Some(language.native.clone()),
-            detail: Some(kind.to_string()),
+            detail: Some(Cow::Borrowed(kind)),
             documentation: None,
             insert_text: keyword.clone(),
             is_snippet: false,
             replace,
-            sort_text: format!("{rank:04}"),
-            filter_text: keyword,
+            sort_text: sort_key(rank),
         })
         .collect()
 }

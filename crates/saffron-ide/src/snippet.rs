@@ -1,19 +1,23 @@
 //! Step texts as snippets: `<param>` placeholders and quoted values become tab stops.
 
+use std::fmt::Write as _;
+
 /// A snippet body in the LSP / VS Code syntax: `<param>` and quoted values become tab stops
 /// (`${1:param}`); `$`, `}` and `\` are escaped as the syntax requires.
 pub fn snippet_body(text: &str) -> String {
-    fn escape(text: &str, in_placeholder: bool) -> String {
-        let mut out = String::new();
+    fn escape_into(out: &mut String, text: &str, in_placeholder: bool) {
         for c in text.chars() {
             if c == '$' || c == '\\' || (in_placeholder && c == '}') {
                 out.push('\\');
             }
             out.push(c);
         }
-        out
     }
-    let mut body = String::new();
+    // Most steps have nothing to escape or turn into a tab stop.
+    if !text.contains(['<', '"', '$', '\\']) {
+        return text.to_string();
+    }
+    let mut body = String::with_capacity(text.len() + 16);
     let mut stop = 1;
     let mut rest = text;
     while let Some(start) = rest.find(['<', '"']) {
@@ -22,21 +26,25 @@ pub fn snippet_body(text: &str) -> String {
         let Some(length) = rest[start + 1..].find(closer) else { break };
         let inner = &rest[start + 1..start + 1 + length];
         if opener == b'<' && (inner.is_empty() || inner.contains(char::is_whitespace)) {
-            body.push_str(&escape(&rest[..=start], false));
+            escape_into(&mut body, &rest[..=start], false);
             rest = &rest[start + 1..];
             continue;
         }
-        body.push_str(&escape(&rest[..start], false));
-        let default = escape(inner, true);
-        if opener == b'<' {
-            body.push_str(&format!("${{{stop}:{default}}}"));
-        } else {
-            body.push_str(&format!("\"${{{stop}:{default}}}\""));
+        escape_into(&mut body, &rest[..start], false);
+        if opener == b'"' {
+            body.push('"');
+        }
+        // Writing to a String cannot fail.
+        let _ = write!(body, "${{{stop}:");
+        escape_into(&mut body, inner, true);
+        body.push('}');
+        if opener == b'"' {
+            body.push('"');
         }
         stop += 1;
         rest = &rest[start + 2 + length..];
     }
-    body.push_str(&escape(rest, false));
+    escape_into(&mut body, rest, false);
     body
 }
 

@@ -84,6 +84,9 @@ pub(crate) struct IndexState {
     /// Every entry in completion order, kept as entries change, so the best completions for a
     /// short prefix are the first matches of a walk, not a sort of thousands.
     pub by_rank: imbl::OrdSet<RankKey>,
+    /// Every entry's (lowercase text, text), ordered, so the texts that start with what is being
+    /// typed are a range, however few they are.
+    pub by_lowercase: imbl::OrdSet<(Arc<str>, Arc<str>)>,
 }
 
 /// The index's writer.
@@ -300,6 +303,7 @@ impl IndexHost {
                 return;
             }
             let tokens = entry.tokens.clone();
+            self.state.by_lowercase.remove(&(entry.lowercase.clone(), text.clone()));
             self.state.vocabulary.remove(text);
             for token in tokens.iter() {
                 let emptied = self.state.postings.get_mut(token.as_str()).is_some_and(|texts| {
@@ -333,6 +337,7 @@ impl IndexHost {
             }
         }
         self.state.by_rank.insert(entry.rank_key());
+        self.state.by_lowercase.insert((entry.lowercase.clone(), text.clone()));
         self.state.vocabulary.insert(text.clone(), Arc::new(entry));
     }
 }

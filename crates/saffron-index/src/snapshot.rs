@@ -48,6 +48,16 @@ impl Snapshot {
         self.state.by_rank.iter()
     }
 
+    /// The texts whose lowercase form starts with `prefix` (lowercase), in lowercase order.
+    pub fn texts_starting_with<'s>(&'s self, prefix: &'s str) -> impl Iterator<Item = &'s Arc<str>> + 's {
+        let start: (Arc<str>, Arc<str>) = (Arc::from(prefix), Arc::from(""));
+        self.state
+            .by_lowercase
+            .range(start..)
+            .take_while(move |(lowercase, _)| lowercase.starts_with(prefix))
+            .map(|(_, text)| text)
+    }
+
     /// Every step text, in no particular order (cheaper than [`Snapshot::entries`]).
     pub fn entries_unordered(&self) -> impl Iterator<Item = &Arc<Entry>> {
         self.state.vocabulary.values()
@@ -227,6 +237,11 @@ impl Snapshot {
             .map(|d| (d.name.clone(), d.file.display().to_string(), d.location().line))
             .collect();
         let by_rank: Vec<String> = self.state.by_rank.iter().map(|key| key.text.to_string()).collect();
+        let by_lowercase: Vec<String> = self.state.by_lowercase.iter().map(|(_, text)| text.to_string()).collect();
+        let mut lowercase_from_entries: Vec<(String, String)> =
+            self.state.vocabulary.values().map(|entry| (entry.lowercase.to_string(), entry.text.to_string())).collect();
+        lowercase_from_entries.sort();
+        let lowercase_from_entries: Vec<String> = lowercase_from_entries.into_iter().map(|(_, text)| text).collect();
         let mut keys: Vec<crate::RankKey> = self.state.vocabulary.values().map(|entry| entry.rank_key()).collect();
         keys.sort();
         let rank_from_entries: Vec<String> = keys.iter().map(|key| key.text.to_string()).collect();
@@ -234,6 +249,8 @@ impl Snapshot {
             "entries": entries,
             "byRank": by_rank,
             "rankFromEntries": rank_from_entries,
+            "byLowercase": by_lowercase,
+            "lowercaseFromEntries": lowercase_from_entries,
             "postings": postings,
             "behaviours": behaviours,
             "stepSets": step_sets,

@@ -295,6 +295,7 @@ proptest! {
         cold.apply_all(files.into_values().chain(recordings.into_values()));
         let canonical = incremental.snapshot().canonical();
         prop_assert_eq!(&canonical["byRank"], &canonical["rankFromEntries"], "the completion order follows the entries");
+        prop_assert_eq!(&canonical["byLowercase"], &canonical["lowercaseFromEntries"], "the prefix order follows the entries");
         prop_assert_eq!(canonical, cold.snapshot().canonical());
     }
 }

@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
@@ -39,6 +39,9 @@ struct State {
     client: RwLock<ClientFeatures>,
     /// Bumped on every change; a diagnostics run that sees a newer value gives way.
     generation: AtomicU64,
+    /// Set when a change asks for diagnostics, until the diagnostics task takes it up.
+    diagnostics_wanted: AtomicBool,
+    diagnostics_requested: tokio::sync::Notify,
     next_result_id: AtomicU64,
 }
 
@@ -153,37 +156,35 @@ impl Backend {
         lock(&self.state.documents).get_mut(uri).and_then(OpenDocument::tree)
     }
 
-    /// Publishes diagnostics for every open document once typing pauses.
+    /// Asks for diagnostics of every open document once typing pauses. A keystroke only sets
+    /// a flag: the one diagnostics task (`publish_diagnostics_when_idle`) is woken when it is
+    /// idle, not once per keystroke.
     fn schedule_diagnostics(&self) {
+        if !self.state.diagnostics_wanted.swap(true, Ordering::SeqCst) {
+            self.state.diagnostics_requested.notify_one();
+        }
+    }
+
+    /// The diagnostics task: started once, in `initialized`.
+    fn start_diagnostics(&self) {
         let state = self.state.clone();
         let client = self.client.clone();
-        let generation = state.generation.load(Ordering::SeqCst);
         tokio::spawn(async move {
-            tokio::time::sleep(DIAGNOSTICS_DEBOUNCE).await;
-            if state.generation.load(Ordering::SeqCst) != generation {
-                return;
-            }
-            let documents: Vec<(lsp::Uri, i32)> =
-                lock(&state.documents).iter().map(|(uri, doc)| (uri.clone(), doc.version)).collect();
-            let context = state.context();
-            let computed = tokio::task::spawn_blocking(move || {
-                documents
-                    .into_iter()
-                    .filter_map(|(uri, version)| {
-                        let path = context.path(&uri).ok()?;
-                        let diagnostics =
-                            guarded("diagnostics", || Ok(handlers::diagnostics::compute(&context, &path)));
-                        Some((uri, version, diagnostics.unwrap_or_default()))
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .await
-            .unwrap_or_default();
-            for (uri, version, diagnostics) in computed {
-                if state.generation.load(Ordering::SeqCst) != generation {
-                    return;
+            loop {
+                state.diagnostics_requested.notified().await;
+                // Wait until no change came in for a whole debounce period.
+                let mut generation = state.generation.load(Ordering::SeqCst);
+                loop {
+                    tokio::time::sleep(DIAGNOSTICS_DEBOUNCE).await;
+                    let now = state.generation.load(Ordering::SeqCst);
+                    if now == generation {
+                        break;
+                    }
+                    generation = now;
                 }
-                client.publish_diagnostics(uri, diagnostics, Some(version)).await;
+                // A change from here on asks again (and wakes this task when it is done).
+                state.diagnostics_wanted.store(false, Ordering::SeqCst);
+                publish_diagnostics(&state, &client, generation).await;
             }
         });
     }
@@ -212,6 +213,32 @@ impl Backend {
         if let Err(error) = self.client.register_capability(vec![registration]).await {
             self.client.log_message(lsp::MessageType::WARNING, format!("cannot watch files: {error}")).await;
         }
+    }
+}
+
+/// Computes and publishes the diagnostics of every open document, unless a change makes them
+/// stale on the way.
+async fn publish_diagnostics(state: &Arc<State>, client: &Client, generation: u64) {
+    let documents: Vec<(lsp::Uri, i32)> =
+        lock(&state.documents).iter().map(|(uri, doc)| (uri.clone(), doc.version)).collect();
+    let context = state.context();
+    let computed = tokio::task::spawn_blocking(move || {
+        documents
+            .into_iter()
+            .filter_map(|(uri, version)| {
+                let path = context.path(&uri).ok()?;
+                let diagnostics = guarded("diagnostics", || Ok(handlers::diagnostics::compute(&context, &path)));
+                Some((uri, version, diagnostics.unwrap_or_default()))
+            })
+            .collect::<Vec<_>>()
+    })
+    .await
+    .unwrap_or_default();
+    for (uri, version, diagnostics) in computed {
+        if state.generation.load(Ordering::SeqCst) != generation {
+            return;
+        }
+        client.publish_diagnostics(uri, diagnostics, Some(version)).await;
     }
 }
 
@@ -322,6 +349,7 @@ impl LanguageServer for Backend {
     }
 
     async fn initialized(&self, _: lsp::InitializedParams) {
+        self.start_diagnostics();
         self.register_watchers().await;
     }
 

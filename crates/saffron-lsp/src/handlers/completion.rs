@@ -7,6 +7,8 @@
 //! declare `completionList.itemDefaults` get a `textEdit` in every item. The transport routes
 //! both requests here (see `transport::ROUTES`).
 
+use std::borrow::Cow;
+
 use saffron_ide::CompletionKind;
 use serde::Serialize;
 use serde_json::Value;
@@ -113,10 +115,10 @@ fn to_list(
                 kind: kind(item.kind),
                 // A step's detail and documentation come with `completionItem/resolve` when the
                 // client asks for them there: most items are never looked at.
-                detail: if is_step && client.lazy_detail { None } else { item.detail },
+                detail: if is_step && client.lazy_detail { None } else { item.detail.map(Cow::into_owned) },
                 documentation: item.documentation.map(markdown),
                 sort_text: item.sort_text,
-                filter_text: (item.filter_text != item.label).then_some(item.filter_text),
+                filter_text: item.filter_text,
                 insert_text_format,
                 text_edit,
                 text_edit_text,
