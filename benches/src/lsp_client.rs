@@ -13,10 +13,26 @@ use serde_json::{Value, json};
 /// How long any single reply may take before the test fails (a hang is a bug, not a wait).
 pub const DEADLINE: Duration = Duration::from_secs(30);
 
+/// A message as read off the wire: its id and whether it has a method, from a scan that builds
+/// nothing else, and the body, parsed in full only when it is looked at.
+struct Incoming {
+    id: Option<Value>,
+    has_method: bool,
+    body: Vec<u8>,
+    /// When its last byte was read, by the thread that reads the server's output.
+    read_at: Instant,
+}
+
+#[derive(serde::Deserialize)]
+struct Envelope {
+    id: Option<Value>,
+    method: Option<serde::de::IgnoredAny>,
+}
+
 pub struct LspClient {
     child: Child,
     stdin: ChildStdin,
-    messages: Receiver<Value>,
+    messages: Receiver<Incoming>,
     /// Server-to-client notifications and requests seen so far.
     pub received: Vec<Value>,
     next_id: i64,
@@ -58,7 +74,9 @@ impl LspClient {
                 if reader.read_exact(&mut body).is_err() {
                     return;
                 }
-                let Ok(message) = serde_json::from_slice::<Value>(&body) else { return };
+                let read_at = Instant::now();
+                let Ok(envelope) = serde_json::from_slice::<Envelope>(&body) else { return };
+                let message = Incoming { id: envelope.id, has_method: envelope.method.is_some(), body, read_at };
                 if sender.send(message).is_err() {
                     return;
                 }
@@ -68,9 +86,10 @@ impl LspClient {
     }
 
     pub fn send_raw(&mut self, body: &[u8]) {
-        let header = format!("Content-Length: {}\r\n\r\n", body.len());
-        self.stdin.write_all(header.as_bytes()).expect("write header");
-        self.stdin.write_all(body).expect("write body");
+        // One write: a server woken by the header alone would wait again for the body.
+        let mut frame = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+        frame.extend_from_slice(body);
+        self.stdin.write_all(&frame).expect("write");
         self.stdin.flush().expect("flush");
     }
 
@@ -97,32 +116,64 @@ impl LspClient {
         response["result"].take()
     }
 
+    /// Sends a request and returns its response, unparsed, and how long it took from the
+    /// request's write to the response's last byte read. The LSP benchmark times requests so:
+    /// this client's hand-over between threads and its JSON parsing are not the server's time.
+    pub fn timed_request(&mut self, method: &str, params: Value) -> (Vec<u8>, Duration) {
+        let id = json!(self.next_id);
+        self.next_id += 1;
+        let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string();
+        let sent = Instant::now();
+        self.send_raw(body.as_bytes());
+        loop {
+            let incoming = self.next_incoming();
+            if incoming.id.as_ref() == Some(&id) && !incoming.has_method {
+                return (incoming.body, incoming.read_at.duration_since(sent));
+            }
+            let message = self.parse_and_answer(&incoming);
+            self.received.push(message);
+        }
+    }
+
+    fn next_incoming(&mut self) -> Incoming {
+        match self.messages.recv_timeout(DEADLINE) {
+            Ok(incoming) => incoming,
+            Err(RecvTimeoutError::Timeout) => panic!("no message within {DEADLINE:?}"),
+            Err(RecvTimeoutError::Disconnected) => panic!("the server closed its output"),
+        }
+    }
+
+    /// Parses a message; a server request is answered as a default-configured editor would.
+    fn parse_and_answer(&mut self, incoming: &Incoming) -> Value {
+        let message: Value = serde_json::from_slice(&incoming.body).expect("the envelope parsed, so the body does");
+        if incoming.has_method && incoming.id.is_some() {
+            let result = match message["method"].as_str() {
+                Some("workspace/configuration") => {
+                    let items = message["params"]["items"].as_array().map_or(0, Vec::len);
+                    Value::Array(vec![Value::Null; items])
+                }
+                _ => Value::Null,
+            };
+            self.send(json!({ "jsonrpc": "2.0", "id": message["id"], "result": result }));
+        }
+        message
+    }
+
     /// Waits for a message the predicate accepts; answers server requests on the way.
     pub fn wait_for(&mut self, mut accept: impl FnMut(&Value) -> bool) -> Value {
         let deadline = Instant::now() + DEADLINE;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            match self.messages.recv_timeout(left) {
-                Ok(message) => {
-                    if message.get("method").is_some() && message.get("id").is_some() {
-                        // A server request: answer it as a default-configured editor would.
-                        let result = match message["method"].as_str() {
-                            Some("workspace/configuration") => {
-                                let items = message["params"]["items"].as_array().map_or(0, Vec::len);
-                                Value::Array(vec![Value::Null; items])
-                            }
-                            _ => Value::Null,
-                        };
-                        self.send(json!({ "jsonrpc": "2.0", "id": message["id"], "result": result }));
-                    }
-                    if accept(&message) {
-                        return message;
-                    }
-                    self.received.push(message);
-                }
+            let incoming = match self.messages.recv_timeout(left) {
+                Ok(incoming) => incoming,
                 Err(RecvTimeoutError::Timeout) => panic!("no matching message within {DEADLINE:?}"),
                 Err(RecvTimeoutError::Disconnected) => panic!("the server closed its output"),
+            };
+            let message = self.parse_and_answer(&incoming);
+            if accept(&message) {
+                return message;
             }
+            self.received.push(message);
         }
     }
 

@@ -70,20 +70,38 @@ impl Snapshot {
     pub fn completion_candidates(&self, typed: &str) -> Option<Vec<&Arc<Entry>>> {
         let words = tokens::tokens_in_order(typed);
         let last_is_partial = typed.chars().last().is_some_and(char::is_alphanumeric);
+        let (partial, whole) = match words.split_last() {
+            Some((last, rest)) if last_is_partial => (Some(last), rest),
+            _ => (None, words.as_slice()),
+        };
         let mut best: Option<Vec<&crate::host::HashSet<Arc<str>>>> = None;
         let mut best_size = usize::MAX;
-        for (index, word) in words.iter().enumerate() {
-            let sets: Vec<&crate::host::HashSet<Arc<str>>> = if index + 1 == words.len() && last_is_partial {
-                self.state
-                    .token_order
-                    .range::<_, str>((std::ops::Bound::Included(word.as_str()), std::ops::Bound::Unbounded))
-                    .take_while(|token| token.starts_with(word.as_str()))
-                    .filter_map(|token| self.state.postings.get(token))
-                    .collect()
-            } else {
-                self.state.postings.get(word.as_str()).into_iter().collect()
-            };
-            let size: usize = sets.iter().map(|set| set.len()).sum();
+        // Whole words first: one look-up each, and the smallest bounds the partial word's scan.
+        for word in whole {
+            let set = self.state.postings.get(word.as_str());
+            let size = set.map_or(0, |set| set.len());
+            if size < best_size {
+                best_size = size;
+                best = Some(set.into_iter().collect());
+            }
+        }
+        if let Some(word) = partial {
+            let mut sets = Vec::new();
+            let mut size = 0;
+            let tokens = self
+                .state
+                .token_order
+                .range::<_, str>((std::ops::Bound::Included(word.as_str()), std::ops::Bound::Unbounded))
+                .take_while(|token| token.starts_with(word.as_str()));
+            for token in tokens {
+                if size >= best_size {
+                    break;
+                }
+                if let Some(set) = self.state.postings.get(token) {
+                    size += set.len();
+                    sets.push(set);
+                }
+            }
             if size < best_size {
                 best_size = size;
                 best = Some(sets);
