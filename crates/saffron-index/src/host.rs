@@ -218,11 +218,25 @@ impl IndexHost {
                 if !purged.is_empty() {
                     entry.uses.retain(|use_| !purged.contains(&(Arc::as_ptr(&use_.file) as *const u8 as usize)));
                 }
-                // Keep uses ordered by (file, position) without re-sorting a long list on every
-                // keystroke: each new use goes where it belongs.
-                for use_ in new_uses {
-                    let at = entry.uses.partition_point(|u| (&u.file, u.location) <= (&use_.file, use_.location));
-                    entry.uses.insert(at, use_);
+                // Keep uses ordered by (file, position). A keystroke's few new uses each go where
+                // they belong; a load's many (already in order, file by file) are appended and
+                // sorted only if they are not.
+                if new_uses.len() <= 4 {
+                    for use_ in new_uses {
+                        let at = entry.uses.partition_point(|u| use_order(u, &use_) != std::cmp::Ordering::Greater);
+                        entry.uses.insert(at, use_);
+                    }
+                } else {
+                    let appended_in_order = entry
+                        .uses
+                        .last()
+                        .into_iter()
+                        .chain(new_uses.iter())
+                        .is_sorted_by(|a, b| use_order(a, b) != std::cmp::Ordering::Greater);
+                    entry.uses.extend(new_uses);
+                    if !appended_in_order {
+                        entry.uses.sort_by(use_order);
+                    }
                 }
             });
         }
@@ -376,6 +390,16 @@ fn step_set_blocks(document: &Document) -> Vec<Scenario> {
 }
 
 /// Every step written in a document with where it is, invocations excluded.
+/// Uses in (file, position) order. Uses of one file share its path, so that comparison is a
+/// pointer test, not a walk of two paths' components.
+fn use_order(a: &Use, b: &Use) -> std::cmp::Ordering {
+    if Arc::ptr_eq(&a.file, &b.file) {
+        a.location.cmp(&b.location)
+    } else {
+        (&a.file, a.location).cmp(&(&b.file, b.location))
+    }
+}
+
 fn written_steps(path: &Arc<Path>, document: &Document) -> Vec<(Arc<str>, Use)> {
     let mut out = Vec::new();
     let Some(feature) = &document.feature else { return out };
