@@ -62,12 +62,9 @@ fn initialize_complete_diagnose_and_shut_down() {
     let _ = std::fs::remove_dir_all(&root);
 }
 
-#[test]
-fn completion_items_carry_their_edit_for_clients_without_item_defaults() {
-    let root = example_project("lsp-plain-completion");
-    let mut client = start_saffron_lsp(&root);
-    // An editor with no snippets and no list-wide defaults (as Neovim 0.7 declares).
-    client.initialize_with(json!({ "textDocument": { "completion": { "completionItem": {} } } }));
+/// Types "    And every order" on a new line of the orders feature and completes it: the list,
+/// its first step with a quoted value, and the cursor's position.
+fn complete_every_order(client: &mut LspClient, root: &std::path::Path) -> (Value, Value, Value) {
     let text = std::fs::read_to_string(root.join("features/orders.saffron")).expect("read");
     let typed = text.replacen(
         "    Then I see that the export is ready",
@@ -77,12 +74,24 @@ fn completion_items_carry_their_edit_for_clients_without_item_defaults() {
     let uri = client.open_text("features/orders.saffron", &typed);
     let at = position_of(&typed, "    And every order", "    And every order".len());
     let completion = client.call("textDocument/completion", json!({ "textDocument": { "uri": uri }, "position": at }));
-    assert!(completion.get("itemDefaults").is_none(), "{completion}");
-    let items = completion["items"].as_array().expect("items");
-    let quoted = items
-        .iter()
+    let quoted = completion["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
         .find(|i| i["label"].as_str().is_some_and(|l| l.contains('"')))
+        .cloned()
         .unwrap_or_else(|| panic!("a step with a quoted value: {:?}", labels(&completion)));
+    (completion, quoted, at)
+}
+
+#[test]
+fn completion_items_carry_their_edit_for_clients_without_item_defaults() {
+    let root = example_project("lsp-plain-completion");
+    let mut client = start_saffron_lsp(&root);
+    // An editor with no snippets and no list-wide defaults (as Neovim 0.7 declares).
+    client.initialize_with(json!({ "textDocument": { "completion": { "completionItem": {} } } }));
+    let (completion, quoted, at) = complete_every_order(&mut client, &root);
+    assert!(completion.get("itemDefaults").is_none(), "{completion}");
     assert_eq!(quoted["textEdit"]["newText"], quoted["label"], "plain text, not a snippet: {quoted}");
     assert_eq!(quoted["textEdit"]["range"]["start"], json!({ "line": at["line"], "character": 8 }));
     assert!(quoted.get("insertTextFormat").is_none(), "{quoted}");
@@ -97,21 +106,8 @@ fn snippet_items_state_their_text_over_the_default_range() {
     let root = example_project("lsp-snippet-completion");
     let mut client = start_saffron_lsp(&root);
     client.initialize();
-    let text = std::fs::read_to_string(root.join("features/orders.saffron")).expect("read");
-    let typed = text.replacen(
-        "    Then I see that the export is ready",
-        "    Then I see that the export is ready\n    And every order",
-        1,
-    );
-    let uri = client.open_text("features/orders.saffron", &typed);
-    let at = position_of(&typed, "    And every order", "    And every order".len());
-    let completion = client.call("textDocument/completion", json!({ "textDocument": { "uri": uri }, "position": at }));
+    let (completion, quoted, at) = complete_every_order(&mut client, &root);
     assert_eq!(completion["itemDefaults"]["editRange"]["end"]["line"], at["line"]);
-    let items = completion["items"].as_array().expect("items");
-    let quoted = items
-        .iter()
-        .find(|i| i["label"].as_str().is_some_and(|l| l.contains('"')))
-        .unwrap_or_else(|| panic!("a step with a quoted value: {:?}", labels(&completion)));
     let snippet = quoted["textEditText"].as_str().unwrap_or_else(|| panic!("a snippet text: {quoted}"));
     assert!(snippet.contains("\"${1:"), "the quoted value is a tab stop: {snippet}");
     assert!(quoted.get("textEdit").is_none(), "{quoted}");
