@@ -173,17 +173,20 @@ impl Backend {
             loop {
                 state.diagnostics_requested.notified().await;
                 // Wait until no change came in for a whole debounce period.
-                let mut generation = state.generation.load(Ordering::SeqCst);
+                let mut seen = state.generation.load(Ordering::SeqCst);
                 loop {
                     tokio::time::sleep(DIAGNOSTICS_DEBOUNCE).await;
                     let now = state.generation.load(Ordering::SeqCst);
-                    if now == generation {
+                    if now == seen {
                         break;
                     }
-                    generation = now;
+                    seen = now;
                 }
-                // A change from here on asks again (and wakes this task when it is done).
+                // A change from here on asks again (and wakes this task when it is done). One
+                // that came in just before is covered: a change bumps the generation before it
+                // asks, so the generation read after the flag is cleared includes it.
                 state.diagnostics_wanted.store(false, Ordering::SeqCst);
+                let generation = state.generation.load(Ordering::SeqCst);
                 publish_diagnostics(&state, &client, generation).await;
             }
         });
