@@ -125,8 +125,9 @@ impl LspClient {
         let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string();
         let sent = Instant::now();
         self.send_raw(body.as_bytes());
+        let deadline = sent + DEADLINE;
         loop {
-            let incoming = self.next_incoming();
+            let incoming = self.next_incoming(deadline);
             if incoming.id.as_ref() == Some(&id) && !incoming.has_method {
                 return (incoming.body, incoming.read_at.duration_since(sent));
             }
@@ -135,10 +136,11 @@ impl LspClient {
         }
     }
 
-    fn next_incoming(&mut self) -> Incoming {
-        match self.messages.recv_timeout(DEADLINE) {
+    /// The next message, failing the test if none comes before `deadline`.
+    fn next_incoming(&mut self, deadline: Instant) -> Incoming {
+        match self.messages.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
             Ok(incoming) => incoming,
-            Err(RecvTimeoutError::Timeout) => panic!("no message within {DEADLINE:?}"),
+            Err(RecvTimeoutError::Timeout) => panic!("no matching message within {DEADLINE:?}"),
             Err(RecvTimeoutError::Disconnected) => panic!("the server closed its output"),
         }
     }
@@ -163,12 +165,7 @@ impl LspClient {
     pub fn wait_for(&mut self, mut accept: impl FnMut(&Value) -> bool) -> Value {
         let deadline = Instant::now() + DEADLINE;
         loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let incoming = match self.messages.recv_timeout(left) {
-                Ok(incoming) => incoming,
-                Err(RecvTimeoutError::Timeout) => panic!("no matching message within {DEADLINE:?}"),
-                Err(RecvTimeoutError::Disconnected) => panic!("the server closed its output"),
-            };
+            let incoming = self.next_incoming(deadline);
             let message = self.parse_and_answer(&incoming);
             if accept(&message) {
                 return message;

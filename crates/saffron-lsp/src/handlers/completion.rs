@@ -27,7 +27,7 @@ pub struct CompletionList {
     pub items: Vec<CompletionItem>,
 }
 
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ItemDefaults {
     #[serde(skip_serializing_if = "Option::is_none")]
