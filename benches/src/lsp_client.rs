@@ -85,6 +85,19 @@ impl LspClient {
         LspClient { child, stdin, messages, received: Vec::new(), next_id: 1, root: root.to_path_buf() }
     }
 
+    /// The CPU time the server's threads have used so far (Linux: `/proc/PID/task/*/schedstat`,
+    /// nanoseconds on a CPU), or `None` where that is not readable. Threads that already ended
+    /// are not counted.
+    pub fn server_cpu_time(&self) -> Option<Duration> {
+        let tasks = std::fs::read_dir(format!("/proc/{}/task", self.child.id())).ok()?;
+        let mut total = 0u64;
+        for task in tasks.flatten() {
+            let stat = std::fs::read_to_string(task.path().join("schedstat")).unwrap_or_default();
+            total += stat.split_whitespace().next().and_then(|ns| ns.parse::<u64>().ok()).unwrap_or(0);
+        }
+        Some(Duration::from_nanos(total))
+    }
+
     pub fn send_raw(&mut self, body: &[u8]) {
         // One write: a server woken by the header alone would wait again for the body.
         let mut frame = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();

@@ -16,13 +16,16 @@ use tower_lsp_server::{LspService, Server};
 pub fn run_stdio() -> std::io::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(async {
-        let (service, socket) = LspService::build(server::Backend::new)
+        let replies = std::sync::Arc::new(transport::PreparedReplies::default());
+        let backend_replies = replies.clone();
+        let (service, socket) = LspService::build(move |client| server::Backend::new(client, backend_replies))
             .custom_method(transport::MALFORMED_METHOD, server::Backend::malformed_message)
             .custom_method(transport::COMPLETION_METHOD, server::Backend::completion)
             .custom_method(transport::COMPLETION_RESOLVE_METHOD, server::Backend::completion_resolve)
             .finish();
         let input = transport::guarded_input(transport::stdin());
-        Server::new(input, transport::stdout(), socket).serve(service).await;
+        let output = transport::guarded_output(transport::stdout(), replies);
+        Server::new(input, output, socket).serve(service).await;
     });
     // The stdin reader may still be blocked on a read the client never completes; after `exit`
     // nothing is left to wait for.

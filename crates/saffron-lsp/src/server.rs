@@ -16,6 +16,7 @@ use tower_lsp_server::{Client, LanguageServer};
 use crate::context::{ClientFeatures, RequestContext, guarded, relative_path};
 use crate::documents::OpenDocument;
 use crate::handlers;
+use crate::transport::PreparedReplies;
 
 /// How long diagnostics wait for typing to pause before they are computed.
 const DIAGNOSTICS_DEBOUNCE: Duration = Duration::from_millis(40);
@@ -23,6 +24,7 @@ const DIAGNOSTICS_DEBOUNCE: Duration = Duration::from_millis(40);
 pub struct Backend {
     client: Client,
     state: Arc<State>,
+    replies: Arc<PreparedReplies>,
 }
 
 #[derive(Default)]
@@ -112,8 +114,9 @@ impl State {
 }
 
 impl Backend {
-    pub fn new(client: Client) -> Backend {
-        Backend { client, state: Arc::new(State::default()) }
+    /// `replies` is shared with the output (see `transport::PreparedReplies`).
+    pub fn new(client: Client, replies: Arc<PreparedReplies>) -> Backend {
+        Backend { client, state: Arc::new(State::default()), replies }
     }
 
     /// Answers a frame the transport guard could not pass on (see `transport`).
@@ -122,16 +125,20 @@ impl Backend {
     }
 
     /// `textDocument/completion`, routed here by the transport (see `handlers::completion`).
-    pub async fn completion(
-        &self,
-        params: lsp::CompletionParams,
-    ) -> Result<Option<handlers::completion::CompletionList>> {
+    pub async fn completion(&self, params: lsp::CompletionParams) -> Result<serde_json::Value> {
         // The hot path: answered here, from the editor's text and the vocabulary as last
         // indexed, without waiting for the index or hopping to a blocking thread (it takes
         // microseconds; the keystroke's own step is the only thing the index may not have yet).
+        // The list is written to JSON here, not by the framework (see `PreparedReplies`).
         let text = self.state.open_text(&params.text_document_position.text_document.uri);
         let context = self.state.context_as_indexed();
-        guarded("completion", || handlers::completion::handle(&context, params, text))
+        let list = guarded("completion", || handlers::completion::handle(&context, params, text))?;
+        match list {
+            Some(list) => {
+                self.replies.prepare(&list).map_err(|error| internal(format!("cannot write the list: {error}")))
+            }
+            None => Ok(serde_json::Value::Null),
+        }
     }
 
     /// `completionItem/resolve`, routed here by the transport.

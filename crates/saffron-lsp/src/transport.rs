@@ -7,9 +7,16 @@
 //! error (-32700 parse error or -32600 invalid request): an error reply, never a crash.
 //!
 //! It also routes the requests in [`ROUTES`] to saffron's own methods.
+//!
+//! On the way out, [`GuardedOutput`] puts replies that a handler serialized itself
+//! ([`PreparedReplies`]) into their frames.
 
+use serde::Serialize;
 use serde_json::{Value, json};
+use std::collections::HashMap;
 use std::pin::Pin;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -108,20 +115,24 @@ impl Framer {
 
     /// The next whole frame, checked and re-framed, or `None` until more bytes come.
     pub fn next_frame(&mut self) -> Option<Vec<u8>> {
+        self.next_body(checked_body, || replacement(Value::Null, "parse")).map(|body| framed(&body))
+    }
+
+    /// The next whole frame's body passed through `body`, or `refused()` for a header block
+    /// with no usable length.
+    fn next_body(&mut self, body: impl FnOnce(&[u8]) -> Vec<u8>, refused: impl FnOnce() -> Vec<u8>) -> Option<Vec<u8>> {
         let (header_end, length) = self.header()?;
-        let body = match length {
+        Some(match length {
             Some(length) if length <= MAX_BODY => {
-                let body = self.pending.get(header_end..header_end + length)?;
-                let checked = checked_body(body);
+                let passed = body(self.pending.get(header_end..header_end + length)?);
                 self.pending.drain(..header_end + length);
-                checked
+                passed
             }
             _ => {
                 self.pending.drain(..header_end);
-                replacement(Value::Null, "parse")
+                refused()
             }
-        };
-        Some([format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes(), body].concat())
+        })
     }
 
     /// Where the header block ends and the Content-Length it gives, once it is whole. Blank
@@ -150,6 +161,12 @@ impl Framer {
         }
         None
     }
+}
+
+fn framed(body: &[u8]) -> Vec<u8> {
+    let mut frame = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    frame.extend_from_slice(body);
+    frame
 }
 
 /// The client's input with every frame checked, read in the same task as the server's reader:
@@ -203,9 +220,133 @@ impl<R: AsyncRead + Unpin> AsyncRead for GuardedInput<R> {
     }
 }
 
+/// Replies a handler serialized itself, each waiting for its frame.
+///
+/// tower-lsp-server turns every reply into a `serde_json::Value` and then into text: for a
+/// completion list, a map and a string per field of every item, built, written and dropped,
+/// a third of a completion's CPU time. A handler on the hot path writes its reply straight to
+/// JSON text instead and returns a placeholder; [`GuardedOutput`] puts the text in the
+/// placeholder's place as the reply is written.
+#[derive(Default)]
+pub struct PreparedReplies {
+    next: AtomicU64,
+    waiting: Mutex<HashMap<u64, Vec<u8>>>,
+}
+
+/// Starts every placeholder. A NUL character is never in a reply saffron writes, and the whole
+/// placeholder must also be a reply's entire `result` and one this process issued.
+const PLACEHOLDER: &str = "\u{0}saffron/prepared/";
+
+/// How many prepared replies may wait at once. Only a reply lost on its way to the output (the
+/// client gone) leaves one waiting; the oldest are dropped past this.
+const MAX_WAITING: u64 = 256;
+
+impl PreparedReplies {
+    /// `reply` as JSON text, and the placeholder to return in its place.
+    pub fn prepare(&self, reply: &impl Serialize) -> serde_json::Result<Value> {
+        let text = serde_json::to_vec(reply)?;
+        let number = self.next.fetch_add(1, Ordering::Relaxed);
+        let mut waiting = self.waiting.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        waiting.retain(|waiting_number, _| number.saturating_sub(*waiting_number) < MAX_WAITING);
+        waiting.insert(number, text);
+        Ok(Value::String(format!("{PLACEHOLDER}{number}")))
+    }
+
+    /// The body with the prepared reply in place, when `body` is a reply to a placeholder.
+    fn fill(&self, body: &[u8]) -> Option<Vec<u8>> {
+        // A reply that could be one is small (a placeholder and an id): larger bodies are
+        // passed without a look.
+        if body.len() > 1024 || !body.windows(10).any(|window| window == br"\u0000saff") {
+            return None;
+        }
+        let reply: Value = serde_json::from_slice(body).ok()?;
+        let number: u64 = reply.get("result")?.as_str()?.strip_prefix(PLACEHOLDER)?.parse().ok()?;
+        let text = self.waiting.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).remove(&number)?;
+        let id = serde_json::to_vec(reply.get("id")?).ok()?;
+        let mut filled = Vec::with_capacity(text.len() + id.len() + 32);
+        filled.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+        filled.extend_from_slice(&id);
+        filled.extend_from_slice(br#","result":"#);
+        filled.extend_from_slice(&text);
+        filled.push(b'}');
+        Some(filled)
+    }
+}
+
+/// The server's output, with prepared replies put in their frames ([`PreparedReplies`]).
+pub struct GuardedOutput<W> {
+    inner: W,
+    replies: std::sync::Arc<PreparedReplies>,
+    frames: Framer,
+    out: Vec<u8>,
+    out_at: usize,
+}
+
+pub fn guarded_output<W: AsyncWrite + Unpin>(inner: W, replies: std::sync::Arc<PreparedReplies>) -> GuardedOutput<W> {
+    GuardedOutput { inner, replies, frames: Framer::default(), out: Vec::new(), out_at: 0 }
+}
+
+impl<W: AsyncWrite + Unpin> GuardedOutput<W> {
+    /// Writes what is ready; `Ready` once all of it is written.
+    fn poll_drain(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        while self.out_at < self.out.len() {
+            match Pin::new(&mut self.inner).poll_write(cx, &self.out[self.out_at..]) {
+                Poll::Ready(Ok(0)) => return Poll::Ready(Err(std::io::ErrorKind::WriteZero.into())),
+                Poll::Ready(Ok(count)) => self.out_at += count,
+                Poll::Ready(Err(error)) => return Poll::Ready(Err(error)),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        self.out.clear();
+        self.out_at = 0;
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl<W: AsyncWrite + Unpin> AsyncWrite for GuardedOutput<W> {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+        let this = self.get_mut();
+        // What was taken before goes out first: a slow client slows the server's writes down
+        // instead of growing this buffer.
+        if this.poll_drain(cx)?.is_pending() {
+            return Poll::Pending;
+        }
+        this.frames.push(buf);
+        let replies = &this.replies;
+        // The server's own frames are always whole and well formed; one that is not is passed
+        // on as it is.
+        while let Some(body) =
+            this.frames.next_body(|body| replies.fill(body).unwrap_or_else(|| body.to_vec()), Vec::new)
+        {
+            this.out.extend_from_slice(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes());
+            this.out.extend_from_slice(&body);
+        }
+        // The bytes are taken; the frames written now, or on the next write or flush.
+        let _ = this.poll_drain(cx)?;
+        Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        if this.poll_drain(cx)?.is_pending() {
+            return Poll::Pending;
+        }
+        Pin::new(&mut this.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        if this.poll_drain(cx)?.is_pending() {
+            return Poll::Pending;
+        }
+        Pin::new(&mut this.inner).poll_shutdown(cx)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Framer, checked_body};
+    use serde_json::{Value, json};
 
     fn method(body: &[u8]) -> String {
         let value: serde_json::Value = serde_json::from_slice(&checked_body(body)).expect("json");
@@ -265,5 +406,79 @@ mod tests {
             method(br#"{"jsonrpc":"2.0","id":5,"method":"completionItem/resolve","params":{"label":"x"}}"#),
             super::COMPLETION_RESOLVE_METHOD
         );
+    }
+
+    /// What `GuardedOutput` writes for `frames`, given `chunk` bytes at a time.
+    fn written(replies: std::sync::Arc<super::PreparedReplies>, frames: &[String], chunk: usize) -> Vec<Value> {
+        use tokio::io::AsyncWriteExt;
+        let runtime = tokio::runtime::Builder::new_current_thread().build().expect("a runtime");
+        let bytes = runtime.block_on(async {
+            let mut output = super::guarded_output(Vec::new(), replies);
+            let all: Vec<u8> = frames.concat().into_bytes();
+            for piece in all.chunks(chunk) {
+                output.write_all(piece).await.expect("write");
+            }
+            output.flush().await.expect("flush");
+            output.inner
+        });
+        let mut framer = Framer::default();
+        framer.push(&bytes);
+        std::iter::from_fn(|| framer.next_frame())
+            .map(|frame| {
+                let body = frame.split(|b| *b == b'\n').next_back().unwrap_or_default().to_vec();
+                serde_json::from_slice(&body).expect("a JSON body")
+            })
+            .collect()
+    }
+
+    fn frame(body: &Value) -> String {
+        let body = body.to_string();
+        format!("Content-Length: {}\r\n\r\n{body}", body.len())
+    }
+
+    #[test]
+    fn prepared_replies_are_put_in_their_frames() {
+        let list = json!({ "isIncomplete": false, "items": [{ "label": "I save \"it\"", "kind": 1 }] });
+        let placeholder = super::PreparedReplies::default().prepare(&list).expect("serializable");
+        let other = json!({ "jsonrpc": "2.0", "method": "window/logMessage", "params": { "message": placeholder } });
+        let frames = [
+            frame(&json!({ "jsonrpc": "2.0", "result": placeholder, "id": 7 })),
+            frame(&other),
+            frame(&json!({ "jsonrpc": "2.0", "result": { "capabilities": {} }, "id": "a" })),
+        ];
+        for chunk in [1, 7, 4096] {
+            // Each pass gets its own, identical placeholder: a filled reply is taken.
+            let replies = std::sync::Arc::new(super::PreparedReplies::default());
+            assert_eq!(replies.prepare(&list).expect("serializable"), placeholder);
+            let written = written(replies, &frames, chunk);
+            assert_eq!(written.len(), 3, "chunk {chunk}");
+            assert_eq!(written[0], json!({ "jsonrpc": "2.0", "id": 7, "result": list }), "chunk {chunk}");
+            // A placeholder anywhere but a reply's whole result is left as it is.
+            assert_eq!(written[1], other);
+            assert_eq!(written[2]["result"], json!({ "capabilities": {} }));
+        }
+    }
+
+    #[test]
+    fn a_placeholder_is_filled_once_and_only_when_issued() {
+        let replies = std::sync::Arc::new(super::PreparedReplies::default());
+        let placeholder = replies.prepare(&json!([1, 2])).expect("serializable");
+        let reply = frame(&json!({ "jsonrpc": "2.0", "result": placeholder, "id": 1 }));
+        let forged = frame(&json!({ "jsonrpc": "2.0", "result": "\u{0}saffron/prepared/99", "id": 2 }));
+        let written = written(replies, &[reply.clone(), reply, forged], 4096);
+        assert_eq!(written[0]["result"], json!([1, 2]));
+        assert_eq!(written[1]["result"], placeholder, "the text was taken by the first");
+        assert_eq!(written[2]["result"], "\u{0}saffron/prepared/99");
+    }
+
+    #[test]
+    fn replies_lost_on_the_way_do_not_pile_up() {
+        let replies = super::PreparedReplies::default();
+        for n in 0..1000 {
+            replies.prepare(&n).expect("serializable");
+        }
+        let waiting = replies.waiting.lock().expect("lock");
+        assert_eq!(waiting.len() as u64, super::MAX_WAITING);
+        assert!(waiting.contains_key(&999) && !waiting.contains_key(&(999 - super::MAX_WAITING)));
     }
 }
