@@ -3,14 +3,13 @@
 //! keywords of the file's language.
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
 use std::path::Path;
 
 use saffron_index::{Entry, Snapshot, StepStatus};
 use saffron_syntax::{SourceKind, Span, dialect};
 
 use crate::context::{self, line_at};
-use crate::snippet::snippet_body;
+use crate::snippet::snippet;
 
 /// At most this many steps are returned; the list is then marked incomplete so the editor asks
 /// again as the user types.
@@ -33,7 +32,8 @@ pub struct CompletionItem {
     pub detail: Option<Cow<'static, str>>,
     /// Markdown.
     pub documentation: Option<String>,
-    pub insert_text: String,
+    /// What is inserted, when it is not the label.
+    pub insert_text: Option<String>,
     pub is_snippet: bool,
     /// The text the item replaces.
     pub replace: Span,
@@ -42,9 +42,32 @@ pub struct CompletionItem {
     pub filter_text: Option<String>,
 }
 
-/// A rank as a sort key: editors sort items by it as text.
+impl CompletionItem {
+    /// What is inserted: a snippet body, or the label.
+    pub fn insert_text(&self) -> &str {
+        self.insert_text.as_deref().unwrap_or(&self.label)
+    }
+}
+
+/// A rank as a sort key: editors sort items by it as text. (Written by hand: `format!` is a
+/// tenth of a completion list's time.)
 fn sort_key(rank: usize) -> String {
-    format!("{rank:04}")
+    let mut key = String::with_capacity(4);
+    push_decimal(&mut key, rank, 4);
+    key
+}
+
+/// `number` in decimal, left-padded with zeros to `width` digits.
+fn push_decimal(out: &mut String, number: usize, width: usize) {
+    let mut digits = [0u8; 20];
+    let mut rest = number;
+    let mut length = 0;
+    while rest > 0 || length < width.max(1) {
+        digits[length] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        length += 1;
+    }
+    out.extend(digits[..length].iter().rev().map(|digit| char::from(*digit)));
 }
 
 /// `✓ recorded · 3×`.
@@ -53,8 +76,8 @@ fn step_description(status: StepStatus, count: usize) -> String {
     let mut description = String::with_capacity(badge.len() + 12);
     description.push_str(badge);
     description.push_str(" · ");
-    // Writing to a String cannot fail.
-    let _ = write!(description, "{count}×");
+    push_decimal(&mut description, count, 1);
+    description.push('×');
     description
 }
 
@@ -172,78 +195,73 @@ fn step_items<'s>(
     let is_the_typed_line = |entry: &Entry| {
         entry.recordings.is_empty()
             && entry.uses.len() == 1
-            && entry.uses[0].file.as_ref() == path
             && (entry.uses[0].location.line == cursor_line || entry.text.as_ref() == typed_trimmed)
+            // Both paths come from the same project root; bytes compare faster than components.
+            && entry.uses[0].file.as_os_str() == path.as_os_str()
     };
-    let mut ranked: Vec<(RankKey<'_>, &std::sync::Arc<Entry>)>;
-    let incomplete = match snapshot.completion_candidates(&typed_lower) {
-        // A selective word: few candidates, ranked whole.
-        Some(candidates) => {
-            ranked = candidates
-                .into_iter()
-                .filter_map(|entry| {
-                    let class = match_class(&entry.lowercase, &typed_lower)?;
-                    if is_the_typed_line(entry) {
-                        return None;
-                    }
-                    let key =
-                        (class, status_rank(entry.status()), std::cmp::Reverse(entry.count()), entry.text.as_ref());
-                    Some((key, entry))
-                })
-                .collect();
-            let incomplete = ranked.len() > MAX_STEP_ITEMS;
-            if incomplete {
-                ranked.select_nth_unstable_by(MAX_STEP_ITEMS, |a, b| a.0.cmp(&b.0));
-                ranked.truncate(MAX_STEP_ITEMS);
-            }
-            ranked.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-            incomplete
+    let key_of = |class: u8, entry: &'s std::sync::Arc<Entry>| {
+        ((class, status_rank(entry.status()), std::cmp::Reverse(entry.count()), entry.text.as_ref()), entry)
+    };
+    let best_of = |mut ranked: Vec<(RankKey<'s>, &'s std::sync::Arc<Entry>)>| {
+        let incomplete = ranked.len() > MAX_STEP_ITEMS;
+        if incomplete {
+            ranked.select_nth_unstable_by(MAX_STEP_ITEMS, |a, b| a.0.cmp(&b.0));
+            ranked.truncate(MAX_STEP_ITEMS);
         }
-        // A short or common prefix. The texts that start with it are a range of the index;
-        // when there are many, the best of them are the first a walk in rank order meets.
-        None => {
-            let key_of = |class: u8, entry: &'s std::sync::Arc<Entry>| {
-                ((class, status_rank(entry.status()), std::cmp::Reverse(entry.count()), entry.text.as_ref()), entry)
-            };
-            let starting: Vec<&std::sync::Arc<str>> =
-                snapshot.texts_starting_with(&typed_lower).take(DENSE_PREFIX + 1).collect();
-            let mut prefix: Vec<(RankKey<'_>, &std::sync::Arc<Entry>)>;
-            let mut words = Vec::new();
-            if starting.len() > DENSE_PREFIX {
-                prefix = snapshot
-                    .entries_by_rank()
-                    .filter(|key| key.lowercase.starts_with(typed_lower.as_str()))
-                    .filter_map(|key| snapshot.entry(&key.text))
-                    .filter(|entry| !is_the_typed_line(entry))
-                    .take(MAX_STEP_ITEMS + 1)
-                    .map(|entry| key_of(0, entry))
-                    .collect();
-            } else {
-                prefix = starting
-                    .into_iter()
-                    .filter_map(|text| snapshot.entry(text))
-                    .filter(|entry| !is_the_typed_line(entry))
-                    .map(|entry| key_of(0, entry))
-                    .collect();
-                prefix.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-                // Then the texts whose words start with the typed words, best first.
-                let wanted = (MAX_STEP_ITEMS + 1).saturating_sub(prefix.len());
-                if wanted > 0 {
-                    words = snapshot
+        ranked.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        (ranked, incomplete)
+    };
+    // The texts that start with what was typed rank first, and they are a range of the index.
+    let starting: Vec<&std::sync::Arc<str>> =
+        snapshot.texts_starting_with(&typed_lower).take(DENSE_PREFIX + 1).collect();
+    let (ranked, incomplete) = if starting.len() > DENSE_PREFIX {
+        // Many: the best of them are the first a walk in rank order meets.
+        let mut ranked: Vec<_> = snapshot
+            .entries_by_rank()
+            .filter(|key| key.lowercase.starts_with(typed_lower.as_str()))
+            .filter_map(|key| snapshot.entry(&key.text))
+            .filter(|entry| !is_the_typed_line(entry))
+            .take(MAX_STEP_ITEMS + 1)
+            .map(|entry| key_of(0, entry))
+            .collect();
+        let incomplete = ranked.len() > MAX_STEP_ITEMS;
+        ranked.truncate(MAX_STEP_ITEMS);
+        (ranked, incomplete)
+    } else {
+        let prefix: Vec<_> = starting
+            .into_iter()
+            .filter_map(|text| snapshot.entry(text))
+            .filter(|entry| !is_the_typed_line(entry))
+            .map(|entry| key_of(0, entry))
+            .collect();
+        if prefix.len() > MAX_STEP_ITEMS {
+            // Enough that no looser match can make the list.
+            best_of(prefix)
+        } else {
+            // Then the texts whose words start with the typed words.
+            let mut ranked = prefix;
+            let wanted = MAX_STEP_ITEMS + 1 - ranked.len();
+            match snapshot.completion_candidates(&typed_lower) {
+                // A selective word: few candidates, ranked whole.
+                Some(candidates) => ranked.extend(
+                    candidates
+                        .into_iter()
+                        .filter(|entry| match_class(&entry.lowercase, &typed_lower) == Some(1))
+                        .filter(|entry| !is_the_typed_line(entry))
+                        .map(|entry| key_of(1, entry)),
+                ),
+                // Common words only: the best are the first a walk in rank order meets.
+                None => ranked.extend(
+                    snapshot
                         .entries_by_rank()
                         .filter(|key| match_class(&key.lowercase, &typed_lower) == Some(1))
                         .filter_map(|key| snapshot.entry(&key.text))
                         .filter(|entry| !is_the_typed_line(entry))
                         .take(wanted)
-                        .map(|entry| key_of(1, entry))
-                        .collect();
-                }
+                        .map(|entry| key_of(1, entry)),
+                ),
             }
-            ranked = prefix;
-            ranked.extend(words);
-            let incomplete = ranked.len() > MAX_STEP_ITEMS;
-            ranked.truncate(MAX_STEP_ITEMS);
-            incomplete
+            best_of(ranked)
         }
     };
     let items = ranked
@@ -251,8 +269,7 @@ fn step_items<'s>(
         .enumerate()
         .map(|(rank, (_, entry))| {
             let status = entry.status();
-            let body = snippet_body(&entry.text);
-            let is_snippet = body != entry.text.as_ref();
+            let snippet = snippet(&entry.text);
             CompletionItem {
                 label: entry.text.to_string(),
                 kind: CompletionKind::Step,
@@ -260,8 +277,8 @@ fn step_items<'s>(
                 detail: Some(Cow::Borrowed(status_detail(status))),
                 // Filled in on demand (`completion_documentation`): most items are never looked at.
                 documentation: None,
-                insert_text: body,
-                is_snippet,
+                is_snippet: snippet.is_some(),
+                insert_text: snippet,
                 replace,
                 sort_text: sort_key(rank),
                 filter_text: None,
@@ -298,7 +315,7 @@ fn step_set_items(snapshot: &Snapshot, typed: &str, replace: Span) -> Vec<Comple
                     description: Some(format!("StepSet · {} steps", set.steps().len())),
                     detail: Some(Cow::Owned(format!("{}:{}", set.file.display(), set.location().line))),
                     documentation: Some(format!("```gherkin\nStepSet: {}\n{}\n```", set.name, steps.join("\n"))),
-                    insert_text: set.name.clone(),
+                    insert_text: None,
                     is_snippet: false,
                     replace,
                     sort_text: String::new(),
@@ -353,7 +370,7 @@ fn keyword_items(language: &dialect::Dialect, is_saffron: bool, typed: &str, rep
             description: Some(language.native.clone()),
             detail: Some(Cow::Borrowed(kind)),
             documentation: None,
-            insert_text: keyword.clone(),
+            insert_text: (keyword.trim_end() != keyword).then(|| keyword.clone()),
             is_snippet: false,
             replace,
             sort_text: sort_key(rank),

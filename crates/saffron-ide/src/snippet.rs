@@ -5,6 +5,11 @@ use std::fmt::Write as _;
 /// A snippet body in the LSP / VS Code syntax: `<param>` and quoted values become tab stops
 /// (`${1:param}`); `$`, `}` and `\` are escaped as the syntax requires.
 pub fn snippet_body(text: &str) -> String {
+    snippet(text).unwrap_or_else(|| text.to_string())
+}
+
+/// The snippet body of `text` when it differs from `text` (see [`snippet_body`]).
+pub fn snippet(text: &str) -> Option<String> {
     fn escape_into(out: &mut String, text: &str, in_placeholder: bool) {
         for c in text.chars() {
             if c == '$' || c == '\\' || (in_placeholder && c == '}') {
@@ -15,7 +20,7 @@ pub fn snippet_body(text: &str) -> String {
     }
     // Most steps have nothing to escape or turn into a tab stop.
     if !text.contains(['<', '"', '$', '\\']) {
-        return text.to_string();
+        return None;
     }
     let mut body = String::with_capacity(text.len() + 16);
     let mut stop = 1;
@@ -45,7 +50,7 @@ pub fn snippet_body(text: &str) -> String {
         rest = &rest[start + 2 + length..];
     }
     escape_into(&mut body, rest, false);
-    body
+    (body != text).then_some(body)
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use expect_test::{Expect, expect};
 use saffron_ide::*;
-use saffron_index::{Change, IndexHost};
+use saffron_index::{Change, IndexHost, StepStatus};
 
 /// Files separated by `//- path` lines; one of them holds `$0`. Files under `.saffron/cache`
 /// are recordings.
@@ -111,7 +111,7 @@ fn render_completions(host: &IndexHost, path: &Path, offset: usize) -> String {
                 item.kind,
                 item.label,
                 item.description.as_deref().unwrap_or(""),
-                item.insert_text,
+                item.insert_text(),
                 if item.is_snippet { " (snippet)" } else { "" }
             )
         })
@@ -416,4 +416,105 @@ fn symbols_folding_lenses_and_tokens() {
         Function " for "
         Parameter "<who>""#]]
     .assert_eq(&tokens.join("\n"));
+}
+
+/// A vocabulary large enough for every way the step list is found: thousands of texts, some
+/// sharing a prefix by the hundred, some words in most texts and some in few, used 1–7 times.
+fn large_vocabulary() -> IndexHost {
+    let verbs = ["click", "see", "open", "choose", "want to create", "want to delete", "add", "remove"];
+    let things = ["the button", "a new channel", "the product", "an order", "the cart", "a zone", "the tax"];
+    let mut changes = Vec::new();
+    let mut n = 0usize;
+    for (f, verb) in verbs.iter().enumerate() {
+        let mut text = String::from("Feature: F\n");
+        for thing in things {
+            for variant in 0..60 {
+                n += 1;
+                let step = match variant % 4 {
+                    0 => format!("I {verb} {thing} number {variant}"),
+                    1 => format!("the shop {verb}s {thing} {variant}"),
+                    2 => format!("I {verb} <count> of {thing} {variant}"),
+                    _ => format!("{thing} is {verb} {variant} times"),
+                };
+                for _ in 0..=(n * 7919 % 7) {
+                    text.push_str(&format!("  Scenario: S{n}\n    Given {step}\n"));
+                }
+            }
+        }
+        changes.push(Change::SetFile { path: PathBuf::from(format!("features/f{f}.feature")), text });
+    }
+    let mut host = IndexHost::new();
+    host.apply_all(changes);
+    host
+}
+
+/// The step list as its definition reads: every text that starts with what was typed, then
+/// every text whose words start with the typed words in order; each group by status, usage
+/// (most first) and text; the first `MAX_STEP_ITEMS`.
+fn ranked_by_definition(snapshot: &saffron_index::Snapshot, typed: &str) -> (Vec<String>, bool) {
+    let typed = typed.trim_start().to_lowercase();
+    let status_rank = |status| match status {
+        StepStatus::Recorded => 0,
+        StepStatus::Divergent => 1,
+        StepStatus::Unrecorded => 2,
+    };
+    let mut ranked: Vec<_> = snapshot
+        .entries_unordered()
+        .filter_map(|entry| {
+            let class = if entry.lowercase.starts_with(&typed) {
+                0
+            } else {
+                let mut words = entry.lowercase.split_whitespace();
+                if !typed.split_whitespace().all(|wanted| words.any(|word| word.starts_with(wanted))) {
+                    return None;
+                }
+                1
+            };
+            Some((class, status_rank(entry.status()), std::cmp::Reverse(entry.count()), entry.text.to_string()))
+        })
+        .collect();
+    ranked.sort();
+    let incomplete = ranked.len() > MAX_STEP_ITEMS;
+    (ranked.into_iter().take(MAX_STEP_ITEMS).map(|key| key.3).collect(), incomplete)
+}
+
+#[test]
+fn step_lists_match_their_definition_on_a_large_vocabulary() {
+    let host = large_vocabulary();
+    let snapshot = host.snapshot();
+    assert!(snapshot.entry_count() > 2_000, "{}", snapshot.entry_count());
+    // Typed in a file the index does not have, so no text is the line being typed.
+    let path = Path::new("features/new.feature");
+    let typed = [
+        "",
+        "I",
+        "I ",
+        "I w",
+        "I want",
+        "I want to c",
+        "I want to create a n",
+        "the",
+        "the shop ",
+        "the shop a",
+        "the button",
+        "the button is",
+        "a zone is cl",
+        "sh cl",
+        "I cl the",
+        "I click the button number 1",
+        "zone",
+        "tax 5",
+        "number",
+        "xyz",
+        "I see a",
+        "I add <co",
+        "<count> of",
+        "ad <count",
+    ];
+    for typed in typed {
+        let text = format!("Feature: F\n  Scenario: S\n    When {typed}\n");
+        let (items, incomplete) = completions_in(&snapshot, path, &text, text.len() - 1);
+        let labels: Vec<String> = items.into_iter().map(|item| item.label).collect();
+        assert_eq!((labels, incomplete), ranked_by_definition(&snapshot, typed), "typed {typed:?}");
+    }
 }

@@ -64,28 +64,20 @@ impl Snapshot {
     }
 
     /// The entries that can match a step being typed: those with, for every word typed so
-    /// far, a token equal to it (or starting with it, for the word still being typed). Found
-    /// through the most selective word's postings, so typing stays fast on large suites.
-    /// `None` when nothing was typed that narrows the search enough to beat a scan.
+    /// far, a token starting with it. Found through the most selective word's postings, so
+    /// typing stays fast on large suites. `None` when nothing was typed that narrows the search
+    /// enough to beat a scan.
     pub fn completion_candidates(&self, typed: &str) -> Option<Vec<&Arc<Entry>>> {
-        let words = tokens::tokens_in_order(typed);
-        let last_is_partial = typed.chars().last().is_some_and(char::is_alphanumeric);
-        let (partial, whole) = match words.split_last() {
-            Some((last, rest)) if last_is_partial => (Some(last), rest),
-            _ => (None, words.as_slice()),
-        };
+        // A placeholder still being typed (`<na`) is not a prefix of its token (`<name>`).
+        if typed.contains('<') {
+            return None;
+        }
+        let mut words = tokens::tokens_in_order(typed);
+        // Long words are the selective ones: looked at first, they bound the others' scans.
+        words.sort_unstable_by_key(|word| std::cmp::Reverse(word.len()));
         let mut best: Option<Vec<&crate::host::HashSet<Arc<str>>>> = None;
         let mut best_size = usize::MAX;
-        // Whole words first: one look-up each, and the smallest bounds the partial word's scan.
-        for word in whole {
-            let set = self.state.postings.get(word.as_str());
-            let size = set.map_or(0, |set| set.len());
-            if size < best_size {
-                best_size = size;
-                best = Some(set.into_iter().collect());
-            }
-        }
-        if let Some(word) = partial {
+        for word in &words {
             let mut sets = Vec::new();
             let mut size = 0;
             let tokens = self
@@ -113,14 +105,13 @@ impl Snapshot {
         if best_size > self.state.vocabulary.len() / 4 {
             return None;
         }
-        let mut seen = std::collections::HashSet::new();
-        Some(
-            sets.into_iter()
-                .flat_map(|set| set.iter())
-                .filter(|text| seen.insert(text.as_ptr()))
-                .filter_map(|text| self.state.vocabulary.get(text))
-                .collect(),
-        )
+        let mut texts: Vec<&Arc<str>> = sets.iter().flat_map(|set| set.iter()).collect();
+        // A text in the postings of two tokens (a partial word's completions) counts once.
+        if sets.len() > 1 {
+            texts.sort_unstable_by_key(|text| text.as_ptr());
+            texts.dedup_by_key(|text| text.as_ptr());
+        }
+        Some(texts.into_iter().filter_map(|text| self.state.vocabulary.get(text)).collect())
     }
 
     pub fn entry(&self, text: &str) -> Option<&Arc<Entry>> {

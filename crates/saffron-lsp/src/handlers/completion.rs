@@ -94,16 +94,20 @@ fn to_list(
         .into_iter()
         .map(|item| {
             let snippet = item.is_snippet && client.snippets;
-            let new_text = if item.is_snippet && !snippet { item.label.clone() } else { item.insert_text };
+            // The inserted text when it is not the label (a client without snippets gets the
+            // label for a snippet item: its plain text).
+            let new_text = item.insert_text.filter(|_| snippet || !item.is_snippet);
             let insert_text_format = if snippet_default {
                 // Plain text is a snippet too, unless it holds a snippet's special characters.
-                (!snippet && new_text.contains(['$', '\\', '}'])).then_some(lsp::InsertTextFormat::PLAIN_TEXT)
+                let inserted = new_text.as_deref().unwrap_or(&item.label);
+                (!snippet && inserted.contains(['$', '\\', '}'])).then_some(lsp::InsertTextFormat::PLAIN_TEXT)
             } else {
                 snippet.then_some(lsp::InsertTextFormat::SNIPPET)
             };
             let (text_edit, text_edit_text) = if edit_range.is_some() {
-                (None, (new_text != item.label).then_some(new_text))
+                (None, new_text)
             } else {
+                let new_text = new_text.unwrap_or_else(|| item.label.clone());
                 (Some(lsp::TextEdit { range: index.range(item.replace), new_text }), None)
             };
             let is_step = item.kind == CompletionKind::Step;
