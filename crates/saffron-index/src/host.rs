@@ -119,18 +119,24 @@ impl IndexHost {
                 _ => None,
             })
             .collect();
-        let mut parsed = parse_in_parallel(texts).into_iter();
+        let mut parsed = map_in_parallel(texts, |(path, text)| {
+            let source = SourceFile::parse(path, text)?;
+            let path: Arc<Path> = Arc::from(source.path.as_path());
+            let written = written_steps(&path, &source.parsed.document);
+            Some(ParsedFile { path, source, written })
+        })
+        .into_iter();
         let mut sets_changed = false;
         let mut uses = UseBatch::default();
         for change in changes {
             match change {
                 Change::SetFile { path, .. } => {
-                    let Some(source) = parsed.next().flatten() else {
+                    let Some(file) = parsed.next().flatten() else {
                         // Not a feature file: a rename away from .feature/.saffron removes it.
                         sets_changed |= self.remove_file(&path, &mut uses);
                         continue;
                     };
-                    sets_changed |= self.set_file(source, &mut uses);
+                    sets_changed |= self.set_file(file, &mut uses);
                 }
                 Change::RemoveFile { path } => sets_changed |= self.remove_file(&path, &mut uses),
                 Change::SetRecording { path, recording } => {
@@ -167,11 +173,10 @@ impl IndexHost {
     }
 
     /// Returns whether the file's StepSet definitions changed. Its uses join the batch.
-    fn set_file(&mut self, source: SourceFile, uses: &mut UseBatch) -> bool {
-        let path: Arc<Path> = Arc::from(source.path.as_path());
+    fn set_file(&mut self, file: ParsedFile, uses: &mut UseBatch) -> bool {
+        let ParsedFile { path, source, written } = file;
         let old_sets = self.state.files.get(&path).map(|old| step_set_blocks(&old.source.parsed.document));
         self.forget_uses(&path, uses);
-        let written = written_steps(&path, &source.parsed.document);
         uses.added.insert(path.clone(), written.clone());
         let new_sets = step_set_blocks(&source.parsed.document);
         let sets_changed = old_sets.as_ref() != Some(&new_sets) && !(old_sets.is_none() && new_sets.is_empty());
@@ -206,14 +211,21 @@ impl IndexHost {
     /// whole project costs one entry copy per text, not one per use.
     fn flush_uses(&mut self, uses: UseBatch) {
         let UseBatch { purged, purged_texts, added } = uses;
-        let mut by_text: std::collections::HashMap<Arc<str>, Vec<Use>> = std::collections::HashMap::new();
+        let mut by_text: std::collections::HashMap<Arc<str>, Vec<Use>, Hasher> = Default::default();
         for (text, use_) in added.into_values().flatten() {
             by_text.entry(text).or_default().push(use_);
         }
         for text in purged_texts {
             by_text.entry(text).or_default();
         }
+        let mut fresh = Vec::new();
         for (text, new_uses) in by_text {
+            if !self.state.vocabulary.contains_key(&text) {
+                if !new_uses.is_empty() {
+                    fresh.push((text, new_uses));
+                }
+                continue;
+            }
             self.update_entry(&text, |entry| {
                 if !purged.is_empty() {
                     entry.uses.retain(|use_| !purged.contains(&(Arc::as_ptr(&use_.file) as *const u8 as usize)));
@@ -240,6 +252,56 @@ impl IndexHost {
                 }
             });
         }
+        if fresh.len() < BULK_FRESH_TEXTS {
+            for (text, new_uses) in fresh {
+                self.update_entry(&text, |entry| {
+                    entry.uses = new_uses;
+                    entry.uses.sort_by(use_order);
+                });
+            }
+        } else {
+            self.insert_fresh(fresh);
+        }
+    }
+
+    /// Adds many texts the index does not have yet (a project's load): the entries are built
+    /// on all cores, and the postings are filled on one core while the orders and the
+    /// vocabulary are filled on another.
+    fn insert_fresh(&mut self, fresh: Vec<(Arc<str>, Vec<Use>)>) {
+        let entries: Vec<Arc<Entry>> = map_in_parallel(fresh, |(text, mut uses)| {
+            uses.sort_by(use_order);
+            let mut entry = Entry::new(text);
+            entry.uses = uses;
+            Arc::new(entry)
+        });
+        let state = &mut self.state;
+        let (postings, token_order) = (&mut state.postings, &mut state.token_order);
+        let (vocabulary, by_rank, by_lowercase) = (&mut state.vocabulary, &mut state.by_rank, &mut state.by_lowercase);
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                for entry in &entries {
+                    for token in entry.tokens.iter() {
+                        match postings.get_mut(token.as_str()) {
+                            Some(texts) => {
+                                texts.insert(entry.text.clone());
+                            }
+                            None => {
+                                let token: Arc<str> = Arc::from(token.as_str());
+                                let mut texts = HashSet::default();
+                                texts.insert(entry.text.clone());
+                                postings.insert(token.clone(), texts);
+                                token_order.insert(token);
+                            }
+                        }
+                    }
+                }
+            });
+            for entry in &entries {
+                by_rank.insert(entry.rank_key());
+                by_lowercase.insert((entry.lowercase.clone(), entry.text.clone()));
+                vocabulary.insert(entry.text.clone(), entry.clone());
+            }
+        });
     }
 
     fn add_recording(&mut self, data: RecordingData) {
@@ -356,27 +418,34 @@ impl IndexHost {
     }
 }
 
-/// Parses the feature files among `texts` on all cores, keeping their order; `None` for files
-/// with other extensions.
-fn parse_in_parallel(texts: Vec<(PathBuf, String)>) -> Vec<Option<SourceFile>> {
-    if texts.len() < 8 {
-        return texts.into_iter().map(|(path, text)| SourceFile::parse(path, text)).collect();
-    }
+/// A feature file parsed, with the steps written in it.
+struct ParsedFile {
+    path: Arc<Path>,
+    source: SourceFile,
+    written: Vec<(Arc<str>, Use)>,
+}
+
+/// From this many new texts in one batch, they are added in bulk ([`IndexHost::insert_fresh`]).
+/// Below it, threads cost more than they save.
+pub(crate) const BULK_FRESH_TEXTS: usize = 512;
+
+/// `map` over `items` on all cores, keeping their order.
+fn map_in_parallel<T: Send, R: Send>(items: Vec<T>, map: impl Fn(T) -> R + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
-    let chunk_size = texts.len().div_ceil(threads);
-    let mut chunks: Vec<Vec<(PathBuf, String)>> = Vec::new();
-    let mut texts = texts.into_iter().peekable();
-    while texts.peek().is_some() {
-        chunks.push(texts.by_ref().take(chunk_size).collect());
+    if items.len() < 8 || threads == 1 {
+        return items.into_iter().map(map).collect();
     }
+    let chunk_size = items.len().div_ceil(threads);
+    let mut chunks: Vec<Vec<T>> = Vec::new();
+    let mut items = items.into_iter().peekable();
+    while items.peek().is_some() {
+        chunks.push(items.by_ref().take(chunk_size).collect());
+    }
+    let map = &map;
     std::thread::scope(|scope| {
         let handles: Vec<_> = chunks
             .into_iter()
-            .map(|chunk| {
-                scope.spawn(move || {
-                    chunk.into_iter().map(|(path, text)| SourceFile::parse(path, text)).collect::<Vec<_>>()
-                })
-            })
+            .map(|chunk| scope.spawn(move || chunk.into_iter().map(map).collect::<Vec<_>>()))
             .collect();
         handles
             .into_iter()

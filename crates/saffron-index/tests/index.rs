@@ -271,6 +271,62 @@ fn to_change(edit: &Edit) -> Change {
     }
 }
 
+/// A project with thousands of step texts: loaded in one batch, they are added in bulk on all
+/// cores; the result must be the index that file-by-file updates build.
+#[test]
+fn a_bulk_load_equals_file_by_file_updates() {
+    // A word per number, so texts share few tokens (near-duplicates stay cheap to find).
+    let word = |mut n: usize| {
+        let mut word = String::new();
+        loop {
+            word.push(char::from(b'a' + (n % 26) as u8));
+            n /= 26;
+            if n == 0 {
+                return word;
+            }
+        }
+    };
+    let files: Vec<Change> = (0..30)
+        .map(|f| {
+            let mut text = format!("Feature: F{f}\n  Scenario: S\n");
+            for s in 0..20 {
+                // Some texts are in many files, most in one.
+                let step = if s % 5 == 0 {
+                    format!("I open the {} page", word(s))
+                } else {
+                    format!("I {} the {} of <{}>", word(f * 20 + s), word(f * 7 + s * 3 + 1000), word(s))
+                };
+                text.push_str(&format!("    Given {step}\n    And {step} {}\n", word(s + 5000)));
+            }
+            file(&format!("features/f{f}.feature"), &text)
+        })
+        .collect();
+    let recorded = Change::SetRecording {
+        path: PathBuf::from(".saffron/cache/f0/s.json"),
+        recording: recording(
+            "features/f0.feature",
+            "S",
+            &[
+                (StepKind::Context, "I open the f page", vec![click("Open")]),
+                (StepKind::Context, "only recorded", vec![]),
+            ],
+        ),
+    };
+    let mut bulk = IndexHost::new();
+    bulk.apply_all(files.iter().cloned().chain([recorded.clone()]));
+    let mut one_by_one = IndexHost::new();
+    one_by_one.apply(recorded);
+    for change in files {
+        one_by_one.apply(change);
+    }
+    let (bulk, one_by_one) = (bulk.snapshot(), one_by_one.snapshot());
+    assert!(bulk.entry_count() > 900, "{} texts: too few for a bulk load", bulk.entry_count());
+    let canonical = bulk.canonical();
+    assert_eq!(canonical["byRank"], canonical["rankFromEntries"]);
+    assert_eq!(canonical["byLowercase"], canonical["lowercaseFromEntries"]);
+    assert_eq!(canonical, one_by_one.canonical());
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
