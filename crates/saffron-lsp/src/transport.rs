@@ -11,7 +11,8 @@
 //! On the way out, [`GuardedOutput`] puts replies that a handler serialized itself
 //! ([`PreparedReplies`]) into their frames.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::pin::Pin;
@@ -69,28 +70,80 @@ pub fn stdout() -> Box<dyn AsyncWrite + Unpin + Send> {
     Box::new(tokio::io::stdout())
 }
 
+/// The top-level members of a message, as raw JSON text: enough to check the message's shape
+/// and route it without building it as a `Value` (the reader behind parses it again anyway).
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow, default, deserialize_with = "present")]
+    jsonrpc: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    method: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    params: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    result: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    error: Option<&'a RawValue>,
+}
+
+/// A member that is there, even when it is `null` (which `Option` alone reads as absent).
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(deserializer).map(Some)
+}
+
+/// What kind of JSON value a raw value is, by its first character.
+fn starts_with(raw: Option<&RawValue>, first: &[u8]) -> bool {
+    raw.and_then(|raw| raw.get().bytes().next()).is_some_and(|byte| first.contains(&byte))
+}
+
 /// A frame body a JSON-RPC reader will accept, or the replacement that reports why not.
 pub fn checked_body(body: &[u8]) -> Vec<u8> {
-    let Ok(mut value) = serde_json::from_slice::<Value>(body) else {
+    let envelope = match serde_json::from_slice::<Envelope>(body) {
+        Ok(envelope) => envelope,
+        // Valid JSON that is not an object, or one with a member twice: judged as a whole.
+        Err(error) if error.is_data() => return checked_value(body),
+        Err(_) => return replacement(Value::Null, "parse"),
+    };
+    let valid_id = envelope.id.is_none() || starts_with(envelope.id, b"n\"-0123456789");
+    let method = envelope.method.and_then(|raw| serde_json::from_str::<std::borrow::Cow<str>>(raw.get()).ok());
+    let is_request = method.is_some() && (envelope.params.is_none() || starts_with(envelope.params, b"{[n"));
+    let is_response = envelope.id.is_some() && (envelope.result.is_some() || starts_with(envelope.error, b"{"));
+    let is_message = envelope
+        .jsonrpc
+        .is_some_and(|raw| serde_json::from_str::<std::borrow::Cow<str>>(raw.get()).is_ok_and(|v| v == "2.0"))
+        && valid_id
+        && (is_request || is_response);
+    if !is_message {
+        let id = envelope.id.filter(|_| valid_id).and_then(|raw| serde_json::from_str(raw.get()).ok());
+        return replacement(id.unwrap_or(Value::Null), "invalid");
+    }
+    match ROUTES.iter().find(|(from, _)| method.as_deref() == Some(*from)) {
+        Some((_, to)) => {
+            let mut routed = Vec::with_capacity(body.len() + 16);
+            routed.extend_from_slice(br#"{"jsonrpc":"2.0","method":"#);
+            routed.extend_from_slice(Value::from(*to).to_string().as_bytes());
+            for (name, member) in [("id", envelope.id), ("params", envelope.params)] {
+                if let Some(member) = member {
+                    routed.extend_from_slice(format!(",\"{name}\":").as_bytes());
+                    routed.extend_from_slice(member.get().as_bytes());
+                }
+            }
+            routed.push(b'}');
+            routed
+        }
+        None => body.to_vec(),
+    }
+}
+
+/// [`checked_body`] for a body that is JSON but no message object.
+fn checked_value(body: &[u8]) -> Vec<u8> {
+    let Ok(value) = serde_json::from_slice::<Value>(body) else {
         return replacement(Value::Null, "parse");
     };
-    let id = value.get("id").cloned().unwrap_or(Value::Null);
-    let valid_id = matches!(id, Value::Null | Value::Number(_) | Value::String(_));
-    let is_message = value.get("jsonrpc") == Some(&json!("2.0"))
-        && valid_id
-        && (value.get("method").is_some_and(Value::is_string)
-            && value.get("params").is_none_or(|p| p.is_object() || p.is_array() || p.is_null())
-            || (value.get("id").is_some()
-                && (value.get("result").is_some() || value.get("error").is_some_and(Value::is_object))));
-    if is_message {
-        let route = ROUTES.iter().find(|(from, _)| value.get("method").and_then(Value::as_str) == Some(*from));
-        if let Some((_, to)) = route {
-            value["method"] = json!(to);
-            return value.to_string().into_bytes();
-        }
-        return body.to_vec();
-    }
-    replacement(if valid_id { id } else { Value::Null }, "invalid")
+    let id = value.get("id").cloned().filter(|id| matches!(id, Value::Number(_) | Value::String(_)));
+    replacement(id.unwrap_or(Value::Null), "invalid")
 }
 
 fn replacement(id: Value, kind: &str) -> Vec<u8> {
@@ -363,6 +416,17 @@ mod tests {
         let replaced: serde_json::Value =
             serde_json::from_slice(&checked_body(br#"{"jsonrpc":"2.0","id":7,"method":5}"#)).expect("json");
         assert_eq!(replaced["id"], 7, "the client can still match the reply");
+        // Spacing, a response with a null id, a request with null params, a member twice.
+        assert_eq!(
+            checked_body(b" { \"id\" : 2 , \"result\" : null , \"jsonrpc\" : \"2.0\" } "),
+            b" { \"id\" : 2 , \"result\" : null , \"jsonrpc\" : \"2.0\" } "
+        );
+        let error_reply = br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#;
+        assert_eq!(checked_body(error_reply), error_reply);
+        assert_eq!(method(br#"{"jsonrpc":"2.0","method":"exit","params":null}"#), "exit");
+        assert_eq!(method(br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"shutdown"}"#), "saffron/malformedMessage");
+        assert_eq!(method(br#"{"jsonrpc":"2.0","id":{},"method":"shutdown"}"#), "saffron/malformedMessage");
+        assert_eq!(method(br#"{"jsonrpc":"2.0","id":1,"method":"x","params":5}"#), "saffron/malformedMessage");
     }
 
     fn frames(input: &[u8]) -> Vec<String> {
@@ -397,7 +461,8 @@ mod tests {
 
     #[test]
     fn completion_is_routed_to_saffron_and_keeps_its_id_and_params() {
-        let body = br#"{"jsonrpc":"2.0","id":4,"method":"textDocument/completion","params":{"position":{"line":1}}}"#;
+        let body =
+            br#"{"jsonrpc":"2.0","id":4, "method":"textDocument\/completion","params": {"position":{"line":1}}}"#;
         let routed: serde_json::Value = serde_json::from_slice(&checked_body(body)).expect("json");
         assert_eq!(routed["method"], super::COMPLETION_METHOD);
         assert_eq!(routed["id"], 4);
