@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use saffron_index::{Entry, Snapshot, StepStatus};
+use saffron_index::{Entry, RankKey, Snapshot, StepStatus};
 use saffron_syntax::{SourceKind, Span, dialect};
 
 use crate::context::{self, line_at};
@@ -166,16 +166,24 @@ fn match_class(lowercase: &str, typed: &str) -> Option<u8> {
     typed.split_whitespace().all(|wanted| words.any(|word| word.starts_with(wanted))).then_some(1)
 }
 
-fn status_rank(status: StepStatus) -> u8 {
-    match status {
-        StepStatus::Recorded => 0,
-        StepStatus::Divergent => 1,
-        StepStatus::Unrecorded => 2,
+/// [`match_class`] of a text as written (not lowercased): ASCII text is compared without
+/// building its lowercase form.
+fn match_class_of_text(text: &str, typed: &str) -> Option<u8> {
+    if !text.is_ascii() {
+        return match_class(&text.to_lowercase(), typed);
     }
+    let starts = |word: &str, wanted: &str| {
+        word.len() >= wanted.len() && word.as_bytes()[..wanted.len()].eq_ignore_ascii_case(wanted.as_bytes())
+    };
+    if typed.is_empty() || starts(text, typed) {
+        return Some(0);
+    }
+    let mut words = text.split_whitespace();
+    typed.split_whitespace().all(|wanted| words.any(|word| starts(word, wanted))).then_some(1)
 }
 
-/// Match class, status rank, usage (most first), then the text.
-type RankKey<'a> = (u8, u8, std::cmp::Reverse<usize>, &'a str);
+/// Match class, status, usage (most first), then the text: the order of the list.
+type Ranked<'a> = (u8, StepStatus, std::cmp::Reverse<usize>, &'a str);
 
 /// Above this many texts starting with what was typed, the best of them are found by a walk in
 /// rank order (they are dense, so it stops early) rather than by ranking them all.
@@ -199,41 +207,43 @@ fn step_items<'s>(
             // Both paths come from the same project root; bytes compare faster than components.
             && entry.uses[0].file.as_os_str() == path.as_os_str()
     };
-    let key_of = |class: u8, entry: &'s std::sync::Arc<Entry>| {
-        ((class, status_rank(entry.status()), std::cmp::Reverse(entry.count()), entry.text.as_ref()), entry)
+    // The same from a rank key: only an unrecorded text used once needs its entry looked up.
+    let is_the_typed_line_key = |key: &RankKey| {
+        key.status == StepStatus::Unrecorded
+            && key.uses.0 == 1
+            && snapshot.entry(&key.text).is_some_and(|entry| is_the_typed_line(entry))
     };
-    let best_of = |mut ranked: Vec<(RankKey<'s>, &'s std::sync::Arc<Entry>)>| {
+    let from_key = |class: u8, key: &'s RankKey| -> Ranked<'s> { (class, key.status, key.uses, key.text.as_ref()) };
+    let from_entry = |class: u8, entry: &'s std::sync::Arc<Entry>| -> Ranked<'s> {
+        (class, entry.status(), std::cmp::Reverse(entry.count()), entry.text.as_ref())
+    };
+    let best_of = |mut ranked: Vec<Ranked<'s>>| {
         let incomplete = ranked.len() > MAX_STEP_ITEMS;
         if incomplete {
-            ranked.select_nth_unstable_by(MAX_STEP_ITEMS, |a, b| a.0.cmp(&b.0));
+            ranked.select_nth_unstable(MAX_STEP_ITEMS);
             ranked.truncate(MAX_STEP_ITEMS);
         }
-        ranked.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        ranked.sort_unstable();
         (ranked, incomplete)
     };
-    // The texts that start with what was typed rank first, and they are a range of the index.
-    let starting: Vec<&std::sync::Arc<str>> =
-        snapshot.texts_starting_with(&typed_lower).take(DENSE_PREFIX + 1).collect();
+    // The texts that start with what was typed rank first, and they are a range of the index
+    // whose rank keys are at hand: ranking them looks no entry up.
+    let starting: Vec<&RankKey> = snapshot.ranks_starting_with(&typed_lower).take(DENSE_PREFIX + 1).collect();
     let (ranked, incomplete) = if starting.len() > DENSE_PREFIX {
         // Many: the best of them are the first a walk in rank order meets.
-        let mut ranked: Vec<_> = snapshot
+        let mut ranked: Vec<Ranked<'s>> = snapshot
             .entries_by_rank()
             .filter(|key| key.lowercase.starts_with(typed_lower.as_str()))
-            .filter_map(|key| snapshot.entry(&key.text))
-            .filter(|entry| !is_the_typed_line(entry))
+            .filter(|key| !is_the_typed_line_key(key))
             .take(MAX_STEP_ITEMS + 1)
-            .map(|entry| key_of(0, entry))
+            .map(|key| from_key(0, key))
             .collect();
         let incomplete = ranked.len() > MAX_STEP_ITEMS;
         ranked.truncate(MAX_STEP_ITEMS);
         (ranked, incomplete)
     } else {
-        let prefix: Vec<_> = starting
-            .into_iter()
-            .filter_map(|text| snapshot.entry(text))
-            .filter(|entry| !is_the_typed_line(entry))
-            .map(|entry| key_of(0, entry))
-            .collect();
+        let prefix: Vec<Ranked<'s>> =
+            starting.into_iter().filter(|key| !is_the_typed_line_key(key)).map(|key| from_key(0, key)).collect();
         if prefix.len() > MAX_STEP_ITEMS {
             // Enough that no looser match can make the list.
             best_of(prefix)
@@ -243,22 +253,23 @@ fn step_items<'s>(
             let wanted = MAX_STEP_ITEMS + 1 - ranked.len();
             match snapshot.completion_candidates(&typed_lower) {
                 // A selective word: few candidates, ranked whole.
+                // Matched on the text itself: only the matches' entries are looked up.
                 Some(candidates) => ranked.extend(
                     candidates
                         .into_iter()
-                        .filter(|entry| match_class(&entry.lowercase, &typed_lower) == Some(1))
+                        .filter(|text| match_class_of_text(text, &typed_lower) == Some(1))
+                        .filter_map(|text| snapshot.entry(text))
                         .filter(|entry| !is_the_typed_line(entry))
-                        .map(|entry| key_of(1, entry)),
+                        .map(|entry| from_entry(1, entry)),
                 ),
                 // Common words only: the best are the first a walk in rank order meets.
                 None => ranked.extend(
                     snapshot
                         .entries_by_rank()
                         .filter(|key| match_class(&key.lowercase, &typed_lower) == Some(1))
-                        .filter_map(|key| snapshot.entry(&key.text))
-                        .filter(|entry| !is_the_typed_line(entry))
+                        .filter(|key| !is_the_typed_line_key(key))
                         .take(wanted)
-                        .map(|entry| key_of(1, entry)),
+                        .map(|key| from_key(1, key)),
                 ),
             }
             best_of(ranked)
@@ -267,13 +278,12 @@ fn step_items<'s>(
     let items = ranked
         .into_iter()
         .enumerate()
-        .map(|(rank, (_, entry))| {
-            let status = entry.status();
-            let snippet = snippet(&entry.text);
+        .map(|(rank, (_, status, count, text))| {
+            let snippet = snippet(text);
             CompletionItem {
-                label: entry.text.to_string(),
+                label: text.to_string(),
                 kind: CompletionKind::Step,
-                description: Some(step_description(status, entry.count())),
+                description: Some(step_description(status, count.0)),
                 detail: Some(Cow::Borrowed(status_detail(status))),
                 // Filled in on demand (`completion_documentation`): most items are never looked at.
                 documentation: None,
@@ -381,6 +391,19 @@ fn keyword_items(language: &dialect::Dialect, is_saffron: bool, typed: &str, rep
 #[cfg(test)]
 mod tests {
     use super::match_class;
+
+    #[test]
+    fn a_text_matches_as_its_lowercase_form_does() {
+        for text in ["I See the Orders page", "Ich sehe die Übersicht", "the ORDERS"] {
+            for typed in ["", "i se", "ord pa", "see", "th ord", "übe", "ich üb", "x"] {
+                assert_eq!(
+                    super::match_class_of_text(text, typed),
+                    match_class(&text.to_lowercase(), typed),
+                    "{text:?} / {typed:?}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn prefix_beats_words_beats_subsequence() {

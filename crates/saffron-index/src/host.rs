@@ -84,9 +84,10 @@ pub(crate) struct IndexState {
     /// Every entry in completion order, kept as entries change, so the best completions for a
     /// short prefix are the first matches of a walk, not a sort of thousands.
     pub by_rank: imbl::OrdSet<RankKey>,
-    /// Every entry's (lowercase text, text), ordered, so the texts that start with what is being
-    /// typed are a range, however few they are.
-    pub by_lowercase: imbl::OrdSet<(Arc<str>, Arc<str>)>,
+    /// Every entry's rank key by (lowercase text, text), so the texts that start with what is
+    /// being typed are a range, however few they are, and can be ranked without a look-up of
+    /// their entries.
+    pub by_lowercase: imbl::OrdMap<(Arc<str>, Arc<str>), RankKey>,
 }
 
 /// The index's writer.
@@ -297,8 +298,9 @@ impl IndexHost {
                 }
             });
             for entry in &entries {
-                by_rank.insert(entry.rank_key());
-                by_lowercase.insert((entry.lowercase.clone(), entry.text.clone()));
+                let key = entry.rank_key();
+                by_rank.insert(key.clone());
+                by_lowercase.insert((entry.lowercase.clone(), entry.text.clone()), key);
                 vocabulary.insert(entry.text.clone(), entry.clone());
             }
         });
@@ -372,7 +374,8 @@ impl IndexHost {
             if after.as_ref() != Some(&before) {
                 self.state.by_rank.remove(&before);
                 if let Some(after) = after {
-                    self.state.by_rank.insert(after);
+                    self.state.by_rank.insert(after.clone());
+                    self.state.by_lowercase.insert((after.lowercase.clone(), after.text.clone()), after);
                     return;
                 }
             } else {
@@ -412,8 +415,9 @@ impl IndexHost {
                 }
             }
         }
-        self.state.by_rank.insert(entry.rank_key());
-        self.state.by_lowercase.insert((entry.lowercase.clone(), text.clone()));
+        let key = entry.rank_key();
+        self.state.by_rank.insert(key.clone());
+        self.state.by_lowercase.insert((entry.lowercase.clone(), text.clone()), key);
         self.state.vocabulary.insert(text.clone(), Arc::new(entry));
     }
 }

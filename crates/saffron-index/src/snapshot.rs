@@ -48,14 +48,15 @@ impl Snapshot {
         self.state.by_rank.iter()
     }
 
-    /// The texts whose lowercase form starts with `prefix` (lowercase), in lowercase order.
-    pub fn texts_starting_with<'s>(&'s self, prefix: &'s str) -> impl Iterator<Item = &'s Arc<str>> + 's {
+    /// The rank keys of the texts whose lowercase form starts with `prefix` (lowercase), in
+    /// lowercase order.
+    pub fn ranks_starting_with<'s>(&'s self, prefix: &str) -> impl Iterator<Item = &'s crate::RankKey> {
         let start: (Arc<str>, Arc<str>) = (Arc::from(prefix), Arc::from(""));
         self.state
             .by_lowercase
             .range(start..)
-            .take_while(move |(lowercase, _)| lowercase.starts_with(prefix))
-            .map(|(_, text)| text)
+            .take_while(move |((lowercase, _), _)| lowercase.starts_with(prefix))
+            .map(|(_, key)| key)
     }
 
     /// Every step text, in no particular order (cheaper than [`Snapshot::entries`]).
@@ -63,11 +64,11 @@ impl Snapshot {
         self.state.vocabulary.values()
     }
 
-    /// The entries that can match a step being typed: those with, for every word typed so
+    /// The texts that can match a step being typed: those with, for every word typed so
     /// far, a token starting with it. Found through the most selective word's postings, so
     /// typing stays fast on large suites. `None` when nothing was typed that narrows the search
     /// enough to beat a scan.
-    pub fn completion_candidates(&self, typed: &str) -> Option<Vec<&Arc<Entry>>> {
+    pub fn completion_candidates(&self, typed: &str) -> Option<Vec<&Arc<str>>> {
         // A placeholder still being typed (`<na`) is not a prefix of its token (`<name>`).
         if typed.contains('<') {
             return None;
@@ -111,7 +112,7 @@ impl Snapshot {
             texts.sort_unstable_by_key(|text| text.as_ptr());
             texts.dedup_by_key(|text| text.as_ptr());
         }
-        Some(texts.into_iter().filter_map(|text| self.state.vocabulary.get(text)).collect())
+        Some(texts)
     }
 
     pub fn entry(&self, text: &str) -> Option<&Arc<Entry>> {
@@ -246,11 +247,13 @@ impl Snapshot {
             .map(|d| (d.name.clone(), d.file.display().to_string(), d.location().line))
             .collect();
         let by_rank: Vec<String> = self.state.by_rank.iter().map(|key| key.text.to_string()).collect();
-        let by_lowercase: Vec<String> = self.state.by_lowercase.iter().map(|(_, text)| text.to_string()).collect();
-        let mut lowercase_from_entries: Vec<(String, String)> =
-            self.state.vocabulary.values().map(|entry| (entry.lowercase.to_string(), entry.text.to_string())).collect();
-        lowercase_from_entries.sort();
-        let lowercase_from_entries: Vec<String> = lowercase_from_entries.into_iter().map(|(_, text)| text).collect();
+        // Each with its rank, which must follow the entry's.
+        let ranked = |key: &crate::RankKey| format!("{} ({:?}, {})", key.text, key.status, key.uses.0);
+        let by_lowercase: Vec<String> = self.state.by_lowercase.values().map(ranked).collect();
+        let mut lowercase_from_entries: Vec<crate::RankKey> =
+            self.state.vocabulary.values().map(|entry| entry.rank_key()).collect();
+        lowercase_from_entries.sort_by(|a, b| (&a.lowercase, &a.text).cmp(&(&b.lowercase, &b.text)));
+        let lowercase_from_entries: Vec<String> = lowercase_from_entries.iter().map(ranked).collect();
         let mut keys: Vec<crate::RankKey> = self.state.vocabulary.values().map(|entry| entry.rank_key()).collect();
         keys.sort();
         let rank_from_entries: Vec<String> = keys.iter().map(|key| key.text.to_string()).collect();
