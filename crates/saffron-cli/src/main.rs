@@ -10,7 +10,8 @@ mod walk;
 
 /// The index is hundreds of thousands of small allocations (entries, persistent-map nodes,
 /// syntax trees) made at load and freed by every edit; mimalloc builds it in less time than
-/// the system allocator.
+/// the system allocator. Without transparent huge pages (`no_thp`): asking for them made a
+/// load stall now and then while the kernel compacted memory.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
