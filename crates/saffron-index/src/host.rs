@@ -281,27 +281,11 @@ impl IndexHost {
         std::thread::scope(|scope| {
             scope.spawn(|| {
                 for entry in &entries {
-                    for token in entry.tokens.iter() {
-                        match postings.get_mut(token.as_str()) {
-                            Some(texts) => {
-                                texts.insert(entry.text.clone());
-                            }
-                            None => {
-                                let token: Arc<str> = Arc::from(token.as_str());
-                                let mut texts = HashSet::default();
-                                texts.insert(entry.text.clone());
-                                postings.insert(token.clone(), texts);
-                                token_order.insert(token);
-                            }
-                        }
-                    }
+                    post(postings, token_order, entry);
                 }
             });
             for entry in &entries {
-                let key = entry.rank_key();
-                by_rank.insert(key.clone());
-                by_lowercase.insert((entry.lowercase.clone(), entry.text.clone()), key);
-                vocabulary.insert(entry.text.clone(), entry.clone());
+                enter(vocabulary, by_rank, by_lowercase, entry.clone());
             }
         });
     }
@@ -401,25 +385,42 @@ impl IndexHost {
         if entry.is_empty() {
             return;
         }
-        for token in entry.tokens.iter() {
-            match self.state.postings.get_mut(token.as_str()) {
-                Some(texts) => {
-                    texts.insert(text.clone());
-                }
-                None => {
-                    let token: Arc<str> = Arc::from(token.as_str());
-                    let mut texts = HashSet::default();
-                    texts.insert(text.clone());
-                    self.state.postings.insert(token.clone(), texts);
-                    self.state.token_order.insert(token);
-                }
+        let entry = Arc::new(entry);
+        let state = &mut self.state;
+        post(&mut state.postings, &mut state.token_order, &entry);
+        enter(&mut state.vocabulary, &mut state.by_rank, &mut state.by_lowercase, entry);
+    }
+}
+
+/// Adds a new entry's text to the postings of its tokens.
+fn post(postings: &mut HashMap<Arc<str>, HashSet<Arc<str>>>, token_order: &mut imbl::OrdSet<Arc<str>>, entry: &Entry) {
+    for token in entry.tokens.iter() {
+        match postings.get_mut(token.as_str()) {
+            Some(texts) => {
+                texts.insert(entry.text.clone());
+            }
+            None => {
+                let token: Arc<str> = Arc::from(token.as_str());
+                let mut texts = HashSet::default();
+                texts.insert(entry.text.clone());
+                postings.insert(token.clone(), texts);
+                token_order.insert(token);
             }
         }
-        let key = entry.rank_key();
-        self.state.by_rank.insert(key.clone());
-        self.state.by_lowercase.insert((entry.lowercase.clone(), text.clone()), key);
-        self.state.vocabulary.insert(text.clone(), Arc::new(entry));
     }
+}
+
+/// Adds a new entry to the vocabulary and the two orders.
+fn enter(
+    vocabulary: &mut HashMap<Arc<str>, Arc<Entry>>,
+    by_rank: &mut imbl::OrdSet<RankKey>,
+    by_lowercase: &mut imbl::OrdMap<(Arc<str>, Arc<str>), RankKey>,
+    entry: Arc<Entry>,
+) {
+    let key = entry.rank_key();
+    by_rank.insert(key.clone());
+    by_lowercase.insert((entry.lowercase.clone(), entry.text.clone()), key);
+    vocabulary.insert(entry.text.clone(), entry);
 }
 
 /// A feature file parsed, with the steps written in it.

@@ -1,8 +1,8 @@
-//! A guard in front of the JSON-RPC reader.
+//! Guards around tower-lsp-server's reader and writer.
 //!
 //! tower-lsp-server's reader ends the whole session on the first frame it cannot decode (the
 //! framed stream stops after an error), so one malformed message would take the server down.
-//! This task reads stdin frame by frame and replaces a frame whose body is not a JSON-RPC
+//! [`GuardedInput`] reads stdin frame by frame and replaces a frame whose body is not a JSON-RPC
 //! message with a call to `saffron/malformedMessage`, which the server answers with the proper
 //! error (-32700 parse error or -32600 invalid request): an error reply, never a crash.
 //!
