@@ -366,8 +366,8 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for GuardedOutput<W> {
         }
         this.frames.push(buf);
         let replies = &this.replies;
-        // The server's own frames are always whole and well formed; one that is not is passed
-        // on as it is.
+        // The framework writes whole, well-formed frames (a header block without a length,
+        // which it never writes, would be dropped).
         while let Some(body) =
             this.frames.next_body(|body| replies.fill(body).unwrap_or_else(|| body.to_vec()), Vec::new)
         {
