@@ -116,10 +116,8 @@ impl LspClient {
 
     /// Sends a request and returns the whole response (with `result` or `error`).
     pub fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
-        self.wait_for(|message| message.get("id") == Some(&json!(id)) && message.get("method").is_none())
+        let (body, _) = self.timed_request(method, params);
+        serde_json::from_slice(&body).expect("the envelope parsed, so the body does")
     }
 
     /// The `result` of a request; fails the test on an error reply.

@@ -216,34 +216,30 @@ fn step_items<'s>(
         ranked.sort_unstable();
         (ranked, incomplete)
     };
+    // The best of the texts a walk in rank order meets that `matches`.
+    let walk = |class: u8, limit: usize, matches: &dyn Fn(&RankKey) -> bool| -> Vec<Ranked<'s>> {
+        snapshot
+            .entries_by_rank()
+            .filter(|key| matches(key) && !is_the_typed_line_key(key))
+            .take(limit)
+            .map(|key| from_key(class, key))
+            .collect()
+    };
     // The texts that start with what was typed rank first, and they are a range of the index
     // whose rank keys are at hand: ranking them looks no entry up.
     let starting: Vec<&RankKey> = snapshot.ranks_starting_with(&typed_lower).take(DENSE_PREFIX + 1).collect();
     let (ranked, incomplete) = if starting.len() > DENSE_PREFIX {
         // Many: the best of them are the first a walk in rank order meets.
-        let mut ranked: Vec<Ranked<'s>> = snapshot
-            .entries_by_rank()
-            .filter(|key| key.lowercase.starts_with(typed_lower.as_str()))
-            .filter(|key| !is_the_typed_line_key(key))
-            .take(MAX_STEP_ITEMS + 1)
-            .map(|key| from_key(0, key))
-            .collect();
-        let incomplete = ranked.len() > MAX_STEP_ITEMS;
-        ranked.truncate(MAX_STEP_ITEMS);
-        (ranked, incomplete)
+        best_of(walk(0, MAX_STEP_ITEMS + 1, &|key| key.lowercase.starts_with(typed_lower.as_str())))
     } else {
-        let prefix: Vec<Ranked<'s>> =
+        let mut ranked: Vec<Ranked<'s>> =
             starting.into_iter().filter(|key| !is_the_typed_line_key(key)).map(|key| from_key(0, key)).collect();
-        if prefix.len() > MAX_STEP_ITEMS {
-            // Enough that no looser match can make the list.
-            best_of(prefix)
-        } else {
-            // Then the texts whose words start with the typed words.
-            let mut ranked = prefix;
-            let wanted = MAX_STEP_ITEMS + 1 - ranked.len();
+        // Unless they are enough that no looser match can make the list, then the texts whose
+        // words start with the typed words.
+        if ranked.len() <= MAX_STEP_ITEMS {
             match snapshot.completion_candidates(&typed_lower) {
-                // A selective word: few candidates, ranked whole.
-                // Matched on the text itself: only the matches' entries are looked up.
+                // A selective word: few candidates, ranked whole, matched on the text itself so
+                // only the matches' entries are looked up.
                 Some(candidates) => ranked.extend(
                     candidates
                         .into_iter()
@@ -253,17 +249,13 @@ fn step_items<'s>(
                         .map(|entry| from_entry(1, entry)),
                 ),
                 // Common words only: the best are the first a walk in rank order meets.
-                None => ranked.extend(
-                    snapshot
-                        .entries_by_rank()
-                        .filter(|key| match_class(&key.lowercase, &typed_lower) == Some(1))
-                        .filter(|key| !is_the_typed_line_key(key))
-                        .take(wanted)
-                        .map(|key| from_key(1, key)),
-                ),
+                None => {
+                    let wanted = MAX_STEP_ITEMS + 1 - ranked.len();
+                    ranked.extend(walk(1, wanted, &|key| match_class(&key.lowercase, &typed_lower) == Some(1)));
+                }
             }
-            best_of(ranked)
         }
+        best_of(ranked)
     };
     let items = ranked
         .into_iter()

@@ -164,7 +164,7 @@ impl Backend {
     }
 
     /// Asks for diagnostics of every open document once typing pauses. A keystroke only sets
-    /// a flag: the one diagnostics task (`publish_diagnostics_when_idle`) is woken when it is
+    /// a flag: the one diagnostics task (`start_diagnostics`) is woken when it is
     /// idle, not once per keystroke.
     fn schedule_diagnostics(&self) {
         if !self.state.diagnostics_wanted.swap(true, Ordering::SeqCst) {

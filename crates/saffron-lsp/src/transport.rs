@@ -93,6 +93,11 @@ fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<&
     <&RawValue>::deserialize(deserializer).map(Some)
 }
 
+/// A raw value as a string, when it is one.
+fn string(raw: &RawValue) -> Option<std::borrow::Cow<'_, str>> {
+    serde_json::from_str(raw.get()).ok()
+}
+
 /// What kind of JSON value a raw value is, by its first character.
 fn starts_with(raw: Option<&RawValue>, first: &[u8]) -> bool {
     raw.and_then(|raw| raw.get().bytes().next()).is_some_and(|byte| first.contains(&byte))
@@ -107,12 +112,10 @@ pub fn checked_body(body: &[u8]) -> Vec<u8> {
         Err(_) => return replacement(Value::Null, "parse"),
     };
     let valid_id = envelope.id.is_none() || starts_with(envelope.id, b"n\"-0123456789");
-    let method = envelope.method.and_then(|raw| serde_json::from_str::<std::borrow::Cow<str>>(raw.get()).ok());
+    let method = envelope.method.and_then(string);
     let is_request = method.is_some() && (envelope.params.is_none() || starts_with(envelope.params, b"{[n"));
     let is_response = envelope.id.is_some() && (envelope.result.is_some() || starts_with(envelope.error, b"{"));
-    let is_message = envelope
-        .jsonrpc
-        .is_some_and(|raw| serde_json::from_str::<std::borrow::Cow<str>>(raw.get()).is_ok_and(|v| v == "2.0"))
+    let is_message = envelope.jsonrpc.and_then(string).is_some_and(|version| version == "2.0")
         && valid_id
         && (is_request || is_response);
     if !is_message {
@@ -168,7 +171,10 @@ impl Framer {
 
     /// The next whole frame, checked and re-framed, or `None` until more bytes come.
     pub fn next_frame(&mut self) -> Option<Vec<u8>> {
-        self.next_body(checked_body, || replacement(Value::Null, "parse")).map(|body| framed(&body))
+        let body = self.next_body(checked_body, || replacement(Value::Null, "parse"))?;
+        let mut frame = Vec::with_capacity(body.len() + 32);
+        push_frame(&mut frame, &body);
+        Some(frame)
     }
 
     /// The next whole frame's body passed through `body`, or `refused()` for a header block
@@ -216,10 +222,10 @@ impl Framer {
     }
 }
 
-fn framed(body: &[u8]) -> Vec<u8> {
-    let mut frame = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
-    frame.extend_from_slice(body);
-    frame
+/// Appends `body` to `out` as one LSP frame.
+fn push_frame(out: &mut Vec<u8>, body: &[u8]) {
+    out.extend_from_slice(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes());
+    out.extend_from_slice(body);
 }
 
 /// The client's input with every frame checked, read in the same task as the server's reader:
@@ -371,8 +377,7 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for GuardedOutput<W> {
         while let Some(body) =
             this.frames.next_body(|body| replies.fill(body).unwrap_or_else(|| body.to_vec()), Vec::new)
         {
-            this.out.extend_from_slice(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes());
-            this.out.extend_from_slice(&body);
+            push_frame(&mut this.out, &body);
         }
         // The bytes are taken; the frames written now, or on the next write or flush.
         let _ = this.poll_drain(cx)?;
