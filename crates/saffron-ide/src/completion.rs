@@ -22,12 +22,15 @@ pub enum CompletionKind {
     Keyword,
 }
 
+/// A completion item. A step item borrows its text from the snapshot and keeps its badge and
+/// rank as data: a list is built, written out and dropped on every keystroke, and a step item
+/// then allocates nothing unless it is a snippet.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CompletionItem {
-    pub label: String,
+pub struct CompletionItem<'s> {
+    pub label: Cow<'s, str>,
     pub kind: CompletionKind,
     /// One line shown beside the label, e.g. `✓ recorded · 3×`.
-    pub description: Option<String>,
+    pub description: Option<Description>,
     /// A longer line, e.g. `recorded: replays for free`.
     pub detail: Option<Cow<'static, str>>,
     /// Markdown.
@@ -37,42 +40,65 @@ pub struct CompletionItem {
     pub is_snippet: bool,
     /// The text the item replaces.
     pub replace: Span,
-    pub sort_text: String,
+    /// The item's place in the list; editors sort by [`CompletionItem::sort_text`].
+    pub rank: usize,
     /// What the editor filters on, when it is not the label.
     pub filter_text: Option<String>,
 }
 
-impl CompletionItem {
+impl CompletionItem<'_> {
     /// What is inserted: a snippet body, or the label.
     pub fn insert_text(&self) -> &str {
         self.insert_text.as_deref().unwrap_or(&self.label)
     }
+
+    /// The rank as a key that sorts as text does: `0042`.
+    pub fn sort_text(&self) -> SortText {
+        SortText(self.rank)
+    }
 }
 
-/// A rank as a sort key: editors sort items by it as text. (`itoa`, not `format!`: these are
-/// written for every item of every list.)
-fn sort_key(rank: usize) -> String {
-    let mut buffer = itoa::Buffer::new();
-    let digits = buffer.format(rank);
-    let mut key = String::with_capacity(4);
-    key.extend(std::iter::repeat_n('0', 4usize.saturating_sub(digits.len())));
-    key.push_str(digits);
-    key
+/// The line beside an item's label.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Description {
+    /// A step's badge and usage count: `✓ recorded · 3×`.
+    Step {
+        status: StepStatus,
+        count: usize,
+    },
+    Text(String),
 }
 
-/// `✓ recorded · 3×`.
-fn step_description(status: StepStatus, count: usize) -> String {
-    let badge = badge(status);
-    let mut description = String::with_capacity(badge.len() + 12);
-    description.push_str(badge);
-    description.push_str(" · ");
-    description.push_str(itoa::Buffer::new().format(count));
-    description.push('×');
-    description
+impl std::fmt::Display for Description {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Description::Step { status, count } => {
+                f.write_str(badge(*status))?;
+                f.write_str(" · ")?;
+                f.write_str(itoa::Buffer::new().format(*count))?;
+                f.write_str("×")
+            }
+            Description::Text(text) => f.write_str(text),
+        }
+    }
+}
+
+/// A rank written as a sort key: four digits at least, so that keys order as text as the
+/// ranks do. (`itoa`, not `format!`: one is written for every item of every list.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SortText(pub usize);
+
+impl std::fmt::Display for SortText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut buffer = itoa::Buffer::new();
+        let digits = buffer.format(self.0);
+        f.write_str(&"0000"[digits.len().min(4)..])?;
+        f.write_str(digits)
+    }
 }
 
 /// The completion list at `offset` of an indexed file, and whether it was cut short.
-pub fn completions(snapshot: &Snapshot, path: &Path, offset: usize) -> (Vec<CompletionItem>, bool) {
+pub fn completions<'s>(snapshot: &'s Snapshot, path: &Path, offset: usize) -> (Vec<CompletionItem<'s>>, bool) {
     let Some(file) = context::file(snapshot, path) else { return (Vec::new(), false) };
     completions_in(snapshot, path, file.text(), offset)
 }
@@ -80,7 +106,12 @@ pub fn completions(snapshot: &Snapshot, path: &Path, offset: usize) -> (Vec<Comp
 /// The completion list at `offset` of `text`, the file at `path` as the editor has it now,
 /// which may be newer than the index's copy: completing never waits for the index to catch
 /// up with the keystroke that asked for it.
-pub fn completions_in(snapshot: &Snapshot, path: &Path, text: &str, offset: usize) -> (Vec<CompletionItem>, bool) {
+pub fn completions_in<'s>(
+    snapshot: &'s Snapshot,
+    path: &Path,
+    text: &str,
+    offset: usize,
+) -> (Vec<CompletionItem<'s>>, bool) {
     let indexed = context::file(snapshot, path);
     let offset = floor_char_boundary(text, offset.min(text.len()));
     let line = line_at(text, offset);
@@ -185,7 +216,7 @@ fn step_items<'s>(
     cursor_line: u32,
     typed: &str,
     replace: Span,
-) -> (Vec<CompletionItem>, bool) {
+) -> (Vec<CompletionItem<'s>>, bool) {
     let typed_trimmed = typed.trim();
     let typed_lower = typed.trim_start().to_lowercase();
     // The text being typed is in the index too (as typed now, or a few keystrokes ago); it is
@@ -197,10 +228,16 @@ fn step_items<'s>(
             // Both paths come from the same project root; bytes compare faster than components.
             && entry.uses[0].file.as_os_str() == path.as_os_str()
     };
-    // The same from a rank key: only an unrecorded text used once needs its entry looked up.
+    // The same from a rank key. Such a text is the typed one or one the index has on the
+    // cursor's line, so only those few have their entry looked up.
+    let on_cursor_line: Vec<&str> = snapshot
+        .file(path)
+        .map(|file| file.texts_on_line(cursor_line).map(|text| text.as_ref()).collect())
+        .unwrap_or_default();
     let is_the_typed_line_key = |key: &RankKey| {
         key.status == StepStatus::Unrecorded
             && key.uses.0 == 1
+            && (key.text.as_ref() == typed_trimmed || on_cursor_line.contains(&key.text.as_ref()))
             && snapshot.entry(&key.text).is_some_and(|entry| is_the_typed_line(entry))
     };
     let from_key = |class: u8, key: &'s RankKey| -> Ranked<'s> { (class, key.status, key.uses, key.text.as_ref()) };
@@ -263,16 +300,16 @@ fn step_items<'s>(
         .map(|(rank, (_, status, count, text))| {
             let snippet = snippet(text);
             CompletionItem {
-                label: text.to_string(),
+                label: Cow::Borrowed(text),
                 kind: CompletionKind::Step,
-                description: Some(step_description(status, count.0)),
+                description: Some(Description::Step { status, count: count.0 }),
                 detail: Some(Cow::Borrowed(status_detail(status))),
                 // Filled in on demand (`completion_documentation`): most items are never looked at.
                 documentation: None,
                 is_snippet: snippet.is_some(),
                 insert_text: snippet,
                 replace,
-                sort_text: sort_key(rank),
+                rank,
                 filter_text: None,
             }
         })
@@ -290,8 +327,8 @@ pub fn completion_documentation(snapshot: &Snapshot, text: &str) -> Option<Strin
     snapshot.entry(text).map(|entry| crate::hover::entry_markdown(snapshot, entry))
 }
 
-fn step_set_items(snapshot: &Snapshot, typed: &str, replace: Span) -> Vec<CompletionItem> {
-    let mut items: Vec<(u8, CompletionItem)> = snapshot
+fn step_set_items(snapshot: &Snapshot, typed: &str, replace: Span) -> Vec<CompletionItem<'static>> {
+    let mut items: Vec<(u8, CompletionItem<'static>)> = snapshot
         .step_sets()
         .definitions()
         .into_iter()
@@ -302,15 +339,15 @@ fn step_set_items(snapshot: &Snapshot, typed: &str, replace: Span) -> Vec<Comple
             Some((
                 class,
                 CompletionItem {
-                    label: set.name.clone(),
+                    label: Cow::Owned(set.name.clone()),
                     kind: CompletionKind::StepSet,
-                    description: Some(format!("StepSet · {} steps", set.steps().len())),
+                    description: Some(Description::Text(format!("StepSet · {} steps", set.steps().len()))),
                     detail: Some(Cow::Owned(format!("{}:{}", set.file.display(), set.location().line))),
                     documentation: Some(format!("```gherkin\nStepSet: {}\n{}\n```", set.name, steps.join("\n"))),
                     insert_text: None,
                     is_snippet: false,
                     replace,
-                    sort_text: String::new(),
+                    rank: 0,
                     filter_text: None,
                 },
             ))
@@ -321,13 +358,18 @@ fn step_set_items(snapshot: &Snapshot, typed: &str, replace: Span) -> Vec<Comple
         .into_iter()
         .enumerate()
         .map(|(rank, (_, mut item))| {
-            item.sort_text = sort_key(rank);
+            item.rank = rank;
             item
         })
         .collect()
 }
 
-fn keyword_items(language: &dialect::Dialect, is_saffron: bool, typed: &str, replace: Span) -> Vec<CompletionItem> {
+fn keyword_items(
+    language: &dialect::Dialect,
+    is_saffron: bool,
+    typed: &str,
+    replace: Span,
+) -> Vec<CompletionItem<'static>> {
     let mut keywords: Vec<(String, &str)> = Vec::new();
     let blocks = [
         (&language.feature, "block"),
@@ -357,15 +399,15 @@ fn keyword_items(language: &dialect::Dialect, is_saffron: bool, typed: &str, rep
         .enumerate()
         .map(|(rank, (keyword, kind))| CompletionItem {
             filter_text: (keyword.trim_end() != keyword).then(|| keyword.clone()),
-            label: keyword.trim_end().to_string(),
+            label: Cow::Owned(keyword.trim_end().to_string()),
             kind: CompletionKind::Keyword,
-            description: Some(language.native.clone()),
+            description: Some(Description::Text(language.native.clone())),
             detail: Some(Cow::Borrowed(kind)),
             documentation: None,
             insert_text: (keyword.trim_end() != keyword).then(|| keyword.clone()),
             is_snippet: false,
             replace,
-            sort_text: sort_key(rank),
+            rank,
         })
         .collect()
 }
@@ -376,10 +418,12 @@ mod tests {
 
     #[test]
     fn sort_keys_order_as_text_and_descriptions_count() {
-        let keys: Vec<String> = [0, 7, 42, 999, 1000].into_iter().map(super::sort_key).collect();
+        let keys: Vec<String> =
+            [0, 7, 42, 999, 1000].into_iter().map(|rank| super::SortText(rank).to_string()).collect();
         assert_eq!(keys, ["0000", "0007", "0042", "0999", "1000"]);
         assert!(keys.windows(2).all(|pair| pair[0] < pair[1]));
-        assert_eq!(super::step_description(saffron_index::StepStatus::Recorded, 12), "✓ recorded · 12×");
+        let description = super::Description::Step { status: saffron_index::StepStatus::Recorded, count: 12 };
+        assert_eq!(description.to_string(), "✓ recorded · 12×");
     }
 
     #[test]

@@ -24,8 +24,8 @@ use std::sync::Arc;
 pub use code_actions::{CodeAction, code_actions};
 pub use code_lens::{CodeLens, LensCommand, code_lenses};
 pub use completion::{
-    CompletionItem, CompletionKind, MAX_STEP_ITEMS, badge, completion_detail, completion_documentation, completions,
-    completions_in,
+    CompletionItem, CompletionKind, Description, MAX_STEP_ITEMS, SortText, badge, completion_detail,
+    completion_documentation, completions, completions_in,
 };
 pub use diagnostics::{IdeDiagnostic, diagnostics};
 pub use folding::{FoldKind, FoldingRange, folding_ranges};

@@ -102,7 +102,8 @@ fn with_file(file: &str) -> (IndexHost, PathBuf, usize) {
 }
 
 fn render_completions(host: &IndexHost, path: &Path, offset: usize) -> String {
-    let (items, incomplete) = completions(&host.snapshot(), path, offset);
+    let snapshot = host.snapshot();
+    let (items, incomplete) = completions(&snapshot, path, offset);
     let mut out: Vec<String> = items
         .iter()
         .map(|item| {
@@ -110,7 +111,7 @@ fn render_completions(host: &IndexHost, path: &Path, offset: usize) -> String {
                 "{:?} {} | {} | insert {:?}{}",
                 item.kind,
                 item.label,
-                item.description.as_deref().unwrap_or(""),
+                item.description.as_ref().map(ToString::to_string).unwrap_or_default(),
                 item.insert_text(),
                 if item.is_snippet { " (snippet)" } else { "" }
             )
@@ -514,7 +515,32 @@ fn step_lists_match_their_definition_on_a_large_vocabulary() {
     for typed in typed {
         let text = format!("Feature: F\n  Scenario: S\n    When {typed}\n");
         let (items, incomplete) = completions_in(&snapshot, path, &text, text.len() - 1);
-        let labels: Vec<String> = items.into_iter().map(|item| item.label).collect();
+        let labels: Vec<String> = items.into_iter().map(|item| item.label.into_owned()).collect();
         assert_eq!((labels, incomplete), ranked_by_definition(&snapshot, typed), "typed {typed:?}");
     }
+}
+
+#[test]
+fn the_line_being_typed_is_not_offered_even_as_the_index_last_saw_it() {
+    let (host, path, _) = with_file(
+        "//- features/typing.feature\nFeature: Typing\n  Scenario: s\n    When I see the orders of last week\n",
+    );
+    let snapshot = host.snapshot();
+    let labels = |text: &str| -> Vec<String> {
+        let (items, _) = completions_in(&snapshot, &path, text, text.len() - 1);
+        items.into_iter().map(|item| item.label.into_owned()).collect()
+    };
+    // The editor is a few keystrokes ahead of the index: characters were deleted since.
+    let behind = labels("Feature: Typing\n  Scenario: s\n    When I see the orders\n");
+    assert!(!behind.iter().any(|label| label == "I see the orders of last week"), "{behind:?}");
+    // Up to date: the typed text is the indexed one.
+    let current = labels("Feature: Typing\n  Scenario: s\n    When I see the orders of last week\n");
+    assert!(!current.iter().any(|label| label == "I see the orders of last week"), "{current:?}");
+    // A line was added above since: the indexed line number is stale, the text is not.
+    let moved = labels("Feature: Typing\n\n  Scenario: s\n    When I see the orders of last week\n");
+    assert!(!moved.iter().any(|label| label == "I see the orders of last week"), "{moved:?}");
+    // The same text written on another line of another file is a real suggestion.
+    let other = "Feature: O\n  Scenario: s\n    When I see the\n";
+    let (elsewhere, _) = completions_in(&snapshot, Path::new("features/other.feature"), other, other.len() - 1);
+    assert!(elsewhere.iter().any(|item| item.label == "I see the orders of last week"), "{elsewhere:?}");
 }

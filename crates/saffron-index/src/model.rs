@@ -212,6 +212,13 @@ pub struct FileData {
     pub(crate) written: Vec<(Arc<str>, Use)>,
 }
 
+impl FileData {
+    /// The texts of the steps written on `line` (1-based; invocations excluded).
+    pub fn texts_on_line(&self, line: u32) -> impl Iterator<Item = &Arc<str>> {
+        self.written.iter().filter(move |(_, used)| used.location.line == line).map(|(text, _)| text)
+    }
+}
+
 /// A loaded recording file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RecordingData {

@@ -132,13 +132,8 @@ impl Backend {
         // The list is written to JSON here, not by the framework (see `PreparedReplies`).
         let text = self.state.open_text(&params.text_document_position.text_document.uri);
         let context = self.state.context_as_indexed();
-        let list = guarded("completion", || handlers::completion::handle(&context, params, text))?;
-        match list {
-            Some(list) => {
-                self.replies.prepare(&list).map_err(|error| internal(format!("cannot write the list: {error}")))
-            }
-            None => Ok(serde_json::Value::Null),
-        }
+        let list = guarded("completion", || handlers::completion::handle(&context, params, text, &self.replies))?;
+        Ok(list.unwrap_or(serde_json::Value::Null))
     }
 
     /// `completionItem/resolve`, routed here by the transport.

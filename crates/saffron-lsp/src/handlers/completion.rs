@@ -7,24 +7,25 @@
 //! declare `completionList.itemDefaults` get a `textEdit` in every item. The transport routes
 //! both requests here (see `transport::ROUTES`).
 
-use std::borrow::Cow;
-
-use saffron_ide::CompletionKind;
-use serde::Serialize;
+use saffron_ide::{CompletionKind, Description, SortText};
+use serde::{Serialize, Serializer};
 use serde_json::Value;
-use tower_lsp_server::jsonrpc::{Error, Result};
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types as lsp;
 
 use crate::context::RequestContext;
 use crate::line_index::LineIndex;
+use crate::transport::PreparedReplies;
 
+/// The list as written: it borrows from the IDE's items, which borrow from the snapshot, so
+/// writing it allocates nothing per item but the JSON itself.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct CompletionList {
+pub struct CompletionList<'a> {
     pub is_incomplete: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub item_defaults: Option<ItemDefaults>,
-    pub items: Vec<CompletionItem>,
+    pub items: Vec<CompletionItem<'a>>,
 }
 
 #[derive(Debug, Serialize)]
@@ -38,48 +39,85 @@ pub struct ItemDefaults {
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct CompletionItem {
-    pub label: String,
+pub struct CompletionItem<'a> {
+    pub label: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub label_details: Option<lsp::CompletionItemLabelDetails>,
+    pub label_details: Option<LabelDetails<'a>>,
     pub kind: lsp::CompletionItemKind,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub detail: Option<String>,
+    pub detail: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub documentation: Option<lsp::Documentation>,
-    pub sort_text: String,
+    pub documentation: Option<Markdown<'a>>,
+    #[serde(serialize_with = "as_text")]
+    pub sort_text: SortText,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub filter_text: Option<String>,
+    pub filter_text: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub insert_text_format: Option<lsp::InsertTextFormat>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub text_edit: Option<lsp::TextEdit>,
+    pub text_edit: Option<TextEdit<'a>>,
     /// The text to insert over the list's default edit range, when it is not the label.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub text_edit_text: Option<String>,
+    pub text_edit_text: Option<&'a str>,
 }
 
-/// `open_text` is the document as the editor has it, when it is open.
+#[derive(Debug, Serialize)]
+pub struct LabelDetails<'a> {
+    #[serde(serialize_with = "as_text")]
+    pub description: &'a Description,
+}
+
+/// `MarkupContent` of kind markdown.
+#[derive(Debug, Serialize)]
+pub struct Markdown<'a> {
+    kind: &'static str,
+    value: &'a str,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TextEdit<'a> {
+    pub range: lsp::Range,
+    pub new_text: &'a str,
+}
+
+/// Written as a JSON string straight from its `Display` (no intermediate `String`).
+fn as_text<S: Serializer>(value: &impl std::fmt::Display, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+    serializer.collect_str(value)
+}
+
+/// The completion list at the request's position, written to JSON for `replies` (see
+/// `PreparedReplies`); `None` for no list. `open_text` is the document as the editor has it,
+/// when it is open.
 pub fn handle(
     context: &RequestContext,
     params: lsp::CompletionParams,
     open_text: Option<String>,
-) -> Result<Option<CompletionList>> {
+    replies: &PreparedReplies,
+) -> Result<Option<Value>> {
     let position = params.text_document_position;
     let path = context.path(&position.text_document.uri)?;
     let Some(text) = open_text.as_deref().or_else(|| context.text(&path)) else { return Ok(None) };
     let index = LineIndex::new(text);
     let offset = index.offset(position.position);
     let (items, incomplete) = saffron_ide::completions_in(&context.snapshot, &path, text, offset);
-    Ok(Some(to_list(context, &index, items, incomplete)))
+    let list = to_list(context, &index, &items, incomplete);
+    // About what an item takes as JSON, so the text is written without growing its buffer.
+    let capacity = 128 + 192 * items.len();
+    let prepared = replies.prepare(&list, capacity).map_err(|error| Error {
+        code: ErrorCode::InternalError,
+        message: format!("cannot write the list: {error}").into(),
+        data: None,
+    })?;
+    Ok(Some(prepared))
 }
 
-fn to_list(
+fn to_list<'a>(
     context: &RequestContext,
     index: &LineIndex,
-    items: Vec<saffron_ide::CompletionItem>,
+    items: &'a [saffron_ide::CompletionItem<'_>],
     incomplete: bool,
-) -> CompletionList {
+) -> CompletionList<'a> {
     let client = context.client;
     let shared_range =
         items.first().map(|first| first.replace).filter(|range| items.iter().all(|i| i.replace == *range));
@@ -91,15 +129,15 @@ fn to_list(
         insert_text_format: snippet_default.then_some(lsp::InsertTextFormat::SNIPPET),
     });
     let items = items
-        .into_iter()
+        .iter()
         .map(|item| {
             let snippet = item.is_snippet && client.snippets;
             // The inserted text when it is not the label (a client without snippets gets the
             // label for a snippet item: its plain text).
-            let new_text = item.insert_text.filter(|_| snippet || !item.is_snippet);
+            let new_text = item.insert_text.as_deref().filter(|_| snippet || !item.is_snippet);
             let insert_text_format = if snippet_default {
                 // Plain text is a snippet too, unless it holds a snippet's special characters.
-                let inserted = new_text.as_deref().unwrap_or(&item.label);
+                let inserted = new_text.unwrap_or(&item.label);
                 (!snippet && inserted.contains(['$', '\\', '}'])).then_some(lsp::InsertTextFormat::PLAIN_TEXT)
             } else {
                 snippet.then_some(lsp::InsertTextFormat::SNIPPET)
@@ -107,26 +145,23 @@ fn to_list(
             let (text_edit, text_edit_text) = if edit_range.is_some() {
                 (None, new_text)
             } else {
-                let new_text = new_text.unwrap_or_else(|| item.label.clone());
-                (Some(lsp::TextEdit { range: index.range(item.replace), new_text }), None)
+                let new_text = new_text.unwrap_or(&item.label);
+                (Some(TextEdit { range: index.range(item.replace), new_text }), None)
             };
             let is_step = item.kind == CompletionKind::Step;
             CompletionItem {
-                label_details: item.description.map(|description| lsp::CompletionItemLabelDetails {
-                    detail: None,
-                    description: Some(description),
-                }),
+                label: &item.label,
+                label_details: item.description.as_ref().map(|description| LabelDetails { description }),
                 kind: kind(item.kind),
                 // A step's detail and documentation come with `completionItem/resolve` when the
                 // client asks for them there: most items are never looked at.
-                detail: if is_step && client.lazy_detail { None } else { item.detail.map(Cow::into_owned) },
-                documentation: item.documentation.map(markdown),
-                sort_text: item.sort_text,
-                filter_text: item.filter_text,
+                detail: if is_step && client.lazy_detail { None } else { item.detail.as_deref() },
+                documentation: item.documentation.as_deref().map(|value| Markdown { kind: "markdown", value }),
+                sort_text: item.sort_text(),
+                filter_text: item.filter_text.as_deref(),
                 insert_text_format,
                 text_edit,
                 text_edit_text,
-                label: item.label,
             }
         })
         .collect();
