@@ -106,6 +106,19 @@ impl LspClient {
         self.stdin.flush().expect("flush");
     }
 
+    /// Writes several messages in one write, as a client that sends an edit and a request at
+    /// once does: the server reads them in one go.
+    pub fn send_together(&mut self, messages: &[Value]) {
+        let mut frames = Vec::new();
+        for message in messages {
+            let body = message.to_string();
+            frames.extend_from_slice(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes());
+            frames.extend_from_slice(body.as_bytes());
+        }
+        self.stdin.write_all(&frames).expect("write");
+        self.stdin.flush().expect("flush");
+    }
+
     fn send(&mut self, message: Value) {
         self.send_raw(message.to_string().as_bytes());
     }

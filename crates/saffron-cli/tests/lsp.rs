@@ -62,6 +62,57 @@ fn initialize_complete_diagnose_and_shut_down() {
     let _ = std::fs::remove_dir_all(&root);
 }
 
+#[test]
+fn edits_and_completions_sent_at_once_are_taken_in_order() {
+    let root = example_project("lsp-order");
+    let mut client = start_saffron_lsp(&root);
+    client.initialize();
+    let uri = client.open("features/orders.saffron");
+    let text = std::fs::read_to_string(root.join("features/orders.saffron")).expect("read");
+    let after = position_of(&text, "Then I see that the export is ready", "Then I see that the export is ready".len());
+    let line = after["line"].as_u64().expect("line") + 1;
+    let edit = |version: u64, start: &Value, end: &Value, text: &str| {
+        json!({ "jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+            "textDocument": { "uri": uri, "version": version },
+            "contentChanges": [{ "range": { "start": start, "end": end }, "text": text }]
+        } })
+    };
+    let complete = |id: u64, character: u64| {
+        json!({ "jsonrpc": "2.0", "id": id, "method": "textDocument/completion", "params": {
+            "textDocument": { "uri": uri }, "position": { "line": line, "character": character }
+        } })
+    };
+    // Two edits, each followed by a completion, in one write: each list sees the edits before it.
+    let typed_end = json!({ "line": line, "character": 13 });
+    let line_start = json!({ "line": line, "character": 9 });
+    client.send_together(&[
+        edit(2, &after, &after, "\n    Then I se"),
+        complete(9001, 13),
+        edit(3, &line_start, &typed_end, "I see that the ex"),
+        complete(9002, 26),
+    ]);
+    let first = client.wait_for(|m| m["id"] == 9001);
+    assert_eq!(labels(&first["result"]).first().map(String::as_str), Some("I see the orders page"), "{first}");
+    let second = client.wait_for(|m| m["id"] == 9002);
+    assert_eq!(labels(&second["result"]), ["I see that the export is ready"], "{second}");
+
+    // Closing clears the document's diagnostics; the file on disk is the truth again.
+    client.notify("textDocument/didClose", json!({ "textDocument": { "uri": uri } }));
+    let cleared = client.wait_for(|m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["uri"] == uri
+            && m["params"]["diagnostics"].as_array().is_some_and(Vec::is_empty)
+    });
+    assert!(cleared["params"].get("version").is_none_or(Value::is_null), "{cleared}");
+
+    // After `shutdown` a request is refused, not answered.
+    client.call("shutdown", Value::Null);
+    let refused = client.request("textDocument/completion", complete(9003, 13)["params"].clone());
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    client.notify("exit", Value::Null);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
 /// Types "    And every order" on a new line of the orders feature and completes it: the list,
 /// its first step with a quoted value, and the cursor's position.
 fn complete_every_order(client: &mut LspClient, root: &std::path::Path) -> (Value, Value, Value) {

@@ -21,13 +21,19 @@ pub fn run_stdio() -> std::io::Result<()> {
     runtime.block_on(async {
         let replies = std::sync::Arc::new(transport::PreparedReplies::default());
         let backend_replies = replies.clone();
-        let (service, socket) = LspService::build(move |client| server::Backend::new(client, backend_replies))
-            .custom_method(transport::MALFORMED_METHOD, server::Backend::malformed_message)
-            .custom_method(transport::COMPLETION_METHOD, server::Backend::completion)
-            .custom_method(transport::COMPLETION_RESOLVE_METHOD, server::Backend::completion_resolve)
-            .finish();
-        let input = transport::guarded_input(transport::stdin());
-        let output = transport::guarded_output(transport::stdout(), replies);
+        let mut direct = None;
+        let (service, socket) = LspService::build(|client| {
+            let backend = server::Backend::new(client, backend_replies);
+            direct = Some(backend.direct_handler());
+            backend
+        })
+        .custom_method(transport::MALFORMED_METHOD, server::Backend::malformed_message)
+        .custom_method(transport::COMPLETION_METHOD, server::Backend::completion)
+        .custom_method(transport::COMPLETION_RESOLVE_METHOD, server::Backend::completion_resolve)
+        .finish();
+        let output = transport::shared_output(transport::stdout());
+        let input = transport::guarded_input(transport::stdin(), direct.map(|handler| (handler, output.clone())));
+        let output = transport::guarded_output(output, replies);
         Server::new(input, output, socket).serve(service).await;
     });
     // The stdin reader may still be blocked on a read the client never completes; after `exit`

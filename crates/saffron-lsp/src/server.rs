@@ -1,5 +1,6 @@
 //! The server: document sync and file watching feed the index; every request is answered from
-//! one snapshot of it, on a blocking thread, under a panic guard.
+//! one snapshot of it, under a panic guard: on a blocking thread, except completion, which is
+//! answered at once from the input guard (see `transport::DIRECT_METHODS`).
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -16,7 +17,7 @@ use tower_lsp_server::{Client, LanguageServer};
 use crate::context::{ClientFeatures, RequestContext, guarded, relative_path};
 use crate::documents::OpenDocument;
 use crate::handlers;
-use crate::transport::PreparedReplies;
+use crate::transport::{DirectHandler, Handled, PreparedReplies};
 
 /// How long diagnostics wait for typing to pause before they are computed.
 const DIAGNOSTICS_DEBOUNCE: Duration = Duration::from_millis(40);
@@ -45,6 +46,9 @@ struct State {
     diagnostics_wanted: AtomicBool,
     diagnostics_requested: tokio::sync::Notify,
     next_result_id: AtomicU64,
+    /// From `initialized` to `shutdown`: the span in which the input guard may answer a
+    /// request itself (outside it the framework answers with the proper error).
+    serving: AtomicBool,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -111,12 +115,125 @@ impl State {
     fn path_of(&self, uri: &lsp::Uri) -> Option<PathBuf> {
         Some(relative_path(&self.root(), &uri.to_file_path()?))
     }
+
+    /// Asks for diagnostics of every open document once typing pauses. A keystroke only sets
+    /// a flag: the one diagnostics task (`start_diagnostics`) is woken when it is idle, not
+    /// once per keystroke.
+    fn schedule_diagnostics(&self) {
+        if !self.diagnostics_wanted.swap(true, Ordering::SeqCst) {
+            self.diagnostics_requested.notify_one();
+        }
+    }
+
+    fn open_document(&self, params: lsp::DidOpenTextDocumentParams) {
+        let document = params.text_document;
+        lock(&self.documents).insert(document.uri.clone(), OpenDocument::new(&document.text, document.version));
+        lock(&self.dirty).remove(&document.uri);
+        if let Some(path) = self.path_of(&document.uri) {
+            self.apply(vec![Change::SetFile { path, text: document.text }]);
+            self.schedule_diagnostics();
+        }
+    }
+
+    fn change_document(&self, params: lsp::DidChangeTextDocumentParams) {
+        let uri = params.text_document.uri;
+        {
+            let mut documents = lock(&self.documents);
+            let Some(document) = documents.get_mut(&uri) else { return };
+            document.apply(params.content_changes, params.text_document.version);
+        }
+        lock(&self.dirty).insert(uri);
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        self.schedule_diagnostics();
+    }
+
+    /// Forgets the document; the caller clears its diagnostics.
+    fn close_document(&self, uri: &lsp::Uri) {
+        lock(&self.documents).remove(uri);
+        lock(&self.dirty).remove(uri);
+        lock(&self.semantic).remove(uri);
+        // The file on disk is the truth again (the editor may have discarded changes).
+        if let Some(path) = uri.to_file_path()
+            && let Some(change) = disk_change(&self.root(), &path, !path.exists())
+        {
+            self.apply(vec![change]);
+            self.schedule_diagnostics();
+        }
+    }
+
+    /// A message the input guard offers before the framework (see `transport::DIRECT_METHODS`).
+    fn take_directly(&self, method: &str, body: &[u8]) -> Handled {
+        #[derive(serde::Deserialize)]
+        struct Notification<P> {
+            params: P,
+        }
+        fn params<P: serde::de::DeserializeOwned>(body: &[u8]) -> Option<P> {
+            serde_json::from_slice::<Notification<P>>(body).ok().map(|message| message.params)
+        }
+        // A notification that cannot be read goes to the framework, which logs and drops it.
+        let taken = |done: bool| if done { Handled::Taken(Vec::new()) } else { Handled::Passed };
+        match method {
+            "textDocument/didOpen" => taken(params(body).map(|params| self.open_document(params)).is_some()),
+            "textDocument/didChange" => taken(params(body).map(|params| self.change_document(params)).is_some()),
+            "textDocument/didClose" => match params::<lsp::DidCloseTextDocumentParams>(body) {
+                Some(params) => {
+                    self.close_document(&params.text_document.uri);
+                    let cleared = lsp::PublishDiagnosticsParams::new(params.text_document.uri, Vec::new(), None);
+                    let notification = serde_json::json!({
+                        "jsonrpc": "2.0",
+                        "method": "textDocument/publishDiagnostics",
+                        "params": cleared,
+                    });
+                    Handled::Taken(vec![notification.to_string().into_bytes()])
+                }
+                None => Handled::Passed,
+            },
+            "textDocument/completion" if self.serving.load(Ordering::SeqCst) => self.complete_directly(body),
+            _ => Handled::Passed,
+        }
+    }
+
+    /// `textDocument/completion` answered from the input guard. Anything but a list (a request
+    /// that cannot be read, an error) is passed to the framework, which answers it properly.
+    fn complete_directly(&self, body: &[u8]) -> Handled {
+        #[derive(serde::Deserialize)]
+        struct Request<'a> {
+            #[serde(borrow)]
+            id: &'a serde_json::value::RawValue,
+            params: lsp::CompletionParams,
+        }
+        let Ok(request) = serde_json::from_slice::<Request>(body) else { return Handled::Passed };
+        let text = self.open_text(&request.params.text_document_position.text_document.uri);
+        let context = self.context_as_indexed();
+        let Ok(list) = guarded("completion", || handlers::completion::json(&context, request.params, text)) else {
+            return Handled::Passed;
+        };
+        let result = list.as_deref().unwrap_or(b"null");
+        let mut reply = Vec::with_capacity(result.len() + 64);
+        reply.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+        reply.extend_from_slice(request.id.get().as_bytes());
+        reply.extend_from_slice(br#","result":"#);
+        reply.extend_from_slice(result);
+        reply.push(b'}');
+        Handled::Taken(vec![reply])
+    }
 }
 
 impl Backend {
     /// `replies` is shared with the output (see `transport::PreparedReplies`).
     pub fn new(client: Client, replies: Arc<PreparedReplies>) -> Backend {
         Backend { client, state: Arc::new(State::default()), replies }
+    }
+
+    /// The handler the input guard offers document sync and completion to (see `transport`).
+    pub fn direct_handler(&self) -> DirectHandler {
+        let state = self.state.clone();
+        Arc::new(move |method: &str, body: &[u8]| {
+            // A panic must not take the reader down; the framework then gets the message and
+            // answers a request with the error (a notification is dropped either way).
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| state.take_directly(method, body)))
+                .unwrap_or(Handled::Passed)
+        })
     }
 
     /// Answers a frame the transport guard could not pass on (see `transport`).
@@ -132,8 +249,8 @@ impl Backend {
         // The list is written to JSON here, not by the framework (see `PreparedReplies`).
         let text = self.state.open_text(&params.text_document_position.text_document.uri);
         let context = self.state.context_as_indexed();
-        let list = guarded("completion", || handlers::completion::handle(&context, params, text, &self.replies))?;
-        Ok(list.unwrap_or(serde_json::Value::Null))
+        let list = guarded("completion", || handlers::completion::json(&context, params, text))?;
+        Ok(list.map_or(serde_json::Value::Null, |list| self.replies.hold(list)))
     }
 
     /// `completionItem/resolve`, routed here by the transport.
@@ -158,13 +275,8 @@ impl Backend {
         lock(&self.state.documents).get_mut(uri).and_then(OpenDocument::tree)
     }
 
-    /// Asks for diagnostics of every open document once typing pauses. A keystroke only sets
-    /// a flag: the one diagnostics task (`start_diagnostics`) is woken when it is
-    /// idle, not once per keystroke.
     fn schedule_diagnostics(&self) {
-        if !self.state.diagnostics_wanted.swap(true, Ordering::SeqCst) {
-            self.state.diagnostics_requested.notify_one();
-        }
+        self.state.schedule_diagnostics();
     }
 
     /// The diagnostics task: started once, in `initialized`.
@@ -192,12 +304,6 @@ impl Backend {
                 publish_diagnostics(&state, &client, generation).await;
             }
         });
-    }
-
-    fn on_text(&self, uri: &lsp::Uri, text: String) {
-        let Some(path) = self.state.path_of(uri) else { return };
-        self.state.apply(vec![Change::SetFile { path, text }]);
-        self.schedule_diagnostics();
     }
 
     async fn register_watchers(&self) {
@@ -355,45 +461,28 @@ impl LanguageServer for Backend {
 
     async fn initialized(&self, _: lsp::InitializedParams) {
         self.start_diagnostics();
+        self.state.serving.store(true, Ordering::SeqCst);
         self.register_watchers().await;
     }
 
     async fn shutdown(&self) -> Result<()> {
+        self.state.serving.store(false, Ordering::SeqCst);
         Ok(())
     }
 
+    // Document sync normally comes through the input guard (`State::take_directly`); these
+    // are the framework's path for the same messages.
     async fn did_open(&self, params: lsp::DidOpenTextDocumentParams) {
-        let document = params.text_document;
-        lock(&self.state.documents).insert(document.uri.clone(), OpenDocument::new(&document.text, document.version));
-        lock(&self.state.dirty).remove(&document.uri);
-        self.on_text(&document.uri, document.text);
+        self.state.open_document(params);
     }
 
     async fn did_change(&self, params: lsp::DidChangeTextDocumentParams) {
-        let uri = params.text_document.uri;
-        {
-            let mut documents = lock(&self.state.documents);
-            let Some(document) = documents.get_mut(&uri) else { return };
-            document.apply(params.content_changes, params.text_document.version);
-        }
-        lock(&self.state.dirty).insert(uri);
-        self.state.generation.fetch_add(1, Ordering::SeqCst);
-        self.schedule_diagnostics();
+        self.state.change_document(params);
     }
 
     async fn did_close(&self, params: lsp::DidCloseTextDocumentParams) {
-        let uri = params.text_document.uri;
-        lock(&self.state.documents).remove(&uri);
-        lock(&self.state.dirty).remove(&uri);
-        lock(&self.state.semantic).remove(&uri);
-        // The file on disk is the truth again (the editor may have discarded changes).
-        if let Some(path) = uri.to_file_path()
-            && let Some(change) = disk_change(&self.state.root(), &path, !path.exists())
-        {
-            self.state.apply(vec![change]);
-            self.schedule_diagnostics();
-        }
-        self.client.publish_diagnostics(uri, Vec::new(), None).await;
+        self.state.close_document(&params.text_document.uri);
+        self.client.publish_diagnostics(params.text_document.uri, Vec::new(), None).await;
     }
 
     async fn did_change_watched_files(&self, params: lsp::DidChangeWatchedFilesParams) {

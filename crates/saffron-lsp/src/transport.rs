@@ -10,14 +10,18 @@
 //!
 //! On the way out, [`GuardedOutput`] puts replies that a handler serialized itself
 //! ([`PreparedReplies`]) into their frames.
+//!
+//! The hot path of typing skips the framework altogether: the input guard offers document
+//! sync and completion ([`DIRECT_METHODS`]) to the server's [`DirectHandler`] as they come,
+//! in order, and writes what it answers to the output both guards share ([`SharedOutput`]).
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::pin::Pin;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -32,6 +36,25 @@ pub const COMPLETION_RESOLVE_METHOD: &str = "saffron/completionResolve";
 /// goes back under the request's id, as any reply does.
 pub const ROUTES: [(&str, &str); 2] =
     [("textDocument/completion", COMPLETION_METHOD), ("completionItem/resolve", COMPLETION_RESOLVE_METHOD)];
+
+/// Messages the input guard offers to the server's [`DirectHandler`] before the framework.
+/// tower-lsp-server decodes every message into a `Value`, queues it as a future and encodes
+/// its reply from another `Value`: for a completion, about a third of the time between the
+/// request's arrival and its reply's departure. Document sync comes along because a completion
+/// must see every edit sent before it, and these are then applied in the order they come.
+pub const DIRECT_METHODS: [&str; 4] =
+    ["textDocument/didOpen", "textDocument/didChange", "textDocument/didClose", "textDocument/completion"];
+
+/// What the server did with a message the input guard offered it.
+pub enum Handled {
+    /// Not taken: the framework gets it, as any other message.
+    Passed,
+    /// Taken; these message bodies (a reply, notifications) go to the client.
+    Taken(Vec<Vec<u8>>),
+}
+
+/// Takes or passes a message in [`DIRECT_METHODS`]: `(method, body)`.
+pub type DirectHandler = Arc<dyn Fn(&str, &[u8]) -> Handled + Send + Sync>;
 
 /// Standard input, read through the reactor when it is a pipe (as editors start servers).
 /// Tokio's own stdin hands every read to a blocking thread: a thread switch per message,
@@ -104,12 +127,19 @@ fn starts_with(raw: Option<&RawValue>, first: &[u8]) -> bool {
 }
 
 /// A frame body a JSON-RPC reader will accept, or the replacement that reports why not.
+#[cfg(test)]
 pub fn checked_body(body: &[u8]) -> Vec<u8> {
+    check(body).0
+}
+
+/// A frame body a JSON-RPC reader will accept, or the replacement that reports why not; and
+/// the method, when it is one of [`DIRECT_METHODS`].
+fn check(body: &[u8]) -> (Vec<u8>, Option<&'static str>) {
     let envelope = match serde_json::from_slice::<Envelope>(body) {
         Ok(envelope) => envelope,
         // Valid JSON that is not an object, or one with a member twice: judged as a whole.
-        Err(error) if error.is_data() => return checked_value(body),
-        Err(_) => return replacement(Value::Null, "parse"),
+        Err(error) if error.is_data() => return (checked_value(body), None),
+        Err(_) => return (replacement(Value::Null, "parse"), None),
     };
     let valid_id = envelope.id.is_none() || starts_with(envelope.id, b"n\"-0123456789");
     let method = envelope.method.and_then(string);
@@ -120,9 +150,10 @@ pub fn checked_body(body: &[u8]) -> Vec<u8> {
         && (is_request || is_response);
     if !is_message {
         let id = envelope.id.filter(|_| valid_id).and_then(|raw| serde_json::from_str(raw.get()).ok());
-        return replacement(id.unwrap_or(Value::Null), "invalid");
+        return (replacement(id.unwrap_or(Value::Null), "invalid"), None);
     }
-    match ROUTES.iter().find(|(from, _)| method.as_deref() == Some(*from)) {
+    let direct = DIRECT_METHODS.iter().find(|direct| method.as_deref() == Some(**direct)).copied();
+    let routed = match ROUTES.iter().find(|(from, _)| method.as_deref() == Some(*from)) {
         Some((_, to)) => {
             let mut routed = Vec::with_capacity(body.len() + 16);
             routed.extend_from_slice(br#"{"jsonrpc":"2.0","method":"#);
@@ -137,7 +168,8 @@ pub fn checked_body(body: &[u8]) -> Vec<u8> {
             routed
         }
         None => body.to_vec(),
-    }
+    };
+    (routed, direct)
 }
 
 /// [`checked_body`] for a body that is JSON but no message object.
@@ -170,11 +202,23 @@ impl Framer {
     }
 
     /// The next whole frame, checked and re-framed, or `None` until more bytes come.
+    #[cfg(test)]
     pub fn next_frame(&mut self) -> Option<Vec<u8>> {
-        let body = self.next_body(checked_body, || replacement(Value::Null, "parse"))?;
-        let mut frame = Vec::with_capacity(body.len() + 32);
-        push_frame(&mut frame, &body);
-        Some(frame)
+        self.next_checked().map(|(body, _)| frame_of(&body))
+    }
+
+    /// The next whole frame's checked body, and its method when it is a direct one.
+    fn next_checked(&mut self) -> Option<(Vec<u8>, Option<&'static str>)> {
+        let mut direct = None;
+        let body = self.next_body(
+            |body| {
+                let (checked, method) = check(body);
+                direct = method;
+                checked
+            },
+            || replacement(Value::Null, "parse"),
+        )?;
+        Some((body, direct))
     }
 
     /// The next whole frame's body passed through `body`, or `refused()` for a header block
@@ -228,18 +272,33 @@ fn push_frame(out: &mut Vec<u8>, body: &[u8]) {
     out.extend_from_slice(body);
 }
 
+fn frame_of(body: &[u8]) -> Vec<u8> {
+    let mut frame = Vec::with_capacity(body.len() + 32);
+    push_frame(&mut frame, body);
+    frame
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// The client's input with every frame checked, read in the same task as the server's reader:
 /// a separate copying task would cost a task switch per message.
-pub struct GuardedInput<R> {
+pub struct GuardedInput<R, W> {
     inner: R,
     framer: Framer,
     ready: Vec<u8>,
     ready_at: usize,
     scratch: Vec<u8>,
     at_end: bool,
+    direct: Option<(DirectHandler, SharedOutput<W>)>,
 }
 
-pub fn guarded_input<R: AsyncRead + Unpin>(inner: R) -> GuardedInput<R> {
+/// `direct`: the server's handler for [`DIRECT_METHODS`] and the output its answers go to.
+pub fn guarded_input<R: AsyncRead + Unpin, W>(
+    inner: R,
+    direct: Option<(DirectHandler, SharedOutput<W>)>,
+) -> GuardedInput<R, W> {
     GuardedInput {
         inner,
         framer: Framer::default(),
@@ -247,12 +306,19 @@ pub fn guarded_input<R: AsyncRead + Unpin>(inner: R) -> GuardedInput<R> {
         ready_at: 0,
         scratch: vec![0; 64 << 10],
         at_end: false,
+        direct,
     }
 }
 
-impl<R: AsyncRead + Unpin> AsyncRead for GuardedInput<R> {
+impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> AsyncRead for GuardedInput<R, W> {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
         let this = self.get_mut();
+        // Answers that did not all fit in the pipe go on now: the reader runs in the same task
+        // as the writer, so this task is woken when the pipe has room. (A write error is the
+        // writer's to report.)
+        if let Some((_, output)) = &this.direct {
+            let _ = lock(output).poll_drain(cx);
+        }
         loop {
             if this.ready_at < this.ready.len() {
                 let count = buf.remaining().min(this.ready.len() - this.ready_at);
@@ -260,8 +326,18 @@ impl<R: AsyncRead + Unpin> AsyncRead for GuardedInput<R> {
                 this.ready_at += count;
                 return Poll::Ready(Ok(()));
             }
-            if let Some(frame) = this.framer.next_frame() {
-                (this.ready, this.ready_at) = (frame, 0);
+            if let Some((body, direct)) = this.framer.next_checked() {
+                if let (Some(method), Some((handler, output))) = (direct, &this.direct)
+                    && let Handled::Taken(messages) = handler(method, &body)
+                {
+                    let mut output = lock(output);
+                    for message in &messages {
+                        output.push(message);
+                    }
+                    let _ = output.poll_drain(cx);
+                    continue;
+                }
+                (this.ready, this.ready_at) = (frame_of(&body), 0);
                 continue;
             }
             if this.at_end {
@@ -301,16 +377,21 @@ const PLACEHOLDER: &str = "\u{0}saffron/prepared/";
 const MAX_WAITING: u64 = 256;
 
 impl PreparedReplies {
-    /// `reply` as JSON text, and the placeholder to return in its place. `capacity` is about
-    /// the text's length, so it is written without growing its buffer.
-    pub fn prepare(&self, reply: &impl Serialize, capacity: usize) -> serde_json::Result<Value> {
+    /// `reply` as JSON text, and the placeholder to return in its place.
+    #[cfg(test)]
+    pub fn prepare(&self, reply: &impl serde::Serialize, capacity: usize) -> serde_json::Result<Value> {
         let mut text = Vec::with_capacity(capacity);
         serde_json::to_writer(&mut text, reply)?;
+        Ok(self.hold(text))
+    }
+
+    /// The placeholder to return in place of `text`, a reply's JSON.
+    pub fn hold(&self, text: Vec<u8>) -> Value {
         let number = self.next.fetch_add(1, Ordering::Relaxed);
         let mut waiting = self.waiting.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         waiting.retain(|waiting_number, _| number.saturating_sub(*waiting_number) < MAX_WAITING);
         waiting.insert(number, text);
-        Ok(Value::String(format!("{PLACEHOLDER}{number}")))
+        Value::String(format!("{PLACEHOLDER}{number}"))
     }
 
     /// The body with the prepared reply in place, when `body` is a reply to a placeholder.
@@ -334,20 +415,25 @@ impl PreparedReplies {
     }
 }
 
-/// The server's output, with prepared replies put in their frames ([`PreparedReplies`]).
-pub struct GuardedOutput<W> {
+/// The server's output: whole frames, written as the pipe takes them. Shared by both guards,
+/// which run in the one task of the framework's reader and writer.
+pub struct Output<W> {
     inner: W,
-    replies: std::sync::Arc<PreparedReplies>,
-    frames: Framer,
     out: Vec<u8>,
     out_at: usize,
 }
 
-pub fn guarded_output<W: AsyncWrite + Unpin>(inner: W, replies: std::sync::Arc<PreparedReplies>) -> GuardedOutput<W> {
-    GuardedOutput { inner, replies, frames: Framer::default(), out: Vec::new(), out_at: 0 }
+pub type SharedOutput<W> = Arc<Mutex<Output<W>>>;
+
+pub fn shared_output<W>(inner: W) -> SharedOutput<W> {
+    Arc::new(Mutex::new(Output { inner, out: Vec::new(), out_at: 0 }))
 }
 
-impl<W: AsyncWrite + Unpin> GuardedOutput<W> {
+impl<W: AsyncWrite + Unpin> Output<W> {
+    fn push(&mut self, body: &[u8]) {
+        push_frame(&mut self.out, body);
+    }
+
     /// Writes what is ready; `Ready` once all of it is written.
     fn poll_drain(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
         while self.out_at < self.out.len() {
@@ -364,12 +450,27 @@ impl<W: AsyncWrite + Unpin> GuardedOutput<W> {
     }
 }
 
+/// The framework's output, with prepared replies put in their frames ([`PreparedReplies`]).
+pub struct GuardedOutput<W> {
+    output: SharedOutput<W>,
+    replies: Arc<PreparedReplies>,
+    frames: Framer,
+}
+
+pub fn guarded_output<W: AsyncWrite + Unpin>(
+    output: SharedOutput<W>,
+    replies: Arc<PreparedReplies>,
+) -> GuardedOutput<W> {
+    GuardedOutput { output, replies, frames: Framer::default() }
+}
+
 impl<W: AsyncWrite + Unpin> AsyncWrite for GuardedOutput<W> {
     fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
         let this = self.get_mut();
+        let mut output = lock(&this.output);
         // What was taken before goes out first: a slow client slows the server's writes down
         // instead of growing this buffer.
-        if this.poll_drain(cx)?.is_pending() {
+        if output.poll_drain(cx)?.is_pending() {
             return Poll::Pending;
         }
         this.frames.push(buf);
@@ -379,27 +480,27 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for GuardedOutput<W> {
         while let Some(body) =
             this.frames.next_body(|body| replies.fill(body).unwrap_or_else(|| body.to_vec()), Vec::new)
         {
-            push_frame(&mut this.out, &body);
+            output.push(&body);
         }
         // The bytes are taken; the frames written now, or on the next write or flush.
-        let _ = this.poll_drain(cx)?;
+        let _ = output.poll_drain(cx)?;
         Poll::Ready(Ok(buf.len()))
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        let this = self.get_mut();
-        if this.poll_drain(cx)?.is_pending() {
+        let mut output = lock(&self.output);
+        if output.poll_drain(cx)?.is_pending() {
             return Poll::Pending;
         }
-        Pin::new(&mut this.inner).poll_flush(cx)
+        Pin::new(&mut output.inner).poll_flush(cx)
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        let this = self.get_mut();
-        if this.poll_drain(cx)?.is_pending() {
+        let mut output = lock(&self.output);
+        if output.poll_drain(cx)?.is_pending() {
             return Poll::Pending;
         }
-        Pin::new(&mut this.inner).poll_shutdown(cx)
+        Pin::new(&mut output.inner).poll_shutdown(cx)
     }
 }
 
@@ -485,13 +586,14 @@ mod tests {
         use tokio::io::AsyncWriteExt;
         let runtime = tokio::runtime::Builder::new_current_thread().build().expect("a runtime");
         let bytes = runtime.block_on(async {
-            let mut output = super::guarded_output(Vec::new(), replies);
+            let shared = super::shared_output(Vec::new());
+            let mut output = super::guarded_output(shared.clone(), replies);
             let all: Vec<u8> = frames.concat().into_bytes();
             for piece in all.chunks(chunk) {
                 output.write_all(piece).await.expect("write");
             }
             output.flush().await.expect("flush");
-            output.inner
+            std::mem::take(&mut super::lock(&shared).inner)
         });
         let mut framer = Framer::default();
         framer.push(&bytes);

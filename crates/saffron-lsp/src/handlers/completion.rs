@@ -15,7 +15,6 @@ use tower_lsp_server::ls_types as lsp;
 
 use crate::context::RequestContext;
 use crate::line_index::LineIndex;
-use crate::transport::PreparedReplies;
 
 /// The list as written: it borrows from the IDE's items, which borrow from the snapshot, so
 /// writing it allocates nothing per item but the JSON itself.
@@ -86,15 +85,13 @@ fn as_text<S: Serializer>(value: &impl std::fmt::Display, serializer: S) -> std:
     serializer.collect_str(value)
 }
 
-/// The completion list at the request's position, written to JSON for `replies` (see
-/// `PreparedReplies`); `None` for no list. `open_text` is the document as the editor has it,
-/// when it is open.
-pub fn handle(
+/// The completion list at the request's position as JSON (`None` for no list). `open_text` is
+/// the document as the editor has it, when it is open.
+pub fn json(
     context: &RequestContext,
     params: lsp::CompletionParams,
     open_text: Option<String>,
-    replies: &PreparedReplies,
-) -> Result<Option<Value>> {
+) -> Result<Option<Vec<u8>>> {
     let position = params.text_document_position;
     let path = context.path(&position.text_document.uri)?;
     let Some(text) = open_text.as_deref().or_else(|| context.text(&path)) else { return Ok(None) };
@@ -103,13 +100,13 @@ pub fn handle(
     let (items, incomplete) = saffron_ide::completions_in(&context.snapshot, &path, text, offset);
     let list = to_list(context, &index, &items, incomplete);
     // About what an item takes as JSON, so the text is written without growing its buffer.
-    let capacity = 128 + 192 * items.len();
-    let prepared = replies.prepare(&list, capacity).map_err(|error| Error {
+    let mut json = Vec::with_capacity(128 + 192 * items.len());
+    serde_json::to_writer(&mut json, &list).map_err(|error| Error {
         code: ErrorCode::InternalError,
         message: format!("cannot write the list: {error}").into(),
         data: None,
     })?;
-    Ok(Some(prepared))
+    Ok(Some(json))
 }
 
 fn to_list<'a>(
