@@ -6,6 +6,17 @@ mod support;
 use serde_json::{Value, json};
 use support::{LspClient, example_project, position_of, start_saffron_lsp, uri};
 
+/// A server on a fresh copy of the example project (`project` names the copy), initialized,
+/// with `file` open: the copy's root, the client, the file's URI and its text.
+fn opened(project: &str, file: &str) -> (std::path::PathBuf, LspClient, String, String) {
+    let root = example_project(project);
+    let mut client = start_saffron_lsp(&root);
+    client.initialize();
+    let uri = client.open(file);
+    let text = std::fs::read_to_string(root.join(file)).expect("read");
+    (root, client, uri, text)
+}
+
 fn labels(completion: &Value) -> Vec<String> {
     completion["items"].as_array().into_iter().flatten().filter_map(|i| i["label"].as_str().map(String::from)).collect()
 }
@@ -64,11 +75,7 @@ fn initialize_complete_diagnose_and_shut_down() {
 
 #[test]
 fn edits_and_completions_sent_at_once_are_taken_in_order() {
-    let root = example_project("lsp-order");
-    let mut client = start_saffron_lsp(&root);
-    client.initialize();
-    let uri = client.open("features/orders.saffron");
-    let text = std::fs::read_to_string(root.join("features/orders.saffron")).expect("read");
+    let (root, mut client, uri, text) = opened("lsp-order", "features/orders.saffron");
     let after = position_of(&text, "Then I see that the export is ready", "Then I see that the export is ready".len());
     let line = after["line"].as_u64().expect("line") + 1;
     let edit = |version: u64, start: &Value, end: &Value, text: &str| {
@@ -174,11 +181,7 @@ fn snippet_items_state_their_text_over_the_default_range() {
 
 #[test]
 fn definition_references_hover_rename() {
-    let root = example_project("lsp-navigation");
-    let mut client = start_saffron_lsp(&root);
-    client.initialize();
-    let uri = client.open("features/orders.saffron");
-    let text = std::fs::read_to_string(root.join("features/orders.saffron")).expect("read");
+    let (root, mut client, uri, text) = opened("lsp-navigation", "features/orders.saffron");
     let on_invocation = position_of(&text, "StepSet signed in", 10);
 
     let definition =
