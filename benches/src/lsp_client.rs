@@ -100,21 +100,14 @@ impl LspClient {
 
     pub fn send_raw(&mut self, body: &[u8]) {
         // One write: a server woken by the header alone would wait again for the body.
-        let mut frame = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
-        frame.extend_from_slice(body);
-        self.stdin.write_all(&frame).expect("write");
+        self.stdin.write_all(&frame(body)).expect("write");
         self.stdin.flush().expect("flush");
     }
 
     /// Writes several messages in one write, as a client that sends an edit and a request at
     /// once does: the server reads them in one go.
     pub fn send_together(&mut self, messages: &[Value]) {
-        let mut frames = Vec::new();
-        for message in messages {
-            let body = message.to_string();
-            frames.extend_from_slice(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes());
-            frames.extend_from_slice(body.as_bytes());
-        }
+        let frames: Vec<u8> = messages.iter().flat_map(|message| frame(message.to_string().as_bytes())).collect();
         self.stdin.write_all(&frames).expect("write");
         self.stdin.flush().expect("flush");
     }
@@ -290,6 +283,13 @@ impl Drop for LspClient {
     fn drop(&mut self) {
         let _ = self.child.kill();
     }
+}
+
+/// `body` as an LSP frame.
+fn frame(body: &[u8]) -> Vec<u8> {
+    let mut frame = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    frame.extend_from_slice(body);
+    frame
 }
 
 pub fn uri(path: &Path) -> String {

@@ -275,10 +275,6 @@ impl Backend {
         lock(&self.state.documents).get_mut(uri).and_then(OpenDocument::tree)
     }
 
-    fn schedule_diagnostics(&self) {
-        self.state.schedule_diagnostics();
-    }
-
     /// The diagnostics task: started once, in `initialized`.
     fn start_diagnostics(&self) {
         let state = self.state.clone();
@@ -499,7 +495,7 @@ impl LanguageServer for Backend {
             .collect();
         if !changes.is_empty() {
             self.state.apply(changes);
-            self.schedule_diagnostics();
+            self.state.schedule_diagnostics();
         }
     }
 

@@ -379,10 +379,8 @@ const MAX_WAITING: u64 = 256;
 impl PreparedReplies {
     /// `reply` as JSON text, and the placeholder to return in its place.
     #[cfg(test)]
-    pub fn prepare(&self, reply: &impl serde::Serialize, capacity: usize) -> serde_json::Result<Value> {
-        let mut text = Vec::with_capacity(capacity);
-        serde_json::to_writer(&mut text, reply)?;
-        Ok(self.hold(text))
+    pub fn prepare(&self, reply: &impl serde::Serialize) -> serde_json::Result<Value> {
+        Ok(self.hold(serde_json::to_vec(reply)?))
     }
 
     /// The placeholder to return in place of `text`, a reply's JSON.
@@ -613,7 +611,7 @@ mod tests {
     #[test]
     fn prepared_replies_are_put_in_their_frames() {
         let list = json!({ "isIncomplete": false, "items": [{ "label": "I save \"it\"", "kind": 1 }] });
-        let placeholder = super::PreparedReplies::default().prepare(&list, 0).expect("serializable");
+        let placeholder = super::PreparedReplies::default().prepare(&list).expect("serializable");
         let other = json!({ "jsonrpc": "2.0", "method": "window/logMessage", "params": { "message": placeholder } });
         let frames = [
             frame(&json!({ "jsonrpc": "2.0", "result": placeholder, "id": 7 })),
@@ -623,7 +621,7 @@ mod tests {
         for chunk in [1, 7, 4096] {
             // Each pass gets its own, identical placeholder: a filled reply is taken.
             let replies = std::sync::Arc::new(super::PreparedReplies::default());
-            assert_eq!(replies.prepare(&list, 0).expect("serializable"), placeholder);
+            assert_eq!(replies.prepare(&list).expect("serializable"), placeholder);
             let written = written(replies, &frames, chunk);
             assert_eq!(written.len(), 3, "chunk {chunk}");
             assert_eq!(written[0], json!({ "jsonrpc": "2.0", "id": 7, "result": list }), "chunk {chunk}");
@@ -636,7 +634,7 @@ mod tests {
     #[test]
     fn a_placeholder_is_filled_once_and_only_when_issued() {
         let replies = std::sync::Arc::new(super::PreparedReplies::default());
-        let placeholder = replies.prepare(&json!([1, 2]), 0).expect("serializable");
+        let placeholder = replies.prepare(&json!([1, 2])).expect("serializable");
         let reply = frame(&json!({ "jsonrpc": "2.0", "result": placeholder, "id": 1 }));
         let forged = frame(&json!({ "jsonrpc": "2.0", "result": "\u{0}saffron/prepared/99", "id": 2 }));
         let written = written(replies, &[reply.clone(), reply, forged], 4096);
@@ -649,7 +647,7 @@ mod tests {
     fn replies_lost_on_the_way_do_not_pile_up() {
         let replies = super::PreparedReplies::default();
         for n in 0..1000 {
-            replies.prepare(&n, 0).expect("serializable");
+            replies.prepare(&n).expect("serializable");
         }
         let waiting = replies.waiting.lock().expect("lock");
         assert_eq!(waiting.len() as u64, super::MAX_WAITING);

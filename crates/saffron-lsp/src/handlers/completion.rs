@@ -73,6 +73,12 @@ pub struct Markdown<'a> {
     value: &'a str,
 }
 
+impl<'a> Markdown<'a> {
+    fn new(value: &'a str) -> Markdown<'a> {
+        Markdown { kind: "markdown", value }
+    }
+}
+
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TextEdit<'a> {
@@ -153,7 +159,7 @@ fn to_list<'a>(
                 // A step's detail and documentation come with `completionItem/resolve` when the
                 // client asks for them there: most items are never looked at.
                 detail: if is_step && client.lazy_detail { None } else { item.detail.as_deref() },
-                documentation: item.documentation.as_deref().map(|value| Markdown { kind: "markdown", value }),
+                documentation: item.documentation.as_deref().map(Markdown::new),
                 sort_text: item.sort_text(),
                 filter_text: item.filter_text.as_deref(),
                 insert_text_format,
@@ -171,10 +177,6 @@ fn kind(kind: CompletionKind) -> lsp::CompletionItemKind {
         CompletionKind::StepSet => lsp::CompletionItemKind::MODULE,
         CompletionKind::Keyword => lsp::CompletionItemKind::KEYWORD,
     }
-}
-
-fn markdown(value: String) -> lsp::Documentation {
-    lsp::Documentation::MarkupContent(lsp::MarkupContent { kind: lsp::MarkupKind::Markdown, value })
 }
 
 /// Fills in a step item's detail and documentation (status, recorded actions, near-duplicates)
@@ -196,7 +198,7 @@ pub fn resolve(context: &RequestContext, mut item: Value) -> Result<Value> {
         fields.insert("detail".to_string(), Value::String(detail));
     }
     if let Some(documentation) = saffron_ide::completion_documentation(&context.snapshot, &label) {
-        let documentation = serde_json::to_value(markdown(documentation))
+        let documentation = serde_json::to_value(Markdown::new(&documentation))
             .map_err(|error| Error::invalid_params(format!("cannot write the documentation: {error}")))?;
         fields.insert("documentation".to_string(), documentation);
     }
