@@ -6,6 +6,7 @@ mod context;
 mod convert;
 mod documents;
 mod handlers;
+mod json_text;
 mod line_index;
 mod server;
 mod transport;

@@ -205,15 +205,17 @@ impl State {
         let Ok(request) = serde_json::from_slice::<Request>(body) else { return Handled::Passed };
         let text = self.open_text(&request.params.text_document_position.text_document.uri);
         let context = self.context_as_indexed();
-        let Ok(list) = guarded("completion", || handlers::completion::json(&context, request.params, text)) else {
-            return Handled::Passed;
-        };
-        let result = list.as_deref().unwrap_or(b"null");
-        let mut reply = Vec::with_capacity(result.len() + 64);
+        let mut reply = Vec::new();
         reply.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
         reply.extend_from_slice(request.id.get().as_bytes());
         reply.extend_from_slice(br#","result":"#);
-        reply.extend_from_slice(result);
+        let written =
+            guarded("completion", || handlers::completion::write_json(&mut reply, &context, request.params, text));
+        match written {
+            Ok(true) => {}
+            Ok(false) => reply.extend_from_slice(b"null"),
+            Err(_) => return Handled::Passed,
+        }
         reply.push(b'}');
         Handled::Taken(vec![reply])
     }

@@ -10,10 +10,11 @@
 use saffron_ide::{CompletionKind, Description, SortText};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
-use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
+use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types as lsp;
 
 use crate::context::RequestContext;
+use crate::json_text;
 use crate::line_index::LineIndex;
 
 /// The list as written: it borrows from the IDE's items, which borrow from the snapshot, so
@@ -36,7 +37,7 @@ pub struct ItemDefaults {
     pub insert_text_format: Option<lsp::InsertTextFormat>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CompletionItem<'a> {
     pub label: &'a str,
@@ -60,14 +61,14 @@ pub struct CompletionItem<'a> {
     pub text_edit_text: Option<&'a str>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct LabelDetails<'a> {
     #[serde(serialize_with = "as_text")]
     pub description: &'a Description,
 }
 
 /// `MarkupContent` of kind markdown.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Markdown<'a> {
     kind: &'static str,
     value: &'a str,
@@ -79,7 +80,7 @@ impl<'a> Markdown<'a> {
     }
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TextEdit<'a> {
     pub range: lsp::Range,
@@ -98,21 +99,151 @@ pub fn json(
     params: lsp::CompletionParams,
     open_text: Option<String>,
 ) -> Result<Option<Vec<u8>>> {
+    let mut json = Vec::new();
+    Ok(write_json(&mut json, context, params, open_text)?.then_some(json))
+}
+
+/// [`json`] appended to `out` (a reply being written around it); `false` for no list.
+pub fn write_json(
+    out: &mut Vec<u8>,
+    context: &RequestContext,
+    params: lsp::CompletionParams,
+    open_text: Option<String>,
+) -> Result<bool> {
     let position = params.text_document_position;
     let path = context.path(&position.text_document.uri)?;
-    let Some(text) = open_text.as_deref().or_else(|| context.text(&path)) else { return Ok(None) };
+    let Some(text) = open_text.as_deref().or_else(|| context.text(&path)) else { return Ok(false) };
     let index = LineIndex::new(text);
     let offset = index.offset(position.position);
     let (items, incomplete) = saffron_ide::completions_in(&context.snapshot, &path, text, offset);
     let list = to_list(context, &index, &items, incomplete);
     // About what an item takes as JSON, so the text is written without growing its buffer.
-    let mut json = Vec::with_capacity(128 + 192 * items.len());
-    serde_json::to_writer(&mut json, &list).map_err(|error| Error {
-        code: ErrorCode::InternalError,
-        message: format!("cannot write the list: {error}").into(),
-        data: None,
-    })?;
-    Ok(Some(json))
+    out.reserve(128 + 192 * items.len());
+    write_list(out, &list);
+    Ok(true)
+}
+
+/// `list` as JSON: the bytes serde_json writes for it (the tests check), by hand (see
+/// `json_text`).
+fn write_list(out: &mut Vec<u8>, list: &CompletionList) {
+    out.push(b'{');
+    json_text::key(out, "isIncomplete");
+    out.extend_from_slice(if list.is_incomplete { b"true" } else { b"false" });
+    if let Some(defaults) = &list.item_defaults {
+        out.push(b',');
+        json_text::key(out, "itemDefaults");
+        out.push(b'{');
+        let mut first = true;
+        if let Some(range) = &defaults.edit_range {
+            json_text::key(out, "editRange");
+            write_range(out, range);
+            first = false;
+        }
+        if let Some(format) = defaults.insert_text_format {
+            if !first {
+                out.push(b',');
+            }
+            json_text::key(out, "insertTextFormat");
+            write_format(out, format);
+        }
+        out.push(b'}');
+    }
+    out.push(b',');
+    json_text::key(out, "items");
+    out.push(b'[');
+    for (at, item) in list.items.iter().enumerate() {
+        if at > 0 {
+            out.push(b',');
+        }
+        write_item(out, item);
+    }
+    out.extend_from_slice(b"]}");
+}
+
+fn write_item(out: &mut Vec<u8>, item: &CompletionItem) {
+    out.push(b'{');
+    json_text::key(out, "label");
+    json_text::string(out, item.label);
+    if let Some(details) = &item.label_details {
+        out.push(b',');
+        json_text::key(out, "labelDetails");
+        out.push(b'{');
+        json_text::key(out, "description");
+        json_text::display_string(out, details.description);
+        out.push(b'}');
+    }
+    out.push(b',');
+    json_text::key(out, "kind");
+    write_kind(out, item.kind);
+    let optional_string = |out: &mut Vec<u8>, name: &str, value: Option<&str>| {
+        if let Some(value) = value {
+            out.push(b',');
+            json_text::key(out, name);
+            json_text::string(out, value);
+        }
+    };
+    optional_string(out, "detail", item.detail);
+    if let Some(documentation) = &item.documentation {
+        out.push(b',');
+        json_text::key(out, "documentation");
+        out.push(b'{');
+        json_text::key(out, "kind");
+        json_text::string(out, documentation.kind);
+        out.push(b',');
+        json_text::key(out, "value");
+        json_text::string(out, documentation.value);
+        out.push(b'}');
+    }
+    out.push(b',');
+    json_text::key(out, "sortText");
+    json_text::display_string(out, &item.sort_text);
+    optional_string(out, "filterText", item.filter_text);
+    if let Some(format) = item.insert_text_format {
+        out.push(b',');
+        json_text::key(out, "insertTextFormat");
+        write_format(out, format);
+    }
+    if let Some(edit) = &item.text_edit {
+        out.push(b',');
+        json_text::key(out, "textEdit");
+        out.push(b'{');
+        json_text::key(out, "range");
+        write_range(out, &edit.range);
+        out.push(b',');
+        json_text::key(out, "newText");
+        json_text::string(out, edit.new_text);
+        out.push(b'}');
+    }
+    optional_string(out, "textEditText", item.text_edit_text);
+    out.push(b'}');
+}
+
+fn write_range(out: &mut Vec<u8>, range: &lsp::Range) {
+    let position = |out: &mut Vec<u8>, position: &lsp::Position| {
+        out.push(b'{');
+        json_text::key(out, "line");
+        json_text::number(out, position.line);
+        out.push(b',');
+        json_text::key(out, "character");
+        json_text::number(out, position.character);
+        out.push(b'}');
+    };
+    out.push(b'{');
+    json_text::key(out, "start");
+    position(out, &range.start);
+    out.push(b',');
+    json_text::key(out, "end");
+    position(out, &range.end);
+    out.push(b'}');
+}
+
+fn write_kind(out: &mut Vec<u8>, kind: lsp::CompletionItemKind) {
+    // ls-types writes these as their protocol numbers; so does this, through serde.
+    let _ = serde_json::to_writer(&mut *out, &kind);
+}
+
+fn write_format(out: &mut Vec<u8>, format: lsp::InsertTextFormat) {
+    let _ = serde_json::to_writer(&mut *out, &format);
 }
 
 fn to_list<'a>(
@@ -203,4 +334,79 @@ pub fn resolve(context: &RequestContext, mut item: Value) -> Result<Value> {
         fields.insert("documentation".to_string(), documentation);
     }
     Ok(item)
+}
+
+#[cfg(test)]
+mod tests {
+    use saffron_ide::{Description, SortText};
+    use saffron_index::StepStatus;
+    use tower_lsp_server::ls_types as lsp;
+
+    use super::{CompletionItem, CompletionList, ItemDefaults, LabelDetails, Markdown, TextEdit};
+
+    fn range(line: u32, from: u32, to: u32) -> lsp::Range {
+        lsp::Range::new(lsp::Position::new(line, from), lsp::Position::new(line, to))
+    }
+
+    #[test]
+    fn lists_are_written_as_serde_json_writes_them() {
+        let step = Description::Step { status: StepStatus::Recorded, count: 12 };
+        let text = Description::Text("StepSet · \"3\" steps".to_string());
+        let plain = CompletionItem {
+            label: "I see the orders page",
+            label_details: Some(LabelDetails { description: &step }),
+            kind: lsp::CompletionItemKind::TEXT,
+            detail: None,
+            documentation: None,
+            sort_text: SortText(0),
+            filter_text: None,
+            insert_text_format: None,
+            text_edit: None,
+            text_edit_text: None,
+        };
+        let full = CompletionItem {
+            label: "I add \"Tea\" to the \\ cart\t",
+            label_details: Some(LabelDetails { description: &text }),
+            kind: lsp::CompletionItemKind::MODULE,
+            detail: Some("recorded: replays for free"),
+            documentation: Some(Markdown::new("```gherkin\nStepSet: a\n```")),
+            sort_text: SortText(12345),
+            filter_text: Some("Feature: "),
+            insert_text_format: Some(lsp::InsertTextFormat::PLAIN_TEXT),
+            text_edit: Some(TextEdit { range: range(3, 9, 40), new_text: "I add \"${1:Tea}\" to the cart" }),
+            text_edit_text: Some("I add \"${1:Tea}\""),
+        };
+        let bare = CompletionItem { label_details: None, ..plain.clone() };
+        let lists = [
+            CompletionList { is_incomplete: false, item_defaults: None, items: Vec::new() },
+            CompletionList { is_incomplete: true, item_defaults: None, items: vec![plain.clone()] },
+            CompletionList {
+                is_incomplete: false,
+                item_defaults: Some(ItemDefaults {
+                    edit_range: Some(range(14, 13, 43)),
+                    insert_text_format: Some(lsp::InsertTextFormat::SNIPPET),
+                }),
+                items: vec![plain.clone(), full, bare],
+            },
+            CompletionList {
+                is_incomplete: false,
+                item_defaults: Some(ItemDefaults {
+                    edit_range: None,
+                    insert_text_format: Some(lsp::InsertTextFormat::SNIPPET),
+                }),
+                items: vec![plain.clone()],
+            },
+            CompletionList {
+                is_incomplete: false,
+                item_defaults: Some(ItemDefaults { edit_range: Some(range(0, 0, 1)), insert_text_format: None }),
+                items: vec![plain],
+            },
+        ];
+        for list in &lists {
+            let mut ours = Vec::new();
+            super::write_list(&mut ours, list);
+            let theirs = serde_json::to_vec(list).expect("serializable");
+            assert_eq!(String::from_utf8_lossy(&ours), String::from_utf8_lossy(&theirs));
+        }
+    }
 }
