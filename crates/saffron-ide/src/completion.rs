@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use saffron_index::{Entry, RankKey, Snapshot, StepStatus};
+use saffron_index::{Entry, FileData, RankKey, Snapshot, StepStatus};
 use saffron_syntax::{SourceKind, Span, dialect};
 
 use crate::context::{self, line_at};
@@ -134,7 +134,8 @@ pub fn completions_in<'s>(
                 return (step_set_items(snapshot, typed, replace), false);
             }
             let cursor_line = text[..offset].matches('\n').count() as u32 + 1;
-            return step_items(snapshot, path, cursor_line, typed, replace);
+            let indexed = indexed.as_ref().map(|file| file.data);
+            return step_items(snapshot, path, indexed, cursor_line, typed, replace);
         }
     }
     if offset < content_start {
@@ -188,9 +189,9 @@ fn match_class(lowercase: &str, typed: &str) -> Option<u8> {
 }
 
 /// [`match_class`] of a text as written (not lowercased): ASCII text is compared without
-/// building its lowercase form.
+/// building its lowercase form, and split on ASCII spaces only.
 fn match_class_of_text(text: &str, typed: &str) -> Option<u8> {
-    if !text.is_ascii() {
+    if !text.is_ascii() || !typed.is_ascii() {
         return match_class(&text.to_lowercase(), typed);
     }
     let starts = |word: &str, wanted: &str| {
@@ -199,8 +200,8 @@ fn match_class_of_text(text: &str, typed: &str) -> Option<u8> {
     if typed.is_empty() || starts(text, typed) {
         return Some(0);
     }
-    let mut words = text.split_whitespace();
-    typed.split_whitespace().all(|wanted| words.any(|word| starts(word, wanted))).then_some(1)
+    let mut words = text.split_ascii_whitespace();
+    typed.split_ascii_whitespace().all(|wanted| words.any(|word| starts(word, wanted))).then_some(1)
 }
 
 /// Match class, status, usage (most first), then the text: the order of the list.
@@ -213,6 +214,7 @@ const DENSE_PREFIX: usize = 400;
 fn step_items<'s>(
     snapshot: &'s Snapshot,
     path: &Path,
+    indexed: Option<&FileData>,
     cursor_line: u32,
     typed: &str,
     replace: Span,
@@ -230,10 +232,8 @@ fn step_items<'s>(
     };
     // The same from a rank key. Such a text is the typed one or one the index has on the
     // cursor's line, so only those few have their entry looked up.
-    let on_cursor_line: Vec<&str> = snapshot
-        .file(path)
-        .map(|file| file.texts_on_line(cursor_line).map(|text| text.as_ref()).collect())
-        .unwrap_or_default();
+    let on_cursor_line: Vec<&str> =
+        indexed.map(|file| file.texts_on_line(cursor_line).map(|text| text.as_ref()).collect()).unwrap_or_default();
     let is_the_typed_line_key = |key: &RankKey| {
         key.status == StepStatus::Unrecorded
             && key.uses.0 == 1

@@ -23,7 +23,8 @@ impl<'a> FileContext<'a> {
 }
 
 pub(crate) fn file<'a>(snapshot: &'a Snapshot, path: &Path) -> Option<FileContext<'a>> {
-    Some(FileContext { path: snapshot.file_key(path)?, data: snapshot.file(path)? })
+    let (path, data) = snapshot.file_entry(path)?;
+    Some(FileContext { path, data })
 }
 
 /// The byte range of the line holding `offset`, without its line ending.

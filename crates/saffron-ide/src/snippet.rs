@@ -1,7 +1,5 @@
 //! Step texts as snippets: `<param>` placeholders and quoted values become tab stops.
 
-use std::fmt::Write as _;
-
 /// A snippet body in the LSP / VS Code syntax: `<param>` and quoted values become tab stops
 /// (`${1:param}`); `$`, `}` and `\` are escaped as the syntax requires.
 pub fn snippet_body(text: &str) -> String {
@@ -10,22 +8,26 @@ pub fn snippet_body(text: &str) -> String {
 
 /// The snippet body of `text` when it differs from `text` (see [`snippet_body`]).
 pub fn snippet(text: &str) -> Option<String> {
+    /// Copies `text` with `$`, `\` (and `}` inside a placeholder) escaped, a run at a time.
     fn escape_into(out: &mut String, text: &str, in_placeholder: bool) {
-        for c in text.chars() {
-            if c == '$' || c == '\\' || (in_placeholder && c == '}') {
-                out.push('\\');
-            }
-            out.push(c);
+        let mut rest = text;
+        // Bytes, not chars: the characters sought are ASCII, so where they are is a char boundary.
+        while let Some(at) = rest.bytes().position(|b| b == b'$' || b == b'\\' || (in_placeholder && b == b'}')) {
+            out.push_str(&rest[..at]);
+            out.push('\\');
+            out.push_str(&rest[at..at + 1]);
+            rest = &rest[at + 1..];
         }
+        out.push_str(rest);
     }
-    // Most steps have nothing to escape or turn into a tab stop.
-    if !text.contains(['<', '"', '$', '\\']) {
+    // Most steps have nothing to escape or turn into a tab stop (bytes: these are all ASCII).
+    if !text.bytes().any(|byte| matches!(byte, b'<' | b'"' | b'$' | b'\\')) {
         return None;
     }
     let mut body = String::with_capacity(text.len() + 16);
     let mut stop = 1;
     let mut rest = text;
-    while let Some(start) = rest.find(['<', '"']) {
+    while let Some(start) = rest.bytes().position(|byte| byte == b'<' || byte == b'"') {
         let opener = rest.as_bytes()[start];
         let closer = if opener == b'<' { '>' } else { '"' };
         let Some(length) = rest[start + 1..].find(closer) else { break };
@@ -39,8 +41,9 @@ pub fn snippet(text: &str) -> Option<String> {
         if opener == b'"' {
             body.push('"');
         }
-        // Writing to a String cannot fail.
-        let _ = write!(body, "${{{stop}:");
+        body.push_str("${");
+        body.push_str(itoa::Buffer::new().format(stop));
+        body.push(':');
         escape_into(&mut body, inner, true);
         body.push('}');
         if opener == b'"' {

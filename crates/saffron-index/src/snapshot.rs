@@ -300,6 +300,12 @@ impl Snapshot {
         self.state.files.get_key_value(path).map(|(key, _)| key)
     }
 
+    /// A file and the index's own shared path for it, found with one look-up (paths compare
+    /// component by component, which is not free).
+    pub fn file_entry(&self, path: &Path) -> Option<(&Arc<Path>, &Arc<FileData>)> {
+        self.state.files.get_key_value(path)
+    }
+
     pub fn recordings(&self) -> impl Iterator<Item = &Arc<RecordingData>> {
         self.state.recordings.values()
     }
