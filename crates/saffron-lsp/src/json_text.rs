@@ -35,6 +35,12 @@ pub fn key(out: &mut Vec<u8>, name: &str) {
     out.extend_from_slice(b"\":");
 }
 
+/// A member after the first: `,"name":`.
+pub fn next_key(out: &mut Vec<u8>, name: &str) {
+    out.push(b',');
+    key(out, name);
+}
+
 pub fn number(out: &mut Vec<u8>, value: impl itoa::Integer) {
     out.extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
 }

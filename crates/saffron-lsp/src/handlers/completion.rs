@@ -130,8 +130,7 @@ fn write_list(out: &mut Vec<u8>, list: &CompletionList) {
     json_text::key(out, "isIncomplete");
     out.extend_from_slice(if list.is_incomplete { b"true" } else { b"false" });
     if let Some(defaults) = &list.item_defaults {
-        out.push(b',');
-        json_text::key(out, "itemDefaults");
+        json_text::next_key(out, "itemDefaults");
         out.push(b'{');
         let mut first = true;
         if let Some(range) = &defaults.edit_range {
@@ -148,8 +147,7 @@ fn write_list(out: &mut Vec<u8>, list: &CompletionList) {
         }
         out.push(b'}');
     }
-    out.push(b',');
-    json_text::key(out, "items");
+    json_text::next_key(out, "items");
     out.push(b'[');
     for (at, item) in list.items.iter().enumerate() {
         if at > 0 {
@@ -165,52 +163,43 @@ fn write_item(out: &mut Vec<u8>, item: &CompletionItem) {
     json_text::key(out, "label");
     json_text::string(out, item.label);
     if let Some(details) = &item.label_details {
-        out.push(b',');
-        json_text::key(out, "labelDetails");
+        json_text::next_key(out, "labelDetails");
         out.push(b'{');
         json_text::key(out, "description");
         json_text::display_string(out, details.description);
         out.push(b'}');
     }
-    out.push(b',');
-    json_text::key(out, "kind");
+    json_text::next_key(out, "kind");
     write_kind(out, item.kind);
     let optional_string = |out: &mut Vec<u8>, name: &str, value: Option<&str>| {
         if let Some(value) = value {
-            out.push(b',');
-            json_text::key(out, name);
+            json_text::next_key(out, name);
             json_text::string(out, value);
         }
     };
     optional_string(out, "detail", item.detail);
     if let Some(documentation) = &item.documentation {
-        out.push(b',');
-        json_text::key(out, "documentation");
+        json_text::next_key(out, "documentation");
         out.push(b'{');
         json_text::key(out, "kind");
         json_text::string(out, documentation.kind);
-        out.push(b',');
-        json_text::key(out, "value");
+        json_text::next_key(out, "value");
         json_text::string(out, documentation.value);
         out.push(b'}');
     }
-    out.push(b',');
-    json_text::key(out, "sortText");
+    json_text::next_key(out, "sortText");
     json_text::display_string(out, &item.sort_text);
     optional_string(out, "filterText", item.filter_text);
     if let Some(format) = item.insert_text_format {
-        out.push(b',');
-        json_text::key(out, "insertTextFormat");
+        json_text::next_key(out, "insertTextFormat");
         write_format(out, format);
     }
     if let Some(edit) = &item.text_edit {
-        out.push(b',');
-        json_text::key(out, "textEdit");
+        json_text::next_key(out, "textEdit");
         out.push(b'{');
         json_text::key(out, "range");
         write_range(out, &edit.range);
-        out.push(b',');
-        json_text::key(out, "newText");
+        json_text::next_key(out, "newText");
         json_text::string(out, edit.new_text);
         out.push(b'}');
     }
@@ -223,16 +212,14 @@ fn write_range(out: &mut Vec<u8>, range: &lsp::Range) {
         out.push(b'{');
         json_text::key(out, "line");
         json_text::number(out, position.line);
-        out.push(b',');
-        json_text::key(out, "character");
+        json_text::next_key(out, "character");
         json_text::number(out, position.character);
         out.push(b'}');
     };
     out.push(b'{');
     json_text::key(out, "start");
     position(out, &range.start);
-    out.push(b',');
-    json_text::key(out, "end");
+    json_text::next_key(out, "end");
     position(out, &range.end);
     out.push(b'}');
 }
