@@ -203,21 +203,27 @@ impl State {
             params: lsp::CompletionParams,
         }
         let Ok(request) = serde_json::from_slice::<Request>(body) else { return Handled::Passed };
-        let text = self.open_text(&request.params.text_document_position.text_document.uri);
-        let context = self.context_as_indexed();
         let mut reply = Vec::new();
         reply.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
         reply.extend_from_slice(request.id.get().as_bytes());
         reply.extend_from_slice(br#","result":"#);
-        let written =
-            guarded("completion", || handlers::completion::write_json(&mut reply, &context, request.params, text));
-        match written {
+        match self.write_completion(&mut reply, request.params) {
             Ok(true) => {}
             Ok(false) => reply.extend_from_slice(b"null"),
             Err(_) => return Handled::Passed,
         }
         reply.push(b'}');
         Handled::Taken(vec![reply])
+    }
+
+    /// The completion list as JSON, appended to `out`; `false` for no list. Answered from the
+    /// editor's text and the vocabulary as last indexed, without waiting for the index (it
+    /// takes microseconds; the keystroke's own step is the only thing the index may not have
+    /// yet).
+    fn write_completion(&self, out: &mut Vec<u8>, params: lsp::CompletionParams) -> Result<bool> {
+        let text = self.open_text(&params.text_document_position.text_document.uri);
+        let context = self.context_as_indexed();
+        guarded("completion", || handlers::completion::write_json(out, &context, params, text))
     }
 }
 
@@ -245,14 +251,14 @@ impl Backend {
 
     /// `textDocument/completion`, routed here by the transport (see `handlers::completion`).
     pub async fn completion(&self, params: lsp::CompletionParams) -> Result<serde_json::Value> {
-        // The hot path: answered here, from the editor's text and the vocabulary as last
-        // indexed, without waiting for the index or hopping to a blocking thread (it takes
-        // microseconds; the keystroke's own step is the only thing the index may not have yet).
-        // The list is written to JSON here, not by the framework (see `PreparedReplies`).
-        let text = self.state.open_text(&params.text_document_position.text_document.uri);
-        let context = self.state.context_as_indexed();
-        let list = guarded("completion", || handlers::completion::json(&context, params, text))?;
-        Ok(list.map_or(serde_json::Value::Null, |list| self.replies.hold(list)))
+        // Answered here, not on a blocking thread; the list is written to JSON here, not by the
+        // framework (see `PreparedReplies`).
+        let mut list = Vec::new();
+        Ok(if self.state.write_completion(&mut list, params)? {
+            self.replies.hold(list)
+        } else {
+            serde_json::Value::Null
+        })
     }
 
     /// `completionItem/resolve`, routed here by the transport.

@@ -386,7 +386,7 @@ impl PreparedReplies {
     /// The placeholder to return in place of `text`, a reply's JSON.
     pub fn hold(&self, text: Vec<u8>) -> Value {
         let number = self.next.fetch_add(1, Ordering::Relaxed);
-        let mut waiting = self.waiting.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut waiting = lock(&self.waiting);
         waiting.retain(|waiting_number, _| number.saturating_sub(*waiting_number) < MAX_WAITING);
         waiting.insert(number, text);
         Value::String(format!("{PLACEHOLDER}{number}"))
@@ -401,7 +401,7 @@ impl PreparedReplies {
         }
         let reply: Value = serde_json::from_slice(body).ok()?;
         let number: u64 = reply.get("result")?.as_str()?.strip_prefix(PLACEHOLDER)?.parse().ok()?;
-        let text = self.waiting.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).remove(&number)?;
+        let text = lock(&self.waiting).remove(&number)?;
         let id = serde_json::to_vec(reply.get("id")?).ok()?;
         let mut filled = Vec::with_capacity(text.len() + id.len() + 32);
         filled.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);

@@ -92,18 +92,9 @@ fn as_text<S: Serializer>(value: &impl std::fmt::Display, serializer: S) -> std:
     serializer.collect_str(value)
 }
 
-/// The completion list at the request's position as JSON (`None` for no list). `open_text` is
-/// the document as the editor has it, when it is open.
-pub fn json(
-    context: &RequestContext,
-    params: lsp::CompletionParams,
-    open_text: Option<String>,
-) -> Result<Option<Vec<u8>>> {
-    let mut json = Vec::new();
-    Ok(write_json(&mut json, context, params, open_text)?.then_some(json))
-}
-
-/// [`json`] appended to `out` (a reply being written around it); `false` for no list.
+/// The completion list at the request's position as JSON, appended to `out` (a reply being
+/// written around it); `false` for no list. `open_text` is the document as the editor has it,
+/// when it is open.
 pub fn write_json(
     out: &mut Vec<u8>,
     context: &RequestContext,
