@@ -14,10 +14,12 @@ SAFFRON_BIN names the binary (default: target/debug/saffron).
 import asyncio
 import copy
 import hashlib
+import http.server
 import json
 import os
 import shutil
 import subprocess
+import threading
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
@@ -611,3 +613,104 @@ def test_run_replays_scenarios_and_masks_the_password(project):
         run(green(url))
     with demo_app() as url:
         run(red(url))
+
+
+# ---- secrets in every spelling --------------------------------------------------------------------
+
+ECHO_PAGE = REPOSITORY / "crates" / "saffron-cli" / "tests" / "fixtures" / "echo.html"
+# Every character some output escapes, around a core no escaping changes.
+TRICKY = "pa\"ss\\Zq9hunter'<&>\t\u20ac /x"
+TRICKY_CORE = "Zq9hunter"
+
+
+@contextmanager
+def echo_page():
+    """Serves the page that echoes what is typed into it in every spelling an output may use."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = ECHO_PAGE.read_bytes()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def echo_project(root):
+    """A project whose one scenario types {env:TRICKY} into the echo page, then fails an
+    assertion that quotes everything the page shows."""
+    (root / "features").mkdir(parents=True)
+    (root / "features" / "echo.feature").write_text(
+        "Feature: Echo\n  Scenario: Show the secret\n    Given I open the echo page\n"
+        "    When I type the secret and show it\n    Then nothing is echoed\n"
+    )
+    (root / "saffron.toml").write_text("[timeouts]\nassertion_ms = 300\n")
+    steps = [
+        {"kind": "context", "text": "I open the echo page", "actions": [{"type": "goto", "url": "/"}]},
+        {
+            "kind": "action",
+            "text": "I type the secret and show it",
+            "actions": [
+                {"type": "fill", "target": {"label": "Secret"}, "value": "{env:TRICKY}"},
+                {"type": "click", "target": {"role": "button", "name": "Show"}},
+            ],
+        },
+        {
+            "kind": "outcome",
+            "text": "nothing is echoed",
+            "actions": [{"type": "expectText", "target": {"testId": "echo"}, "text": "nothing"}],
+        },
+    ]
+    recording = {
+        "version": 1,
+        "feature": "features/echo.feature",
+        "scenario": "Show the secret",
+        "steps": steps,
+        "stepsDigest": sha256([step_value(s) for s in steps]),
+    }
+    path = root / ".saffron" / "cache" / "echo" / "show-the-secret.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(recording, indent=2) + "\n")
+
+
+def test_run_masks_a_secret_in_every_spelling_the_page_gives_it(tmp_path):
+    root = tmp_path / "echo"
+    echo_project(root)
+
+    async def body(url):
+        async with connect(root, env=dict(os.environ, TRICKY=TRICKY)) as (session, _):
+            result, text = await ok(session, "run", {"baseUrl": url})
+            everything = json.dumps(result, ensure_ascii=False) + text
+            assert result["red"] == 1, text
+            assert "expected text" in result["scenarios"][0]["message"], text
+            assert TRICKY_CORE not in everything, f"the secret reached the client: {everything}"
+            # Each of the page's eight spellings was there, masked.
+            assert result["scenarios"][0]["message"].count("{env:TRICKY}") >= 8, text
+            for report in result["reports"]:
+                assert TRICKY_CORE not in (root / report).read_text(), report
+
+    with echo_page() as url:
+        run(body(url))
+
+
+def test_run_refuses_base_urls_that_are_not_web_pages(project):
+    async def body():
+        async with connect(project) as (session, _):
+            for base_url in ["file:///etc/passwd", "javascript:alert(1)", "not a url", ""]:
+                text = await fails(session, "run", {"targets": ["features/sign_in.feature"], "baseUrl": base_url})
+                assert "invalid base URL" in text and "http://" in text, text
+
+    run(body())

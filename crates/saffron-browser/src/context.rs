@@ -228,13 +228,38 @@ impl Context {
     /// A PNG screenshot of the active tab's viewport.
     pub async fn screenshot(&self) -> Result<Vec<u8>, BrowserError> {
         let page = self.active_page()?;
-        let params = ScreenshotParams::builder()
-            .format(chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotFormat::Png)
-            .build();
-        tokio::time::timeout(Duration::from_secs(10), page.screenshot(params))
-            .await
-            .map_err(|_| BrowserError::Protocol("the screenshot took longer than 10 s".to_owned()))?
-            .map_err(|e| protocol(e.into()))
+        capture(&page).await
+    }
+
+    /// A PNG screenshot of the active tab's viewport in which no field shows any of `secrets`
+    /// (whatever the field's type) and no text holding one is visible: they are blanked for
+    /// the picture and put back after. Fails closed: when they cannot be hidden, there is no
+    /// picture. Cross-origin frames are not reached and are not searched.
+    pub async fn screenshot_hiding(&self, secrets: &[&str]) -> Result<Vec<u8>, BrowserError> {
+        let page = self.active_page()?;
+        if secrets.is_empty() {
+            return capture(&page).await;
+        }
+        let world = isolated_world(&page).await.map_err(|error| {
+            BrowserError::Protocol(format!("no screenshot: the fields holding secrets could not be hidden ({error})"))
+        })?;
+        let secrets: Vec<Value> = secrets.iter().map(|secret| json!(secret)).collect();
+        if let Err(error) = call_in_world(&page, world, crate::js::HIDE_SECRETS, &[Value::Array(secrets)]).await {
+            // Whatever was hidden before the failure is put back; the picture is not taken.
+            let _ = call_in_world(&page, world, crate::js::RESTORE_SECRETS, &[]).await;
+            return Err(BrowserError::Protocol(format!(
+                "no screenshot: the fields holding secrets could not be hidden ({error})"
+            )));
+        }
+        let picture = capture(&page).await;
+        let restored = call_in_world(&page, world, crate::js::RESTORE_SECRETS, &[]).await;
+        match (picture, restored) {
+            (Ok(png), Ok(_)) => Ok(png),
+            (Err(error), _) => Err(error),
+            (Ok(_), Err(error)) => Err(BrowserError::Protocol(format!(
+                "the fields hidden for the screenshot could not be put back: {error}"
+            ))),
+        }
     }
 
     /// The active tab's URL.
@@ -592,4 +617,51 @@ fn drain_console(streams: &mut ConsoleStreams, found: &mut Vec<String>) {
             found.push(format!("{} error: {}{at}", entry.source.as_ref(), entry.text));
         }
     }
+}
+
+async fn capture(page: &Page) -> Result<Vec<u8>, BrowserError> {
+    let params = ScreenshotParams::builder()
+        .format(chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotFormat::Png)
+        .build();
+    tokio::time::timeout(Duration::from_secs(10), page.screenshot(params))
+        .await
+        .map_err(|_| BrowserError::Protocol("the screenshot took longer than 10 s".to_owned()))?
+        .map_err(|e| protocol(e.into()))
+}
+
+/// A fresh isolated world in the page's main frame: the page's scripts cannot see or patch
+/// what runs there.
+async fn isolated_world(page: &Page) -> Result<i64, CdpFail> {
+    let tree = cdp::call(page, "Page.getFrameTree", json!({})).await?;
+    let frame_id = tree
+        .pointer("/frameTree/frame/id")
+        .and_then(Value::as_str)
+        .ok_or_else(|| CdpFail::Protocol("the page has no main frame".to_owned()))?;
+    let world =
+        cdp::call(page, "Page.createIsolatedWorld", json!({ "frameId": frame_id, "worldName": "saffron" })).await?;
+    world
+        .get("executionContextId")
+        .and_then(Value::as_i64)
+        .ok_or_else(|| CdpFail::Protocol("Page.createIsolatedWorld returned no context".to_owned()))
+}
+
+async fn call_in_world(page: &Page, context: i64, function: &str, args: &[Value]) -> Result<Value, CdpFail> {
+    let arguments: Vec<Value> = args.iter().map(|value| json!({ "value": value })).collect();
+    let answer = cdp::call(
+        page,
+        "Runtime.callFunctionOn",
+        json!({
+            "executionContextId": context,
+            "functionDeclaration": function,
+            "arguments": arguments,
+            "returnByValue": true,
+            "silent": true,
+        }),
+    )
+    .await?;
+    if let Some(details) = answer.get("exceptionDetails") {
+        let text = details.get("text").and_then(Value::as_str).unwrap_or("exception");
+        return Err(CdpFail::Protocol(format!("script failed: {text}")));
+    }
+    Ok(answer.pointer("/result/value").cloned().unwrap_or(Value::Null))
 }

@@ -2,7 +2,8 @@
 //! compiled source), so nothing is installed in the page and nothing survives a navigation.
 //!
 //! Everything runs in the page's main world and returns plain JSON (or a DOM node), so the
-//! Rust side decides; the scripts only look.
+//! Rust side decides; the scripts only look. The one exception hides secrets for a screenshot:
+//! it changes the page for the picture's length, from an isolated world.
 
 /// Helpers shared by the element functions below (a macro so `concat!` can splice it in).
 macro_rules! prelude {
@@ -296,3 +297,62 @@ pub(crate) const STATE: &str = concat!(
   return { pass: false, found: 'unknown state ' + state.kind };
 }"##
 );
+
+/// `(secrets) => count`: blanks, for a screenshot, every form field whose value holds one of
+/// `secrets` and makes transparent every element whose own text does, in this document, its
+/// same-origin frames and open shadow roots. What it changed is kept on the isolated world's
+/// global (invisible to the page) for [`RESTORE_SECRETS`]. Run in an isolated world, so a page
+/// that patched `String.prototype.includes` or the value setter never sees the secrets.
+pub(crate) const HIDE_SECRETS: &str = r##"(secrets) => {
+  const holds = (text) => typeof text === 'string' && secrets.some((s) => text.includes(s));
+  const hidden = [];
+  const hideText = (element) => {
+    if (hidden.some((h) => h.element === element && h.kind === 'style')) return;
+    hidden.push({ element, kind: 'style', style: element.getAttribute('style') });
+    element.style.setProperty('color', 'transparent', 'important');
+    element.style.setProperty('text-shadow', 'none', 'important');
+    element.style.setProperty('-webkit-text-fill-color', 'transparent', 'important');
+  };
+  const visit = (root) => {
+    for (const field of root.querySelectorAll('input, textarea')) {
+      if (holds(field.value)) {
+        let selection = null;
+        try { selection = [field.selectionStart, field.selectionEnd]; } catch (e) { /* no selection API */ }
+        hidden.push({ element: field, kind: 'value', value: field.value, selection });
+        field.value = '';
+      }
+    }
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (holds(node.data) && node.parentElement) hideText(node.parentElement);
+    }
+    for (const element of root.querySelectorAll('*')) {
+      if (element.shadowRoot) visit(element.shadowRoot);
+      if (element.localName === 'iframe' || element.localName === 'frame') {
+        let inner = null;
+        try { inner = element.contentDocument; } catch (e) { /* cross-origin */ }
+        if (inner && inner.documentElement) visit(inner.documentElement);
+      }
+    }
+  };
+  if (document.documentElement) visit(document.documentElement);
+  globalThis.__saffronHidden = hidden;
+  return hidden.length;
+}"##;
+
+/// `() => count`: puts back what [`HIDE_SECRETS`] changed, last change first.
+pub(crate) const RESTORE_SECRETS: &str = r##"() => {
+  const hidden = globalThis.__saffronHidden || [];
+  for (const h of hidden.slice().reverse()) {
+    if (h.kind === 'value') {
+      h.element.value = h.value;
+      if (h.selection) { try { h.element.setSelectionRange(h.selection[0], h.selection[1]); } catch (e) { /* none */ } }
+    } else if (h.style === null) {
+      h.element.removeAttribute('style');
+    } else {
+      h.element.setAttribute('style', h.style);
+    }
+  }
+  globalThis.__saffronHidden = [];
+  return hidden.length;
+}"##;

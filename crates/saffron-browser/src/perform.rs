@@ -294,11 +294,15 @@ impl Context {
     async fn goto(&mut self, url: &str, deadline: Instant, timeout: Duration) -> Result<(), ActionFailure> {
         let page = self.active_page().map_err(browser_failure)?;
         let absolute = resolve_url(&self.base_url, url);
-        let navigation = page.execute(NavigateParams::new(absolute.clone()));
         let failure = |message: String| {
             ActionFailure::new(FailureKind::Navigation, format!("goto {absolute}: {message}"))
                 .with(Some(absolute.clone()), None)
         };
+        // Checked after tokens are filled in: `{env:URL}` may hold anything.
+        if let Some(problem) = saffron_recording::navigation::navigation_problem(&absolute) {
+            return Err(failure(format!("refused: {problem}")));
+        }
+        let navigation = page.execute(NavigateParams::new(absolute.clone()));
         match tokio::time::timeout_at(deadline.into(), navigation).await {
             Err(_) => Err(failure(format!("the page did not finish loading within {}", seconds(timeout)))),
             Ok(Err(error)) => Err(failure(error.to_string())),

@@ -344,3 +344,19 @@ fn a_disabled_button_is_waited_for() {
         s.close().await;
     });
 }
+
+/// A `goto` leaves for no page that is not on the web, whatever its tokens resolved to: local
+/// files would end up in screenshots and reports.
+#[test]
+fn goto_refuses_schemes_that_are_not_http() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        for url in ["file:///etc/passwd", "javascript:alert(1)", "data:text/html,<h1>x</h1>", "ftp://example.test/"] {
+            let failure = s.fails(json!({ "type": "goto", "url": url })).await;
+            assert!(failure.message.contains("refused: a replay opens only http and https pages"), "{failure}");
+        }
+        s.ok(json!({ "type": "expectUrl", "url": "about:blank" })).await;
+        s.ok(json!({ "type": "goto", "url": "/login" })).await;
+        s.close().await;
+    });
+}

@@ -178,9 +178,7 @@ fn console_errors_are_detected() {
         s.sign_in().await;
         s.ok(json!({ "type": "expectNoConsoleErrors" })).await;
         // Both scripts run before the load event that ends the goto.
-        s.ok(json!({ "type": "goto",
-            "url": "data:text/html,<script>console.error('boom', 42)</script><script>throw new Error('kaboom')</script>" }))
-            .await;
+        s.ok(json!({ "type": "goto", "url": "/__demo/console-errors" })).await;
         let failure = s.fails(json!({ "type": "expectNoConsoleErrors" })).await;
         assert_eq!(failure.kind, FailureKind::AssertionFailed);
         assert!(failure.message.contains("console.error: boom 42"), "{failure}");

@@ -489,3 +489,37 @@ fn a_fixture_runs_once_before_its_scenarios_and_its_failure_is_their_floor() {
     let _ = runtime.block_on(server.shutdown());
     let _ = std::fs::remove_dir_all(&project);
 }
+
+/// A base URL that is not an http(s) address is refused before any browser starts: no
+/// Chromium is needed to get the error, and the run never waits for a page.
+#[test]
+fn base_urls_that_are_not_web_addresses_are_refused_before_a_browser_starts() {
+    let project = project_copy("bad-base-url");
+    let run = |base_url: Option<&str>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_saffron"));
+        command.args(["run", "features/sign_in.feature"]).current_dir(&project);
+        if let Some(base_url) = base_url {
+            command.args(["--base-url", base_url]);
+        }
+        command.env("SAFFRON_CHROMIUM", "/nonexistent/chromium").env_remove("SAFFRON_BASE_URL").output().expect("runs")
+    };
+    for (base_url, expected) in [
+        ("not a url", "is not an absolute URL"),
+        ("", "the base URL is empty"),
+        ("ftp://files.example", "must be http:// or https://, not ftp:"),
+        ("javascript:alert(1)", "not javascript:"),
+        ("file:///etc", "not file:"),
+    ] {
+        let output = run(Some(base_url));
+        let all = text(&output);
+        assert_eq!(output.status.code(), Some(2), "{base_url:?}: {all}");
+        assert!(all.contains("invalid base URL") && all.contains(expected), "{base_url:?}: {all}");
+        assert!(!all.contains("blocked"), "no browser was asked for: {all}");
+    }
+    std::fs::write(project.join("saffron.toml"), "base_url = \"file:///etc/passwd\"\n").expect("write");
+    let output = run(None);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(2), "{all}");
+    assert!(all.contains("invalid base URL") && all.contains("not file:"), "{all}");
+    let _ = std::fs::remove_dir_all(&project);
+}

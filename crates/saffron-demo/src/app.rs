@@ -305,6 +305,9 @@ async fn method_not_allowed(req: Request) -> Response {
     }
 }
 
+const CONSOLE_ERRORS_PAGE: &str = "<!doctype html><title>Errors</title>\
+<script>console.error('boom', 42)</script><script>throw new Error('kaboom')</script>";
+
 pub fn router(app: Arc<App>) -> Router {
     let signed_in = Router::new()
         .route("/orders", get(pages::orders))
@@ -328,6 +331,8 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/__demo/config", get(api::get_config).put(api::put_config))
         .route("/__demo/requests", get(api::get_requests))
         .route("/__demo/reset", post(api::reset))
+        // A page that logs an error and throws while it loads, for the console-error checks.
+        .route("/__demo/console-errors", get(|| async { axum::response::Html(CONSOLE_ERRORS_PAGE) }))
         .merge(signed_in)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

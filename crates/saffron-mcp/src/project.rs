@@ -127,14 +127,29 @@ impl Project {
 
     /// Reads one new or changed file into a change for the index.
     fn read(&mut self, path: &Path, kind: FileKind) -> Option<Change> {
-        let text = match std::fs::read_to_string(self.root.join(path)) {
+        // The store's files are read the store's way: never through a link out of the project.
+        let text = match kind {
+            FileKind::Feature => std::fs::read_to_string(self.root.join(path)).map_err(|error| error.to_string()),
+            FileKind::Recording | FileKind::Proposal => {
+                saffron_recording::read_inside(&self.root, &self.root.join(path)).map_err(|error| error.to_string())
+            }
+        };
+        let text = match text {
             Ok(text) => {
                 self.problems.remove(path);
                 text
             }
             Err(error) => {
-                self.problems.insert(path.to_path_buf(), error.to_string());
-                return None;
+                self.problems.insert(path.to_path_buf(), error.clone());
+                let path = path.to_path_buf();
+                return match kind {
+                    FileKind::Feature => None,
+                    FileKind::Recording => Some(Change::SetUnreadableRecording { path, reason: error }),
+                    FileKind::Proposal => {
+                        self.unreadable_proposals.insert(path.clone(), error);
+                        Some(Change::RemoveProposal { path })
+                    }
+                };
             }
         };
         let path = path.to_path_buf();

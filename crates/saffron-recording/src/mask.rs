@@ -1,16 +1,34 @@
 //! Masking secret values out of text on its way to a person, a model or a file.
+//!
+//! A secret rarely reaches an output as it was typed: a JSON report escapes its quotes, an HTML
+//! report its ampersands, a URL percent-encodes it, a failure message may quote it Rust- or
+//! shell-style. The masker knows each of those spellings (and the same spellings once more
+//! inside JSON or markup, for a report embedded in another) and replaces every one.
+
+use aho_corasick::{AhoCorasick, MatchKind};
 
 use crate::resolve::Secret;
 
-/// Replaces every occurrence of a known secret value by its `{env:NAME}` token.
+/// Replaces every occurrence of a known secret value, in any spelling an output gives it, by
+/// its `{env:NAME}` token.
 ///
 /// Values shorter than [`Masker::MIN_LEN`] characters are not masked: masking `1` or `ok`
-/// would shred every report while protecting nothing worth protecting. Transformed spellings
-/// (upper-cased, URL-encoded) are not recognized either.
+/// would shred every report while protecting nothing worth protecting. Spellings that change
+/// the letters themselves (upper-casing, base64, hashing) are not recognized.
 #[derive(Clone, Default)]
 pub struct Masker {
-    // Longest first, so a secret containing another secret is masked whole.
-    secrets: Vec<(String, String)>,
+    /// The secrets in the order they were added: the first name of a value wins.
+    secrets: Vec<Secret>,
+    /// Every spelling of every secret, and the token it is replaced by.
+    spellings: Vec<(String, String)>,
+    matcher: Option<AhoCorasick>,
+}
+
+impl std::fmt::Debug for Masker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.secrets.iter().map(|secret| secret.name.as_str()).collect();
+        f.debug_struct("Masker").field("secrets", &names).finish_non_exhaustive()
+    }
 }
 
 impl Masker {
@@ -24,13 +42,22 @@ impl Masker {
 
     /// Mask `secret` from now on. Adding a value twice keeps its first name.
     pub fn add(&mut self, secret: &Secret) {
-        if secret.value.chars().count() < Masker::MIN_LEN
-            || self.secrets.iter().any(|(value, _)| *value == secret.value)
-        {
+        if secret.value.chars().count() < Masker::MIN_LEN || self.secrets.iter().any(|s| s.value == secret.value) {
             return;
         }
-        self.secrets.push((secret.value.clone(), format!("{{env:{}}}", secret.name)));
-        self.secrets.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
+        self.secrets.push(secret.clone());
+        let token = format!("{{env:{}}}", secret.name);
+        for spelling in spellings(&secret.value) {
+            if !self.spellings.iter().any(|(known, _)| *known == spelling) {
+                self.spellings.push((spelling, token.clone()));
+            }
+        }
+        // Leftmost-longest: a secret that contains another one is masked whole, and of two
+        // spellings that start at one place the longer wins.
+        self.matcher = AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(self.spellings.iter().map(|(spelling, _)| spelling))
+            .ok();
     }
 
     /// Mask every secret in `secrets` from now on.
@@ -40,31 +67,63 @@ impl Masker {
         }
     }
 
+    /// Everything `other` masks, masked by this one too.
+    pub fn merge(&mut self, other: &Masker) {
+        self.add_all(&other.secrets);
+    }
+
     /// True when there is nothing to mask.
     pub fn is_empty(&self) -> bool {
         self.secrets.is_empty()
     }
 
-    /// `text` with every secret value replaced by its token, leftmost first.
+    /// The secret values as they were substituted, for hiding them on a screen. Never print
+    /// them.
+    pub fn values(&self) -> impl Iterator<Item = &str> {
+        self.secrets.iter().map(|secret| secret.value.as_str())
+    }
+
+    /// `text` with every spelling of every secret replaced by its token, leftmost first.
     pub fn mask(&self, text: &str) -> String {
-        if self.secrets.is_empty() {
-            return text.to_string();
+        match &self.matcher {
+            Some(matcher) if !self.secrets.is_empty() => {
+                let tokens: Vec<&str> = self.spellings.iter().map(|(_, token)| token.as_str()).collect();
+                matcher.replace_all(text, &tokens)
+            }
+            _ => text.to_string(),
         }
-        let mut out = String::with_capacity(text.len());
-        let mut rest = text;
-        while let Some(c) = rest.chars().next() {
-            match self.secrets.iter().find(|(value, _)| rest.starts_with(value.as_str())) {
-                Some((value, token)) => {
-                    out.push_str(token);
-                    rest = &rest[value.len()..];
-                }
-                None => {
-                    out.push(c);
-                    rest = &rest[c.len_utf8()..];
+    }
+
+    /// [`Masker::mask`] on bytes that may not all be UTF-8 (a file being written): only
+    /// complete spellings are replaced, other bytes pass through.
+    pub fn mask_bytes(&self, bytes: &[u8]) -> Vec<u8> {
+        match &self.matcher {
+            Some(matcher) if !self.secrets.is_empty() => {
+                let tokens: Vec<&[u8]> = self.spellings.iter().map(|(_, token)| token.as_bytes()).collect();
+                matcher.replace_all_bytes(bytes, &tokens)
+            }
+            _ => bytes.to_vec(),
+        }
+    }
+
+    /// Masks every string in a JSON value, keys included.
+    pub fn mask_json(&self, value: &mut serde_json::Value) {
+        use serde_json::Value;
+        if self.is_empty() {
+            return;
+        }
+        match value {
+            Value::String(text) => *text = self.mask(text),
+            Value::Array(items) => items.iter_mut().for_each(|item| self.mask_json(item)),
+            Value::Object(map) => {
+                let entries = std::mem::take(map);
+                for (key, mut item) in entries {
+                    self.mask_json(&mut item);
+                    map.insert(self.mask(&key), item);
                 }
             }
+            _ => {}
         }
-        out
     }
 }
 
@@ -76,12 +135,161 @@ impl<'s> FromIterator<&'s Secret> for Masker {
     }
 }
 
+/// Every spelling of `value` an output may give it: as is, then each escaping once, then JSON,
+/// Debug and markup escaping applied once more to those (a JSON report quoted in a JSON-RPC
+/// message, an HTML page embedding an XML report).
+fn spellings(value: &str) -> Vec<String> {
+    // A page or a message that normalizes white space may do it before or after escaping: the
+    // two commute, so escaping the normalized value covers both.
+    let mut bases = vec![value.to_owned()];
+    push_new(&mut bases, whitespace_collapsed(value));
+    let mut first = bases.clone();
+    for base in &bases {
+        for escape in ESCAPES {
+            for spelling in escape(base) {
+                push_new(&mut first, spelling);
+            }
+        }
+    }
+    let mut all = first.clone();
+    for spelling in &first {
+        for escape in NESTING_ESCAPES {
+            for nested in escape(spelling) {
+                push_new(&mut all, nested);
+            }
+        }
+    }
+    all
+}
+
+fn push_new(list: &mut Vec<String>, spelling: String) {
+    if !list.contains(&spelling) {
+        list.push(spelling);
+    }
+}
+
+type Escape = fn(&str) -> Vec<String>;
+
+const ESCAPES: &[Escape] = &[json_escaped, markup_escaped, url_encoded, shell_quoted, debug_escaped];
+const NESTING_ESCAPES: &[Escape] = &[json_escaped, markup_escaped, debug_escaped];
+
+/// As text read back from a page or a message that normalizes white space (a tab or a line
+/// break as one space, runs of spaces as one).
+fn whitespace_collapsed(value: &str) -> String {
+    value.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Inside a JSON string: serde_json's and JavaScript's spelling (non-ASCII as is), and the
+/// ASCII-only spelling of Python's `json.dumps` and others (`\u00e9`, surrogate pairs).
+fn json_escaped(value: &str) -> Vec<String> {
+    let quoted = serde_json::to_string(value).unwrap_or_default();
+    let plain = quoted.get(1..quoted.len().saturating_sub(1)).unwrap_or_default().to_owned();
+    let mut ascii = String::with_capacity(plain.len());
+    for c in plain.chars() {
+        if c.is_ascii() {
+            ascii.push(c);
+        } else {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                ascii.push_str(&format!("\\u{unit:04x}"));
+            }
+        }
+    }
+    // A JavaScript string may also spell `/` as `\/`.
+    let slashed = plain.replace('/', "\\/");
+    vec![plain, ascii, slashed]
+}
+
+/// Inside HTML or XML text or an attribute, with each common spelling of the quotes.
+fn markup_escaped(value: &str) -> Vec<String> {
+    let base = value.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+    let mut out = Vec::new();
+    for quote in ["\"", "&quot;", "&#34;", "&#x22;"] {
+        for apostrophe in ["'", "&#39;", "&apos;", "&#x27;"] {
+            out.push(base.replace('"', quote).replace('\'', apostrophe));
+        }
+    }
+    out
+}
+
+/// In a URL or a form body: RFC 3986 components, `encodeURIComponent`, `encodeURI`, form
+/// encoding (space as `+`), and lower-case hex digits.
+fn url_encoded(value: &str) -> Vec<String> {
+    use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+    const COMPONENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+    const URI_COMPONENT: &AsciiSet =
+        &COMPONENT.remove(b'!').remove(b'*').remove(b'\'').remove(b'(').remove(b')').add(b'~');
+    const URI: &AsciiSet = &URI_COMPONENT
+        .remove(b'~')
+        .remove(b';')
+        .remove(b'/')
+        .remove(b'?')
+        .remove(b':')
+        .remove(b'@')
+        .remove(b'&')
+        .remove(b'=')
+        .remove(b'+')
+        .remove(b'$')
+        .remove(b',')
+        .remove(b'#');
+    let component = utf8_percent_encode(value, COMPONENT).to_string();
+    let uri_component = utf8_percent_encode(value, URI_COMPONENT).to_string();
+    let uri = utf8_percent_encode(value, URI).to_string();
+    let form = component.replace("%20", "+");
+    let lower = lowercase_hex(&component);
+    vec![component, uri_component, uri, form, lower]
+}
+
+fn lowercase_hex(encoded: &str) -> String {
+    let mut out = String::with_capacity(encoded.len());
+    let mut rest = encoded;
+    while let Some(at) = rest.find('%') {
+        out.push_str(&rest[..at]);
+        let escape = rest.get(at..at + 3).unwrap_or(&rest[at..]);
+        out.push_str(&escape.to_ascii_lowercase());
+        rest = &rest[at + escape.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Inside a shell word: single-quoted (`'\''` and `'"'"'` for a quote), double-quoted, and
+/// backslash-escaped.
+fn shell_quoted(value: &str) -> Vec<String> {
+    let single = value.replace('\'', "'\\''");
+    let single_python = value.replace('\'', "'\"'\"'");
+    let double: String = value
+        .chars()
+        .flat_map(|c| match c {
+            '"' | '\\' | '$' | '`' => vec!['\\', c],
+            c => vec![c],
+        })
+        .collect();
+    let backslashed: String = value
+        .chars()
+        .flat_map(|c| if c.is_ascii_alphanumeric() || "-._/,:@%+=".contains(c) { vec![c] } else { vec!['\\', c] })
+        .collect();
+    vec![single, single_python, double, backslashed]
+}
+
+/// Inside Rust's `{:?}` of a string or a char.
+fn debug_escaped(value: &str) -> Vec<String> {
+    let quoted = format!("{value:?}");
+    let plain = quoted.get(1..quoted.len().saturating_sub(1)).unwrap_or_default().to_owned();
+    let with_apostrophes = plain.replace('\'', "\\'");
+    vec![plain, with_apostrophes]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn secret(name: &str, value: &str) -> Secret {
         Secret { name: name.into(), value: value.into() }
+    }
+
+    fn masking(value: &str) -> Masker {
+        [secret("PASSWORD", value)].iter().collect()
     }
 
     #[test]
@@ -110,6 +318,7 @@ mod tests {
         masker.add(&secret("EMAIL", "ada@example.com"));
         masker.add(&secret("ALIAS", "ada"));
         assert_eq!(masker.mask("ada@example.com / ada"), "{env:EMAIL} / {env:USER}");
+        assert_eq!(masker.mask("ada%40example.com"), "{env:EMAIL}");
     }
 
     #[test]
@@ -117,5 +326,89 @@ mod tests {
         let mut masker = Masker::new();
         masker.add(&secret("TOKEN", "s€cr€t"));
         assert_eq!(masker.mask("ü s€cr€t ü"), "ü {env:TOKEN} ü");
+    }
+
+    /// A value with every character some output escapes, in each spelling an output gives it.
+    const AWKWARD: &str = "pa\"ss\\w'o<r>d&1 \t€/x";
+
+    #[test]
+    fn json_spellings_are_masked() {
+        let masker = masking(AWKWARD);
+        let json =
+            serde_json::to_string(&serde_json::json!({ "message": format!("typed {AWKWARD}") })).expect("serializes");
+        assert_eq!(masker.mask(&json), r#"{"message":"typed {env:PASSWORD}"}"#);
+        // Read back with its white space normalized.
+        assert_eq!(masker.mask("typed pa\"ss\\w'o<r>d&1 €/x."), "typed {env:PASSWORD}.");
+        // ASCII-only JSON (Python's json.dumps) and JSON inside JSON.
+        assert_eq!(masker.mask(r#"pa\"ss\\w'o<r>d&1 \t\u20ac/x"#), "{env:PASSWORD}");
+        let twice = serde_json::to_string(&json).expect("serializes");
+        assert!(!masker.mask(&twice).contains("ss\\"), "{}", masker.mask(&twice));
+        assert!(masker.mask(&twice).contains("{env:PASSWORD}"));
+    }
+
+    #[test]
+    fn markup_spellings_are_masked() {
+        let masker = masking(AWKWARD);
+        for spelling in [
+            "pa&quot;ss\\w&#39;o&lt;r&gt;d&amp;1 \t€/x",
+            "pa&quot;ss\\w&apos;o&lt;r&gt;d&amp;1 \t€/x",
+            "pa\"ss\\w'o&lt;r&gt;d&amp;1 \t€/x",
+            "pa&#x22;ss\\w&#x27;o&lt;r&gt;d&amp;1 \t€/x",
+        ] {
+            assert_eq!(masker.mask(&format!("<p>{spelling}</p>")), "<p>{env:PASSWORD}</p>", "{spelling}");
+        }
+        // A JSON message inside HTML.
+        assert_eq!(masker.mask("pa\\&quot;ss\\\\w&#39;o&lt;r&gt;d&amp;1 \\t€/x"), "{env:PASSWORD}");
+    }
+
+    #[test]
+    fn url_spellings_are_masked() {
+        let masker = masking(AWKWARD);
+        for spelling in [
+            "pa%22ss%5Cw%27o%3Cr%3Ed%261%20%09%E2%82%AC%2Fx",
+            "pa%22ss%5Cw'o%3Cr%3Ed%261%20%09%E2%82%AC%2Fx",
+            "pa%22ss%5Cw'o%3Cr%3Ed&1%20%09%E2%82%AC/x",
+            "pa%22ss%5Cw%27o%3Cr%3Ed%261+%09%E2%82%AC%2Fx",
+            "pa%22ss%5cw%27o%3cr%3ed%261%20%09%e2%82%ac%2fx",
+        ] {
+            assert_eq!(masker.mask(&format!("http://h/?q={spelling}&n=1")), "http://h/?q={env:PASSWORD}&n=1");
+        }
+    }
+
+    #[test]
+    fn shell_and_debug_spellings_are_masked() {
+        let masker = masking(AWKWARD);
+        let debug = format!("{:?}", AWKWARD);
+        assert_eq!(masker.mask(&format!("Fill({debug})")), "Fill(\"{env:PASSWORD}\")");
+        assert_eq!(masker.mask(&format!("{:?}", format!("x {AWKWARD}"))), "\"x {env:PASSWORD}\"");
+        for spelling in
+            ["'pa\"ss\\w'\\''o<r>d&1 \t€/x'", "'pa\"ss\\w'\"'\"'o<r>d&1 \t€/x'", "\"pa\\\"ss\\\\w'o<r>d&1 \t€/x\""]
+        {
+            let masked = masker.mask(&format!("curl -d {spelling}"));
+            assert!(masked.contains("{env:PASSWORD}") && !masked.contains("ss"), "{spelling} -> {masked}");
+        }
+        let plain = masking("hunter2-word");
+        assert_eq!(plain.mask("echo hunter2-word"), "echo {env:PASSWORD}");
+    }
+
+    #[test]
+    fn bytes_and_json_values_are_masked() {
+        let masker = masking("hunter22");
+        let mut bytes = b"\xff\xfe hunter22 \x00".to_vec();
+        bytes = masker.mask_bytes(&bytes);
+        assert_eq!(bytes, b"\xff\xfe {env:PASSWORD} \x00".to_vec());
+        let mut value = serde_json::json!({ "a": ["hunter22", 1], "hunter22": { "b": "x hunter22" } });
+        masker.mask_json(&mut value);
+        assert_eq!(
+            value,
+            serde_json::json!({ "a": ["{env:PASSWORD}", 1], "{env:PASSWORD}": { "b": "x {env:PASSWORD}" } })
+        );
+    }
+
+    #[test]
+    fn debug_never_shows_a_value() {
+        let masker = masking("hunter22");
+        assert!(!format!("{masker:?}").contains("hunter22"));
+        assert_eq!(masker.values().collect::<Vec<_>>(), ["hunter22"]);
     }
 }

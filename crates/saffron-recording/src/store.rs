@@ -9,6 +9,9 @@
 //!   artifacts/                               screenshots, traces
 //! ```
 //!
+//! Nothing is read or written through a symbolic link that leads outside the project: a link
+//! planted in `.saffron/` must not make saffron show, apply or overwrite a file elsewhere.
+//!
 //! Every write is atomic (a reader sees the old file or the new one, never part of one) and
 //! happens under one store-wide lock, so two saffron processes never interleave a
 //! read-modify-write of the same file. A scan never fails and never writes: it returns what
@@ -59,6 +62,14 @@ pub enum StoreError {
         path: PathBuf,
         /// The cause.
         source: io::Error,
+    },
+    /// The path leads outside the project once its symbolic links are followed.
+    #[error("{}: leads outside the project through a symbolic link (to {}); saffron does not read or write there", .path.display(), .target.display())]
+    OutsideProject {
+        /// The path inside the project.
+        path: PathBuf,
+        /// Where its links lead.
+        target: PathBuf,
     },
     /// The file is not a valid recording or proposal (or would not be, for a write).
     #[error("{}: {source}", .path.display())]
@@ -131,12 +142,14 @@ impl Store {
 
     /// Read and validate one recording.
     pub fn read_recording(&self, path: &Path) -> Result<Recording, StoreError> {
-        parse_recording(&read_text(path)?).map_err(|source| StoreError::Invalid { path: path.to_path_buf(), source })
+        parse_recording(&read_inside(&self.root, path)?)
+            .map_err(|source| StoreError::Invalid { path: path.to_path_buf(), source })
     }
 
     /// Read and validate one proposal.
     pub fn read_proposal(&self, path: &Path) -> Result<Proposal, StoreError> {
-        parse_proposal(&read_text(path)?).map_err(|source| StoreError::Invalid { path: path.to_path_buf(), source })
+        parse_proposal(&read_inside(&self.root, path)?)
+            .map_err(|source| StoreError::Invalid { path: path.to_path_buf(), source })
     }
 
     /// Validate and write one recording, under the lock.
@@ -225,6 +238,7 @@ impl StoreLock<'_> {
         let serialization =
             |error: serde_json::Error| StoreError::Io { path: path.to_path_buf(), source: io::Error::other(error) };
         check(&serde_json::to_value(value).map_err(serialization)?).map_err(invalid)?;
+        ensure_writable_inside(&self.store.root, path)?;
         let bytes = to_json_bytes(value).map_err(serialization)?;
         write_atomic(path, &bytes).map_err(|source| StoreError::Io { path: path.to_path_buf(), source })
     }
@@ -281,8 +295,32 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     }
 }
 
-fn read_text(path: &Path) -> Result<String, StoreError> {
-    fs::read_to_string(path).map_err(|source| StoreError::Io { path: path.to_path_buf(), source })
+/// Reads `path` as text, unless its symbolic links lead outside `root` (the project).
+pub fn read_inside(root: &Path, path: &Path) -> Result<String, StoreError> {
+    let io_error = |source| StoreError::Io { path: path.to_path_buf(), source };
+    let target = fs::canonicalize(path).map_err(io_error)?;
+    let root = fs::canonicalize(root).map_err(|source| StoreError::Io { path: root.to_path_buf(), source })?;
+    if !target.starts_with(&root) {
+        return Err(StoreError::OutsideProject { path: path.to_path_buf(), target });
+    }
+    fs::read_to_string(&target).map_err(io_error)
+}
+
+/// Refuses a write whose folder leads outside `root` through a symbolic link. The file itself
+/// may be a link: the write replaces the link, never what it points to.
+fn ensure_writable_inside(root: &Path, path: &Path) -> Result<(), StoreError> {
+    let root = fs::canonicalize(root).map_err(|source| StoreError::Io { path: root.to_path_buf(), source })?;
+    // The nearest folder that exists: the ones below it are created by the write, as folders.
+    let mut folder = path.parent();
+    while let Some(candidate) = folder {
+        match fs::canonicalize(candidate) {
+            Ok(target) if target.starts_with(&root) => return Ok(()),
+            Ok(target) => return Err(StoreError::OutsideProject { path: path.to_path_buf(), target }),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => folder = candidate.parent(),
+            Err(source) => return Err(StoreError::Io { path: candidate.to_path_buf(), source }),
+        }
+    }
+    Err(StoreError::OutsideProject { path: path.to_path_buf(), target: path.to_path_buf() })
 }
 
 // Symlinked directories are not followed, so a link loop cannot trap a scan.

@@ -375,6 +375,9 @@ fn check_action(value: &Value, path: &str) -> Check {
         "goto" => {
             let url = required_string(action, path, "url", &needs("a url"))?;
             non_empty(url, &key(path, "url"))?;
+            if let Some(problem) = crate::navigation::navigation_problem(url) {
+                return Err(invalid(&key(path, "url"), problem));
+            }
             template(url, &key(path, "url"))
         }
         "click" | "check" | "uncheck" | "hover" | "expectVisible" | "expectHidden" => target(true),

@@ -51,6 +51,7 @@ pub async fn run_with_progress(
     } else {
         None
     };
+    let masker = crate::secrets::masker_for(&executions, &options.env);
     // Each feature's Fixture once, before any scenario: their verdicts are the scenarios' floors.
     let mut fixtures: Vec<Arc<Execution>> = Vec::new();
     for fixture in executions.iter().filter_map(|e| e.fixture.clone()) {
@@ -62,7 +63,8 @@ pub async fn run_with_progress(
         let browser = browser.clone();
         let options = options.clone();
         let fixture = Execution::clone(fixture);
-        async move { (fixture.recording_path.clone(), replay(browser, fixture, options).await) }
+        let masker = masker.clone();
+        async move { (fixture.recording_path.clone(), replay(browser, fixture, options, masker).await) }
     });
     let fixture_results: Vec<(std::path::PathBuf, ScenarioResult)> =
         futures::stream::iter(fixture_runs).buffer_unordered(options.workers.max(1)).collect().await;
@@ -76,10 +78,11 @@ pub async fn run_with_progress(
             .as_ref()
             .and_then(|f| fixture_results.iter().find(|(path, _)| *path == f.recording_path))
             .map(|(_, result)| result.clone());
+        let masker = masker.clone();
         async move {
             let result = match &floor {
                 Some(fixture) if !fixture.passed() => fixture_failed(&execution, &fixture.verdict),
-                _ => with_fixture_floor(replay(browser, execution, options).await, floor.as_ref()),
+                _ => with_fixture_floor(replay(browser, execution, options, masker).await, floor.as_ref()),
             };
             (index, result)
         }
@@ -142,6 +145,7 @@ fn result(execution: &Execution, verdict: Verdict, started: Instant) -> Scenario
         drift: Vec::new(),
         duration_ms: started.elapsed().as_millis() as u64,
         screenshot: None,
+        screenshot_file: None,
         url: None,
     }
 }
@@ -150,19 +154,50 @@ fn blocked(execution: &Execution, cause: &str) -> ScenarioResult {
     result(execution, Verdict::Blocked { cause: cause.to_string() }, Instant::now())
 }
 
-async fn replay(browser: Option<Browser>, execution: Execution, options: RunOptions) -> ScenarioResult {
+/// Every text of `result` masked: a page's text or URL may quote a secret in any spelling.
+fn masked(mut result: ScenarioResult, masker: &Masker) -> ScenarioResult {
+    if masker.is_empty() {
+        return result;
+    }
+    result.name = masker.mask(&result.name);
+    result.verdict = match result.verdict {
+        Verdict::Red { step, step_text, message } => {
+            Verdict::Red { step, step_text: step_text.map(|text| masker.mask(&text)), message: masker.mask(&message) }
+        }
+        Verdict::Blocked { cause } => Verdict::Blocked { cause: masker.mask(&cause) },
+        other => other,
+    };
+    result.drift = result.drift.iter().map(|drift| masker.mask(drift)).collect();
+    result.url = result.url.map(|url| masker.mask(&url));
+    result
+}
+
+/// Replays one execution; `masker` holds the run's secrets (more are added as they are
+/// substituted), and the result comes back masked.
+async fn replay(browser: Option<Browser>, execution: Execution, options: RunOptions, masker: Masker) -> ScenarioResult {
+    let (outcome, masker) = replay_unmasked(browser, execution, options, masker).await;
+    masked(outcome, &masker)
+}
+
+async fn replay_unmasked(
+    browser: Option<Browser>,
+    execution: Execution,
+    options: RunOptions,
+    mut masker: Masker,
+) -> (ScenarioResult, Masker) {
     let started = Instant::now();
     let recording = match &execution.recording {
         Ok(recording) => recording.clone(),
         Err(reason) => {
-            return result(&execution, Verdict::Red { step: None, step_text: None, message: reason.clone() }, started);
+            let verdict = Verdict::Red { step: None, step_text: None, message: reason.clone() };
+            return (result(&execution, verdict, started), masker);
         }
     };
-    let Some(browser) = browser else { return blocked(&execution, "no browser was started") };
+    let Some(browser) = browser else { return (blocked(&execution, "no browser was started"), masker) };
     let base_url = options.base_url.clone();
     let mut context = match browser.new_context(ContextOptions { base_url }).await {
         Ok(context) => context,
-        Err(error) => return blocked(&execution, &error.to_string()),
+        Err(error) => return (blocked(&execution, &error.to_string()), masker),
     };
     let seed = new_unique_seed();
     let values = ExecutionValues {
@@ -171,7 +206,6 @@ async fn replay(browser: Option<Browser>, execution: Execution, options: RunOpti
         today: Date::today_utc(),
         env: options.env.clone(),
     };
-    let mut masker = Masker::new();
     let mut outcome = result(&execution, Verdict::Green, started);
     // Owned steps and actions: the replay holds no borrow across its awaits.
     'steps: for (index, step) in recording.steps.into_iter().enumerate() {
@@ -202,7 +236,9 @@ async fn replay(browser: Option<Browser>, execution: Execution, options: RunOpti
                     }
                 }
                 Err(failure) => {
-                    outcome.screenshot = context.screenshot().await.ok();
+                    // A field that holds a secret is blanked for the picture, whatever its type.
+                    let secrets: Vec<&str> = masker.values().collect();
+                    outcome.screenshot = context.screenshot_hiding(&secrets).await.ok();
                     outcome.url = context.url().await.ok().map(|url| masker.mask(&url));
                     outcome.verdict = Verdict::Red {
                         step: Some(index + 1),
@@ -228,5 +264,5 @@ async fn replay(browser: Option<Browser>, execution: Execution, options: RunOpti
         };
     }
     outcome.duration_ms = started.elapsed().as_millis() as u64;
-    outcome
+    (outcome, masker)
 }

@@ -9,12 +9,14 @@ pub mod hooks;
 mod plan;
 mod report;
 mod resolve;
+mod secrets;
 pub mod session;
 pub mod tags;
 
 pub use execute::{RunOptions, run, run_with_progress};
 pub use plan::{Execution, Selection, plan};
 pub use report::{RunReport, html, junit, markdown, write_reports};
+pub use secrets::masker_for;
 pub use session::{RunRequest, Session, SessionError};
 pub use tags::{TagExpression, TagExpressionError};
 
@@ -71,6 +73,9 @@ pub struct ScenarioResult {
     /// PNG of the page when the scenario failed.
     #[serde(skip)]
     pub screenshot: Option<Vec<u8>>,
+    /// Where the screenshot was saved, relative to the project root (set by the report writer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub screenshot_file: Option<String>,
     pub url: Option<String>,
 }
 

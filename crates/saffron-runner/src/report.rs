@@ -1,11 +1,16 @@
 //! Reports of a run, written atomically under `.saffron/reports/`: `latest.json` (what other
 //! tools read), `report.md`, `junit.xml` (for CI) and a single-file `report.html` with the
-//! failure screenshots inline. Screenshots are also kept under `.saffron/artifacts/`.
+//! failure screenshots inline. Screenshots are also kept under `.saffron/artifacts/<run>/`, one
+//! folder per run, so runs at once in one project never overwrite each other's pictures; the
+//! reports of the run that finishes last win, each file replaced whole.
+//!
+//! Every report passes through the run's [`Masker`] on its way to disk: whatever a page or a
+//! message quoted, in whatever escaping the format gave it, no secret value is written.
 
 use std::path::{Path, PathBuf};
 
 use base64::Engine;
-use saffron_recording::write_atomic;
+use saffron_recording::{Masker, write_atomic};
 use serde::Serialize;
 
 use crate::{ScenarioResult, Verdict};
@@ -151,6 +156,9 @@ pub fn markdown(report: &RunReport) -> String {
         for drift in &s.drift {
             out.push_str(&format!("- drift: {drift}\n"));
         }
+        if let Some(file) = &s.screenshot_file {
+            out.push_str(&format!("- screenshot: `{file}`\n"));
+        }
     }
     out
 }
@@ -199,28 +207,88 @@ pre{{white-space:pre-wrap}}.drift{{color:#9a6700}}</style></head><body>\n<h1>Saf
     )
 }
 
-/// Writes the four reports (and failure screenshots) under the project root; returns the paths.
-pub fn write_reports(root: &Path, report: &RunReport) -> std::io::Result<Vec<PathBuf>> {
+/// How many runs' screenshot folders are kept under `.saffron/artifacts/`.
+pub const KEPT_ARTIFACT_RUNS: usize = 20;
+
+/// A name for this run's artifacts folder: sorts by time, and is unique across processes (the
+/// pid) and within one (a counter: an MCP server may run twice at once).
+fn run_id() -> String {
+    static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|elapsed| elapsed.as_millis())
+        .unwrap_or_default();
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("run-{millis:013}-{}-{run}", std::process::id())
+}
+
+/// Removes the oldest run folders beyond [`KEPT_ARTIFACT_RUNS`]; a folder that another run
+/// is still writing is among the newest and stays.
+fn prune_artifacts(artifacts: &Path) {
+    let Ok(entries) = std::fs::read_dir(artifacts) else { return };
+    let mut runs: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_dir()))
+        .filter(|entry| entry.file_name().to_string_lossy().starts_with("run-"))
+        .map(|entry| entry.path())
+        .collect();
+    runs.sort();
+    let excess = runs.len().saturating_sub(KEPT_ARTIFACT_RUNS);
+    for old in &runs[..excess] {
+        let _ = std::fs::remove_dir_all(old);
+    }
+}
+
+const INLINE_IMAGE: &[u8] = b"data:image/png;base64,";
+
+/// `bytes` masked, except inline images' base64 (a short secret may occur in it by chance,
+/// and replacing it would break the picture, not hide anything).
+fn mask_outside_images(bytes: &[u8], masker: &Masker) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut rest = bytes;
+    while let Some(at) = rest.windows(INLINE_IMAGE.len()).position(|window| window == INLINE_IMAGE) {
+        let data_start = at + INLINE_IMAGE.len();
+        let data_end =
+            rest[data_start..].iter().position(|&byte| byte == b'"').map_or(rest.len(), |end| data_start + end);
+        out.extend(masker.mask_bytes(&rest[..data_start]));
+        out.extend(&rest[data_start..data_end]);
+        rest = &rest[data_end..];
+    }
+    out.extend(masker.mask_bytes(rest));
+    out
+}
+
+/// Writes the four reports (and failure screenshots) under the project root, every text
+/// masked by `masker`; returns the paths.
+pub fn write_reports(root: &Path, report: &RunReport, masker: &Masker) -> std::io::Result<Vec<PathBuf>> {
     let reports = root.join(".saffron/reports");
     let artifacts = root.join(".saffron/artifacts");
     std::fs::create_dir_all(&reports)?;
-    for (index, s) in report.scenarios.iter().enumerate() {
-        if let Some(png) = &s.screenshot {
-            std::fs::create_dir_all(&artifacts)?;
-            write_atomic(&artifacts.join(format!("failure-{index}.png")), png)?;
+    let mut report = report.clone();
+    if report.scenarios.iter().any(|s| s.screenshot.is_some()) {
+        let run = run_id();
+        let folder = artifacts.join(&run);
+        std::fs::create_dir_all(&folder)?;
+        for (index, s) in report.scenarios.iter_mut().enumerate() {
+            if let Some(png) = &s.screenshot {
+                let name = format!("failure-{}.png", index + 1);
+                write_atomic(&folder.join(&name), png)?;
+                s.screenshot_file = Some(format!(".saffron/artifacts/{run}/{name}"));
+            }
         }
+        prune_artifacts(&artifacts);
     }
-    let json = serde_json::to_vec_pretty(report).map_err(std::io::Error::other)?;
+    let json = serde_json::to_vec_pretty(&report).map_err(std::io::Error::other)?;
     let files = [
         ("latest.json", json),
-        ("report.md", markdown(report).into_bytes()),
-        ("junit.xml", junit(report).into_bytes()),
-        ("report.html", html(report).into_bytes()),
+        ("report.md", markdown(&report).into_bytes()),
+        ("junit.xml", junit(&report).into_bytes()),
+        ("report.html", html(&report).into_bytes()),
     ];
     let mut written = Vec::new();
     for (name, bytes) in files {
         let path = reports.join(name);
-        write_atomic(&path, &bytes)?;
+        write_atomic(&path, &mask_outside_images(&bytes, masker))?;
         written.push(path);
     }
     Ok(written)
@@ -239,6 +307,7 @@ mod tests {
             drift: vec!["step 1 `click button \"Go\"`: found by css".into()],
             duration_ms: 1200,
             screenshot: Some(vec![137, 80, 78, 71]),
+            screenshot_file: None,
             url: Some("http://127.0.0.1/x?a=<1>".into()),
         };
         RunReport::new(
@@ -295,5 +364,27 @@ mod tests {
         let page = html(&report);
         assert!(page.contains("Pay &lt;card&gt;") && page.contains("data:image/png;base64,iVBORw"));
         assert!(!page.contains("<1>"), "page text is escaped");
+    }
+
+    #[test]
+    fn runs_keep_their_own_screenshots_and_reports_are_masked() {
+        let project = tempfile::tempdir().expect("temp dir");
+        let mut report = sample();
+        report.scenarios[1].verdict =
+            Verdict::Red { step: Some(1), step_text: None, message: "found \"hunter22\" in /q?hunter22".into() };
+        let masker: Masker =
+            [&saffron_recording::Secret { name: "PASS".into(), value: "hunter22".into() }].into_iter().collect();
+        write_reports(project.path(), &report, &masker).expect("first run");
+        write_reports(project.path(), &report, &masker).expect("second run");
+        let artifacts = project.path().join(".saffron/artifacts");
+        let runs: Vec<_> = std::fs::read_dir(&artifacts).expect("artifacts").filter_map(Result::ok).collect();
+        assert_eq!(runs.len(), 2, "one folder per run");
+        for run in runs {
+            assert_eq!(std::fs::read_dir(run.path()).expect("run folder").count(), 4, "every screenshot kept");
+        }
+        let latest = std::fs::read_to_string(project.path().join(".saffron/reports/latest.json")).expect("json");
+        assert!(!latest.contains("hunter") && latest.contains("{env:PASS}"), "{latest}");
+        let html = std::fs::read_to_string(project.path().join(".saffron/reports/report.html")).expect("html");
+        assert!(html.contains("data:image/png;base64,iVBORw"), "inline pictures are left whole");
     }
 }

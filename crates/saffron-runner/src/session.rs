@@ -37,6 +37,8 @@ pub enum SessionError {
     Config { path: String, reason: String },
     #[error("no base URL: pass one (--base-url), set SAFFRON_BASE_URL, or set base_url in saffron.toml")]
     NoBaseUrl,
+    #[error("invalid base URL: {0}")]
+    InvalidBaseUrl(String),
     #[error("no scenario matches the selection")]
     NoScenario,
     #[error("setup failed, no scenario was run: `{command}` {reason}")]
@@ -94,6 +96,11 @@ impl Session {
             .or_else(|| std::env::var("SAFFRON_BASE_URL").ok())
             .or(config.base_url.clone())
             .ok_or(SessionError::NoBaseUrl)?;
+        // Before any browser starts: a run may open web pages only, never local files.
+        if let Some(problem) = saffron_recording::navigation::base_url_problem(&base_url) {
+            return Err(SessionError::InvalidBaseUrl(problem));
+        }
+        let base_url = base_url.trim().to_owned();
         let mut options = options_with_env(root, Vec::new());
         options.base_url = base_url;
         options.workers = request.workers.max(1);
@@ -122,6 +129,12 @@ impl Session {
             Hooks { timeout_ms: config.hooks.timeout_ms, ..Hooks::default() }
         };
         Ok(Session { root: root.to_path_buf(), executions, options, hooks })
+    }
+
+    /// A masker for every secret the planned scenarios may substitute: mask every output of
+    /// the run with it.
+    pub fn masker(&self) -> saffron_recording::Masker {
+        crate::masker_for(&self.executions, &self.options.env)
     }
 
     fn hook_timeout(&self) -> Duration {

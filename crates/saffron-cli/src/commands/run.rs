@@ -11,6 +11,8 @@ use saffron_runner::hooks::HookRun;
 use saffron_runner::session::options_with_env;
 use saffron_runner::{Execution, RunOptions, RunRequest, ScenarioResult, Selection, Session, TagExpression, Verdict};
 
+use saffron_recording::Masker;
+
 use crate::project;
 
 #[derive(Args)]
@@ -89,8 +91,9 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         eprintln!("saffron: interrupted; the teardown hooks ran, no report was written");
         return Ok(ExitCode::from(130));
     };
-    print(&results, args.format)?;
-    report(&root, &session.options.base_url, started, &results)?;
+    let masker = session.masker();
+    print(&results, args.format, &masker)?;
+    report(&root, &session.options.base_url, started, &results, &masker)?;
     let teardown_failed = report_teardown(&teardown);
     let code = exit_code(&results, args.strict);
     // A dirty environment is the next run's false red: a run that otherwise passed says so.
@@ -116,9 +119,15 @@ fn report_teardown(runs: &[HookRun]) -> bool {
 }
 
 /// Writes `.saffron/reports/{latest.json, report.md, junit.xml, report.html}`.
-fn report(root: &Path, base_url: &str, started: std::time::Instant, results: &[ScenarioResult]) -> Result<()> {
+fn report(
+    root: &Path,
+    base_url: &str,
+    started: std::time::Instant,
+    results: &[ScenarioResult],
+    masker: &Masker,
+) -> Result<()> {
     let report = saffron_runner::RunReport::new(base_url, started.elapsed().as_millis() as u64, results.to_vec());
-    let written = saffron_runner::write_reports(root, &report).context("cannot write the reports")?;
+    let written = saffron_runner::write_reports(root, &report, masker).context("cannot write the reports")?;
     let names: Vec<String> =
         written.iter().map(|path| path.strip_prefix(root).unwrap_or(path).display().to_string()).collect();
     eprintln!("reports: {}", names.join(", "));
@@ -189,35 +198,9 @@ fn exit_code(results: &[ScenarioResult], strict: bool) -> ExitCode {
     }
 }
 
-fn print(results: &[ScenarioResult], format: Format) -> Result<()> {
-    if let Format::Json = format {
-        println!("{}", serde_json::to_string_pretty(results)?);
-        return Ok(());
-    }
-    for result in results {
-        let place = format!("{}:{}", result.file, result.line);
-        match &result.verdict {
-            Verdict::Green => println!("✓ green    {place}  {} ({} ms)", result.name, result.duration_ms),
-            Verdict::Yellow { proposal } => {
-                println!("~ yellow   {place}  {} ({} ms)", result.name, result.duration_ms);
-                println!("    passed by replaying the pending proposal {proposal}: review it");
-            }
-            Verdict::Red { step, step_text, message } => {
-                println!("✗ red      {place}  {} ({} ms)", result.name, result.duration_ms);
-                match (step, step_text) {
-                    (Some(step), Some(text)) => println!("    step {step} \"{text}\": {message}"),
-                    _ => println!("    {message}"),
-                }
-                if let Some(url) = &result.url {
-                    println!("    page: {url}");
-                }
-            }
-            Verdict::Blocked { cause } => println!("! blocked  {place}  {}: {cause}", result.name),
-        }
-        for drift in &result.drift {
-            println!("    drift: {drift}");
-        }
-    }
+/// Prints the results, masked: a message may quote a page that shows a secret in any spelling.
+fn print(results: &[ScenarioResult], format: Format, masker: &Masker) -> Result<()> {
+    print!("{}", masker.mask(&render(results, format)?));
     let count = |f: fn(&Verdict) -> bool| results.iter().filter(|r| f(&r.verdict)).count();
     eprintln!(
         "{} scenario(s): {} green, {} yellow, {} red, {} blocked",
@@ -228,6 +211,40 @@ fn print(results: &[ScenarioResult], format: Format) -> Result<()> {
         count(|v| matches!(v, Verdict::Blocked { .. }))
     );
     Ok(())
+}
+
+fn render(results: &[ScenarioResult], format: Format) -> Result<String> {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    if let Format::Json = format {
+        writeln!(out, "{}", serde_json::to_string_pretty(results)?)?;
+        return Ok(out);
+    }
+    for result in results {
+        let place = format!("{}:{}", result.file, result.line);
+        match &result.verdict {
+            Verdict::Green => writeln!(out, "✓ green    {place}  {} ({} ms)", result.name, result.duration_ms)?,
+            Verdict::Yellow { proposal } => {
+                writeln!(out, "~ yellow   {place}  {} ({} ms)", result.name, result.duration_ms)?;
+                writeln!(out, "    passed by replaying the pending proposal {proposal}: review it")?;
+            }
+            Verdict::Red { step, step_text, message } => {
+                writeln!(out, "✗ red      {place}  {} ({} ms)", result.name, result.duration_ms)?;
+                match (step, step_text) {
+                    (Some(step), Some(text)) => writeln!(out, "    step {step} \"{text}\": {message}")?,
+                    _ => writeln!(out, "    {message}")?,
+                }
+                if let Some(url) = &result.url {
+                    writeln!(out, "    page: {url}")?;
+                }
+            }
+            Verdict::Blocked { cause } => writeln!(out, "! blocked  {place}  {}: {cause}", result.name)?,
+        }
+        for drift in &result.drift {
+            writeln!(out, "    drift: {drift}")?;
+        }
+    }
+    Ok(out)
 }
 
 #[derive(Args)]
@@ -288,6 +305,7 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     let selection = Selection { targets: vec!["features".to_string()], tags: Some(TagExpression::parse("not @wip")?) };
     let snapshot = project::load_index(&root);
     let executions = saffron_runner::plan(&snapshot, &selection);
+    let masker = saffron_runner::masker_for(&executions, &options.env);
     let started = std::time::Instant::now();
     let replayed = runtime.block_on(until_interrupted(replay_with_progress(executions, &options)));
     let _ = runtime.block_on(server.shutdown());
@@ -295,7 +313,7 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
         eprintln!("saffron: interrupted");
         return Ok(ExitCode::from(130));
     };
-    print(&results, Format::Text)?;
-    report(&root, &options.base_url, started, &results)?;
+    print(&results, Format::Text, &masker)?;
+    report(&root, &options.base_url, started, &results, &masker)?;
     Ok(exit_code(&results, false))
 }

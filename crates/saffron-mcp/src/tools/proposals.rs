@@ -558,6 +558,63 @@ mod tests {
         assert!(dir.path().join("features/a.feature").exists());
     }
 
+    /// A proposal planted as a link to a file outside the project: never shown, never applied.
+    #[cfg(unix)]
+    #[test]
+    fn a_proposal_linked_from_outside_the_project_is_neither_shown_nor_accepted() {
+        let (dir, _) = project(true, vec![]);
+        let outside = tempfile::tempdir().expect("temp dir");
+        let planted = outside.path().join("planted.json");
+        std::fs::rename(dir.path().join(PROPOSAL), &planted).expect("move the proposal out");
+        std::os::unix::fs::symlink(&planted, dir.path().join(PROPOSAL)).expect("link it back in");
+        let mut project = Project::open(dir.path().to_path_buf());
+
+        let listed = list(&project, ListProposalsArgs {}).expect("list");
+        assert!(listed.proposals.is_empty(), "{:?}", listed.proposals.len());
+        assert!(listed.unreadable[0].reason.contains("leads outside the project"), "{:?}", listed.unreadable[0].reason);
+        let refused = show(&project, args()).expect_err("not shown");
+        assert!(refused.message.contains("leads outside the project"), "{refused:?}");
+        let refused = accept(&mut project, args()).expect_err("not accepted");
+        assert!(refused.message.contains("cannot be read"), "{refused:?}");
+        assert_eq!(committed_button(dir.path()), "\"Buy\"", "the committed recording is untouched");
+        // Rejecting removes the link, not the file it points to.
+        reject(&mut project, args()).expect("rejected");
+        assert!(!dir.path().join(PROPOSAL).exists() && planted.exists());
+    }
+
+    /// The cache folder a proposal for a new scenario would be accepted into is a link out of
+    /// the project.
+    #[cfg(unix)]
+    #[test]
+    fn accept_never_writes_through_a_folder_linked_outside_the_project() {
+        let (dir, _) = project(true, vec![]);
+        let root = dir.path();
+        let outside = tempfile::tempdir().expect("temp dir");
+        let cache_folder = root.join(".saffron/cache/a");
+        std::fs::remove_dir_all(&cache_folder).expect("remove the committed recording");
+        std::os::unix::fs::symlink(outside.path(), &cache_folder).expect("link the cache folder out");
+        let draft = ProposalDraft {
+            scenario: ScenarioRef {
+                feature: "features/a.feature".into(),
+                name: "Buy".into(),
+                cache_path: CACHE.into(),
+            },
+            recording: recording("Buy now"),
+            feature_edits: vec![],
+            narrative: "First recording.".into(),
+            adaptations: vec![],
+            usage: None,
+            filed_at: None,
+        };
+        let store = Store::open(root).expect("store");
+        store.write_proposal(&root.join(PROPOSAL), &Proposal::file(draft, None)).expect("proposal");
+        let mut project = Project::open(root.to_path_buf());
+        let refused = accept(&mut project, args()).expect_err("not written");
+        assert!(refused.message.contains("leads outside the project"), "{refused:?}");
+        assert_eq!(std::fs::read_dir(outside.path()).expect("read").count(), 0, "nothing was written outside");
+        assert!(root.join(PROPOSAL).exists(), "the proposal is kept");
+    }
+
     #[test]
     fn a_cache_path_outside_the_cache_is_never_written() {
         assert_eq!(recording_path(".saffron/cache/a/b.json"), Some(PathBuf::from(".saffron/cache/a/b.json")));

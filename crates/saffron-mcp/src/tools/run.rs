@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use saffron_recording::Masker;
 use saffron_runner::{RunReport, RunRequest, ScenarioResult, Session, TagExpression, Verdict};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -94,6 +95,19 @@ impl From<&ScenarioResult> for ScenarioVerdict {
     }
 }
 
+impl ScenarioVerdict {
+    fn masked(self, masker: &Masker) -> ScenarioVerdict {
+        ScenarioVerdict {
+            file: masker.mask(&self.file),
+            name: masker.mask(&self.name),
+            step_text: self.step_text.map(|text| masker.mask(&text)),
+            message: self.message.map(|message| masker.mask(&message)),
+            drift: self.drift.iter().map(|drift| masker.mask(drift)).collect(),
+            ..self
+        }
+    }
+}
+
 /// Plans the run: quick, and every mistake in the arguments is reported before a browser starts.
 pub fn prepare(project: &Project, args: RunArgs) -> Result<Session, ToolError> {
     let tags =
@@ -112,6 +126,9 @@ pub fn prepare(project: &Project, args: RunArgs) -> Result<Session, ToolError> {
     Session::prepare(project.root(), &project.snapshot(), request).map_err(|error| {
         let hint = match error {
             saffron_runner::SessionError::NoBaseUrl => "pass baseUrl, the address the application under test runs on",
+            saffron_runner::SessionError::InvalidBaseUrl(_) => {
+                "pass baseUrl as the application's http:// or https:// address, e.g. http://127.0.0.1:3000"
+            }
             saffron_runner::SessionError::NoScenario => {
                 "call list_scenarios to see the scenarios, then pass their files or FILE:LINE"
             }
@@ -138,7 +155,10 @@ pub fn execute(session: Session) -> Result<RunOutput, ToolError> {
     let results = runtime.block_on(session.replay(|_| {}));
     let teardown = session.teardown();
     let report = RunReport::new(&session.options.base_url, started.elapsed().as_millis() as u64, results);
-    let reports = match saffron_runner::write_reports(&session.root, &report) {
+    // The model sees nothing the reports would not show: both are masked with every secret
+    // the run may have substituted, in every spelling.
+    let masker = session.masker();
+    let reports = match saffron_runner::write_reports(&session.root, &report, &masker) {
         Ok(paths) => {
             paths.iter().map(|path| path.strip_prefix(&session.root).unwrap_or(path).display().to_string()).collect()
         }
@@ -150,7 +170,7 @@ pub fn execute(session: Session) -> Result<RunOutput, ToolError> {
         red: report.red,
         blocked: report.blocked,
         duration_ms: report.duration_ms,
-        scenarios: report.scenarios.iter().map(ScenarioVerdict::from).collect(),
+        scenarios: report.scenarios.iter().map(|result| ScenarioVerdict::from(result).masked(&masker)).collect(),
         reports,
         hook_failures: teardown
             .iter()
@@ -161,6 +181,7 @@ pub fn execute(session: Session) -> Result<RunOutput, ToolError> {
                     run.error.clone().unwrap_or_else(|| format!("exited with {:?}", run.exit_code))
                 )
             })
+            .map(|failure| masker.mask(&failure))
             .collect(),
     })
 }

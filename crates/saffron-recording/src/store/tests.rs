@@ -305,3 +305,32 @@ fn the_lock_excludes_another_process() {
     assert!(child.wait().expect("waits").success());
     assert!(marker.exists(), "the child acquired the lock once it was free");
 }
+
+/// A link that stays inside the project is read like any file; one that leads out is reported
+/// unreadable, by reason, and never read.
+#[cfg(unix)]
+#[test]
+fn links_out_of_the_project_are_not_followed() {
+    let project = tempfile::tempdir().expect("temp dir");
+    let outside = tempfile::tempdir().expect("temp dir");
+    let store = Store::open(project.path()).expect("opens");
+    let inside = store.recording_path("shop-cart-checkout", "pay");
+    store.write_recording(&inside, &recording("Pay")).expect("written");
+    let stray = outside.path().join("stray.json");
+    fs::copy(&inside, &stray).expect("copy out");
+    std::os::unix::fs::symlink(&inside, store.recording_path("shop-cart-checkout", "alias")).expect("link in");
+    std::os::unix::fs::symlink(&stray, store.recording_path("shop-cart-checkout", "stray")).expect("link out");
+
+    let scan = store.load_recordings();
+    assert_eq!(scan.found.len(), 2, "the file and the link inside the project");
+    assert_eq!(scan.unreadable.len(), 1);
+    let (path, error) = &scan.unreadable[0];
+    assert!(path.ends_with("stray.json"));
+    assert!(matches!(error, StoreError::OutsideProject { .. }), "{error}");
+
+    // A write into a folder that links out is refused, and nothing lands outside.
+    std::os::unix::fs::symlink(outside.path(), store.cache_dir().join("elsewhere")).expect("link a folder out");
+    let refused = store.write_recording(&store.recording_path("elsewhere", "pay"), &recording("Pay"));
+    assert!(matches!(refused, Err(StoreError::OutsideProject { .. })), "{refused:?}");
+    assert_eq!(fs::read_dir(outside.path()).expect("read").count(), 1, "only the stray file is there");
+}

@@ -205,6 +205,14 @@ fn every_recording_rule_names_its_path() {
         (without("/steps/0/actions/0/url"), "steps[0].actions[0].url: a goto needs a url"),
         (set("/steps/0/actions/0/url", json!("")), "steps[0].actions[0].url: must not be empty"),
         (
+            set("/steps/0/actions/0/url", json!("file:///etc/passwd")),
+            "steps[0].actions[0].url: a replay opens only http and https pages, not file: URLs",
+        ),
+        (
+            set("/steps/0/actions/0/url", json!("JavaScript:alert(1)")),
+            "steps[0].actions[0].url: a replay opens only http and https pages, not javascript: URLs",
+        ),
+        (
             set("/steps/0/actions/0/url", json!("/x/{unique}")),
             "steps[0].actions[0].url: {unique}: needs a name: {unique:name}",
         ),
