@@ -116,3 +116,37 @@ fn messages_match_the_reference_output() {
     }
     assert_eq!(produced, expected);
 }
+
+/// A fresh folder for one test, named after it.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("saffron-check-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    dir
+}
+
+/// ESC (a "clear screen" sequence), NUL, DEL and a C1 control, as a hostile feature file holds them.
+const CONTROLS: &str = "\u{1b}[2J\u{0}\u{7f}\u{9b}";
+
+#[test]
+fn control_characters_from_feature_files_are_escaped_in_the_terminal() {
+    let dir = scratch("controls");
+    std::fs::write(
+        dir.join("a.saffron"),
+        format!("Feature: A\n  Scenario: S\n    StepSet signed{CONTROLS} in\n    Given I am{CONTROLS} here\n"),
+    )
+    .expect("write");
+    let output = saffron(&["check"], &dir);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    assert!(text.contains("unknown StepSet 'signed\\u{1b}[2J\\u{0}\\u{7f}\\u{9b} in'"), "{text}");
+    let raw = [&output.stdout[..], &output.stderr[..]].concat();
+    for control in [0x1b_u8, 0x00, 0x7f] {
+        assert!(!raw.contains(&control), "byte {control:#x} reached the terminal: {text}");
+    }
+    assert!(!String::from_utf8_lossy(&raw).contains('\u{9b}'), "a C1 control reached the terminal");
+    // JSON keeps the text as it is: serde escapes it.
+    let json: Value = serde_json::from_slice(&saffron(&["check", "--format", "json"], &dir).stdout).expect("json");
+    assert!(json[0]["message"].as_str().is_some_and(|m| m.contains(CONTROLS)), "{json}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -125,3 +125,31 @@ fn the_example_recordings_use_every_action_type() {
     let missing: Vec<&String> = expected.difference(&used).collect();
     assert!(missing.is_empty(), "no example scenario performs {missing:?}");
 }
+
+/// A project in a fresh folder (marked by `.saffron/`), named after the test.
+fn scratch_project(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("saffron-vocabulary-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join(".saffron/cache")).expect("mkdir");
+    dir
+}
+
+#[test]
+fn steps_and_status_escape_control_characters_in_the_terminal() {
+    let dir = scratch_project("controls");
+    let controls = "\u{1b}]0;owned\u{7}\u{0}\u{7f}\u{85}";
+    std::fs::write(
+        dir.join("a.feature"),
+        format!("Feature: A\n  Scenario: S{controls}\n    Given I am{controls} here\n    Given I am{controls} there\n"),
+    )
+    .expect("write");
+    for command in ["steps", "status"] {
+        let output = saffron(&[command], &dir);
+        assert_eq!(output.status.code(), Some(0), "{command}");
+        let raw = [&output.stdout[..], &output.stderr[..]].concat();
+        let text = String::from_utf8_lossy(&raw);
+        assert!(text.contains("\\u{1b}]0;owned\\u{7}\\u{0}\\u{7f}\\u{85}"), "{command}: {text}");
+        assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{command} printed a control: {text:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -9,6 +9,7 @@ use clap::{Args, ValueEnum};
 use saffron_syntax::{Project, Severity};
 use serde::Serialize;
 
+use crate::terminal::escape_controls;
 use crate::walk;
 
 #[derive(Args)]
@@ -66,17 +67,17 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
         Format::Text => {
             for d in &diagnostics {
                 let location = d.diagnostic.location;
-                writeln!(
-                    out,
+                let line = format!(
                     "{}:{}:{}: {}: {}",
                     d.file.display(),
                     location.line,
                     location.column,
                     d.diagnostic.severity.as_str(),
                     d.diagnostic.message
-                )?;
+                );
+                writeln!(out, "{}", escape_controls(&line))?;
                 if let Some(hint) = &d.diagnostic.hint {
-                    writeln!(out, "  hint: {hint}")?;
+                    writeln!(out, "  hint: {}", escape_controls(hint))?;
                 }
             }
             let errors = diagnostics.iter().filter(|d| d.diagnostic.severity == Severity::Error).count();

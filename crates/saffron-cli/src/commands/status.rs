@@ -9,6 +9,7 @@ use clap::{Args, ValueEnum};
 use saffron_index::RecordingState;
 
 use crate::project;
+use crate::terminal::escape_controls;
 
 #[derive(Args)]
 pub struct StatusArgs {
@@ -66,7 +67,7 @@ pub fn run(args: StatusArgs) -> Result<ExitCode> {
                 if let Some(proposal) = &s.pending_proposal {
                     line.push_str(&format!("  [proposal pending: {}]", proposal.display()));
                 }
-                writeln!(out, "{line}")?;
+                writeln!(out, "{}", escape_controls(&line))?;
             }
             let count = |state: &str| scenarios.iter().filter(|s| s.recording.as_str() == state).count();
             eprintln!(

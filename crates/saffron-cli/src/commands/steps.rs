@@ -11,6 +11,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::project;
+use crate::terminal::escape_controls;
 use saffron_ide::{badge, snippet_body};
 
 #[derive(Args)]
@@ -107,9 +108,11 @@ pub fn run(args: StepsArgs) -> Result<ExitCode> {
         Format::Text => {
             for entry in &entries {
                 let near = snapshot.near_duplicates(&entry.text);
-                writeln!(out, "{:<13} {:>4}×  {}", badge(entry.status()), entry.count(), entry.text)?;
+                let text = escape_controls(&entry.text);
+                writeln!(out, "{:<13} {:>4}×  {text}", badge(entry.status()), entry.count())?;
                 for duplicate in near.iter().take(3) {
-                    writeln!(out, "{:20}~ near-duplicate of \"{}\" ({:.2})", "", duplicate.text, duplicate.similarity)?;
+                    let text = escape_controls(&duplicate.text);
+                    writeln!(out, "{:20}~ near-duplicate of \"{text}\" ({:.2})", "", duplicate.similarity)?;
                 }
             }
             let count = |status| entries.iter().filter(|e| e.status() == status).count();
