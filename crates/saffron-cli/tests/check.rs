@@ -150,3 +150,35 @@ fn control_characters_from_feature_files_are_escaped_in_the_terminal() {
     assert!(json[0]["message"].as_str().is_some_and(|m| m.contains(CONTROLS)), "{json}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn every_file_that_is_not_utf8_is_reported_and_the_rest_is_checked() {
+    let dir = scratch("utf8");
+    std::fs::write(dir.join("a_latin1.feature"), b"Feature: A\n  Scenario: caf\xe9\n    Given g\n").expect("write");
+    std::fs::write(dir.join("b_ok.feature"), "Feature: B\n  Scenario: s\n    Given g\n").expect("write");
+    std::fs::write(dir.join("c_binary.saffron"), b"\xff\xfe\x00F").expect("write");
+    std::fs::write(
+        dir.join("d_broken.feature"),
+        "Feature: D\n  Scenario: s\n    Given g\n      | a |\n      | b | c |\n",
+    )
+    .expect("write");
+    let output = saffron(&["check"], &dir);
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    let text = stdout(&output);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0], "a_latin1.feature:2:16: error: not UTF-8: the byte at offset 26 starts no valid UTF-8 character",
+        "{text}"
+    );
+    assert!(lines[1].starts_with("  hint: feature files are read as UTF-8"), "{text}");
+    assert!(lines[2].starts_with("c_binary.saffron:1:1: error: not UTF-8: the byte at offset 0 "), "{text}");
+    assert!(lines[4].starts_with("d_broken.feature:5:7: error: "), "the files after a bad one are checked: {text}");
+    let summary = String::from_utf8_lossy(&output.stderr);
+    assert!(summary.contains("checked 2 file(s)"), "{summary}");
+
+    let json: Value = serde_json::from_slice(&saffron(&["check", "--format", "json"], &dir).stdout).expect("json");
+    let codes: Vec<&str> = json.as_array().expect("array").iter().filter_map(|p| p["code"].as_str()).collect();
+    assert_eq!(codes, ["not-utf8", "not-utf8", "inconsistent-cell-count"], "{json}");
+    assert_eq!((json[0]["line"].as_u64(), json[0]["column"].as_u64()), (Some(2), Some(16)));
+    let _ = std::fs::remove_dir_all(&dir);
+}
