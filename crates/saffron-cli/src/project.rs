@@ -3,7 +3,10 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use saffron_index::{IndexHost, Snapshot};
+use saffron_index::{CACHE_DIR, IndexHost, LoadProblem, PROPOSALS_DIR, Snapshot};
+use saffron_syntax::{Location, NotUtf8};
+
+use crate::problem::Problem;
 
 /// The project root: the nearest folder, from the current one upwards, that holds
 /// `saffron.toml` or `.saffron/`; the current folder when none does.
@@ -15,13 +18,41 @@ pub fn find_root() -> Result<PathBuf> {
         .map_or_else(|| cwd.clone(), Path::to_path_buf))
 }
 
-/// Loads the project's index; files that could not be used are reported on stderr.
-pub fn load_index(root: &Path) -> Snapshot {
+/// Loads the project's index, and the files it could not use as problems (the caller reports
+/// them: a project with an unreadable recording is not clean).
+pub fn load_index(root: &Path) -> (Snapshot, Vec<Problem>) {
     let (host, report) = IndexHost::load(root);
-    for (path, problem) in &report.problems {
-        eprintln!("saffron: skipped {}: {problem}", path.display());
+    let problems = report.problems.iter().map(problem_of).collect();
+    (host.snapshot(), problems)
+}
+
+fn problem_of(problem: &LoadProblem) -> Problem {
+    let location = Location { line: problem.line as u32, column: problem.column as u32 };
+    let code = if problem.unreadable { "unreadable-file" } else { "invalid-file" };
+    let hint = if problem.unreadable {
+        "check that the file exists and that you may read it"
+    } else if problem.path.starts_with(CACHE_DIR) {
+        "an unreadable recording is red and never recorded over: fix it, restore it from version control, or \
+         delete it so that its scenario is recorded again"
+    } else if problem.path.starts_with(PROPOSALS_DIR) {
+        "fix the proposal, or delete it (saffron reject) and run its scenario again"
+    } else {
+        NotUtf8::HINT
+    };
+    Problem {
+        unreadable: problem.unreadable,
+        ..Problem::error(&problem.path, location, code, problem.message.clone()).with_hint(hint)
     }
-    host.snapshot()
+}
+
+/// Prints `problems` on stderr, in the text form every command uses.
+pub fn report(problems: &[Problem]) -> Result<()> {
+    let stderr = std::io::stderr();
+    let mut err = stderr.lock();
+    for problem in problems {
+        problem.write_text(&mut err)?;
+    }
+    Ok(())
 }
 
 /// Turns command-line paths into paths relative to the project root, for filtering.

@@ -153,3 +153,28 @@ fn steps_and_status_escape_control_characters_in_the_terminal() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn steps_and_status_name_unreadable_recordings_and_exit_1() {
+    let project = support::example_project("unreadable-recordings");
+    let cache = project.join(".saffron/cache/orders");
+    std::fs::write(cache.join("export-the-orders.json"), "{\n  \"version\": 1,\n  oops\n}\n").expect("write");
+    std::fs::write(cache.join("search-orders-by-customer.json"), "{\"version\": 1}\n").expect("write");
+    for args in [&["status"][..], &["status", "--format", "json"], &["steps"], &["steps", "--format", "json"]] {
+        let output = saffron(args, &project);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(
+                ".saffron/cache/orders/export-the-orders.json:3:3: error: invalid JSON: key must be a string"
+            ),
+            "{args:?}: {stderr}"
+        );
+        assert!(stderr.contains(".saffron/cache/orders/search-orders-by-customer.json:1:1: error: "), "{stderr}");
+        assert!(stderr.contains("  hint: an unreadable recording is red and never recorded over"), "{stderr}");
+        if args.contains(&"json") {
+            serde_json::from_slice::<Value>(&output.stdout).expect("the JSON answer is still whole");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&project);
+}

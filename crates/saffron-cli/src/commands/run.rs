@@ -70,7 +70,9 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         shard: args.shard.as_deref().map(parse_shard).transpose()?,
         hooks: !args.no_hooks,
     };
-    let snapshot = project::load_index(&root);
+    // An unreadable recording is named here; its scenario's verdict is red.
+    let (snapshot, problems) = project::load_index(&root);
+    project::report(&problems)?;
     let session = Session::prepare(&root, &snapshot, request)?;
     if let Err((error, teardown)) = session.setup() {
         report_teardown(&teardown);
@@ -286,7 +288,9 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     options.browser.headless = !args.headed;
     options.browser.default_timeout = Duration::from_secs(5);
     let selection = Selection { targets: vec!["features".to_string()], tags: Some(TagExpression::parse("not @wip")?) };
-    let snapshot = project::load_index(&root);
+    // An unreadable recording is named here; its scenario's verdict is red.
+    let (snapshot, problems) = project::load_index(&root);
+    project::report(&problems)?;
     let executions = saffron_runner::plan(&snapshot, &selection);
     let started = std::time::Instant::now();
     let replayed = runtime.block_on(until_interrupted(replay_with_progress(executions, &options)));

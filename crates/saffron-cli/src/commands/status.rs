@@ -8,6 +8,7 @@ use anyhow::Result;
 use clap::{Args, ValueEnum};
 use saffron_index::RecordingState;
 
+use crate::problem;
 use crate::project;
 use crate::terminal::escape_controls;
 
@@ -28,7 +29,8 @@ enum Format {
 pub fn run(args: StatusArgs) -> Result<ExitCode> {
     let root = project::find_root()?;
     let filters = project::relative_filters(&root, &args.paths)?;
-    let snapshot = project::load_index(&root);
+    let (snapshot, problems) = project::load_index(&root);
+    project::report(&problems)?;
     let scenarios: Vec<_> = snapshot.scenarios().into_iter().filter(|s| project::selected(&s.file, &filters)).collect();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -81,5 +83,5 @@ pub fn run(args: StatusArgs) -> Result<ExitCode> {
             );
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(problem::exit_code(&problems))
 }

@@ -10,6 +10,7 @@ use saffron_index::{Entry, Snapshot, StepStatus};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use crate::problem;
 use crate::project;
 use crate::terminal::escape_controls;
 use saffron_ide::{badge, snippet_body};
@@ -66,7 +67,8 @@ fn selected_entries<'a>(snapshot: &'a Snapshot, filters: &[PathBuf]) -> Vec<&'a 
 pub fn run(args: StepsArgs) -> Result<ExitCode> {
     let root = project::find_root()?;
     let filters = project::relative_filters(&root, &args.paths)?;
-    let snapshot = project::load_index(&root);
+    let (snapshot, problems) = project::load_index(&root);
+    project::report(&problems)?;
     let entries = selected_entries(&snapshot, &filters);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -125,5 +127,5 @@ pub fn run(args: StepsArgs) -> Result<ExitCode> {
             );
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(problem::exit_code(&problems))
 }
