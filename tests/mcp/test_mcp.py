@@ -564,6 +564,28 @@ def test_junk_never_kills_the_server(project):
     run(body())
 
 
+def test_status_names_unknown_saffron_toml_keys_and_invalid_toml(project):
+    (project / "saffron.toml").write_text('base_ur = "http://x"\n[mcp]\nallow_acept = true\n')
+
+    async def body():
+        async with connect(project) as (session, _):
+            status, text = await ok(session, "status")
+            problems = [p["problem"] for p in status["problems"] if p["path"] == "saffron.toml"]
+            assert problems == [
+                "1:1: unknown key `base_ur` in saffron.toml: nothing reads it; did you mean `base_url`?",
+                "3:1: unknown key `mcp.allow_acept` in saffron.toml: nothing reads it; did you mean `allow_accept`?",
+            ], status["problems"]
+            assert status["acceptEnabled"] is False
+            assert "did you mean `base_url`?" in text
+            # Fixed while the server runs: the warning goes.
+            (project / "saffron.toml").write_text('base_url = "http://x"\n[browser\n')
+            status, _ = await ok(session, "status")
+            problems = [p["problem"] for p in status["problems"] if p["path"] == "saffron.toml"]
+            assert len(problems) == 1 and "2:9" in problems[0] and "not valid" in problems[0], problems
+
+    run(body())
+
+
 @contextmanager
 def demo_app():
     """The demo shop served by the real binary (`saffron demo --serve`), fresh data; its URL."""

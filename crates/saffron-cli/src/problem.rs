@@ -39,6 +39,10 @@ impl Problem {
         }
     }
 
+    pub fn warning(file: &Path, location: Location, code: &str, message: impl Into<String>) -> Problem {
+        Problem { severity: "warning", ..Problem::error(file, location, code, message) }
+    }
+
     /// A file that could not be read (permissions, a folder where a file was expected...).
     pub fn unreadable(file: &Path, error: &io::Error) -> Problem {
         Problem {

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use saffron_index::{CACHE_DIR, IndexHost, LoadProblem, PROPOSALS_DIR, Snapshot};
+use saffron_runner::config::{Config, ConfigError};
 use saffron_syntax::{Location, NotUtf8};
 
 use crate::problem::Problem;
@@ -42,6 +43,33 @@ fn problem_of(problem: &LoadProblem) -> Problem {
     Problem {
         unreadable: problem.unreadable,
         ..Problem::error(&problem.path, location, code, problem.message.clone()).with_hint(hint)
+    }
+}
+
+/// What is wrong with the project's `saffron.toml`: a file that is not valid TOML (an error),
+/// keys that nothing reads (warnings, with the closest known key). None when there is no file.
+pub fn config_problems(root: &Path) -> Vec<Problem> {
+    let path = root.join("saffron.toml");
+    let shown = std::env::current_dir().ok().and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf));
+    let shown = shown.unwrap_or_else(|| path.clone());
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
+        Err(error) => return vec![Problem::unreadable(&shown, &error)],
+    };
+    let at = |line: usize, column: usize| Location { line: line as u32, column: column as u32 };
+    match Config::parse_checked(&text) {
+        Ok((_, unknown)) => unknown
+            .iter()
+            .map(|key| {
+                Problem::warning(&shown, at(key.line, key.column), "unknown-config-key", key.message())
+                    .with_hint(key.hint())
+            })
+            .collect(),
+        Err(error) => vec![
+            Problem::error(&shown, at(error.line, error.column), "invalid-config", error.message)
+                .with_hint(ConfigError::HINT),
+        ],
     }
 }
 

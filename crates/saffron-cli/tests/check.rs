@@ -182,3 +182,31 @@ fn every_file_that_is_not_utf8_is_reported_and_the_rest_is_checked() {
     assert_eq!((json[0]["line"].as_u64(), json[0]["column"].as_u64()), (Some(2), Some(16)));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn saffron_toml_unknown_keys_are_warnings_and_invalid_toml_is_an_error() {
+    let dir = scratch("config");
+    std::fs::write(dir.join("a.feature"), "Feature: A\n  Scenario: s\n    Given g\n").expect("write");
+    std::fs::write(dir.join("saffron.toml"), "base_ur = \"http://x\"\n[browser]\nheadles = true\n").expect("write");
+    let output = saffron(&["check"], &dir);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "unknown keys are warnings: {text}");
+    assert_eq!(
+        text.lines().collect::<Vec<_>>(),
+        [
+            "saffron.toml:1:1: warning: unknown key `base_ur` in saffron.toml: nothing reads it",
+            "  hint: did you mean `base_url`?",
+            "saffron.toml:3:1: warning: unknown key `browser.headles` in saffron.toml: nothing reads it",
+            "  hint: did you mean `headless`?",
+        ]
+    );
+
+    std::fs::write(dir.join("saffron.toml"), "base_url = \"http://x\"\n[browser\nheadless = true\n").expect("write");
+    let output = saffron(&["check"], &dir);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(text.starts_with("saffron.toml:2:9: error: unclosed table, expected `]`\n  hint: "), "{text}");
+    let json: Value = serde_json::from_slice(&saffron(&["check", "--format", "json"], &dir).stdout).expect("json");
+    assert_eq!(json[0]["code"], "invalid-config", "{json}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -489,3 +489,28 @@ fn a_fixture_runs_once_before_its_scenarios_and_its_failure_is_their_floor() {
     let _ = runtime.block_on(server.shutdown());
     let _ = std::fs::remove_dir_all(&project);
 }
+
+#[test]
+fn unknown_keys_in_saffron_toml_are_warnings_and_the_run_goes_on() {
+    let runtime = runtime();
+    let config = DemoConfig::default();
+    let password = config.password.clone();
+    let server = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let project = project_copy("unknown-keys");
+    let toml = format!("base_url = \"{}\"\nbase_ur = \"typo\"\n[browsr]\nheadless = false\n", server.url());
+    std::fs::write(project.join("saffron.toml"), toml).expect("write");
+    let output = Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .args(["run", "features/sign_in.feature:11"])
+        .current_dir(&project)
+        .env("DEMO_PASSWORD", &password)
+        .output()
+        .expect("runs");
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{all}");
+    assert!(all.contains("saffron.toml:2:1: warning: unknown key `base_ur` in saffron.toml"), "{all}");
+    assert!(all.contains("  hint: did you mean `base_url`?"), "{all}");
+    assert!(all.contains("saffron.toml:3:2: warning: unknown key `browsr`") && all.contains("did you mean `browser`?"));
+    assert!(all.contains("✓ green"), "{all}");
+    let _ = std::fs::remove_dir_all(&project);
+    let _ = runtime.block_on(server.shutdown());
+}

@@ -178,3 +178,23 @@ fn steps_and_status_name_unreadable_recordings_and_exit_1() {
     }
     let _ = std::fs::remove_dir_all(&project);
 }
+
+#[test]
+fn status_reads_saffron_toml_and_reports_invalid_toml() {
+    let dir = scratch_project("config");
+    std::fs::write(dir.join("a.feature"), "Feature: A\n  Scenario: S\n    Given g\n").expect("write");
+    std::fs::write(dir.join("saffron.toml"), "[timeouts]\naction = 5\n").expect("write");
+    let output = saffron(&["status"], &dir);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("saffron.toml:2:1: warning: unknown key `timeouts.action`"), "{stderr}");
+    assert!(stderr.contains("  hint: did you mean `action_ms`?"), "{stderr}");
+
+    std::fs::write(dir.join("saffron.toml"), "[timeouts]\naction_ms = \"fast\"\n").expect("write");
+    let output = saffron(&["status", "--format", "json"], &dir);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("saffron.toml:2:13: error: "), "{stderr}");
+    serde_json::from_slice::<Value>(&output.stdout).expect("the scenarios are still listed");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -63,6 +63,9 @@ impl SaffronServer {
         if let Some(problem) = &project.config().problem {
             eprintln!("saffron mcp: {problem}");
         }
+        for warning in &project.config().warnings {
+            eprintln!("saffron mcp: saffron.toml:{warning}");
+        }
         SaffronServer {
             project: Arc::new(Mutex::new(project)),
             root,

@@ -9,6 +9,7 @@ use clap::{Args, ValueEnum};
 use saffron_syntax::{FileDiagnostic, Project};
 
 use crate::problem::{self, Problem};
+use crate::project;
 use crate::walk;
 
 #[derive(Args)]
@@ -43,11 +44,13 @@ fn from_diagnostic(d: &FileDiagnostic) -> Problem {
 pub fn run(args: CheckArgs) -> Result<ExitCode> {
     let paths = if args.paths.is_empty() { vec![PathBuf::from(".")] } else { args.paths };
     let files = walk::feature_files(&paths)?;
-    let (texts, mut problems) = walk::read_all(files);
+    let (texts, mut in_files) = walk::read_all(files);
     let project = Project::parse_all(texts);
-    problems.extend(project.diagnostics().iter().map(from_diagnostic));
+    in_files.extend(project.diagnostics().iter().map(from_diagnostic));
     // Stable: each file's problems keep their order.
-    problems.sort_by(|a, b| a.file.cmp(&b.file));
+    in_files.sort_by(|a, b| a.file.cmp(&b.file));
+    let mut problems = project::config_problems(&project::find_root()?);
+    problems.extend(in_files);
 
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

@@ -71,7 +71,9 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         hooks: !args.no_hooks,
     };
     // An unreadable recording is named here; its scenario's verdict is red.
-    let (snapshot, problems) = project::load_index(&root);
+    let (snapshot, mut problems) = project::load_index(&root);
+    // Unknown keys are warnings; an invalid file is the session's error (exit 2) below.
+    problems.extend(project::config_problems(&root).into_iter().filter(|problem| !problem.is_error()));
     project::report(&problems)?;
     let session = Session::prepare(&root, &snapshot, request)?;
     if let Err((error, teardown)) = session.setup() {

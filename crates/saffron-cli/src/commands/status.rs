@@ -29,7 +29,8 @@ enum Format {
 pub fn run(args: StatusArgs) -> Result<ExitCode> {
     let root = project::find_root()?;
     let filters = project::relative_filters(&root, &args.paths)?;
-    let (snapshot, problems) = project::load_index(&root);
+    let (snapshot, mut problems) = project::load_index(&root);
+    problems.splice(0..0, project::config_problems(&root));
     project::report(&problems)?;
     let scenarios: Vec<_> = snapshot.scenarios().into_iter().filter(|s| project::selected(&s.file, &filters)).collect();
     let stdout = std::io::stdout();
