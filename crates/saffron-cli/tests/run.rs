@@ -514,3 +514,26 @@ fn unknown_keys_in_saffron_toml_are_warnings_and_the_run_goes_on() {
     let _ = std::fs::remove_dir_all(&project);
     let _ = runtime.block_on(server.shutdown());
 }
+
+#[test]
+fn control_characters_in_names_are_escaped_in_the_run_output() {
+    let runtime = runtime();
+    let server = runtime.block_on(DemoServer::start(DemoConfig::default())).expect("demo");
+    let project = project_copy("run-controls");
+    std::fs::write(
+        project.join("features/controls.feature"),
+        "Feature: Controls\n  Scenario: Clear \u{1b}[2J\u{7f}\u{9b} the screen\n    Given I am on the sign-in page\n",
+    )
+    .expect("write");
+    let output = Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .args(["run", "--base-url", &server.url(), "features/controls.feature"])
+        .current_dir(&project)
+        .output()
+        .expect("runs");
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{all}");
+    assert!(all.contains("Clear \\u{1b}[2J\\u{7f}\\u{9b} the screen") && all.contains("needs recording"), "{all}");
+    assert!(!all.chars().any(|c| c.is_control() && c != '\n'), "a control reached the terminal: {all:?}");
+    let _ = std::fs::remove_dir_all(&project);
+    let _ = runtime.block_on(server.shutdown());
+}

@@ -12,6 +12,7 @@ use saffron_runner::session::options_with_env;
 use saffron_runner::{Execution, RunOptions, RunRequest, ScenarioResult, Selection, Session, TagExpression, Verdict};
 
 use crate::project;
+use crate::terminal::escape_controls;
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -167,7 +168,7 @@ async fn replay_with_progress(executions: Vec<Execution>, options: &RunOptions) 
         bar.set_style(style);
     }
     let results = saffron_runner::run_with_progress(executions, options, |result| {
-        bar.set_message(format!("{} {}", result.verdict.symbol(), result.name));
+        bar.set_message(format!("{} {}", result.verdict.symbol(), escape_controls(&result.name)));
         bar.inc(1);
     })
     .await;
@@ -194,6 +195,11 @@ fn exit_code(results: &[ScenarioResult], strict: bool) -> ExitCode {
 }
 
 fn print(results: &[ScenarioResult], format: Format) -> Result<()> {
+    // Names and steps come from the user's files, messages from the page: a control character
+    // in them is escaped, never sent to the terminal.
+    macro_rules! say {
+        ($($arg:tt)*) => { println!("{}", escape_controls(&format!($($arg)*))) };
+    }
     if let Format::Json = format {
         println!("{}", serde_json::to_string_pretty(results)?);
         return Ok(());
@@ -201,25 +207,25 @@ fn print(results: &[ScenarioResult], format: Format) -> Result<()> {
     for result in results {
         let place = format!("{}:{}", result.file, result.line);
         match &result.verdict {
-            Verdict::Green => println!("✓ green    {place}  {} ({} ms)", result.name, result.duration_ms),
+            Verdict::Green => say!("✓ green    {place}  {} ({} ms)", result.name, result.duration_ms),
             Verdict::Yellow { proposal } => {
-                println!("~ yellow   {place}  {} ({} ms)", result.name, result.duration_ms);
-                println!("    passed by replaying the pending proposal {proposal}: review it");
+                say!("~ yellow   {place}  {} ({} ms)", result.name, result.duration_ms);
+                say!("    passed by replaying the pending proposal {proposal}: review it");
             }
             Verdict::Red { step, step_text, message } => {
-                println!("✗ red      {place}  {} ({} ms)", result.name, result.duration_ms);
+                say!("✗ red      {place}  {} ({} ms)", result.name, result.duration_ms);
                 match (step, step_text) {
-                    (Some(step), Some(text)) => println!("    step {step} \"{text}\": {message}"),
-                    _ => println!("    {message}"),
+                    (Some(step), Some(text)) => say!("    step {step} \"{text}\": {message}"),
+                    _ => say!("    {message}"),
                 }
                 if let Some(url) = &result.url {
-                    println!("    page: {url}");
+                    say!("    page: {url}");
                 }
             }
-            Verdict::Blocked { cause } => println!("! blocked  {place}  {}: {cause}", result.name),
+            Verdict::Blocked { cause } => say!("! blocked  {place}  {}: {cause}", result.name),
         }
         for drift in &result.drift {
-            println!("    drift: {drift}");
+            say!("    drift: {drift}");
         }
     }
     let count = |f: fn(&Verdict) -> bool| results.iter().filter(|r| f(&r.verdict)).count();
