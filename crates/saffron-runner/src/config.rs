@@ -167,8 +167,9 @@ impl Config {
 
     /// Parses `saffron.toml` and names every key no part of Saffron reads.
     pub fn parse_checked(text: &str) -> Result<(Config, Vec<UnknownKey>), ConfigError> {
+        let lines = Lines::new(text);
         let located = |error: toml::de::Error| {
-            let (line, column) = line_column(text, error.span().map_or(0, |span| span.start));
+            let (line, column) = lines.at(error.span().map_or(0, |span| span.start));
             ConfigError { line, column, message: error.message().trim_end().to_string() }
         };
         let deserializer = toml::Deserializer::parse(text).map_err(located)?;
@@ -176,10 +177,13 @@ impl Config {
         let config: Config =
             serde_ignored::deserialize(deserializer, |path| ignored.push(key_path(&path))).map_err(located)?;
         let known = known_keys();
+        // Parsed once more for the keys' places: serde_ignored gives paths, not spans.
+        let document = toml::de::DeTable::parse(text).map_err(located)?;
         let mut unknown: Vec<UnknownKey> = ignored
             .into_iter()
             .map(|path| {
-                let (line, column) = line_column(text, key_span(text, &path).map_or(0, |span| span.start));
+                let span = key_span(document.get_ref(), &path);
+                let (line, column) = lines.at(span.map_or(0, |span| span.start));
                 UnknownKey { key: path.join("."), line, column, suggestion: closest_key(&path, &known) }
             })
             .collect();
@@ -250,9 +254,8 @@ fn closest_key(path: &[String], known: &[Vec<String>]) -> Option<String> {
 }
 
 /// Where the key at `path` is written: the span of its last part.
-fn key_span(text: &str, path: &[String]) -> Option<Range<usize>> {
-    let document = toml::de::DeTable::parse(text).ok()?;
-    let mut table = document.get_ref();
+fn key_span(document: &toml::de::DeTable, path: &[String]) -> Option<Range<usize>> {
+    let mut table = document;
     let mut span = None;
     for (depth, part) in path.iter().enumerate() {
         let (key, value) = table.get_key_value(part.as_str())?;
@@ -264,11 +267,26 @@ fn key_span(text: &str, path: &[String]) -> Option<Range<usize>> {
     span
 }
 
-/// 1-based line and column (in characters) of a byte offset.
-fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = text.get(..offset.min(text.len())).unwrap_or(text);
-    let line_start = before.rfind('\n').map_or(0, |newline| newline + 1);
-    (before.matches('\n').count() + 1, before[line_start..].chars().count() + 1)
+/// 1-based lines and columns (in characters) of byte offsets, with the line starts found once:
+/// a file with thousands of unknown keys is located in linear time.
+struct Lines<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Lines<'a> {
+        let starts = std::iter::once(0).chain(text.match_indices('\n').map(|(at, _)| at + 1)).collect();
+        Lines { text, starts }
+    }
+
+    fn at(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let line = self.starts.partition_point(|&start| start <= offset).max(1);
+        let start = self.starts[line - 1];
+        let column = self.text.get(start..offset).map_or(0, |before| before.chars().count());
+        (line, column + 1)
+    }
 }
 
 #[cfg(test)]
@@ -331,5 +349,8 @@ mod tests {
         let error = Config::parse_checked("[browser]\nheadless = \"yes\"\n").expect_err("wrong type");
         assert_eq!((error.line, error.column), (2, 12), "{error}");
         assert!(error.message.contains("bool"), "{error}");
+        // Columns count characters, not bytes.
+        let error = Config::parse_checked("base_url = \"é\" x\n").expect_err("junk after a value");
+        assert_eq!((error.line, error.column), (1, 16), "{error}");
     }
 }
