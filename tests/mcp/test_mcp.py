@@ -566,6 +566,60 @@ def test_junk_never_kills_the_server(project):
     run(body())
 
 
+def test_empty_and_outside_targets_are_refused_by_every_tool(project):
+    async def body():
+        async with connect(project) as (session, _):
+            # Before a browser starts: a target that names nothing is not "the whole project".
+            for targets in ([""], ["  "], ["features/sign_in.feature", ""]):
+                text = await fails(session, "run", {"targets": targets, "baseUrl": "http://127.0.0.1:9"})
+                assert "an empty target names no scenario" in text and "leave targets out" in text, text
+            for target in ["../features/sign_in.feature", "/etc/passwd", "features/../../x.feature:3"]:
+                text = await fails(session, "run", {"targets": [target], "baseUrl": "http://127.0.0.1:9"})
+                assert "is not a path inside the project" in text, text
+            # The other tools answer the same way.
+            assert "is not a path inside the project" in await fails(session, "list_scenarios", {"file": ""})
+            assert "is not a path inside the project" in await fails(session, "vocabulary", {"file": "../x"})
+            assert not (project / ".saffron" / "reports").exists(), "nothing was run"
+
+    run(body())
+
+
+def test_draft_feature_refuses_a_path_outside_the_project(project):
+    async def body():
+        async with connect(project) as (session, _):
+            for path in ["../../etc/passwd", "/etc/passwd", str(project.parent / "elsewhere.saffron"), "a/../../b"]:
+                with pytest.raises(MCPError) as error:
+                    await session.get_prompt("draft_feature", {"description": "Refunds.", "path": path})
+                assert "not a path inside the project" in str(error.value), path
+            got = await session.get_prompt("draft_feature", {"description": "Refunds.", "path": "./features//refunds.saffron"})
+            assert "It will be saved as `features/refunds.saffron`." in got.messages[0].content.text
+            await ok(session, "status")
+
+    run(body())
+
+
+def test_status_names_unknown_saffron_toml_keys_and_invalid_toml(project):
+    (project / "saffron.toml").write_text('base_ur = "http://x"\n[mcp]\nallow_acept = true\n')
+
+    async def body():
+        async with connect(project) as (session, _):
+            status, text = await ok(session, "status")
+            problems = [p["problem"] for p in status["problems"] if p["path"] == "saffron.toml"]
+            assert problems == [
+                "1:1: unknown key `base_ur` in saffron.toml: nothing reads it; did you mean `base_url`?",
+                "3:1: unknown key `mcp.allow_acept` in saffron.toml: nothing reads it; did you mean `allow_accept`?",
+            ], status["problems"]
+            assert status["acceptEnabled"] is False
+            assert "did you mean `base_url`?" in text
+            # Fixed while the server runs: the warning goes.
+            (project / "saffron.toml").write_text('base_url = "http://x"\n[browser\n')
+            status, _ = await ok(session, "status")
+            problems = [p["problem"] for p in status["problems"] if p["path"] == "saffron.toml"]
+            assert len(problems) == 1 and "2:9" in problems[0] and "not valid" in problems[0], problems
+
+    run(body())
+
+
 @contextmanager
 def demo_app():
     """The demo shop served by the real binary (`saffron demo --serve`), fresh data; its URL."""

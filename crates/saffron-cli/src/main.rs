@@ -5,7 +5,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod commands;
+mod problem;
 mod project;
+mod terminal;
 mod walk;
 
 /// The index is hundreds of thousands of small allocations (entries, persistent-map nodes,
@@ -60,7 +62,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("saffron: {error:#}");
+            eprintln!("saffron: {}", terminal::escape_controls(&format!("{error:#}")));
             ExitCode::from(2)
         }
     }

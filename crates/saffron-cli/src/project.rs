@@ -3,7 +3,11 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use saffron_index::{IndexHost, Snapshot};
+use saffron_index::{CACHE_DIR, IndexHost, LoadProblem, PROPOSALS_DIR, Snapshot};
+use saffron_runner::config::{Config, ConfigError};
+use saffron_syntax::{Location, NotUtf8};
+
+use crate::problem::Problem;
 
 /// The project root: the nearest folder, from the current one upwards, that holds
 /// `saffron.toml` or `.saffron/`; the current folder when none does.
@@ -15,13 +19,68 @@ pub fn find_root() -> Result<PathBuf> {
         .map_or_else(|| cwd.clone(), Path::to_path_buf))
 }
 
-/// Loads the project's index; files that could not be used are reported on stderr.
-pub fn load_index(root: &Path) -> Snapshot {
+/// Loads the project's index, and the files it could not use as problems (the caller reports
+/// them: a project with an unreadable recording is not clean).
+pub fn load_index(root: &Path) -> (Snapshot, Vec<Problem>) {
     let (host, report) = IndexHost::load(root);
-    for (path, problem) in &report.problems {
-        eprintln!("saffron: skipped {}: {problem}", path.display());
+    let problems = report.problems.iter().map(problem_of).collect();
+    (host.snapshot(), problems)
+}
+
+fn problem_of(problem: &LoadProblem) -> Problem {
+    let location = Location { line: problem.line as u32, column: problem.column as u32 };
+    let code = if problem.unreadable { "unreadable-file" } else { "invalid-file" };
+    let hint = if problem.unreadable {
+        "check that the file exists and that you may read it"
+    } else if problem.path.starts_with(CACHE_DIR) {
+        "an unreadable recording is red and never recorded over: fix it, restore it from version control, or \
+         delete it so that its scenario is recorded again"
+    } else if problem.path.starts_with(PROPOSALS_DIR) {
+        "fix the proposal, or delete it (saffron reject) and run its scenario again"
+    } else {
+        NotUtf8::HINT
+    };
+    Problem {
+        unreadable: problem.unreadable,
+        ..Problem::error(&problem.path, location, code, problem.message.clone()).with_hint(hint)
     }
-    host.snapshot()
+}
+
+/// What is wrong with the project's `saffron.toml`: a file that is not valid TOML (an error),
+/// keys that nothing reads (warnings, with the closest known key). None when there is no file.
+pub fn config_problems(root: &Path) -> Vec<Problem> {
+    let path = root.join("saffron.toml");
+    let shown = std::env::current_dir().ok().and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf));
+    let shown = shown.unwrap_or_else(|| path.clone());
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
+        Err(error) => return vec![Problem::unreadable(&shown, &error)],
+    };
+    let at = |line: usize, column: usize| Location { line: line as u32, column: column as u32 };
+    match Config::parse_checked(&text) {
+        Ok((_, unknown)) => unknown
+            .iter()
+            .map(|key| {
+                Problem::warning(&shown, at(key.line, key.column), "unknown-config-key", key.message())
+                    .with_hint(key.hint())
+            })
+            .collect(),
+        Err(error) => vec![
+            Problem::error(&shown, at(error.line, error.column), "invalid-config", error.message)
+                .with_hint(ConfigError::HINT),
+        ],
+    }
+}
+
+/// Prints `problems` on stderr, in the text form every command uses.
+pub fn report(problems: &[Problem]) -> Result<()> {
+    let stderr = std::io::stderr();
+    let mut err = stderr.lock();
+    for problem in problems {
+        problem.write_text(&mut err)?;
+    }
+    Ok(())
 }
 
 /// Turns command-line paths into paths relative to the project root, for filtering.

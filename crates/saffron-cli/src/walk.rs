@@ -3,6 +3,9 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use saffron_syntax::{NotUtf8, decode_source};
+
+use crate::problem::Problem;
 
 /// Every `.feature` and `.saffron` file under the given paths (files are taken as given),
 /// honouring `.gitignore`, sorted and without duplicates.
@@ -38,13 +41,20 @@ fn clean(path: &Path) -> PathBuf {
     path.strip_prefix(".").map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf())
 }
 
-/// Reads the files; a file that is not UTF-8 is an error naming it.
-pub fn read_all(files: Vec<PathBuf>) -> Result<Vec<(PathBuf, String)>> {
-    files
-        .into_iter()
-        .map(|path| {
-            let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
-            Ok((path, text))
-        })
-        .collect()
+/// Reads the files. One that cannot be read, or is not UTF-8, is a problem naming it (and,
+/// for bad UTF-8, the first bad byte); the others are still read.
+pub fn read_all(files: Vec<PathBuf>) -> (Vec<(PathBuf, String)>, Vec<Problem>) {
+    let mut texts = Vec::with_capacity(files.len());
+    let mut problems = Vec::new();
+    for path in files {
+        match std::fs::read(&path) {
+            Ok(bytes) => match decode_source(bytes) {
+                Ok(text) => texts.push((path, text)),
+                Err(bad) => problems
+                    .push(Problem::error(&path, bad.location, "not-utf8", bad.to_string()).with_hint(NotUtf8::HINT)),
+            },
+            Err(error) => problems.push(Problem::unreadable(&path, &error)),
+        }
+    }
+    (texts, problems)
 }

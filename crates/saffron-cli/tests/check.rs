@@ -116,3 +116,97 @@ fn messages_match_the_reference_output() {
     }
     assert_eq!(produced, expected);
 }
+
+/// A fresh folder for one test, named after it.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("saffron-check-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    dir
+}
+
+/// ESC (a "clear screen" sequence), NUL, DEL and a C1 control, as a hostile feature file holds them.
+const CONTROLS: &str = "\u{1b}[2J\u{0}\u{7f}\u{9b}";
+
+#[test]
+fn control_characters_from_feature_files_are_escaped_in_the_terminal() {
+    let dir = scratch("controls");
+    std::fs::write(
+        dir.join("a.saffron"),
+        format!("Feature: A\n  Scenario: S\n    StepSet signed{CONTROLS} in\n    Given I am{CONTROLS} here\n"),
+    )
+    .expect("write");
+    let output = saffron(&["check"], &dir);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    assert!(text.contains("unknown StepSet 'signed\\u{1b}[2J\\u{0}\\u{7f}\\u{9b} in'"), "{text}");
+    let raw = [&output.stdout[..], &output.stderr[..]].concat();
+    for control in [0x1b_u8, 0x00, 0x7f] {
+        assert!(!raw.contains(&control), "byte {control:#x} reached the terminal: {text}");
+    }
+    assert!(!String::from_utf8_lossy(&raw).contains('\u{9b}'), "a C1 control reached the terminal");
+    // JSON keeps the text as it is: serde escapes it.
+    let json: Value = serde_json::from_slice(&saffron(&["check", "--format", "json"], &dir).stdout).expect("json");
+    assert!(json[0]["message"].as_str().is_some_and(|m| m.contains(CONTROLS)), "{json}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn every_file_that_is_not_utf8_is_reported_and_the_rest_is_checked() {
+    let dir = scratch("utf8");
+    std::fs::write(dir.join("a_latin1.feature"), b"Feature: A\n  Scenario: caf\xe9\n    Given g\n").expect("write");
+    std::fs::write(dir.join("b_ok.feature"), "Feature: B\n  Scenario: s\n    Given g\n").expect("write");
+    std::fs::write(dir.join("c_binary.saffron"), b"\xff\xfe\x00F").expect("write");
+    std::fs::write(
+        dir.join("d_broken.feature"),
+        "Feature: D\n  Scenario: s\n    Given g\n      | a |\n      | b | c |\n",
+    )
+    .expect("write");
+    let output = saffron(&["check"], &dir);
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    let text = stdout(&output);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0], "a_latin1.feature:2:16: error: not UTF-8: the byte at offset 26 starts no valid UTF-8 character",
+        "{text}"
+    );
+    assert!(lines[1].starts_with("  hint: feature files are read as UTF-8"), "{text}");
+    assert!(lines[2].starts_with("c_binary.saffron:1:1: error: not UTF-8: the byte at offset 0 "), "{text}");
+    assert!(lines[4].starts_with("d_broken.feature:5:7: error: "), "the files after a bad one are checked: {text}");
+    let summary = String::from_utf8_lossy(&output.stderr);
+    assert!(summary.contains("checked 2 file(s)"), "{summary}");
+
+    let json: Value = serde_json::from_slice(&saffron(&["check", "--format", "json"], &dir).stdout).expect("json");
+    let codes: Vec<&str> = json.as_array().expect("array").iter().filter_map(|p| p["code"].as_str()).collect();
+    assert_eq!(codes, ["not-utf8", "not-utf8", "inconsistent-cell-count"], "{json}");
+    assert_eq!((json[0]["line"].as_u64(), json[0]["column"].as_u64()), (Some(2), Some(16)));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn saffron_toml_unknown_keys_are_warnings_and_invalid_toml_is_an_error() {
+    let dir = scratch("config");
+    std::fs::write(dir.join("a.feature"), "Feature: A\n  Scenario: s\n    Given g\n").expect("write");
+    std::fs::write(dir.join("saffron.toml"), "base_ur = \"http://x\"\n[browser]\nheadles = true\n").expect("write");
+    let output = saffron(&["check"], &dir);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "unknown keys are warnings: {text}");
+    assert_eq!(
+        text.lines().collect::<Vec<_>>(),
+        [
+            "saffron.toml:1:1: warning: unknown key `base_ur` in saffron.toml: nothing reads it",
+            "  hint: did you mean `base_url`?",
+            "saffron.toml:3:1: warning: unknown key `browser.headles` in saffron.toml: nothing reads it",
+            "  hint: did you mean `headless`?",
+        ]
+    );
+
+    std::fs::write(dir.join("saffron.toml"), "base_url = \"http://x\"\n[browser\nheadless = true\n").expect("write");
+    let output = saffron(&["check"], &dir);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(text.starts_with("saffron.toml:2:9: error: unclosed table, expected `]`\n  hint: "), "{text}");
+    let json: Value = serde_json::from_slice(&saffron(&["check", "--format", "json"], &dir).stdout).expect("json");
+    assert_eq!(json[0]["code"], "invalid-config", "{json}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

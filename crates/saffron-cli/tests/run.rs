@@ -523,3 +523,51 @@ fn base_urls_that_are_not_web_addresses_are_refused_before_a_browser_starts() {
     assert!(all.contains("invalid base URL") && all.contains("not file:"), "{all}");
     let _ = std::fs::remove_dir_all(&project);
 }
+
+#[test]
+fn unknown_keys_in_saffron_toml_are_warnings_and_the_run_goes_on() {
+    let runtime = runtime();
+    let config = DemoConfig::default();
+    let password = config.password.clone();
+    let server = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let project = project_copy("unknown-keys");
+    let toml = format!("base_url = \"{}\"\nbase_ur = \"typo\"\n[browsr]\nheadless = false\n", server.url());
+    std::fs::write(project.join("saffron.toml"), toml).expect("write");
+    let output = Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .args(["run", "features/sign_in.feature:11"])
+        .current_dir(&project)
+        .env("DEMO_PASSWORD", &password)
+        .output()
+        .expect("runs");
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{all}");
+    assert!(all.contains("saffron.toml:2:1: warning: unknown key `base_ur` in saffron.toml"), "{all}");
+    assert!(all.contains("  hint: did you mean `base_url`?"), "{all}");
+    assert!(all.contains("saffron.toml:3:2: warning: unknown key `browsr`") && all.contains("did you mean `browser`?"));
+    assert!(all.contains("✓ green"), "{all}");
+    let _ = std::fs::remove_dir_all(&project);
+    let _ = runtime.block_on(server.shutdown());
+}
+
+#[test]
+fn control_characters_in_names_are_escaped_in_the_run_output() {
+    let runtime = runtime();
+    let server = runtime.block_on(DemoServer::start(DemoConfig::default())).expect("demo");
+    let project = project_copy("run-controls");
+    std::fs::write(
+        project.join("features/controls.feature"),
+        "Feature: Controls\n  Scenario: Clear \u{1b}[2J\u{7f}\u{9b} the screen\n    Given I am on the sign-in page\n",
+    )
+    .expect("write");
+    let output = Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .args(["run", "--base-url", &server.url(), "features/controls.feature"])
+        .current_dir(&project)
+        .output()
+        .expect("runs");
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{all}");
+    assert!(all.contains("Clear \\u{1b}[2J\\u{7f}\\u{9b} the screen") && all.contains("needs recording"), "{all}");
+    assert!(!all.chars().any(|c| c.is_control() && c != '\n'), "a control reached the terminal: {all:?}");
+    let _ = std::fs::remove_dir_all(&project);
+    let _ = runtime.block_on(server.shutdown());
+}

@@ -125,3 +125,76 @@ fn the_example_recordings_use_every_action_type() {
     let missing: Vec<&String> = expected.difference(&used).collect();
     assert!(missing.is_empty(), "no example scenario performs {missing:?}");
 }
+
+/// A project in a fresh folder (marked by `.saffron/`), named after the test.
+fn scratch_project(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("saffron-vocabulary-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join(".saffron/cache")).expect("mkdir");
+    dir
+}
+
+#[test]
+fn steps_and_status_escape_control_characters_in_the_terminal() {
+    let dir = scratch_project("controls");
+    let controls = "\u{1b}]0;owned\u{7}\u{0}\u{7f}\u{85}";
+    std::fs::write(
+        dir.join("a.feature"),
+        format!("Feature: A\n  Scenario: S{controls}\n    Given I am{controls} here\n    Given I am{controls} there\n"),
+    )
+    .expect("write");
+    for command in ["steps", "status"] {
+        let output = saffron(&[command], &dir);
+        assert_eq!(output.status.code(), Some(0), "{command}");
+        let raw = [&output.stdout[..], &output.stderr[..]].concat();
+        let text = String::from_utf8_lossy(&raw);
+        assert!(text.contains("\\u{1b}]0;owned\\u{7}\\u{0}\\u{7f}\\u{85}"), "{command}: {text}");
+        assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{command} printed a control: {text:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn steps_and_status_name_unreadable_recordings_and_exit_1() {
+    let project = support::example_project("unreadable-recordings");
+    let cache = project.join(".saffron/cache/orders");
+    std::fs::write(cache.join("export-the-orders.json"), "{\n  \"version\": 1,\n  oops\n}\n").expect("write");
+    std::fs::write(cache.join("search-orders-by-customer.json"), "{\"version\": 1}\n").expect("write");
+    for args in [&["status"][..], &["status", "--format", "json"], &["steps"], &["steps", "--format", "json"]] {
+        let output = saffron(args, &project);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(
+                ".saffron/cache/orders/export-the-orders.json:3:3: error: invalid JSON: key must be a string"
+            ),
+            "{args:?}: {stderr}"
+        );
+        assert!(stderr.contains(".saffron/cache/orders/search-orders-by-customer.json:1:1: error: "), "{stderr}");
+        assert!(stderr.contains("  hint: an unreadable recording is red and never recorded over"), "{stderr}");
+        if args.contains(&"json") {
+            serde_json::from_slice::<Value>(&output.stdout).expect("the JSON answer is still whole");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&project);
+}
+
+#[test]
+fn status_reads_saffron_toml_and_reports_invalid_toml() {
+    let dir = scratch_project("config");
+    std::fs::write(dir.join("a.feature"), "Feature: A\n  Scenario: S\n    Given g\n").expect("write");
+    std::fs::write(dir.join("saffron.toml"), "[timeouts]\naction = 5\n").expect("write");
+    let output = saffron(&["status"], &dir);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("saffron.toml:2:1: warning: unknown key `timeouts.action`"), "{stderr}");
+    assert!(stderr.contains("  hint: did you mean `action_ms`?"), "{stderr}");
+
+    std::fs::write(dir.join("saffron.toml"), "[timeouts]\naction_ms = \"fast\"\n").expect("write");
+    let output = saffron(&["status", "--format", "json"], &dir);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("saffron.toml:2:13: error: "), "{stderr}");
+    serde_json::from_slice::<Value>(&output.stdout).expect("the scenarios are still listed");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -14,7 +14,7 @@ mod snapshot;
 pub mod tokens;
 
 pub use host::{Change, IndexHost};
-pub use load::{LoadReport, feature_files, load_project};
+pub use load::{LoadProblem, LoadReport, feature_files, load_project};
 pub use model::{
     BlockKind, Entry, FileData, NearDuplicate, ProposalData, RankKey, RecordedUse, RecordingData, RecordingState,
     ScenarioStatus, StepStatus, Use,

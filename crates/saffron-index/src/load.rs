@@ -3,7 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use saffron_recording::Store;
+use saffron_recording::{Store, StoreError, ValidationError};
+use saffron_syntax::decode_source;
 
 use crate::host::Change;
 
@@ -13,9 +14,55 @@ pub struct LoadReport {
     pub feature_files: usize,
     pub recordings: usize,
     pub proposals: usize,
-    /// Files that could not be read or validated, with the reason; they are reported and left
-    /// alone, never overwritten.
-    pub problems: Vec<(PathBuf, String)>,
+    /// Files that could not be read or validated; they are reported and left alone, never
+    /// overwritten.
+    pub problems: Vec<LoadProblem>,
+}
+
+/// A file loading could not use, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadProblem {
+    /// Relative to the project root.
+    pub path: PathBuf,
+    /// 1-based line and column of the problem in the file; 1:1 when it concerns the whole
+    /// file or the validator names it by JSON path (in `message`).
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+    /// The file could not be read at all, as opposed to read and found invalid.
+    pub unreadable: bool,
+}
+
+impl LoadProblem {
+    fn unreadable(path: PathBuf, error: &std::io::Error) -> LoadProblem {
+        LoadProblem { path, line: 1, column: 1, message: format!("cannot be read: {error}"), unreadable: true }
+    }
+
+    fn from_store(path: PathBuf, error: &StoreError) -> LoadProblem {
+        match error {
+            StoreError::Io { source, .. } => LoadProblem::unreadable(path, source),
+            StoreError::OutsideProject { target, .. } => LoadProblem {
+                path,
+                line: 1,
+                column: 1,
+                message: format!(
+                    "cannot be read: it leads outside the project through a symbolic link (to {})",
+                    target.display()
+                ),
+                unreadable: true,
+            },
+            StoreError::Invalid { source: ValidationError::Syntax { line, column, message }, .. } => LoadProblem {
+                path,
+                line: *line,
+                column: *column,
+                message: format!("invalid JSON: {message}"),
+                unreadable: false,
+            },
+            StoreError::Invalid { source, .. } => {
+                LoadProblem { path, line: 1, column: 1, message: source.to_string(), unreadable: false }
+            }
+        }
+    }
 }
 
 /// The changes that bring an empty index to the project at `root`.
@@ -24,12 +71,19 @@ pub fn load_project(root: &Path) -> (Vec<Change>, LoadReport) {
     let mut changes = Vec::new();
     for path in feature_files(root) {
         let relative = path.strip_prefix(root).map(Path::to_path_buf).unwrap_or_else(|_| path.clone());
-        match std::fs::read_to_string(&path) {
-            Ok(text) => {
+        match std::fs::read(&path).map(decode_source) {
+            Ok(Ok(text)) => {
                 report.feature_files += 1;
                 changes.push(Change::SetFile { path: relative, text });
             }
-            Err(error) => report.problems.push((relative, error.to_string())),
+            Ok(Err(bad)) => report.problems.push(LoadProblem {
+                path: relative,
+                line: bad.location.line as usize,
+                column: bad.location.column as usize,
+                message: bad.to_string(),
+                unreadable: false,
+            }),
+            Err(error) => report.problems.push(LoadProblem::unreadable(relative, &error)),
         }
     }
     match Store::open(root) {
@@ -41,7 +95,7 @@ pub fn load_project(root: &Path) -> (Vec<Change>, LoadReport) {
             }
             for (path, error) in recordings.unreadable {
                 let path = relative_to(root, &path);
-                report.problems.push((path.clone(), error.to_string()));
+                report.problems.push(LoadProblem::from_store(path.clone(), &error));
                 changes.push(Change::SetUnreadableRecording { path, reason: error.to_string() });
             }
             let proposals = store.load_proposals();
@@ -50,10 +104,10 @@ pub fn load_project(root: &Path) -> (Vec<Change>, LoadReport) {
                 changes.push(Change::SetProposal { path: relative_to(root, &path), proposal: Box::new(proposal) });
             }
             for (path, error) in proposals.unreadable {
-                report.problems.push((relative_to(root, &path), error.to_string()));
+                report.problems.push(LoadProblem::from_store(relative_to(root, &path), &error));
             }
         }
-        Err(error) => report.problems.push((root.join(".saffron"), error.to_string())),
+        Err(error) => report.problems.push(LoadProblem::from_store(PathBuf::from(".saffron"), &error)),
     }
     (changes, report)
 }

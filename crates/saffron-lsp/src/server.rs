@@ -413,8 +413,9 @@ impl LanguageServer for Backend {
             .await
             .map_err(|error| internal(format!("cannot load the workspace: {error}")))?;
         self.state.apply(changes);
-        for (path, problem) in report.problems {
-            self.client.log_message(lsp::MessageType::WARNING, format!("skipped {}: {problem}", path.display())).await;
+        for problem in report.problems {
+            let message = format!("skipped {}: {}", problem.path.display(), problem.message);
+            self.client.log_message(lsp::MessageType::WARNING, message).await;
         }
 
         Ok(lsp::InitializeResult {

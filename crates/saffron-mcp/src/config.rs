@@ -1,8 +1,10 @@
-//! The part of `saffron.toml` the MCP server reads: the `[mcp]` table.
+//! What the MCP server reads from `saffron.toml`: the `[mcp]` table, and what is wrong with the
+//! file. The file's keys are the runner's config types, so an unknown key is found (and the
+//! closest known one named) exactly as `saffron check` finds it.
 
 use std::path::Path;
 
-use serde::Deserialize;
+use saffron_runner::config::Config;
 
 /// What the project allows AI assistants to do through `saffron mcp`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -13,18 +15,9 @@ pub struct McpConfig {
     /// Why `saffron.toml` could not be used, when it could not; the server then runs with the
     /// defaults (accept off) and says so.
     pub problem: Option<String>,
-}
-
-#[derive(Deserialize, Default)]
-struct File {
-    #[serde(default)]
-    mcp: McpTable,
-}
-
-#[derive(Deserialize, Default)]
-struct McpTable {
-    #[serde(default)]
-    allow_accept: bool,
+    /// Keys of `saffron.toml` that nothing reads, each with its place and the closest known
+    /// key: `1:1: unknown key ...; did you mean ...?`.
+    pub warnings: Vec<String>,
 }
 
 impl McpConfig {
@@ -36,13 +29,20 @@ impl McpConfig {
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return McpConfig::default(),
-            Err(error) => return McpConfig { allow_accept: false, problem: Some(format!("saffron.toml: {error}")) },
+            Err(error) => return McpConfig { problem: Some(format!("saffron.toml: {error}")), ..McpConfig::default() },
         };
-        match toml::from_str::<File>(&text) {
-            Ok(file) => McpConfig { allow_accept: file.mcp.allow_accept, problem: None },
+        match Config::parse_checked(&text) {
+            Ok((config, unknown)) => McpConfig {
+                allow_accept: config.mcp.allow_accept,
+                problem: None,
+                warnings: unknown
+                    .iter()
+                    .map(|key| format!("{}:{}: {}; {}", key.line, key.column, key.message(), key.hint()))
+                    .collect(),
+            },
             Err(error) => McpConfig {
-                allow_accept: false,
-                problem: Some(format!("saffron.toml is not valid TOML, so accept stays off: {}", error.message())),
+                problem: Some(format!("saffron.toml is not valid, so accept stays off: {error}")),
+                ..McpConfig::default()
             },
         }
     }
@@ -62,6 +62,18 @@ mod tests {
         std::fs::write(dir.path().join("saffron.toml"), "[mcp\nallow_accept = true\n").expect("write");
         let config = McpConfig::read(dir.path());
         assert!(!config.allow_accept);
-        assert!(config.problem.is_some_and(|p| p.contains("not valid TOML")));
+        assert!(config.problem.is_some_and(|p| p.contains("not valid") && p.contains("1:5")));
+    }
+
+    #[test]
+    fn unknown_keys_are_warnings_with_the_closest_known_key() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(dir.path().join("saffron.toml"), "[mcp]\nallow_acept = true\n").expect("write");
+        let config = McpConfig::read(dir.path());
+        assert!(!config.allow_accept && config.problem.is_none());
+        assert_eq!(
+            config.warnings,
+            ["2:1: unknown key `mcp.allow_acept` in saffron.toml: nothing reads it; did you mean `allow_accept`?"]
+        );
     }
 }

@@ -25,7 +25,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::project::Project;
+use crate::project::{Project, display_path, project_path};
 use crate::tools::check_feature::{CheckFeatureArgs, CheckFeatureOutput};
 use crate::tools::find_steps::{FindStepsArgs, FindStepsOutput};
 use crate::tools::proposals::{
@@ -62,6 +62,9 @@ impl SaffronServer {
         let allow_accept = project.config().allow_accept;
         if let Some(problem) = &project.config().problem {
             eprintln!("saffron mcp: {problem}");
+        }
+        for warning in &project.config().warnings {
+            eprintln!("saffron mcp: saffron.toml:{warning}");
         }
         SaffronServer {
             project: Arc::new(Mutex::new(project)),
@@ -458,8 +461,22 @@ impl ServerHandler for SaffronServer {
                 None,
             ));
         };
-        let path = argument("path").filter(|text| !text.is_empty());
-        let text = prompt::text(&self.project().snapshot(), description, path);
+        let path = match argument("path").filter(|text| !text.is_empty()) {
+            None => None,
+            Some(path) => match project_path(path) {
+                Some(path) => Some(display_path(&path)),
+                None => {
+                    return Err(McpError::invalid_params(
+                        format!(
+                            "draft_feature: `{path}` is not a path inside the project; give a path relative to the \
+                             project root, such as features/orders.saffron, without `..`"
+                        ),
+                        None,
+                    ));
+                }
+            },
+        };
+        let text = prompt::text(&self.project().snapshot(), description, path.as_deref());
         Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
             .with_description("Draft a feature file with the project's vocabulary as the required wording")
             .into())

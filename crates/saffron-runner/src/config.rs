@@ -1,20 +1,35 @@
-//! `saffron.toml`, the keys the runner reads. Every key is optional; `saffron init` writes the
-//! file with the defaults and a comment on each.
+//! `saffron.toml`: every key of the file, so that a key no part of Saffron reads (a typo such
+//! as `base_ur`, a table such as `[browsr]`) is found against these types and named with the
+//! closest known key. Every key is optional; `saffron init` writes the file with the defaults
+//! and a comment on each.
 
+use std::ops::Range;
 use std::time::Duration;
 
+use schemars::JsonSchema;
 use serde::Deserialize;
+use serde_json::Value;
 
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema, PartialEq)]
 #[serde(default)]
 pub struct Config {
     pub base_url: Option<String>,
     pub browser: BrowserSection,
     pub timeouts: Timeouts,
     pub hooks: Hooks,
+    /// Read by `saffron mcp`, not by the runner; declared here so that the file has one type.
+    pub mcp: McpSection,
 }
 
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+/// `[mcp]`: what the project lets AI assistants do through `saffron mcp`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema, PartialEq)]
+#[serde(default)]
+pub struct McpSection {
+    /// Whether the `accept` and `reject` tools exist.
+    pub allow_accept: bool,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema, PartialEq)]
 #[serde(default)]
 pub struct BrowserSection {
     pub path: String,
@@ -27,7 +42,7 @@ impl Default for BrowserSection {
     }
 }
 
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Deserialize, JsonSchema, PartialEq)]
 #[serde(default)]
 pub struct Timeouts {
     /// Actions: waiting for the element to be actionable.
@@ -57,7 +72,7 @@ impl Timeouts {
 }
 
 /// One command or a list, run in order.
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Deserialize, JsonSchema, PartialEq)]
 #[serde(untagged)]
 pub enum Commands {
     One(String),
@@ -80,7 +95,7 @@ impl Commands {
     }
 }
 
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Deserialize, JsonSchema, PartialEq)]
 #[serde(default)]
 pub struct Hooks {
     pub setup: Commands,
@@ -94,10 +109,183 @@ impl Default for Hooks {
     }
 }
 
+/// Why `saffron.toml` cannot be used: it is not TOML, or a value has the wrong type.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{line}:{column}: {message}")]
+pub struct ConfigError {
+    /// 1-based line and column (in characters) of the problem.
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl ConfigError {
+    pub const HINT: &'static str =
+        "saffron.toml must be valid TOML (https://toml.io) with the keys described in docs/cli.md; fix it here";
+}
+
+/// A key of `saffron.toml` that no part of Saffron reads. It is a warning, never an error: the
+/// run goes on with the keys that are known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownKey {
+    /// The key with its table path, as TOML writes it: `browser.headles`.
+    pub key: String,
+    /// 1-based line and column (in characters) of the key.
+    pub line: usize,
+    pub column: usize,
+    /// The known key it most likely means, with its table path.
+    pub suggestion: Option<String>,
+}
+
+impl UnknownKey {
+    pub fn message(&self) -> String {
+        format!("unknown key `{}` in saffron.toml: nothing reads it", self.key)
+    }
+
+    pub fn hint(&self) -> String {
+        let Some(suggestion) = &self.suggestion else {
+            return "remove it, or see docs/cli.md for the keys saffron.toml takes".to_string();
+        };
+        let table = |key: &str| key.rsplit_once('.').map(|(table, _)| table.to_string());
+        match (table(&self.key), table(suggestion)) {
+            (here, there) if here == there => {
+                format!("did you mean `{}`?", suggestion.rsplit('.').next().unwrap_or(suggestion))
+            }
+            (_, Some(there)) => {
+                format!("did you mean `{}` in [{there}]?", suggestion.rsplit('.').next().unwrap_or(suggestion))
+            }
+            (_, None) => format!("did you mean `{suggestion}` at the top of the file (before any [table])?"),
+        }
+    }
+}
+
 impl Config {
-    /// Parses `saffron.toml`; unknown sections (`[mcp]`...) belong to other commands.
-    pub fn parse(text: &str) -> Result<Config, String> {
-        toml::from_str(text).map_err(|error| error.to_string())
+    /// Parses `saffron.toml`.
+    pub fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::parse_checked(text).map(|(config, _)| config)
+    }
+
+    /// Parses `saffron.toml` and names every key no part of Saffron reads.
+    pub fn parse_checked(text: &str) -> Result<(Config, Vec<UnknownKey>), ConfigError> {
+        let lines = Lines::new(text);
+        let located = |error: toml::de::Error| {
+            let (line, column) = lines.at(error.span().map_or(0, |span| span.start));
+            ConfigError { line, column, message: error.message().trim_end().to_string() }
+        };
+        let deserializer = toml::Deserializer::parse(text).map_err(located)?;
+        let mut ignored: Vec<Vec<String>> = Vec::new();
+        let config: Config =
+            serde_ignored::deserialize(deserializer, |path| ignored.push(key_path(&path))).map_err(located)?;
+        let known = known_keys();
+        // Parsed once more for the keys' places: serde_ignored gives paths, not spans.
+        let document = toml::de::DeTable::parse(text).map_err(located)?;
+        let mut unknown: Vec<UnknownKey> = ignored
+            .into_iter()
+            .map(|path| {
+                let span = key_span(document.get_ref(), &path);
+                let (line, column) = lines.at(span.map_or(0, |span| span.start));
+                UnknownKey { key: path.join("."), line, column, suggestion: closest_key(&path, &known) }
+            })
+            .collect();
+        unknown.sort_by_key(|key| (key.line, key.column));
+        Ok((config, unknown))
+    }
+}
+
+/// The table path and name of an ignored key (`Some` and newtype layers add no key).
+fn key_path(path: &serde_ignored::Path) -> Vec<String> {
+    let mut keys = Vec::new();
+    let mut current = path;
+    loop {
+        current = match current {
+            serde_ignored::Path::Root => break,
+            serde_ignored::Path::Map { parent, key } => {
+                keys.push(key.clone());
+                parent
+            }
+            serde_ignored::Path::Seq { parent, index } => {
+                keys.push(index.to_string());
+                parent
+            }
+            serde_ignored::Path::Some { parent }
+            | serde_ignored::Path::NewtypeStruct { parent }
+            | serde_ignored::Path::NewtypeVariant { parent } => parent,
+        };
+    }
+    keys.reverse();
+    keys
+}
+
+/// Every key path [`Config`] declares, tables included, read from its schema: the types are
+/// the one list of keys.
+fn known_keys() -> Vec<Vec<String>> {
+    let schema = schemars::schema_for!(Config);
+    let root = schema.as_value();
+    let mut keys = Vec::new();
+    collect_keys(root, root, &mut Vec::new(), &mut keys);
+    keys
+}
+
+fn collect_keys(root: &Value, schema: &Value, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+    let schema = match schema.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/$defs/")) {
+        Some(name) => &root["$defs"][name],
+        None => schema,
+    };
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else { return };
+    for (name, property) in properties {
+        prefix.push(name.clone());
+        out.push(prefix.clone());
+        collect_keys(root, property, prefix, out);
+        prefix.pop();
+    }
+}
+
+/// The known key `path` most likely means: the closest name in the same table, else the same
+/// name in another table (a key written in the wrong place).
+fn closest_key(path: &[String], known: &[Vec<String>]) -> Option<String> {
+    let (name, table) = path.split_last()?;
+    let siblings = known.iter().filter(|key| key.split_last().is_some_and(|(_, parent)| parent == table));
+    let best = siblings
+        .map(|key| (strsim::jaro_winkler(&name.to_lowercase(), &key[key.len() - 1]), key))
+        .filter(|(similarity, _)| *similarity >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, key)| key);
+    best.or_else(|| known.iter().find(|key| key.last() == Some(name))).map(|key| key.join("."))
+}
+
+/// Where the key at `path` is written: the span of its last part.
+fn key_span(document: &toml::de::DeTable, path: &[String]) -> Option<Range<usize>> {
+    let mut table = document;
+    let mut span = None;
+    for (depth, part) in path.iter().enumerate() {
+        let (key, value) = table.get_key_value(part.as_str())?;
+        span = Some(key.span());
+        if depth + 1 < path.len() {
+            table = value.get_ref().as_table()?;
+        }
+    }
+    span
+}
+
+/// 1-based lines and columns (in characters) of byte offsets, with the line starts found once:
+/// a file with thousands of unknown keys is located in linear time.
+struct Lines<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Lines<'a> {
+        let starts = std::iter::once(0).chain(text.match_indices('\n').map(|(at, _)| at + 1)).collect();
+        Lines { text, starts }
+    }
+
+    fn at(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let line = self.starts.partition_point(|&start| start <= offset).max(1);
+        let start = self.starts[line - 1];
+        let column = self.text.get(start..offset).map_or(0, |before| before.chars().count());
+        (line, column + 1)
     }
 }
 
@@ -121,5 +309,48 @@ mod tests {
         assert_eq!(config.hooks.setup.list(), ["make seed"]);
         assert_eq!(config.hooks.teardown.list(), ["make clean", "rm -f x"]);
         assert!(Config::parse("[hooks]\nsetup = 3\n").is_err());
+    }
+
+    #[test]
+    fn unknown_keys_are_named_with_their_place_and_the_closest_known_key() {
+        let text = "base_ur = \"http://x\"\nheadless = false\n[browsr]\npath = \"\"\n[browser]\nHeadles = true\n\
+                    [timeouts]\nassertion = 5\n[mcp]\nallow_accept = true\n";
+        let (config, unknown) = Config::parse_checked(text).expect("unknown keys are not errors");
+        assert!(config.mcp.allow_accept);
+        let named: Vec<(&str, usize, usize, Option<&str>)> =
+            unknown.iter().map(|u| (u.key.as_str(), u.line, u.column, u.suggestion.as_deref())).collect();
+        assert_eq!(
+            named,
+            [
+                ("base_ur", 1, 1, Some("base_url")),
+                ("headless", 2, 1, Some("browser.headless")),
+                ("browsr", 3, 2, Some("browser")),
+                ("browser.Headles", 6, 1, Some("browser.headless")),
+                ("timeouts.assertion", 8, 1, Some("timeouts.assertion_ms")),
+            ]
+        );
+        let hints: Vec<String> = unknown.iter().map(UnknownKey::hint).collect();
+        assert_eq!(hints[0], "did you mean `base_url`?");
+        assert_eq!(hints[1], "did you mean `headless` in [browser]?");
+        assert_eq!(hints[2], "did you mean `browser`?");
+        let (_, misplaced) = Config::parse_checked("[hooks]\nbase_url = \"x\"\n").expect("valid");
+        assert_eq!(misplaced[0].hint(), "did you mean `base_url` at the top of the file (before any [table])?");
+        assert_eq!(unknown[0].message(), "unknown key `base_ur` in saffron.toml: nothing reads it");
+        let (_, none) = Config::parse_checked("[hooks]\nsetup = [\"a\"]\n").expect("valid");
+        assert!(none.is_empty());
+        let (_, far) = Config::parse_checked("zzz = 1\n").expect("valid");
+        assert_eq!(far[0].suggestion, None);
+    }
+
+    #[test]
+    fn invalid_toml_and_wrong_types_are_located() {
+        let error = Config::parse_checked("base_url = \"x\"\n[browser\nheadless = true\n").expect_err("not TOML");
+        assert_eq!((error.line, error.column), (2, 9), "{error}");
+        let error = Config::parse_checked("[browser]\nheadless = \"yes\"\n").expect_err("wrong type");
+        assert_eq!((error.line, error.column), (2, 12), "{error}");
+        assert!(error.message.contains("bool"), "{error}");
+        // Columns count characters, not bytes.
+        let error = Config::parse_checked("base_url = \"é\" x\n").expect_err("junk after a value");
+        assert_eq!((error.line, error.column), (1, 16), "{error}");
     }
 }

@@ -14,7 +14,7 @@ pub mod session;
 pub mod tags;
 
 pub use execute::{RunOptions, run, run_with_progress};
-pub use plan::{Execution, Selection, plan};
+pub use plan::{Execution, Selection, line_target, plan};
 pub use report::{RunReport, html, junit, markdown, write_reports};
 pub use secrets::masker_for;
 pub use session::{RunRequest, Session, SessionError};

@@ -42,7 +42,8 @@ pub struct Execution {
     pub fixture: Option<Arc<Execution>>,
 }
 
-fn line_target(target: &str) -> (PathBuf, Option<u32>) {
+/// A target's file or folder and, for `FILE:LINE`, its line.
+pub fn line_target(target: &str) -> (PathBuf, Option<u32>) {
     match target.rsplit_once(':') {
         Some((file, line)) if line.parse::<u32>().is_ok() => (PathBuf::from(file), line.parse().ok()),
         _ => (PathBuf::from(target), None),

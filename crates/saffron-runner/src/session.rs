@@ -10,7 +10,7 @@ use std::time::Duration;
 use saffron_browser::BrowserConfig;
 use saffron_index::Snapshot;
 
-use crate::config::{Config, Hooks};
+use crate::config::{Config, Hooks, UnknownKey};
 use crate::hooks::{HookRun, run_hooks};
 use crate::{Execution, RunOptions, ScenarioResult, Selection, TagExpression};
 
@@ -55,11 +55,17 @@ pub struct Session {
 
 /// The project's saffron.toml, or the defaults when there is none.
 pub fn load_config(root: &Path) -> Result<Config, SessionError> {
+    load_config_checked(root).map(|(config, _)| config)
+}
+
+/// The project's saffron.toml and the keys in it that nothing reads (warnings: the caller
+/// shows them and goes on).
+pub fn load_config_checked(root: &Path) -> Result<(Config, Vec<UnknownKey>), SessionError> {
     let path = root.join("saffron.toml");
     let config_error = |reason: String| SessionError::Config { path: path.display().to_string(), reason };
     match std::fs::read_to_string(&path) {
-        Ok(text) => Config::parse(&text).map_err(config_error),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
+        Ok(text) => Config::parse_checked(&text).map_err(|error| config_error(error.to_string())),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok((Config::default(), Vec::new())),
         Err(error) => Err(config_error(format!("cannot be read: {error}"))),
     }
 }

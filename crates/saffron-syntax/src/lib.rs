@@ -10,6 +10,7 @@
 pub mod ast;
 pub mod diagnostic;
 pub mod dialect;
+pub mod encoding;
 mod lexer;
 pub mod messages;
 mod parser;
@@ -19,6 +20,7 @@ pub mod step_sets;
 
 pub use ast::*;
 pub use diagnostic::{Diagnostic, DiagnosticCode, Severity};
+pub use encoding::{NotUtf8, decode_source};
 pub use parser::{Parsed, parse};
 pub use project::{FileDiagnostic, Project, SourceFile};
 pub use step_sets::{StepSetDefinition, StepSetRegistry};

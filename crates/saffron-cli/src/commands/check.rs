@@ -6,9 +6,10 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
-use saffron_syntax::{Project, Severity};
-use serde::Serialize;
+use saffron_syntax::{FileDiagnostic, Project};
 
+use crate::problem::{self, Problem};
+use crate::project;
 use crate::walk;
 
 #[derive(Args)]
@@ -26,60 +27,43 @@ enum Format {
     Json,
 }
 
-#[derive(Serialize)]
-struct JsonDiagnostic<'a> {
-    file: String,
-    line: u32,
-    column: u32,
-    severity: &'static str,
-    code: &'a saffron_syntax::DiagnosticCode,
-    message: &'a str,
-    hint: Option<&'a str>,
+fn from_diagnostic(d: &FileDiagnostic) -> Problem {
+    let code = serde_json::to_value(d.diagnostic.code).ok().and_then(|code| code.as_str().map(str::to_string));
+    Problem {
+        file: d.file.display().to_string(),
+        line: d.diagnostic.location.line,
+        column: d.diagnostic.location.column,
+        severity: d.diagnostic.severity.as_str(),
+        code: code.unwrap_or_default(),
+        message: d.diagnostic.message.clone(),
+        hint: d.diagnostic.hint.clone(),
+        unreadable: false,
+    }
 }
 
 pub fn run(args: CheckArgs) -> Result<ExitCode> {
     let paths = if args.paths.is_empty() { vec![PathBuf::from(".")] } else { args.paths };
     let files = walk::feature_files(&paths)?;
-    let project = Project::parse_all(walk::read_all(files)?);
-    let diagnostics = project.diagnostics();
-    let has_errors = diagnostics.iter().any(|d| d.diagnostic.severity == Severity::Error);
+    let (texts, mut in_files) = walk::read_all(files);
+    let project = Project::parse_all(texts);
+    in_files.extend(project.diagnostics().iter().map(from_diagnostic));
+    // Stable: each file's problems keep their order.
+    in_files.sort_by(|a, b| a.file.cmp(&b.file));
+    let mut problems = project::config_problems(&project::find_root()?);
+    problems.extend(in_files);
 
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match args.format {
         Format::Json => {
-            let json: Vec<JsonDiagnostic> = diagnostics
-                .iter()
-                .map(|d| JsonDiagnostic {
-                    file: d.file.display().to_string(),
-                    line: d.diagnostic.location.line,
-                    column: d.diagnostic.location.column,
-                    severity: d.diagnostic.severity.as_str(),
-                    code: &d.diagnostic.code,
-                    message: &d.diagnostic.message,
-                    hint: d.diagnostic.hint.as_deref(),
-                })
-                .collect();
-            serde_json::to_writer_pretty(&mut out, &json)?;
+            serde_json::to_writer_pretty(&mut out, &problems)?;
             writeln!(out)?;
         }
         Format::Text => {
-            for d in &diagnostics {
-                let location = d.diagnostic.location;
-                writeln!(
-                    out,
-                    "{}:{}:{}: {}: {}",
-                    d.file.display(),
-                    location.line,
-                    location.column,
-                    d.diagnostic.severity.as_str(),
-                    d.diagnostic.message
-                )?;
-                if let Some(hint) = &d.diagnostic.hint {
-                    writeln!(out, "  hint: {hint}")?;
-                }
+            for problem in &problems {
+                problem.write_text(&mut out)?;
             }
-            let errors = diagnostics.iter().filter(|d| d.diagnostic.severity == Severity::Error).count();
+            let errors = problems.iter().filter(|problem| problem.is_error()).count();
             let steps: usize = project.files.iter().map(|f| f.parsed.document.steps().len()).sum();
             eprintln!(
                 "checked {} file(s), {} step(s), {} StepSet(s): {} error(s)",
@@ -90,5 +74,5 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
             );
         }
     }
-    Ok(if has_errors { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(problem::exit_code(&problems))
 }

@@ -640,6 +640,13 @@ mod tests {
     }
 
     #[test]
+    fn the_config_init_writes_has_only_keys_saffron_reads() {
+        let (config, unknown) = saffron_runner::config::Config::parse_checked(SAFFRON_TOML).expect("valid TOML");
+        assert!(unknown.is_empty(), "{unknown:?}");
+        assert_eq!(config.browser, saffron_runner::config::BrowserSection::default());
+    }
+
+    #[test]
     fn inserts_beside_other_servers_in_their_layout() {
         let text = "{\n    \"mcpServers\": {\n        \"other\": { \"command\": \"x\" }\n    }\n}\n";
         let out = added(text, &CLAUDE);

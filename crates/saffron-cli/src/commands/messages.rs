@@ -8,6 +8,7 @@ use anyhow::Result;
 use clap::Args;
 use saffron_syntax::{Project, messages};
 
+use crate::problem;
 use crate::walk;
 
 #[derive(Args)]
@@ -19,7 +20,11 @@ pub struct MessagesArgs {
 
 pub fn run(args: MessagesArgs) -> Result<ExitCode> {
     let files = walk::feature_files(&args.files)?;
-    let project = Project::parse_all(walk::read_all(files)?);
+    let (texts, problems) = walk::read_all(files);
+    for problem in &problems {
+        problem.write_text(&mut std::io::stderr())?;
+    }
+    let project = Project::parse_all(texts);
     let registry = &project.step_sets;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -30,5 +35,5 @@ pub fn run(args: MessagesArgs) -> Result<ExitCode> {
             writeln!(out)?;
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(problem::exit_code(&problems))
 }

@@ -14,6 +14,7 @@ use saffron_runner::{Execution, RunOptions, RunRequest, ScenarioResult, Selectio
 use saffron_recording::Masker;
 
 use crate::project;
+use crate::terminal::escape_controls;
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -72,7 +73,11 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         shard: args.shard.as_deref().map(parse_shard).transpose()?,
         hooks: !args.no_hooks,
     };
-    let snapshot = project::load_index(&root);
+    // An unreadable recording is named here; its scenario's verdict is red.
+    let (snapshot, mut problems) = project::load_index(&root);
+    // Unknown keys are warnings; an invalid file is the session's error (exit 2) below.
+    problems.extend(project::config_problems(&root).into_iter().filter(|problem| !problem.is_error()));
+    project::report(&problems)?;
     let session = Session::prepare(&root, &snapshot, request)?;
     if let Err((error, teardown)) = session.setup() {
         report_teardown(&teardown);
@@ -172,7 +177,7 @@ async fn replay_with_progress(executions: Vec<Execution>, options: &RunOptions) 
         bar.set_style(style);
     }
     let results = saffron_runner::run_with_progress(executions, options, |result| {
-        bar.set_message(format!("{} {}", result.verdict.symbol(), result.name));
+        bar.set_message(format!("{} {}", result.verdict.symbol(), escape_controls(&result.name)));
         bar.inc(1);
     })
     .await;
@@ -198,9 +203,12 @@ fn exit_code(results: &[ScenarioResult], strict: bool) -> ExitCode {
     }
 }
 
-/// Prints the results, masked: a message may quote a page that shows a secret in any spelling.
+/// Prints the results: masked (a message may quote a page that shows a secret in any
+/// spelling), then with control characters escaped (names and steps come from the user's
+/// files, messages from the page; none may drive the terminal). Masking comes first, so an
+/// escaped control character cannot hide a secret's spelling from the masker.
 fn print(results: &[ScenarioResult], format: Format, masker: &Masker) -> Result<()> {
-    print!("{}", masker.mask(&render(results, format)?));
+    print!("{}", render(results, format, masker)?);
     let count = |f: fn(&Verdict) -> bool| results.iter().filter(|r| f(&r.verdict)).count();
     eprintln!(
         "{} scenario(s): {} green, {} yellow, {} red, {} blocked",
@@ -213,35 +221,38 @@ fn print(results: &[ScenarioResult], format: Format, masker: &Masker) -> Result<
     Ok(())
 }
 
-fn render(results: &[ScenarioResult], format: Format) -> Result<String> {
+fn render(results: &[ScenarioResult], format: Format, masker: &Masker) -> Result<String> {
     use std::fmt::Write as _;
     let mut out = String::new();
     if let Format::Json = format {
-        writeln!(out, "{}", serde_json::to_string_pretty(results)?)?;
+        writeln!(out, "{}", masker.mask(&serde_json::to_string_pretty(results)?))?;
         return Ok(out);
+    }
+    macro_rules! say {
+        ($($arg:tt)*) => { writeln!(out, "{}", escape_controls(&masker.mask(&format!($($arg)*)))) };
     }
     for result in results {
         let place = format!("{}:{}", result.file, result.line);
         match &result.verdict {
-            Verdict::Green => writeln!(out, "✓ green    {place}  {} ({} ms)", result.name, result.duration_ms)?,
+            Verdict::Green => say!("✓ green    {place}  {} ({} ms)", result.name, result.duration_ms)?,
             Verdict::Yellow { proposal } => {
-                writeln!(out, "~ yellow   {place}  {} ({} ms)", result.name, result.duration_ms)?;
-                writeln!(out, "    passed by replaying the pending proposal {proposal}: review it")?;
+                say!("~ yellow   {place}  {} ({} ms)", result.name, result.duration_ms)?;
+                say!("    passed by replaying the pending proposal {proposal}: review it")?;
             }
             Verdict::Red { step, step_text, message } => {
-                writeln!(out, "✗ red      {place}  {} ({} ms)", result.name, result.duration_ms)?;
+                say!("✗ red      {place}  {} ({} ms)", result.name, result.duration_ms)?;
                 match (step, step_text) {
-                    (Some(step), Some(text)) => writeln!(out, "    step {step} \"{text}\": {message}")?,
-                    _ => writeln!(out, "    {message}")?,
+                    (Some(step), Some(text)) => say!("    step {step} \"{text}\": {message}")?,
+                    _ => say!("    {message}")?,
                 }
                 if let Some(url) = &result.url {
-                    writeln!(out, "    page: {url}")?;
+                    say!("    page: {url}")?;
                 }
             }
-            Verdict::Blocked { cause } => writeln!(out, "! blocked  {place}  {}: {cause}", result.name)?,
+            Verdict::Blocked { cause } => say!("! blocked  {place}  {}: {cause}", result.name)?,
         }
         for drift in &result.drift {
-            writeln!(out, "    drift: {drift}")?;
+            say!("    drift: {drift}")?;
         }
     }
     Ok(out)
@@ -303,7 +314,9 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     options.browser.headless = !args.headed;
     options.browser.default_timeout = Duration::from_secs(5);
     let selection = Selection { targets: vec!["features".to_string()], tags: Some(TagExpression::parse("not @wip")?) };
-    let snapshot = project::load_index(&root);
+    // An unreadable recording is named here; its scenario's verdict is red.
+    let (snapshot, problems) = project::load_index(&root);
+    project::report(&problems)?;
     let executions = saffron_runner::plan(&snapshot, &selection);
     let masker = saffron_runner::masker_for(&executions, &options.env);
     let started = std::time::Instant::now();

@@ -8,7 +8,9 @@ use anyhow::Result;
 use clap::{Args, ValueEnum};
 use saffron_index::RecordingState;
 
+use crate::problem;
 use crate::project;
+use crate::terminal::escape_controls;
 
 #[derive(Args)]
 pub struct StatusArgs {
@@ -27,7 +29,9 @@ enum Format {
 pub fn run(args: StatusArgs) -> Result<ExitCode> {
     let root = project::find_root()?;
     let filters = project::relative_filters(&root, &args.paths)?;
-    let snapshot = project::load_index(&root);
+    let (snapshot, mut problems) = project::load_index(&root);
+    problems.splice(0..0, project::config_problems(&root));
+    project::report(&problems)?;
     let scenarios: Vec<_> = snapshot.scenarios().into_iter().filter(|s| project::selected(&s.file, &filters)).collect();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -66,7 +70,7 @@ pub fn run(args: StatusArgs) -> Result<ExitCode> {
                 if let Some(proposal) = &s.pending_proposal {
                     line.push_str(&format!("  [proposal pending: {}]", proposal.display()));
                 }
-                writeln!(out, "{line}")?;
+                writeln!(out, "{}", escape_controls(&line))?;
             }
             let count = |state: &str| scenarios.iter().filter(|s| s.recording.as_str() == state).count();
             eprintln!(
@@ -80,5 +84,5 @@ pub fn run(args: StatusArgs) -> Result<ExitCode> {
             );
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(problem::exit_code(&problems))
 }

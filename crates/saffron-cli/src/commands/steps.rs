@@ -10,7 +10,9 @@ use saffron_index::{Entry, Snapshot, StepStatus};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use crate::problem;
 use crate::project;
+use crate::terminal::escape_controls;
 use saffron_ide::{badge, snippet_body};
 
 #[derive(Args)]
@@ -65,7 +67,8 @@ fn selected_entries<'a>(snapshot: &'a Snapshot, filters: &[PathBuf]) -> Vec<&'a 
 pub fn run(args: StepsArgs) -> Result<ExitCode> {
     let root = project::find_root()?;
     let filters = project::relative_filters(&root, &args.paths)?;
-    let snapshot = project::load_index(&root);
+    let (snapshot, problems) = project::load_index(&root);
+    project::report(&problems)?;
     let entries = selected_entries(&snapshot, &filters);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -107,9 +110,11 @@ pub fn run(args: StepsArgs) -> Result<ExitCode> {
         Format::Text => {
             for entry in &entries {
                 let near = snapshot.near_duplicates(&entry.text);
-                writeln!(out, "{:<13} {:>4}×  {}", badge(entry.status()), entry.count(), entry.text)?;
+                let text = escape_controls(&entry.text);
+                writeln!(out, "{:<13} {:>4}×  {text}", badge(entry.status()), entry.count())?;
                 for duplicate in near.iter().take(3) {
-                    writeln!(out, "{:20}~ near-duplicate of \"{}\" ({:.2})", "", duplicate.text, duplicate.similarity)?;
+                    let text = escape_controls(&duplicate.text);
+                    writeln!(out, "{:20}~ near-duplicate of \"{text}\" ({:.2})", "", duplicate.similarity)?;
                 }
             }
             let count = |status| entries.iter().filter(|e| e.status() == status).count();
@@ -122,5 +127,5 @@ pub fn run(args: StepsArgs) -> Result<ExitCode> {
             );
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(problem::exit_code(&problems))
 }

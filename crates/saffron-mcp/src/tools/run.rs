@@ -5,12 +5,12 @@
 use std::fmt::Write as _;
 
 use saffron_recording::Masker;
-use saffron_runner::{RunReport, RunRequest, ScenarioResult, Session, TagExpression, Verdict};
+use saffron_runner::{RunReport, RunRequest, ScenarioResult, Session, TagExpression, Verdict, line_target};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Render, ToolError};
-use crate::project::Project;
+use crate::project::{Project, display_path, project_path};
 
 /// More workers than this gain nothing on one machine's browser and starve the app.
 const MAX_WORKERS: usize = 8;
@@ -114,8 +114,9 @@ pub fn prepare(project: &Project, args: RunArgs) -> Result<Session, ToolError> {
         args.tags.as_deref().map(TagExpression::parse).transpose().map_err(|error| {
             ToolError::new(format!("invalid tag expression: {error}"), "e.g. `@smoke and not @wip`")
         })?;
+    let targets = args.targets.iter().map(|target| checked_target(target)).collect::<Result<Vec<_>, _>>()?;
     let request = RunRequest {
-        targets: args.targets,
+        targets,
         tags,
         workers: args.workers.unwrap_or(2).clamp(1, MAX_WORKERS),
         base_url: args.base_url,
@@ -135,6 +136,24 @@ pub fn prepare(project: &Project, args: RunArgs) -> Result<Session, ToolError> {
             _ => "fix saffron.toml, or ask the user to",
         };
         ToolError::new(error.to_string(), hint)
+    })
+}
+
+/// A target as given by the client, checked to stay inside the project as every tool's paths
+/// are (an empty one names nothing: it is refused, not taken for the whole project).
+fn checked_target(target: &str) -> Result<String, ToolError> {
+    let hint = "name a feature file or folder relative to the project root, or FILE:LINE (features/orders.saffron:12), \
+                without `..`; leave targets out (or pass []) to run the whole project";
+    if target.trim().is_empty() {
+        return Err(ToolError::new("an empty target names no scenario", hint));
+    }
+    let (file, line) = line_target(target);
+    let Some(path) = file.to_str().and_then(project_path) else {
+        return Err(ToolError::new(format!("`{target}` is not a path inside the project"), hint));
+    };
+    Ok(match line {
+        Some(line) => format!("{}:{line}", display_path(&path)),
+        None => display_path(&path),
     })
 }
 

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::proposals::{self, ProposalSummary};
 use super::vocabulary::block_name;
 use super::{Render, ToolError, file_filter, page, under};
+use crate::config::McpConfig;
 use crate::project::{Project, display_path};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -214,9 +215,11 @@ pub fn status(project: &Project, _args: StatusArgs) -> Result<StatusOutput, Tool
             .chain(project.problems())
             .map(|(path, problem)| Problem { path: display_path(path), problem: problem.clone() }),
     );
-    if let Some(problem) = &project.config().problem {
-        problems.push(Problem { path: "saffron.toml".to_string(), problem: problem.clone() });
-    }
+    // Read again: a key fixed since the server started is no longer reported.
+    let config = McpConfig::read(project.root());
+    let config_problems = config.problem.iter().chain(&config.warnings);
+    problems
+        .extend(config_problems.map(|problem| Problem { path: "saffron.toml".to_string(), problem: problem.clone() }));
     let attention: Vec<ScenarioInfo> = scenarios
         .iter()
         .filter(|s| !matches!(s.recording, RecordingState::Fresh) || s.pending_proposal.is_some())
