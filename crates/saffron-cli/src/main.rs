@@ -38,6 +38,8 @@ enum Command {
     Lsp,
     /// Replay recorded scenarios in headless Chromium and give each a verdict.
     Run(commands::run::RunArgs),
+    /// Merge the reports of `saffron run --shard i/n` runs into one set of reports.
+    Report(commands::report::ReportArgs),
     /// Start the demo shop and replay the example project against it.
     Demo(commands::run::DemoArgs),
     /// Serve the MCP server over stdio (for AI assistants).
@@ -54,6 +56,7 @@ fn main() -> ExitCode {
         Command::Steps(args) => commands::steps::run(args),
         Command::Status(args) => commands::status::run(args),
         Command::Run(args) => commands::run::run(args),
+        Command::Report(args) => commands::report::run(args),
         Command::Demo(args) => commands::run::demo(args),
         Command::Lsp => saffron_lsp::run_stdio().map(|()| ExitCode::SUCCESS).map_err(anyhow::Error::from),
         Command::Mcp => commands::mcp::run(),

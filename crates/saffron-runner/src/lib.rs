@@ -15,16 +15,16 @@ pub mod tags;
 
 pub use execute::{RunOptions, run, run_with_progress};
 pub use plan::{Execution, Selection, line_target, plan};
-pub use report::{RunReport, html, junit, markdown, write_reports};
+pub use report::{MergeError, RunReport, html, junit, markdown, merge_reports, write_reports};
 pub use secrets::masker_for;
 pub use session::{RunRequest, Session, SessionError};
 pub use tags::{TagExpression, TagExpressionError};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What happened to one scenario (one Examples row of an Outline).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase", tag = "verdict")]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase", tag = "verdict")]
 pub enum Verdict {
     /// Replayed as recorded.
     Green,
@@ -59,7 +59,7 @@ impl Verdict {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ScenarioResult {
     pub file: String,

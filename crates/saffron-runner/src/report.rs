@@ -11,11 +11,11 @@ use std::path::{Path, PathBuf};
 
 use base64::Engine;
 use saffron_recording::{Masker, write_atomic};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::{ScenarioResult, Verdict};
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RunReport {
     pub base_url: String,
@@ -40,6 +40,39 @@ impl RunReport {
             scenarios,
         }
     }
+}
+
+/// Why shard reports could not be merged into one.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MergeError {
+    #[error("there is no report to merge")]
+    Nothing,
+    #[error("{file}:{line} \"{name}\" is in two of the reports (shards never overlap: was one report given twice?)")]
+    Overlap { file: String, line: u32, name: String },
+}
+
+/// One report of several shards' (`--shard i/n` on several machines): every scenario once, in
+/// file and line order; the time is the longest shard's, as the shards ran side by side.
+pub fn merge_reports(reports: Vec<RunReport>) -> Result<RunReport, MergeError> {
+    if reports.is_empty() {
+        return Err(MergeError::Nothing);
+    }
+    let mut base_urls: Vec<String> = Vec::new();
+    for report in &reports {
+        if !base_urls.contains(&report.base_url) {
+            base_urls.push(report.base_url.clone());
+        }
+    }
+    let duration_ms = reports.iter().map(|report| report.duration_ms).max().unwrap_or_default();
+    let mut scenarios: Vec<ScenarioResult> = reports.into_iter().flat_map(|report| report.scenarios).collect();
+    scenarios.sort_by(|a, b| (&a.file, a.line, &a.name).cmp(&(&b.file, b.line, &b.name)));
+    if let Some(pair) = scenarios
+        .windows(2)
+        .find(|pair| (&pair[0].file, pair[0].line, &pair[0].name) == (&pair[1].file, pair[1].line, &pair[1].name))
+    {
+        return Err(MergeError::Overlap { file: pair[0].file.clone(), line: pair[0].line, name: pair[0].name.clone() });
+    }
+    Ok(RunReport::new(&base_urls.join(", "), duration_ms, scenarios))
 }
 
 fn escape_xml(text: &str) -> String {
@@ -386,5 +419,39 @@ mod tests {
         assert!(!latest.contains("hunter") && latest.contains("{env:PASS}"), "{latest}");
         let html = std::fs::read_to_string(project.path().join(".saffron/reports/report.html")).expect("html");
         assert!(html.contains("data:image/png;base64,iVBORw"), "inline pictures are left whole");
+    }
+
+    #[test]
+    fn shard_reports_merge_into_one_in_file_order() {
+        let whole = sample();
+        let mut first = whole.clone();
+        first.scenarios = vec![whole.scenarios[2].clone(), whole.scenarios[0].clone()];
+        first.duration_ms = 2000;
+        let mut second = whole.clone();
+        second.scenarios = vec![whole.scenarios[1].clone(), whole.scenarios[3].clone()];
+        second.scenarios[1].line = 9;
+        second.base_url = "http://127.0.0.1:2".into();
+        let merged = merge_reports(vec![first.clone(), second]).expect("merged");
+        assert_eq!((merged.green, merged.yellow, merged.red, merged.blocked), (1, 1, 1, 1));
+        assert_eq!(merged.duration_ms, 3000);
+        assert_eq!(merged.base_url, "http://127.0.0.1:1, http://127.0.0.1:2");
+        let names: Vec<&str> = merged.scenarios.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["Export", "Pay <card>", "Refund", "Import"], "by file, line, then name");
+        assert!(merge_reports(vec![first.clone(), first]).expect_err("overlap").to_string().contains("Export"));
+        assert_eq!(merge_reports(vec![]).expect_err("nothing"), MergeError::Nothing);
+    }
+
+    #[test]
+    fn a_written_report_reads_back_as_it_was() {
+        let report = sample();
+        let json = serde_json::to_string(&report).expect("serializes");
+        assert!(json.contains("\"stepText\""), "fields are camelCase: {json}");
+        let back: RunReport = serde_json::from_str(&json).expect("deserializes");
+        let strip = |mut s: ScenarioResult| {
+            s.screenshot = None;
+            s
+        };
+        let expected: Vec<ScenarioResult> = report.scenarios.into_iter().map(strip).collect();
+        assert_eq!(back.scenarios, expected);
     }
 }
