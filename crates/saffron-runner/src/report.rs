@@ -13,6 +13,7 @@ use base64::Engine;
 use saffron_recording::{Masker, write_atomic};
 use serde::{Deserialize, Serialize};
 
+use crate::hooks::{HookPhase, HookRun};
 use crate::{ScenarioResult, Verdict};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -25,6 +26,9 @@ pub struct RunReport {
     pub red: usize,
     pub blocked: usize,
     pub scenarios: Vec<ScenarioResult>,
+    /// Every setup and teardown command: what it was, how it ended, how long it took.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hooks: Vec<HookRun>,
 }
 
 impl RunReport {
@@ -38,7 +42,14 @@ impl RunReport {
             red: count(|v| matches!(v, Verdict::Red { .. })),
             blocked: count(|v| matches!(v, Verdict::Blocked { .. })),
             scenarios,
+            hooks: Vec::new(),
         }
+    }
+
+    /// The report with the run's setup and teardown commands.
+    pub fn with_hooks(mut self, hooks: Vec<HookRun>) -> RunReport {
+        self.hooks = hooks;
+        self
     }
 }
 
@@ -64,6 +75,7 @@ pub fn merge_reports(reports: Vec<RunReport>) -> Result<RunReport, MergeError> {
         }
     }
     let duration_ms = reports.iter().map(|report| report.duration_ms).max().unwrap_or_default();
+    let hooks: Vec<HookRun> = reports.iter().flat_map(|report| report.hooks.iter().cloned()).collect();
     let mut scenarios: Vec<ScenarioResult> = reports.into_iter().flat_map(|report| report.scenarios).collect();
     scenarios.sort_by(|a, b| (&a.file, a.line, &a.name).cmp(&(&b.file, b.line, &b.name)));
     if let Some(pair) = scenarios
@@ -72,7 +84,7 @@ pub fn merge_reports(reports: Vec<RunReport>) -> Result<RunReport, MergeError> {
     {
         return Err(MergeError::Overlap { file: pair[0].file.clone(), line: pair[0].line, name: pair[0].name.clone() });
     }
-    Ok(RunReport::new(&base_urls.join(", "), duration_ms, scenarios))
+    Ok(RunReport::new(&base_urls.join(", "), duration_ms, scenarios).with_hooks(hooks))
 }
 
 fn escape_xml(text: &str) -> String {
@@ -155,6 +167,22 @@ pub fn junit(report: &RunReport) -> String {
     out
 }
 
+fn phase_name(phase: HookPhase) -> &'static str {
+    match phase {
+        HookPhase::Setup => "setup",
+        HookPhase::Teardown => "teardown",
+    }
+}
+
+/// `0`, `3`, or why there is no exit code (`stopped after 5 s...`).
+fn hook_outcome(hook: &HookRun) -> String {
+    match (hook.exit_code, &hook.error) {
+        (Some(code), _) => code.to_string(),
+        (None, Some(error)) => error.clone(),
+        (None, None) => "no exit code".to_string(),
+    }
+}
+
 fn badge(verdict: &Verdict) -> String {
     format!("{} {}", verdict.symbol(), verdict.name())
 }
@@ -181,6 +209,18 @@ pub fn markdown(report: &RunReport) -> String {
             s.duration_ms
         ));
     }
+    if !report.hooks.is_empty() {
+        out.push_str("\n## Hooks\n\n| phase | command | exit | time |\n| --- | --- | --- | --- |\n");
+        for hook in &report.hooks {
+            out.push_str(&format!(
+                "| {} | `{}` | {} | {} ms |\n",
+                phase_name(hook.phase),
+                hook.command.replace('|', "\\|").replace('`', "'"),
+                hook_outcome(hook).replace('|', "\\|"),
+                hook.duration_ms
+            ));
+        }
+    }
     for s in report.scenarios.iter().filter(|s| !s.is_green() || !s.drift.is_empty()) {
         out.push_str(&format!("\n## {} `{}:{}`\n\n", s.name, s.file, s.line));
         if let Some(text) = failure_text(s) {
@@ -197,6 +237,21 @@ pub fn markdown(report: &RunReport) -> String {
 }
 
 pub fn html(report: &RunReport) -> String {
+    let mut hooks = String::new();
+    if !report.hooks.is_empty() {
+        hooks.push_str("<h2>Hooks</h2>\n<table>");
+        for hook in &report.hooks {
+            hooks.push_str(&format!(
+                "<tr class=\"{}\"><td>{}</td><td><code>{}</code></td><td>{}</td><td>{} ms</td></tr>\n",
+                if hook.succeeded() { "green" } else { "red" },
+                phase_name(hook.phase),
+                escape_xml(&hook.command),
+                escape_xml(&hook_outcome(hook)),
+                hook.duration_ms
+            ));
+        }
+        hooks.push_str("</table>\n");
+    }
     let mut rows = String::new();
     for s in &report.scenarios {
         let class = s.verdict.name();
@@ -229,7 +284,7 @@ body{{font-family:system-ui,sans-serif;margin:2rem}}table{{border-collapse:colla
 td{{border-bottom:1px solid #ddd;padding:.4rem;vertical-align:top}}.green td:first-child{{color:#1a7f37}}\
 .yellow td:first-child{{color:#9a6700}}.red td:first-child{{color:#cf222e}}.blocked td:first-child{{color:#9a6700}}img{{max-width:640px;border:1px solid #ccc}}\
 pre{{white-space:pre-wrap}}.drift{{color:#9a6700}}</style></head><body>\n<h1>Saffron run</h1>\n\
-<p>{} scenario(s) against <code>{}</code> in {:.1} s: {} green, {} yellow, {} red, {} blocked.</p>\n<table>{rows}</table>\n</body></html>\n",
+<p>{} scenario(s) against <code>{}</code> in {:.1} s: {} green, {} yellow, {} red, {} blocked.</p>\n<table>{rows}</table>\n{hooks}</body></html>\n",
         report.scenarios.len(),
         escape_xml(&report.base_url),
         report.duration_ms as f64 / 1000.0,

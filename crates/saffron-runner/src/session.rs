@@ -11,7 +11,7 @@ use saffron_browser::BrowserConfig;
 use saffron_index::Snapshot;
 
 use crate::config::{Config, Hooks, UnknownKey};
-use crate::hooks::{HookRun, run_hooks};
+use crate::hooks::{HookPhase, HookRun, Interrupt, run_hooks};
 use crate::{Execution, RunOptions, ScenarioResult, Selection, TagExpression};
 
 /// What the caller asks for; everything else comes from `saffron.toml`.
@@ -43,6 +43,8 @@ pub enum SessionError {
     NoScenario,
     #[error("setup failed, no scenario was run: `{command}` {reason}")]
     SetupFailed { command: String, reason: String },
+    #[error("interrupted during setup, no scenario was run; the teardown hooks ran")]
+    SetupInterrupted,
 }
 
 /// A planned run: what is replayed, how, and the hooks around it.
@@ -147,17 +149,31 @@ impl Session {
         Duration::from_millis(self.hooks.timeout_ms)
     }
 
-    /// Runs the setup hooks. When one fails, the teardown hooks run at once (setup may have
-    /// half-built something) and their failures come back with the error.
-    pub fn setup(&self) -> Result<(), (SessionError, Vec<HookRun>)> {
-        let runs = run_hooks(&self.hooks.setup.list(), &self.root, &self.options.base_url, self.hook_timeout(), true);
-        match runs.into_iter().find(|run| !run.succeeded()) {
-            None => Ok(()),
-            Some(failed) => {
-                let reason = failed.error.clone().unwrap_or_else(|| format!("exited with {:?}", failed.exit_code));
-                Err((SessionError::SetupFailed { command: failed.command, reason }, self.teardown()))
+    /// Runs the setup hooks and returns what each did. When one fails, or the run is
+    /// interrupted during setup, the teardown hooks run at once (setup may have half-built
+    /// something): the error comes back with every hook's run, setup's and teardown's.
+    pub fn setup(&self, interrupt: &Interrupt) -> Result<Vec<HookRun>, (SessionError, Vec<HookRun>)> {
+        let mut runs = run_hooks(
+            &self.hooks.setup.list(),
+            &self.root,
+            &self.options.base_url,
+            self.hook_timeout(),
+            HookPhase::Setup,
+            interrupt,
+        );
+        let error = if interrupt.is_triggered() {
+            SessionError::SetupInterrupted
+        } else {
+            match runs.iter().find(|run| !run.succeeded()) {
+                None => return Ok(runs),
+                Some(failed) => SessionError::SetupFailed {
+                    command: failed.command.clone(),
+                    reason: failed.error.clone().unwrap_or_else(|| format!("exited with {:?}", failed.exit_code)),
+                },
             }
-        }
+        };
+        runs.extend(self.teardown());
+        Err((error, runs))
     }
 
     /// Replays every planned scenario; `on_result` sees each as it finishes.
@@ -165,11 +181,16 @@ impl Session {
         crate::run_with_progress(self.executions.clone(), &self.options, on_result).await
     }
 
-    /// Runs every teardown hook (a failed one does not stop the rest); returns the failures.
+    /// Runs every teardown hook (a failed one does not stop the rest, nor does an
+    /// interruption); returns what each did.
     pub fn teardown(&self) -> Vec<HookRun> {
-        run_hooks(&self.hooks.teardown.list(), &self.root, &self.options.base_url, self.hook_timeout(), false)
-            .into_iter()
-            .filter(|run| !run.succeeded())
-            .collect()
+        run_hooks(
+            &self.hooks.teardown.list(),
+            &self.root,
+            &self.options.base_url,
+            self.hook_timeout(),
+            HookPhase::Teardown,
+            &Interrupt::new(),
+        )
     }
 }

@@ -7,9 +7,11 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
-use saffron_runner::hooks::HookRun;
+use saffron_runner::hooks::{HookPhase, HookRun, Interrupt};
 use saffron_runner::session::options_with_env;
-use saffron_runner::{Execution, RunOptions, RunRequest, ScenarioResult, Selection, Session, TagExpression, Verdict};
+use saffron_runner::{
+    Execution, RunOptions, RunRequest, ScenarioResult, Selection, Session, SessionError, TagExpression, Verdict,
+};
 
 use saffron_recording::Masker;
 
@@ -79,27 +81,35 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     problems.extend(project::config_problems(&root).into_iter().filter(|problem| !problem.is_error()));
     project::report(&problems)?;
     let session = Session::prepare(&root, &snapshot, request)?;
-    if let Err((error, teardown)) = session.setup() {
-        report_teardown(&teardown);
-        eprintln!("saffron: {error}");
-        return Ok(ExitCode::from(2));
-    }
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the runtime")?;
+    // From here on, Ctrl-C or SIGTERM interrupts the run: a setup command is stopped with its
+    // process group, the replay ends, and teardown still runs.
+    let interrupt = forward_signals(&runtime);
+    let setup = match session.setup(&interrupt) {
+        Ok(runs) => runs,
+        Err((error, runs)) => {
+            report_hook_failures(&runs);
+            eprintln!("saffron: {error}");
+            let code = if matches!(error, SessionError::SetupInterrupted) { 130 } else { 2 };
+            return Ok(ExitCode::from(code));
+        }
+    };
     let started = std::time::Instant::now();
-    let replayed =
-        runtime.block_on(until_interrupted(replay_with_progress(session.executions.clone(), &session.options)));
+    let replayed = runtime
+        .block_on(until_interrupted(&interrupt, replay_with_progress(session.executions.clone(), &session.options)));
     let teardown = session.teardown();
     let Some(results) = replayed else {
         // The browser went with the dropped run; what the setup hooks made is cleaned up above.
-        report_teardown(&teardown);
+        report_hook_failures(&teardown);
         eprintln!("saffron: interrupted; the teardown hooks ran, no report was written");
         return Ok(ExitCode::from(130));
     };
     let masker = session.masker();
     print(&results, args.format, &masker)?;
-    report(&root, &session.options.base_url, started, &results, &masker)?;
-    let teardown_failed = report_teardown(&teardown);
+    let hooks: Vec<HookRun> = setup.into_iter().chain(teardown.iter().cloned()).collect();
+    report(&root, &session.options.base_url, started, &results, hooks, &masker)?;
+    let teardown_failed = report_hook_failures(&teardown);
     let code = exit_code(&results, args.strict);
     // A dirty environment is the next run's false red: a run that otherwise passed says so.
     if teardown_failed && code == ExitCode::SUCCESS {
@@ -109,14 +119,18 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     Ok(code)
 }
 
-/// Prints failed teardown commands; true when any failed.
-fn report_teardown(runs: &[HookRun]) -> bool {
+/// Prints the hook commands that failed; true when any did.
+fn report_hook_failures(runs: &[HookRun]) -> bool {
     let mut failed = false;
     for run in runs.iter().filter(|run| !run.succeeded()) {
         failed = true;
+        let phase = match run.phase {
+            HookPhase::Setup => "setup",
+            HookPhase::Teardown => "teardown",
+        };
         eprintln!(
-            "saffron: teardown `{}` failed: {}",
-            run.command,
+            "saffron: {phase} `{}` failed: {}",
+            escape_controls(&run.command),
             run.error.clone().unwrap_or_else(|| format!("exited with {:?}", run.exit_code))
         );
     }
@@ -129,9 +143,11 @@ fn report(
     base_url: &str,
     started: std::time::Instant,
     results: &[ScenarioResult],
+    hooks: Vec<HookRun>,
     masker: &Masker,
 ) -> Result<()> {
-    let report = saffron_runner::RunReport::new(base_url, started.elapsed().as_millis() as u64, results.to_vec());
+    let report = saffron_runner::RunReport::new(base_url, started.elapsed().as_millis() as u64, results.to_vec())
+        .with_hooks(hooks);
     let written = saffron_runner::write_reports(root, &report, masker).context("cannot write the reports")?;
     let names: Vec<String> =
         written.iter().map(|path| path.strip_prefix(root).unwrap_or(path).display().to_string()).collect();
@@ -139,31 +155,43 @@ fn report(
     Ok(())
 }
 
-/// `future`'s output, or `None` when Ctrl-C (or SIGTERM, as CI sends on cancel) came first.
-async fn until_interrupted<T>(future: impl std::future::Future<Output = T>) -> Option<T> {
-    // The handlers are installed before `future` is first polled, so a signal that arrives as
-    // soon as the run announces itself is caught, never the default "die at once".
+/// An [`Interrupt`] that Ctrl-C or SIGTERM (as CI sends on cancel) triggers. The handlers are
+/// installed before this returns, so a signal that arrives as soon as the run announces itself
+/// is caught, never the default "die at once".
+fn forward_signals(runtime: &tokio::runtime::Runtime) -> Interrupt {
+    let interrupt = Interrupt::new();
+    let trigger = interrupt.clone();
+    let _entered = runtime.enter();
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
-        let (Ok(mut interrupt), Ok(mut terminate)) = (signal(SignalKind::interrupt()), signal(SignalKind::terminate()))
-        else {
-            return Some(future.await);
-        };
-        tokio::select! {
-            biased;
-            _ = interrupt.recv() => None,
-            _ = terminate.recv() => None,
-            output = future => Some(output),
+        if let (Ok(mut interrupted), Ok(mut terminated)) =
+            (signal(SignalKind::interrupt()), signal(SignalKind::terminate()))
+        {
+            runtime.spawn(async move {
+                tokio::select! {
+                    _ = interrupted.recv() => {}
+                    _ = terminated.recv() => {}
+                }
+                trigger.trigger();
+            });
         }
     }
     #[cfg(not(unix))]
-    {
-        tokio::select! {
-            biased;
-            _ = tokio::signal::ctrl_c() => None,
-            output = future => Some(output),
+    runtime.spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            trigger.trigger();
         }
+    });
+    interrupt
+}
+
+/// `future`'s output, or `None` when the run was interrupted first.
+async fn until_interrupted<T>(interrupt: &Interrupt, future: impl std::future::Future<Output = T>) -> Option<T> {
+    tokio::select! {
+        biased;
+        () = interrupt.triggered() => None,
+        output = future => Some(output),
     }
 }
 
@@ -303,7 +331,8 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     if args.serve {
         println!("{}", server.url());
         eprintln!("sign in as {} with DEMO_PASSWORD={password}; Ctrl-C stops it", saffron_demo::DEMO_EMAIL);
-        let _ = runtime.block_on(until_interrupted(std::future::pending::<()>()));
+        let interrupt = forward_signals(&runtime);
+        let _ = runtime.block_on(until_interrupted(&interrupt, std::future::pending::<()>()));
         let _ = runtime.block_on(server.shutdown());
         return Ok(ExitCode::SUCCESS);
     }
@@ -320,13 +349,14 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     let executions = saffron_runner::plan(&snapshot, &selection);
     let masker = saffron_runner::masker_for(&executions, &options.env);
     let started = std::time::Instant::now();
-    let replayed = runtime.block_on(until_interrupted(replay_with_progress(executions, &options)));
+    let interrupt = forward_signals(&runtime);
+    let replayed = runtime.block_on(until_interrupted(&interrupt, replay_with_progress(executions, &options)));
     let _ = runtime.block_on(server.shutdown());
     let Some(results) = replayed else {
         eprintln!("saffron: interrupted");
         return Ok(ExitCode::from(130));
     };
     print(&results, Format::Text, &masker)?;
-    report(&root, &options.base_url, started, &results, &masker)?;
+    report(&root, &options.base_url, started, &results, Vec::new(), &masker)?;
     Ok(exit_code(&results, false))
 }

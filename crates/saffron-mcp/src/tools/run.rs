@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 
 use saffron_recording::Masker;
+use saffron_runner::hooks::{HookPhase, Interrupt};
 use saffron_runner::{RunReport, RunRequest, ScenarioResult, Session, TagExpression, Verdict, line_target};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -160,20 +161,25 @@ fn checked_target(target: &str) -> Result<String, ToolError> {
 /// Runs a planned session to the end: hooks, replay, reports. Blocking: it starts its own
 /// runtime, so call it off the server's async thread.
 pub fn execute(session: Session) -> Result<RunOutput, ToolError> {
-    if let Err((error, teardown)) = session.setup() {
-        let mut message = error.to_string();
-        for failed in &teardown {
-            let _ = write!(message, "; teardown `{}` failed too", failed.command);
+    // The MCP server is not interrupted by signals of its own: a client cancels by closing.
+    let setup = match session.setup(&Interrupt::new()) {
+        Ok(runs) => runs,
+        Err((error, runs)) => {
+            let mut message = error.to_string();
+            for failed in runs.iter().filter(|run| run.phase == HookPhase::Teardown && !run.succeeded()) {
+                let _ = write!(message, "; teardown `{}` failed too", failed.command);
+            }
+            return Err(ToolError::new(message, "fix the setup command in saffron.toml [hooks], or ask the user to"));
         }
-        return Err(ToolError::new(message, "fix the setup command in saffron.toml [hooks], or ask the user to"));
-    }
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|error| {
         ToolError::new(format!("cannot start the replay: {error}"), "retry; the machine may be out of threads")
     })?;
     let started = std::time::Instant::now();
     let results = runtime.block_on(session.replay(|_| {}));
     let teardown = session.teardown();
-    let report = RunReport::new(&session.options.base_url, started.elapsed().as_millis() as u64, results);
+    let report = RunReport::new(&session.options.base_url, started.elapsed().as_millis() as u64, results)
+        .with_hooks(setup.into_iter().chain(teardown.iter().cloned()).collect());
     // The model sees nothing the reports would not show: both are masked with every secret
     // the run may have substituted, in every spelling.
     let masker = session.masker();
@@ -193,6 +199,7 @@ pub fn execute(session: Session) -> Result<RunOutput, ToolError> {
         reports,
         hook_failures: teardown
             .iter()
+            .filter(|run| !run.succeeded())
             .map(|run| {
                 format!(
                     "teardown `{}`: {}",
