@@ -23,11 +23,11 @@ use crate::tokens::{self, NEAR_DUPLICATE_THRESHOLD};
 /// Postings scanned per probe at most: a probe whose rarest tokens are each in tens of
 /// thousands of texts of its size stops here. On realistic vocabularies a probe scans a few
 /// hundred to a few thousand.
-pub const MAX_SCANNED: usize = 20_000;
+pub const MAX_SCANNED: usize = 10_000;
 
 /// Candidates compared token by token per probe at most (those that pass the signature,
 /// pattern and negation filters). On realistic vocabularies a probe verifies tens.
-pub const MAX_VERIFIED: usize = 2_000;
+pub const MAX_VERIFIED: usize = 1_000;
 
 /// What the search needs of a text, shared by all its postings.
 #[derive(Debug)]
