@@ -77,6 +77,8 @@ pub(crate) struct IndexState {
     pub vocabulary: HashMap<Arc<str>, Arc<Entry>>,
     /// Token → the texts that contain it (near-duplicate and completion candidates).
     pub postings: HashMap<Arc<str>, HashSet<Arc<str>>>,
+    /// (token, size) → the texts, for the near-duplicate search (see [`crate::near`]).
+    pub near: crate::near::NearPostings,
     /// The tokens of `postings`, ordered, for prefix look-ups while a word is being typed.
     pub token_order: imbl::OrdSet<Arc<str>>,
     /// Behaviour key → the texts recorded with exactly that action list.
@@ -276,7 +278,7 @@ impl IndexHost {
             Arc::new(entry)
         });
         let state = &mut self.state;
-        let (postings, token_order) = (&mut state.postings, &mut state.token_order);
+        let (postings, token_order, near) = (&mut state.postings, &mut state.token_order, &mut state.near);
         let (vocabulary, by_rank, by_lowercase) = (&mut state.vocabulary, &mut state.by_rank, &mut state.by_lowercase);
         std::thread::scope(|scope| {
             scope.spawn(|| {
@@ -287,6 +289,7 @@ impl IndexHost {
             for entry in &entries {
                 enter(vocabulary, by_rank, by_lowercase, entry.clone());
             }
+            crate::near::add_all(near, entries.iter().map(near_text));
         });
     }
 
@@ -368,6 +371,7 @@ impl IndexHost {
             let tokens = entry.tokens.clone();
             self.state.by_lowercase.remove(&(entry.lowercase.clone(), text.clone()));
             self.state.vocabulary.remove(text);
+            crate::near::remove(&mut self.state.near, text, &tokens);
             for token in tokens.iter() {
                 let emptied = self.state.postings.get_mut(token.as_str()).is_some_and(|texts| {
                     texts.remove(text);
@@ -388,6 +392,7 @@ impl IndexHost {
         let entry = Arc::new(entry);
         let state = &mut self.state;
         post(&mut state.postings, &mut state.token_order, &entry);
+        crate::near::add(&mut state.near, near_text(&entry));
         enter(&mut state.vocabulary, &mut state.by_rank, &mut state.by_lowercase, entry);
     }
 }
@@ -408,6 +413,15 @@ fn post(postings: &mut HashMap<Arc<str>, HashSet<Arc<str>>>, token_order: &mut i
             }
         }
     }
+}
+
+/// What the near-duplicate search keeps of an entry.
+fn near_text(entry: &Arc<Entry>) -> Arc<crate::near::NearText> {
+    Arc::new(crate::near::NearText {
+        text: entry.text.clone(),
+        tokens: entry.tokens.clone(),
+        pattern: entry.pattern.clone(),
+    })
 }
 
 /// Adds a new entry to the vocabulary and the two orders.
@@ -435,7 +449,7 @@ struct ParsedFile {
 pub(crate) const BULK_FRESH_TEXTS: usize = 512;
 
 /// `map` over `items` on all cores, keeping their order.
-fn map_in_parallel<T: Send, R: Send>(items: Vec<T>, map: impl Fn(T) -> R + Sync) -> Vec<R> {
+pub(crate) fn map_in_parallel<T: Send, R: Send>(items: Vec<T>, map: impl Fn(T) -> R + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     if items.len() < 8 || threads == 1 {
         return items.into_iter().map(map).collect();

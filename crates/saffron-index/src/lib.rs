@@ -10,15 +10,17 @@
 mod host;
 mod load;
 mod model;
+mod near;
 mod snapshot;
 pub mod tokens;
 
 pub use host::{Change, IndexHost};
 pub use load::{LoadProblem, LoadReport, feature_files, load_project};
 pub use model::{
-    BlockKind, Entry, FileData, NearDuplicate, ProposalData, RankKey, RecordedUse, RecordingData, RecordingState,
-    ScenarioStatus, StepStatus, Use,
+    BlockKind, Entry, FileData, NearDuplicate, NearDuplicateSearch, ProposalData, RankKey, RecordedUse, RecordingData,
+    RecordingState, ScenarioStatus, StepStatus, Use,
 };
+pub use near::{MAX_SCANNED, MAX_VERIFIED};
 pub use snapshot::{CACHE_DIR, Invocation, PROPOSALS_DIR, Snapshot, is_runnable, recording_paths, step_specs};
 
 impl IndexHost {

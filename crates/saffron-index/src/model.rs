@@ -163,6 +163,15 @@ pub struct NearDuplicate {
     pub count: usize,
 }
 
+/// The near-duplicates of a text, and whether the bounded search looked at every candidate.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NearDuplicateSearch {
+    pub found: Vec<NearDuplicate>,
+    /// False when texts made of the same few words were too many to look at all of them: the
+    /// search stopped, and texts it did not reach may be near-duplicates too.
+    pub complete: bool,
+}
+
 /// Whether a scenario's recording is usable.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase", tag = "state")]

@@ -11,9 +11,11 @@ use saffron_syntax::{ScenarioKind, Step, StepSetRegistry};
 
 use crate::host::IndexState;
 use crate::model::{
-    BlockKind, Entry, FileData, NearDuplicate, ProposalData, RecordingData, RecordingState, ScenarioStatus,
+    BlockKind, Entry, FileData, NearDuplicate, NearDuplicateSearch, ProposalData, RecordingData, RecordingState,
+    ScenarioStatus,
 };
-use crate::tokens::{self, NEAR_DUPLICATE_THRESHOLD};
+use crate::near;
+use crate::tokens;
 
 /// Where the store keeps recordings and proposals, relative to the project root.
 pub const CACHE_DIR: &str = ".saffron/cache";
@@ -125,57 +127,35 @@ impl Snapshot {
 
     /// Other texts whose token-Jaccard with `text` is at least the threshold, best first.
     /// Texts that are the same pattern with other values (see [`tokens::pattern_key`]) are not
-    /// near-duplicates. `text` itself need not be in the index (a step being typed).
+    /// near-duplicates. `text` itself need not be in the index (a step being typed). The search
+    /// is bounded per text (see [`Snapshot::near_duplicate_search`]).
     pub fn near_duplicates(&self, text: &str) -> Vec<NearDuplicate> {
-        let query = tokens::tokens(text);
-        if query.is_empty() {
-            return Vec::new();
-        }
-        // Prefix filtering: a text sharing at least t·|A| tokens with A must share one of any
-        // |A| − ⌈t·|A|⌉ + 1 of A's tokens; probing the rarest ones keeps the candidate set small
-        // without comparing all pairs. Jaccard ≥ t also bounds the candidate's size.
-        let needed = (NEAR_DUPLICATE_THRESHOLD * query.len() as f64).ceil() as usize;
-        let probe_count = query.len() - needed + 1;
-        let min_len = needed;
-        let max_len = (query.len() as f64 / NEAR_DUPLICATE_THRESHOLD).floor() as usize;
-        let mut by_rarity: Vec<(&String, usize)> = query
-            .iter()
-            .map(|token| (token, self.state.postings.get(token.as_str()).map_or(0, |texts| texts.len())))
+        self.near_duplicate_search(text).found
+    }
+
+    /// [`Snapshot::near_duplicates`], and whether the search looked at every candidate: it
+    /// stops after [`crate::MAX_SCANNED`] postings or [`crate::MAX_VERIFIED`] candidates, which only texts
+    /// made of the same few words, by the ten thousand, reach.
+    pub fn near_duplicate_search(&self, text: &str) -> NearDuplicateSearch {
+        let search =
+            near::search(&self.state.near, text, |token| self.state.postings.get(token).map_or(0, |texts| texts.len()));
+        let mut found: Vec<NearDuplicate> = search
+            .found
+            .into_iter()
+            .filter_map(|(text, similarity)| {
+                let entry = self.state.vocabulary.get(&text)?;
+                Some(NearDuplicate { text, similarity, status: entry.status(), count: entry.count() })
+            })
             .collect();
-        by_rarity.sort_by_key(|(token, frequency)| (*frequency, *token));
-        let key = tokens::pattern_key(text);
-        let query_negations = tokens::negations(&query);
-        let mut seen: std::collections::HashSet<*const u8> = std::collections::HashSet::new();
-        let mut found: Vec<NearDuplicate> = Vec::new();
-        for (token, _) in by_rarity.iter().take(probe_count) {
-            let Some(texts) = self.state.postings.get(token.as_str()) else { continue };
-            for candidate in texts {
-                if !seen.insert(candidate.as_ptr()) || candidate.as_ref() == text {
-                    continue;
-                }
-                let Some(entry) = self.state.vocabulary.get(candidate) else { continue };
-                if entry.tokens.len() < min_len || entry.tokens.len() > max_len {
-                    continue;
-                }
-                let similarity = tokens::jaccard(&query, &entry.tokens);
-                if similarity < NEAR_DUPLICATE_THRESHOLD
-                    || *entry.pattern == *key
-                    || tokens::negations(&entry.tokens) != query_negations
-                {
-                    continue;
-                }
-                found.push(NearDuplicate {
-                    text: candidate.clone(),
-                    similarity,
-                    status: entry.status(),
-                    count: entry.count(),
-                });
-            }
-        }
         found.sort_by(|a, b| {
             b.similarity.total_cmp(&a.similarity).then_with(|| b.count.cmp(&a.count)).then_with(|| a.text.cmp(&b.text))
         });
-        found
+        NearDuplicateSearch { found, complete: search.complete }
+    }
+
+    /// The near-duplicates of each text, searched on all cores.
+    pub fn near_duplicates_of_each(&self, texts: &[&str]) -> Vec<Vec<NearDuplicate>> {
+        crate::host::map_in_parallel(texts.to_vec(), |text| self.near_duplicates(text))
     }
 
     /// Other texts recorded with exactly the same actions as `text`: duplicates proven by
@@ -257,8 +237,13 @@ impl Snapshot {
         let mut keys: Vec<crate::RankKey> = self.state.vocabulary.values().map(|entry| entry.rank_key()).collect();
         keys.sort();
         let rank_from_entries: Vec<String> = keys.iter().map(|key| key.text.to_string()).collect();
+        let near_postings = near::listing(&self.state.near);
+        let near_from_entries =
+            near::expected_listing(self.state.vocabulary.values().map(|entry| (&*entry.text, &*entry.tokens)));
         serde_json::json!({
             "entries": entries,
+            "nearPostings": near_postings,
+            "nearPostingsFromEntries": near_from_entries,
             "byRank": by_rank,
             "rankFromEntries": rank_from_entries,
             "byLowercase": by_lowercase,

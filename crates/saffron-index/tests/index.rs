@@ -324,6 +324,7 @@ fn a_bulk_load_equals_file_by_file_updates() {
     let canonical = bulk.canonical();
     assert_eq!(canonical["byRank"], canonical["rankFromEntries"]);
     assert_eq!(canonical["byLowercase"], canonical["lowercaseFromEntries"]);
+    assert_eq!(canonical["nearPostings"], canonical["nearPostingsFromEntries"]);
     assert_eq!(canonical, one_by_one.canonical());
 }
 
@@ -352,6 +353,7 @@ proptest! {
         let canonical = incremental.snapshot().canonical();
         prop_assert_eq!(&canonical["byRank"], &canonical["rankFromEntries"], "the completion order follows the entries");
         prop_assert_eq!(&canonical["byLowercase"], &canonical["lowercaseFromEntries"], "the prefix order follows the entries");
+        prop_assert_eq!(&canonical["nearPostings"], &canonical["nearPostingsFromEntries"], "the near-duplicate postings follow the entries");
         prop_assert_eq!(canonical, cold.snapshot().canonical());
     }
 }

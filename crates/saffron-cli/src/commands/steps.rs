@@ -48,6 +48,9 @@ struct JsonUse {
     line: u32,
 }
 
+/// Texts whose near-duplicates are searched together (on all cores) before they are printed.
+const NEAR_DUPLICATE_BLOCK: usize = 4096;
+
 fn selected_entries<'a>(snapshot: &'a Snapshot, filters: &[PathBuf]) -> Vec<&'a std::sync::Arc<Entry>> {
     snapshot
         .entries()
@@ -70,25 +73,29 @@ pub fn run(args: StepsArgs) -> Result<ExitCode> {
     let (snapshot, problems) = project::load_index(&root);
     project::report(&problems)?;
     let entries = selected_entries(&snapshot, &filters);
+    let texts: Vec<&str> = entries.iter().map(|entry| entry.text.as_ref()).collect();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match args.format {
         Format::Json => {
-            let steps: Vec<JsonStep> = entries
-                .iter()
-                .map(|entry| JsonStep {
-                    text: entry.text.to_string(),
-                    status: entry.status().as_str(),
-                    uses: entry
-                        .uses
-                        .iter()
-                        .map(|u| JsonUse { file: u.file.display().to_string(), line: u.location.line })
-                        .collect(),
-                    count: entry.count(),
-                    near_duplicates: snapshot.near_duplicates(&entry.text).iter().map(|d| d.text.to_string()).collect(),
-                    same_behaviour_as: snapshot.same_behaviour(&entry.text).iter().map(|t| t.to_string()).collect(),
-                })
-                .collect();
+            let mut steps: Vec<JsonStep> = Vec::with_capacity(entries.len());
+            for (entries, texts) in entries.chunks(NEAR_DUPLICATE_BLOCK).zip(texts.chunks(NEAR_DUPLICATE_BLOCK)) {
+                let near = snapshot.near_duplicates_of_each(texts);
+                steps.extend(entries.iter().zip(near).map(|(entry, near)| {
+                    JsonStep {
+                        text: entry.text.to_string(),
+                        status: entry.status().as_str(),
+                        uses: entry
+                            .uses
+                            .iter()
+                            .map(|u| JsonUse { file: u.file.display().to_string(), line: u.location.line })
+                            .collect(),
+                        count: entry.count(),
+                        near_duplicates: near.iter().map(|d| d.text.to_string()).collect(),
+                        same_behaviour_as: snapshot.same_behaviour(&entry.text).iter().map(|t| t.to_string()).collect(),
+                    }
+                }));
+            }
             serde_json::to_writer_pretty(&mut out, &steps)?;
             writeln!(out)?;
         }
@@ -108,13 +115,16 @@ pub fn run(args: StepsArgs) -> Result<ExitCode> {
             writeln!(out)?;
         }
         Format::Text => {
-            for entry in &entries {
-                let near = snapshot.near_duplicates(&entry.text);
-                let text = escape_controls(&entry.text);
-                writeln!(out, "{:<13} {:>4}×  {text}", badge(entry.status()), entry.count())?;
-                for duplicate in near.iter().take(3) {
-                    let text = escape_controls(&duplicate.text);
-                    writeln!(out, "{:20}~ near-duplicate of \"{text}\" ({:.2})", "", duplicate.similarity)?;
+            // A block at a time, so only a block's near-duplicates are held at once.
+            for (entries, texts) in entries.chunks(NEAR_DUPLICATE_BLOCK).zip(texts.chunks(NEAR_DUPLICATE_BLOCK)) {
+                let near = snapshot.near_duplicates_of_each(texts);
+                for (entry, near) in entries.iter().zip(&near) {
+                    let text = escape_controls(&entry.text);
+                    writeln!(out, "{:<13} {:>4}×  {text}", badge(entry.status()), entry.count())?;
+                    for duplicate in near.iter().take(3) {
+                        let text = escape_controls(&duplicate.text);
+                        writeln!(out, "{:20}~ near-duplicate of \"{text}\" ({:.2})", "", duplicate.similarity)?;
+                    }
                 }
             }
             let count = |status| entries.iter().filter(|e| e.status() == status).count();
