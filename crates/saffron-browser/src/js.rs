@@ -156,11 +156,12 @@ pub(crate) const ACTIONABLE: &str = concat!(
   if (checks.fill != null) {
     const value = checks.fill;
     if (el.localName === 'input' && ['color', 'date', 'time', 'datetime-local', 'month', 'range', 'week'].includes(el.type)) {
-      // These have no text to type into; the value is set and the events fired by hand.
+      // Nothing can be typed into these (their pickers are the browser's own widgets), so the
+      // value is set and the events a pick fires are dispatched here, as Playwright does.
       el.focus();
       el.value = value;
       if (el.value !== value) return { ok: false, fatal: true, reason: 'the ' + el.type + ' field does not accept "' + value + '"' };
-      el.dispatchEvent(new Event('input', { bubbles: true }));
+      el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
       el.dispatchEvent(new Event('change', { bubbles: true }));
       return { ok: true, done: true, x, y };
     }
@@ -183,13 +184,9 @@ pub(crate) const ACTIONABLE: &str = concat!(
 }"##
 );
 
-/// After typing: fire `change` (typing alone fires only `input`) and read the value back.
-pub(crate) const AFTER_FILL: &str = r##"function () {
-  this.dispatchEvent(new Event('change', { bubbles: true }));
-  return 'value' in this ? this.value : this.textContent;
-}"##;
-
-/// `function (values)` on a `<select>`: choose options by value or label.
+/// `function (values)` on a `<select>`: focus it and choose options by value or label, firing
+/// `input` and `change` as a selection made in the browser's own popup does. No input event
+/// can pick an option in that popup, so these two are dispatched by the script.
 pub(crate) const SELECT: &str = concat!(
     "function (values) {",
     prelude!(),
@@ -209,10 +206,16 @@ pub(crate) const SELECT: &str = concat!(
     chosen.push(o);
   }
   if (chosen.length > 1 && !el.multiple) return { ok: false, fatal: true, reason: 'the <select> takes one option, ' + chosen.length + ' were given' };
+  // A person opens the select first, which moves the focus to it (and commits the field
+  // they leave), then picks. Picking what is already chosen changes nothing and fires nothing.
+  el.focus();
+  const before = options.map((o) => o.selected);
   for (const o of options) o.selected = chosen.includes(o);
   if (!chosen.length) el.selectedIndex = -1;
-  el.dispatchEvent(new Event('input', { bubbles: true }));
-  el.dispatchEvent(new Event('change', { bubbles: true }));
+  if (options.some((o, i) => o.selected !== before[i])) {
+    el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+  }
   return { ok: true };
 }"##
 );

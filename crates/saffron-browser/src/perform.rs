@@ -409,9 +409,12 @@ impl Context {
                         cdp::call(page, "Input.dispatchKeyEvent", event).await?;
                     }
                 } else {
+                    // The browser fires `beforeinput` and `input` itself. No `change`: it comes
+                    // when the value is committed, by a later Enter, Tab or click elsewhere, as
+                    // for a person who types.
                     cdp::call(page, "Input.insertText", json!({ "text": value })).await?;
                 }
-                cdp::call_value(page, &ready.found.object_id, js::AFTER_FILL, &[]).await
+                Ok(())
             };
             acknowledged(typed).await.map_err(|error| dispatched("fill", target, error))?;
         }
