@@ -82,9 +82,12 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let started = std::time::Instant::now();
     let replayed =
         runtime.block_on(until_interrupted(replay_with_progress(session.executions.clone(), &session.options)));
+    // An interrupted run's browser is released with the runtime's tasks: each of its processes
+    // ended and its profile folder removed, before the teardown hooks run.
+    drop(runtime);
     let teardown = session.teardown();
     let Some(results) = replayed else {
-        // The browser went with the dropped run; what the setup hooks made is cleaned up above.
+        // What the setup hooks made is cleaned up above.
         report_teardown(&teardown);
         eprintln!("saffron: interrupted; the teardown hooks ran, no report was written");
         return Ok(ExitCode::from(130));
@@ -125,14 +128,17 @@ fn report(root: &Path, base_url: &str, started: std::time::Instant, results: &[S
     Ok(())
 }
 
-/// `future`'s output, or `None` when Ctrl-C (or SIGTERM, as CI sends on cancel) came first.
+/// `future`'s output, or `None` when Ctrl-C, SIGTERM (as CI sends on cancel) or SIGHUP (the
+/// terminal went away) came first.
 async fn until_interrupted<T>(future: impl std::future::Future<Output = T>) -> Option<T> {
     // The handlers are installed before `future` is first polled, so a signal that arrives as
-    // soon as the run announces itself is caught, never the default "die at once".
+    // soon as the run announces itself is caught, never the default "die at once" (which would
+    // skip the teardown hooks; the browser's watchdog would still end Chromium).
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
-        let (Ok(mut interrupt), Ok(mut terminate)) = (signal(SignalKind::interrupt()), signal(SignalKind::terminate()))
+        let (Ok(mut interrupt), Ok(mut terminate), Ok(mut hangup)) =
+            (signal(SignalKind::interrupt()), signal(SignalKind::terminate()), signal(SignalKind::hangup()))
         else {
             return Some(future.await);
         };
@@ -140,6 +146,7 @@ async fn until_interrupted<T>(future: impl std::future::Future<Output = T>) -> O
             biased;
             _ = interrupt.recv() => None,
             _ = terminate.recv() => None,
+            _ = hangup.recv() => None,
             output = future => Some(output),
         }
     }
@@ -291,6 +298,8 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     let started = std::time::Instant::now();
     let replayed = runtime.block_on(until_interrupted(replay_with_progress(executions, &options)));
     let _ = runtime.block_on(server.shutdown());
+    // Releases an interrupted run's browser (see `run`).
+    drop(runtime);
     let Some(results) = replayed else {
         eprintln!("saffron: interrupted");
         return Ok(ExitCode::from(130));
