@@ -113,13 +113,17 @@ impl Browser {
         // Watched from before Chromium starts: a run killed while it launches leaves nothing either.
         let profile = Profile::create(&temporary)
             .map_err(|error| launch_error(format!("could not create a profile directory: {error}")))?;
-        // Folders of runs that died before this release, or whose watchdog was killed with them.
+        // Folders of runs that died without their watchdog (killed along with it, say).
         let _ = tokio::task::spawn_blocking(move || sweep_stale_profiles(&temporary)).await;
         let (width, height) = config.window;
         let mut builder = chromiumoxide::BrowserConfig::builder()
             .chrome_executable(&executable)
             .user_data_dir(profile.path())
             .env(PROFILE_ENV, profile.path().to_string_lossy())
+            // Chromium's own scratch folders (`org.chromium.Chromium.*`, shared memory under
+            // `--disable-dev-shm-usage`) go inside the profile, so a Chromium that is killed,
+            // and cannot remove them, leaves them where the watchdog removes everything.
+            .env("TMPDIR", profile.path().to_string_lossy())
             .no_sandbox()
             .window_size(width, height)
             .viewport(Viewport {

@@ -67,6 +67,13 @@ fn start_owner(temporary: &Path) -> (Child, PathBuf) {
     (child, profile)
 }
 
+/// Nothing is left in the owner's temporary directory (Chromium's own scratch folders included).
+fn assert_empty(temporary: &tempfile::TempDir) {
+    let left: Vec<_> =
+        std::fs::read_dir(temporary.path()).expect("readable").flatten().map(|entry| entry.file_name()).collect();
+    assert!(left.is_empty(), "left in TMPDIR: {left:?}");
+}
+
 fn temporary_directory() -> tempfile::TempDir {
     tempfile::Builder::new().prefix("saffron-leftovers-test-").tempdir().expect("a temporary directory")
 }
@@ -82,6 +89,7 @@ fn a_killed_owner_leaves_no_chromium_and_no_profile_folder() {
     owner.kill().expect("SIGKILL");
     owner.wait().expect("reaped");
     wait_for(Duration::from_secs(15), "cleaned up after the killed owner", || nothing_left(&profile, &processes));
+    assert_empty(&temporary);
 }
 
 #[test]
@@ -95,6 +103,7 @@ fn an_owner_that_closes_its_browser_leaves_nothing_either() {
     assert!(status.success(), "{status}");
     // `close` returns once the watchdog is done: nothing to wait for.
     nothing_left(&profile, &processes).expect("nothing left once close returned");
+    assert_empty(&temporary);
 }
 
 #[test]

@@ -22,7 +22,20 @@ struct Run {
     profile: PathBuf,
     reaper: Reaper,
     _app: TcpListener,
-    _temporary: tempfile::TempDir,
+    temporary: tempfile::TempDir,
+}
+
+impl Run {
+    /// Chromium's own scratch folders (`org.chromium.Chromium.*`, which a killed Chromium cannot
+    /// remove) are not left in the temporary directory either.
+    fn temporary_is_empty(&self) {
+        let left: Vec<_> = std::fs::read_dir(self.temporary.path())
+            .expect("the temporary directory")
+            .flatten()
+            .map(|entry| entry.file_name())
+            .collect();
+        assert!(left.is_empty(), "left in TMPDIR: {left:?}");
+    }
 }
 
 fn start_run() -> Run {
@@ -49,7 +62,7 @@ fn start_run() -> Run {
     });
     let processes = wait_for_browser_with_a_page(&profile);
     let reaper = Reaper { profile: profile.clone(), processes };
-    Run { saffron, profile, reaper, _app: app, _temporary: temporary }
+    Run { saffron, profile, reaper, _app: app, temporary }
 }
 
 #[test]
@@ -60,6 +73,7 @@ fn a_killed_run_leaves_no_chromium_and_no_profile_folder() {
     wait_for(Duration::from_secs(15), "cleaned up after the killed run", || {
         nothing_left(&run.profile, &run.reaper.processes)
     });
+    run.temporary_is_empty();
 }
 
 /// Stops a run with `name`, and checks that it exits 130 with everything already cleaned up.
@@ -71,6 +85,7 @@ fn stopped_by(name: &str) {
     let status = run.saffron.wait().expect("exits");
     // Done before saffron exits, not some time after.
     nothing_left(&run.profile, &run.reaper.processes).expect("nothing left once saffron exited");
+    run.temporary_is_empty();
     assert_eq!(status.code(), Some(130), "{said:?}");
     assert!(said.iter().any(|line| line.contains("interrupted")), "{said:?}");
 }
