@@ -13,6 +13,7 @@ use crate::cdp::{CdpFail, Raw};
 use crate::context::{Context, ContextOptions};
 use crate::error::BrowserError;
 use crate::lock;
+use crate::profile::{PROFILE_ENV, Profile, sweep_stale_profiles};
 
 /// Where Debian's `chromium` package puts its launcher.
 pub const DEFAULT_CHROMIUM: &str = "/usr/bin/chromium";
@@ -78,8 +79,10 @@ pub(crate) struct BrowserInner {
     pub(crate) browser: RwLock<Option<chromiumoxide::Browser>>,
     handler: std::sync::Mutex<Option<JoinHandle<()>>>,
     process_id: Option<u32>,
-    /// The fresh profile directory, removed when the browser is closed or dropped.
-    profile: std::sync::Mutex<Option<tempfile::TempDir>>,
+    profile_dir: PathBuf,
+    /// The fresh profile directory and its watchdog: released (every browser process ended, the
+    /// folder removed) when the browser is closed or dropped, or when this process dies.
+    profile: std::sync::Mutex<Option<Profile>>,
     pub(crate) config: BrowserConfig,
 }
 
@@ -106,14 +109,21 @@ impl Browser {
     pub async fn launch(config: BrowserConfig) -> Result<Browser, BrowserError> {
         let executable = find_chromium(config.executable.as_deref()).await?;
         let launch_error = |message: String| BrowserError::Launch { executable: executable.clone(), message };
-        let profile = tempfile::Builder::new()
-            .prefix("saffron-chromium-")
-            .tempdir()
+        let temporary = std::env::temp_dir();
+        // Watched from before Chromium starts: a run killed while it launches leaves nothing either.
+        let profile = Profile::create(&temporary)
             .map_err(|error| launch_error(format!("could not create a profile directory: {error}")))?;
+        // Folders of runs that died without their watchdog (killed along with it, say).
+        let _ = tokio::task::spawn_blocking(move || sweep_stale_profiles(&temporary)).await;
         let (width, height) = config.window;
         let mut builder = chromiumoxide::BrowserConfig::builder()
             .chrome_executable(&executable)
             .user_data_dir(profile.path())
+            .env(PROFILE_ENV, profile.path().to_string_lossy())
+            // Chromium's own scratch folders (`org.chromium.Chromium.*`, shared memory under
+            // `--disable-dev-shm-usage`) go inside the profile, so a Chromium that is killed,
+            // and cannot remove them, leaves them where the watchdog removes everything.
+            .env("TMPDIR", profile.path().to_string_lossy())
             .no_sandbox()
             .window_size(width, height)
             .viewport(Viewport {
@@ -151,6 +161,7 @@ impl Browser {
                 browser: RwLock::new(Some(browser)),
                 handler: std::sync::Mutex::new(Some(handler_task)),
                 process_id,
+                profile_dir: profile.path().to_path_buf(),
                 profile: std::sync::Mutex::new(Some(profile)),
                 config,
             }),
@@ -166,6 +177,12 @@ impl Browser {
     /// before [`Browser::close`] (a killed runner cannot close anything).
     pub fn process_id(&self) -> Option<u32> {
         self.inner.process_id
+    }
+
+    /// The browser's profile folder (`saffron-chromium-*` in the temporary directory), gone once
+    /// the browser is closed or dropped.
+    pub fn profile_dir(&self) -> &Path {
+        &self.inner.profile_dir
     }
 
     /// Opens a fresh, isolated browser context (own cookies, storage and cache) with one blank
@@ -203,14 +220,23 @@ impl Browser {
         if let Some(handler) = lock(&self.inner.handler).take() {
             handler.abort();
         }
-        lock(&self.inner.profile).take();
+        // The processes Chromium leaves behind as it exits, then the folder.
+        let profile = lock(&self.inner.profile).take();
+        if let Some(mut profile) = profile {
+            let _ = tokio::task::spawn_blocking(move || profile.release()).await;
+        }
     }
 }
 
 impl Drop for BrowserInner {
     fn drop(&mut self) {
-        // The last handle is gone without `close`: the process is killed when chromiumoxide's
-        // child handle drops; the connection task has nothing left to serve.
+        // The last handle is gone without `close` (a cancelled run, a panic): the watchdog ends
+        // the whole browser while its process tree is still intact, and removes the folder; this
+        // waits for it (briefly), so that a process that exits next leaves nothing behind. The
+        // connection task has nothing left to serve.
+        if let Some(mut profile) = lock(&self.profile).take() {
+            profile.release();
+        }
         if let Some(handler) = lock(&self.handler).take() {
             handler.abort();
         }

@@ -44,6 +44,7 @@ mod keys;
 mod locate;
 mod network;
 mod perform;
+mod profile;
 mod url;
 
 use std::sync::{Mutex, MutexGuard};
@@ -52,6 +53,7 @@ pub use browser::{Browser, BrowserConfig, CHROMIUM_ENV, DEFAULT_CHROMIUM, find_c
 pub use context::{Context, ContextOptions};
 pub use error::{ActionFailure, BrowserError, FailureKind};
 pub use perform::Performed;
+pub use profile::sweep_stale_profiles;
 pub use url::{relativize_url, resolve_url};
 
 /// Locks a mutex, recovering it if a panicking holder poisoned it: the guarded data here is

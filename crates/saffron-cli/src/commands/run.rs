@@ -98,9 +98,12 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let started = std::time::Instant::now();
     let replayed = runtime
         .block_on(until_interrupted(&interrupt, replay_with_progress(session.executions.clone(), &session.options)));
+    // An interrupted run's browser is released with the runtime's tasks: each of its processes
+    // ended and its profile folder removed, before the teardown hooks run.
+    drop(runtime);
     let teardown = session.teardown();
     let Some(results) = replayed else {
-        // The browser went with the dropped run; what the setup hooks made is cleaned up above.
+        // What the setup hooks made is cleaned up above.
         report_hook_failures(&teardown);
         eprintln!("saffron: interrupted; the teardown hooks ran, no report was written");
         return Ok(ExitCode::from(130));
@@ -155,9 +158,10 @@ fn report(
     Ok(())
 }
 
-/// An [`Interrupt`] that Ctrl-C or SIGTERM (as CI sends on cancel) triggers. The handlers are
-/// installed before this returns, so a signal that arrives as soon as the run announces itself
-/// is caught, never the default "die at once".
+/// An [`Interrupt`] that Ctrl-C, SIGTERM (as CI sends on cancel) or SIGHUP (the terminal went
+/// away) triggers. The handlers are installed before this returns, so a signal that arrives as
+/// soon as the run announces itself is caught, never the default "die at once" (which would
+/// skip the teardown hooks; the browser's watchdog would still end Chromium).
 fn forward_signals(runtime: &tokio::runtime::Runtime) -> Interrupt {
     let interrupt = Interrupt::new();
     let trigger = interrupt.clone();
@@ -165,13 +169,14 @@ fn forward_signals(runtime: &tokio::runtime::Runtime) -> Interrupt {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
-        if let (Ok(mut interrupted), Ok(mut terminated)) =
-            (signal(SignalKind::interrupt()), signal(SignalKind::terminate()))
+        if let (Ok(mut interrupted), Ok(mut terminated), Ok(mut hung_up)) =
+            (signal(SignalKind::interrupt()), signal(SignalKind::terminate()), signal(SignalKind::hangup()))
         {
             runtime.spawn(async move {
                 tokio::select! {
                     _ = interrupted.recv() => {}
                     _ = terminated.recv() => {}
+                    _ = hung_up.recv() => {}
                 }
                 trigger.trigger();
             });
@@ -352,6 +357,8 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     let interrupt = forward_signals(&runtime);
     let replayed = runtime.block_on(until_interrupted(&interrupt, replay_with_progress(executions, &options)));
     let _ = runtime.block_on(server.shutdown());
+    // Releases an interrupted run's browser (see `run`).
+    drop(runtime);
     let Some(results) = replayed else {
         eprintln!("saffron: interrupted");
         return Ok(ExitCode::from(130));
