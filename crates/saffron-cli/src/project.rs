@@ -73,6 +73,49 @@ pub fn config_problems(root: &Path) -> Vec<Problem> {
     }
 }
 
+/// `path` (a file or folder on the command line) relative to the project root, when it is in
+/// the store's recordings or proposals.
+pub fn store_relative(root: &Path, path: &Path) -> Option<PathBuf> {
+    let relative = relative_to_root(root, path)?;
+    (relative.starts_with(CACHE_DIR) || relative.starts_with(PROPOSALS_DIR)).then_some(relative)
+}
+
+/// The store folders (recordings, proposals) that a folder on the command line covers: both
+/// when it holds the project root, the part of one when it is inside it.
+pub fn store_folders_under(root: &Path, folder: &Path) -> Vec<PathBuf> {
+    let Some(relative) = relative_to_root(root, folder) else { return Vec::new() };
+    [CACHE_DIR, PROPOSALS_DIR]
+        .iter()
+        .map(PathBuf::from)
+        .filter_map(|store| {
+            if store.starts_with(&relative) {
+                Some(store)
+            } else if relative.starts_with(&store) {
+                Some(relative.clone())
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+fn relative_to_root(root: &Path, path: &Path) -> Option<PathBuf> {
+    let path = std::env::current_dir().ok()?.join(path).canonicalize().ok()?;
+    let root = root.canonicalize().ok()?;
+    path.strip_prefix(&root).ok().map(Path::to_path_buf)
+}
+
+/// A problem found by the index (its file relative to the project root) with its file as the
+/// command line names files: relative to the current folder.
+pub fn shown_from_root(root: &Path, problem: Problem) -> Problem {
+    let absolute = root.join(&problem.file);
+    let shown = std::env::current_dir().ok().and_then(|cwd| absolute.strip_prefix(cwd).ok().map(Path::to_path_buf));
+    match shown {
+        Some(shown) => Problem { file: shown.display().to_string(), ..problem },
+        None => problem,
+    }
+}
+
 /// Prints `problems` on stderr, in the text form every command uses.
 pub fn report(problems: &[Problem]) -> Result<()> {
     let stderr = std::io::stderr();

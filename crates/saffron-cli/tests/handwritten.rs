@@ -8,10 +8,15 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use serde_json::Value;
 use support::example_project;
 
 fn saffron(args: &[&str], cwd: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_saffron")).args(args).current_dir(cwd).output().expect("saffron runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 fn stderr(output: &Output) -> String {
@@ -64,4 +69,102 @@ fn read_only_commands_leave_the_project_byte_for_byte_as_it_was() {
     }
     let _ = std::fs::remove_dir_all(&with_cache);
     let _ = std::fs::remove_dir_all(&without_store);
+}
+
+/// The 1-based line and column of byte `offset` in `text`.
+fn position(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset];
+    (before.matches('\n').count() + 1, before.rsplit('\n').next().map_or(0, |line| line.chars().count()) + 1)
+}
+
+/// Replaces the first `from` in the file with `to`; returns the file's new text and the offset.
+fn edit(path: &Path, from: &str, to: &str) -> (String, usize) {
+    let text = std::fs::read_to_string(path).expect("read");
+    let offset = text.find(from).unwrap_or_else(|| panic!("{from:?} not in {}", path.display()));
+    let edited = text.replacen(from, to, 1);
+    std::fs::write(path, &edited).expect("write");
+    (edited, offset)
+}
+
+#[test]
+fn check_validates_every_recording_and_proposal_at_its_line_and_column() {
+    let root = example_project("check-store");
+    let cache = root.join(".saffron/cache");
+    // Four hand-edited recordings, each wrong in its own way.
+    let (_, _) = edit(&cache.join("sign-in/a-wrong-password-is-refused.json"), "\"version\": 1,", "\"version\": 1");
+    let (export, at) = edit(&cache.join("orders/export-the-orders.json"), "\"goto\"", "\"gotoo\"");
+    let export_action = position(&export, export[..at].rfind('{').expect("the action's brace"));
+    let note_path = cache.join("orders/add-a-note-to-an-order.json");
+    let note = std::fs::read_to_string(&note_path).expect("read");
+    let digest: Value = serde_json::from_str::<Value>(&note).expect("json")["stepsDigest"].clone();
+    let digest = digest.as_str().expect("digest").to_string();
+    let (note, at) = edit(&note_path, &digest, &"0".repeat(64));
+    let digest_key = position(&note, note[..at].rfind("\"stepsDigest\"").expect("key"));
+    let enter_path = cache.join("orders/search-by-pressing-enter.json");
+    let mut value: Value = serde_json::from_str(&std::fs::read_to_string(&enter_path).expect("read")).expect("json");
+    let (step, action) = first_action_with(&value, "expectVisible");
+    value["steps"][step]["actions"][action].as_object_mut().expect("action").remove("target");
+    let pretty = serde_json::to_string_pretty(&value).expect("json") + "\n";
+    std::fs::write(&enter_path, &pretty).expect("write");
+    let needle = "\"type\": \"expectVisible\"";
+    let enter_action = position(&pretty, pretty[..pretty.find(needle).expect("action")].rfind('{').expect("brace"));
+    // And a proposal with nothing but its version.
+    std::fs::create_dir_all(root.join(".saffron/proposals/orders")).expect("mkdir");
+    std::fs::write(root.join(".saffron/proposals/orders/export-the-orders.json"), "{\n  \"version\": 1\n}\n")
+        .expect("write");
+
+    let output = saffron(&["check"], &root);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    let errors: Vec<&str> = text.lines().filter(|line| line.contains(": error: ")).collect();
+    assert_eq!(errors.len(), 5, "{text}");
+    let expected = [
+        format!(
+            ".saffron/cache/orders/add-a-note-to-an-order.json:{}:{}: error: stepsDigest: does not match the steps in this file, whose digest is {digest}",
+            digest_key.0, digest_key.1
+        ),
+        format!(
+            ".saffron/cache/orders/export-the-orders.json:{}:{}: error: steps[0].actions[0]: unknown action type \"gotoo\"",
+            export_action.0, export_action.1
+        ),
+        format!(
+            ".saffron/cache/orders/search-by-pressing-enter.json:{}:{}: error: steps[{step}].actions[{action}].target: an expectVisible needs a target",
+            enter_action.0, enter_action.1
+        ),
+        ".saffron/cache/sign-in/a-wrong-password-is-refused.json:3:3: error: invalid JSON: expected `,` or `}`"
+            .to_string(),
+        ".saffron/proposals/orders/export-the-orders.json:1:1: error: scenario: ".to_string(),
+    ];
+    for (line, expected) in errors.iter().zip(&expected) {
+        assert!(line.starts_with(expected.as_str()), "expected {expected}\n   found {line}\n{text}");
+    }
+    assert!(text.lines().filter(|line| line.starts_with("  hint: ")).count() >= 5, "every problem has a hint: {text}");
+    assert!(stderr(&output).contains("13 recording(s), 1 proposal(s): 5 error(s)"), "{}", stderr(&output));
+
+    let json: Value = serde_json::from_slice(&saffron(&["check", "--format", "json"], &root).stdout).expect("json");
+    let problems = json.as_array().expect("array");
+    assert_eq!(problems.len(), 5, "{json}");
+    assert!(problems.iter().all(|p| p["severity"] == "error" && p["code"] == "invalid-file" && p["hint"].is_string()));
+    assert_eq!(
+        (problems[0]["line"].as_u64(), problems[0]["column"].as_u64()),
+        (Some(digest_key.0 as u64), Some(digest_key.1 as u64))
+    );
+
+    // One file named on the command line is checked alone.
+    let output = saffron(&["check", ".saffron/cache/orders/export-the-orders.json"], &root);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(stdout(&output).lines().filter(|line| line.contains(": error: ")).count(), 1, "{}", stdout(&output));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// The step and action indexes of the first action of type `kind`.
+fn first_action_with(recording: &Value, kind: &str) -> (usize, usize) {
+    for (step, value) in recording["steps"].as_array().expect("steps").iter().enumerate() {
+        if let Some(action) =
+            value["actions"].as_array().and_then(|actions| actions.iter().position(|a| a["type"] == kind))
+        {
+            return (step, action);
+        }
+    }
+    panic!("no {kind} action");
 }
