@@ -168,3 +168,34 @@ fn first_action_with(recording: &Value, kind: &str) -> (usize, usize) {
     }
     panic!("no {kind} action");
 }
+
+/// Each scenario's recording state, by name, from `saffron status --format json`.
+fn states(root: &Path) -> BTreeMap<String, String> {
+    let output = saffron(&["status", "--format", "json"], root);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let json: Value = serde_json::from_slice(&output.stdout).expect("json");
+    json.as_array()
+        .expect("array")
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap_or_default().to_string(),
+                s["recording"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_value_edit_in_a_key_value_table_keeps_the_recording_fresh_and_a_key_edit_does_not() {
+    const OUTLINE: &str = "Create an order for <customer>";
+    let root = example_project("key-value");
+    assert_eq!(states(&root)[OUTLINE], "fresh", "the committed recording is fresh");
+    let feature = root.join("features/new_order.saffron");
+    // The recording fills the quantity with <table:Quantity>: the value is the scenario's.
+    edit(&feature, "| Quantity | <quantity> |", "| Quantity | 2          |");
+    assert_eq!(states(&root)[OUTLINE], "fresh");
+    edit(&feature, "| Quantity | 2          |", "| Amount   | 2          |");
+    assert_eq!(states(&root)[OUTLINE], "stale");
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use crate::digest::{is_digest, steps_digest};
+use crate::digest::{is_digest, steps_digest_reading, table_keys_read};
 use crate::model::{RECORDING_VERSION, Recording, StepKind, StepSpec};
 use crate::proposal::{PROPOSAL_VERSION, Proposal};
 use crate::tokens::{first_problem, tokenize};
@@ -278,7 +278,8 @@ fn check_recording(value: &Value, path: &str, what: &str) -> Check {
     }
     optional_string(recording, path, "recordedAt")?;
     optional_string(recording, path, "baseUrl")?;
-    let expected = steps_digest(&specs);
+    let actions = steps.iter().map(|step| step.get("actions").unwrap_or(&Value::Null));
+    let expected = steps_digest_reading(&specs, &table_keys_read(actions));
     if expected != digest {
         return Err(invalid(
             &digest_path,
