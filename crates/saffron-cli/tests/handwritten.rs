@@ -199,3 +199,72 @@ fn a_value_edit_in_a_key_value_table_keeps_the_recording_fresh_and_a_key_edit_do
     assert_eq!(states(&root)[OUTLINE], "stale");
     let _ = std::fs::remove_dir_all(&root);
 }
+
+#[test]
+fn status_says_which_step_made_a_recording_stale_and_how() {
+    let root = example_project("stale-why");
+    let sign_in = root.join("features/sign_in.feature");
+    edit(&sign_in, "    And I see no console errors", "    When I see no console errors");
+    edit(&sign_in, "password \"not-the-password\"\n", "password \"wrong\"\n    And I wait a moment\n");
+    let orders = root.join("features/orders.saffron");
+    edit(&orders, "      Deliver before noon, please.\n", "      Deliver after noon.\n");
+    edit(&orders, "    And the order \"#1004\" is no longer listed\n", "");
+    edit(&root.join("features/new_order.saffron"), "| Product  | <product>  |", "| Item     | <product>  |");
+
+    let output = saffron(&["status"], &root);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    let block = |scenario: &str| -> Vec<String> {
+        let mut lines = text.lines().skip_while(|line| !line.ends_with(scenario));
+        let first = lines.next().unwrap_or_else(|| panic!("no {scenario} in {text}"));
+        assert!(first.starts_with("stale "), "{first}");
+        lines.take_while(|line| line.starts_with("  ")).map(|line| line.trim().to_string()).collect()
+    };
+    assert_eq!(
+        block("Sign in with the demo account"),
+        [
+            "step 4: kind changed since it was recorded",
+            "- Then I see no console errors",
+            "+ When I see no console errors"
+        ]
+    );
+    assert_eq!(
+        block("A wrong password is refused"),
+        [
+            "step 2: text changed since it was recorded",
+            "- When I sign in with the password \"not-the-password\"",
+            "+ When I sign in with the password \"wrong\"",
+            "step 3: not in the recording",
+            "+ When I wait a moment",
+        ]
+    );
+    let note = block("Add a note to an order");
+    assert_eq!(note[0], "step 5: docString changed since it was recorded", "{note:?}");
+    assert!(note.contains(&"-   Deliver before noon, please.".to_string()), "{note:?}");
+    assert!(note.contains(&"+   Deliver after noon.".to_string()), "{note:?}");
+    assert_eq!(
+        block("Delete an order after confirming"),
+        ["recorded step 6: no longer in the scenario", "- Then the order \"#1004\" is no longer listed"]
+    );
+    let table = block("Create an order for <customer> (2 rows)");
+    assert_eq!(table[0], "step 7: table changed since it was recorded", "{table:?}");
+    assert!(table.contains(&"-   | Product | <product> |".to_string()), "{table:?}");
+    assert!(table.contains(&"+   | Item | <product> |".to_string()), "{table:?}");
+
+    let json: Value = serde_json::from_slice(&saffron(&["status", "--format", "json"], &root).stdout).expect("json");
+    let scenario = |name: &str| json.as_array().and_then(|all| all.iter().find(|s| s["name"] == name)).cloned();
+    let wrong = scenario("A wrong password is refused").expect("scenario");
+    assert_eq!(wrong["staleSteps"][0]["change"], "changed");
+    assert_eq!(wrong["staleSteps"][0]["differs"], serde_json::json!(["text"]));
+    assert_eq!(wrong["staleSteps"][0]["recorded"]["text"], "I sign in with the password \"not-the-password\"");
+    assert_eq!(wrong["staleSteps"][0]["now"]["text"], "I sign in with the password \"wrong\"");
+    assert_eq!(
+        (wrong["staleSteps"][1]["change"].as_str(), wrong["staleSteps"][1]["step"].as_u64()),
+        (Some("missing"), Some(3))
+    );
+    let deleted = scenario("Delete an order after confirming").expect("scenario");
+    assert_eq!(deleted["staleSteps"][0]["change"], "extra");
+    assert_eq!(deleted["staleSteps"][0]["now"], Value::Null);
+    assert!(scenario("Export the orders").expect("scenario").get("staleSteps").is_none(), "a fresh one has none");
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -11,6 +11,7 @@ mod host;
 mod load;
 mod model;
 mod snapshot;
+pub mod staleness;
 pub mod tokens;
 
 pub use host::{Change, IndexHost};
@@ -20,6 +21,7 @@ pub use model::{
     ScenarioStatus, StepStatus, Use,
 };
 pub use snapshot::{CACHE_DIR, Invocation, PROPOSALS_DIR, Snapshot, is_runnable, recording_paths, step_specs};
+pub use staleness::{StepAspect, StepChange, StepDifference, step_differences};
 
 impl IndexHost {
     /// Loads the project at `root` from disk.

@@ -13,6 +13,7 @@ use crate::host::IndexState;
 use crate::model::{
     BlockKind, Entry, FileData, NearDuplicate, ProposalData, RecordingData, RecordingState, ScenarioStatus,
 };
+use crate::staleness::step_differences;
 use crate::tokens::{self, NEAR_DUPLICATE_THRESHOLD};
 
 /// Where the store keeps recordings and proposals, relative to the project root.
@@ -343,11 +344,19 @@ impl Snapshot {
             .iter()
             .zip(paths)
             .map(|(pickle, (recording_path, proposal_path))| {
+                let mut stale_steps = Vec::new();
                 let recording = match self.state.unreadable_recordings.get(recording_path.as_path()) {
                     Some(reason) => RecordingState::Unreadable { reason: reason.to_string() },
                     None => match self.state.recordings.get(recording_path.as_path()) {
-                        Some(data) if data.recording.is_fresh_for(&step_specs(pickle)) => RecordingState::Fresh,
-                        Some(_) => RecordingState::Stale,
+                        Some(data) => {
+                            let current = step_specs(pickle);
+                            if data.recording.is_fresh_for(&current) {
+                                RecordingState::Fresh
+                            } else {
+                                stale_steps = step_differences(&data.recording, &current);
+                                RecordingState::Stale
+                            }
+                        }
                         None => RecordingState::Unrecorded,
                     },
                 };
@@ -362,6 +371,7 @@ impl Snapshot {
                     recording_path: Arc::from(recording_path.as_path()),
                     recording,
                     pending_proposal,
+                    stale_steps,
                 }
             })
             .collect()
