@@ -46,6 +46,50 @@ fn problem_of(problem: &LoadProblem) -> Problem {
     }
 }
 
+/// A warning for each recording that matches no scenario (a misnamed or moved file, or the
+/// recording of a renamed scenario), naming the scenario it most likely belongs to.
+pub fn orphan_problems(snapshot: &Snapshot) -> Vec<Problem> {
+    snapshot
+        .orphan_recordings()
+        .into_iter()
+        .map(|orphan| {
+            let problem = Problem::warning(
+                &orphan.path,
+                Location { line: 1, column: 1 },
+                "orphan-recording",
+                "this recording matches no scenario: no scenario's recording is at this path, so it is never replayed",
+            );
+            let Some(closest) = orphan.closest else {
+                return problem.with_hint("no scenario resembles it: delete it if its scenario is gone");
+            };
+            let why = if closest.named_in_file {
+                "its feature and scenario fields name it".to_string()
+            } else {
+                format!(
+                    "{} of {} steps alike, name {:.0}% alike",
+                    closest.common_steps,
+                    closest.steps,
+                    closest.name_similarity * 100.0
+                )
+            };
+            let what_to_do = if closest.recorded {
+                format!(
+                    "that scenario already has its recording ({}): delete this one if it is left over",
+                    closest.recording_path.display()
+                )
+            } else {
+                format!("if this is its recording, rename the file to {}", closest.recording_path.display())
+            };
+            problem.with_hint(format!(
+                "closest scenario: \"{}\" ({}:{}; {why}); {what_to_do}",
+                closest.name,
+                closest.file.display(),
+                closest.line
+            ))
+        })
+        .collect()
+}
+
 /// What is wrong with the project's `saffron.toml`: a file that is not valid TOML (an error),
 /// keys that nothing reads (warnings, with the closest known key). None when there is no file.
 pub fn config_problems(root: &Path) -> Vec<Problem> {

@@ -268,3 +268,55 @@ fn status_says_which_step_made_a_recording_stale_and_how() {
     assert!(scenario("Export the orders").expect("scenario").get("staleSteps").is_none(), "a fresh one has none");
     let _ = std::fs::remove_dir_all(&root);
 }
+
+#[test]
+fn a_recording_that_matches_no_scenario_is_an_orphan_with_its_closest_scenario() {
+    let root = example_project("orphans");
+    let orders = root.join(".saffron/cache/orders");
+    // A misnamed hand-written file whose scenario field was written differently too.
+    let text = std::fs::read_to_string(orders.join("search-orders-by-customer.json")).expect("read");
+    std::fs::remove_file(orders.join("search-orders-by-customer.json")).expect("remove");
+    let text = text.replace("\"scenario\": \"Search orders by customer\"", "\"scenario\": \"Search orders by client\"");
+    std::fs::write(orders.join("search-by-customer.json"), text).expect("write");
+    // A copy left behind beside the real one.
+    std::fs::copy(orders.join("export-the-orders.json"), orders.join("export.json")).expect("copy");
+
+    let output = saffron(&["status"], &root);
+    assert_eq!(output.status.code(), Some(0), "an orphan is a warning: {}", stderr(&output));
+    let warnings = stderr(&output);
+    assert!(
+        warnings
+            .contains(".saffron/cache/orders/search-by-customer.json:1:1: warning: this recording matches no scenario"),
+        "{warnings}"
+    );
+    assert!(
+        warnings.contains(
+            "  hint: closest scenario: \"Search orders by customer\" (features/orders.saffron:8; 6 of 6 steps alike, \
+             name "
+        ),
+        "{warnings}"
+    );
+    assert!(
+        warnings.contains(
+            "if this is its recording, rename the file to .saffron/cache/orders/search-orders-by-customer.json"
+        ),
+        "{warnings}"
+    );
+    assert!(
+        warnings.contains(
+            "closest scenario: \"Export the orders\" (features/orders.saffron:30; its feature and scenario fields name it); \
+             that scenario already has its recording (.saffron/cache/orders/export-the-orders.json): delete this one"
+        ),
+        "{warnings}"
+    );
+
+    let output = saffron(&["check", "--format", "json"], &root);
+    assert_eq!(output.status.code(), Some(0));
+    let json: Value = serde_json::from_slice(&output.stdout).expect("json");
+    let orphans: Vec<&Value> =
+        json.as_array().expect("array").iter().filter(|p| p["code"] == "orphan-recording").collect();
+    assert_eq!(orphans.len(), 2, "{json}");
+    assert!(orphans.iter().all(|p| p["severity"] == "warning"));
+    assert_eq!(orphans[0]["file"], ".saffron/cache/orders/export.json");
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -10,6 +10,7 @@
 mod host;
 mod load;
 mod model;
+mod orphans;
 mod snapshot;
 pub mod staleness;
 pub mod tokens;
@@ -20,6 +21,7 @@ pub use model::{
     BlockKind, Entry, FileData, NearDuplicate, ProposalData, RankKey, RecordedUse, RecordingData, RecordingState,
     ScenarioStatus, StepStatus, Use,
 };
+pub use orphans::{ClosestScenario, OrphanRecording};
 pub use snapshot::{CACHE_DIR, Invocation, PROPOSALS_DIR, Snapshot, is_runnable, recording_paths, step_specs};
 pub use staleness::{StepAspect, StepChange, StepDifference, step_differences};
 

@@ -115,6 +115,7 @@ fn check_store(root: &Path, store_files: &[PathBuf], folders: &[PathBuf]) -> Res
     let (snapshot, problems) = project::load_index(root);
     let in_store = |path: &Path| path.starts_with(CACHE_DIR) || path.starts_with(PROPOSALS_DIR);
     let wanted = |path: &Path| in_store(path) && covered.iter().any(|cover| path.starts_with(cover));
+    let orphans = project::orphan_problems(&snapshot);
     for problem in problems {
         if wanted(Path::new(&problem.file)) {
             if Path::new(&problem.file).starts_with(CACHE_DIR) {
@@ -125,6 +126,8 @@ fn check_store(root: &Path, store_files: &[PathBuf], folders: &[PathBuf]) -> Res
             check.problems.push(project::shown_from_root(root, problem));
         }
     }
+    let orphans = orphans.into_iter().filter(|problem| wanted(Path::new(&problem.file)));
+    check.problems.extend(orphans.map(|problem| project::shown_from_root(root, problem)));
     check.recordings += snapshot.recordings().filter(|data| wanted(&data.path)).count();
     check.proposals += snapshot.proposals().filter(|data| wanted(&data.path)).count();
     Ok(check)

@@ -33,6 +33,7 @@ pub fn run(args: StatusArgs) -> Result<ExitCode> {
     let filters = project::relative_filters(&root, &args.paths)?;
     let (snapshot, mut problems) = project::load_index(&root);
     problems.splice(0..0, project::config_problems(&root));
+    problems.extend(project::orphan_problems(&snapshot));
     project::report(&problems)?;
     let scenarios: Vec<_> = snapshot.scenarios().into_iter().filter(|s| project::selected(&s.file, &filters)).collect();
     let stdout = std::io::stdout();
