@@ -320,3 +320,65 @@ fn a_recording_that_matches_no_scenario_is_an_orphan_with_its_closest_scenario()
     assert_eq!(orphans[0]["file"], ".saffron/cache/orders/export.json");
     let _ = std::fs::remove_dir_all(&root);
 }
+
+#[test]
+fn skeleton_writes_a_fresh_empty_recording_and_never_replaces_one_without_force() {
+    let root = example_project("skeleton");
+    let refund = root.join(".saffron/cache/orders/refund-an-order.json");
+    assert!(!refund.exists());
+    // Any line of the scenario names it (here its second step).
+    let output = saffron(&["skeleton", "features/orders.saffron:46"], &root);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output).trim(), ".saffron/cache/orders/refund-an-order.json");
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&refund).expect("written")).expect("json");
+    assert_eq!(written["feature"], "features/orders.saffron");
+    assert_eq!(written["scenario"], "Refund an order");
+    let steps = written["steps"].as_array().expect("steps");
+    // The Background's StepSet comes first, as the scenario runs it.
+    assert_eq!(steps[0]["text"], "I am on the sign-in page");
+    assert_eq!(steps[3]["text"], "I open the order \"#1003\"");
+    assert!(steps.iter().all(|step| step["actions"] == serde_json::json!([])));
+    assert_eq!(states(&root)["Refund an order"], "fresh", "the skeleton's digest is the scenario's");
+    let leftovers: Vec<_> = std::fs::read_dir(refund.parent().expect("folder"))
+        .expect("read")
+        .flatten()
+        .filter(|entry| entry.file_name().to_string_lossy().contains(".tmp-"))
+        .collect();
+    assert!(leftovers.is_empty(), "the write is atomic: no temporary file is left");
+
+    // A recording written by hand since is never replaced without --force.
+    let filled = std::fs::read_to_string(&refund).expect("read").replacen("\"actions\": []", "\"actions\": [ ]", 1);
+    std::fs::write(&refund, &filled).expect("write");
+    let output = saffron(&["skeleton", "features/orders.saffron:44"], &root);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("already exists"), "{}", stderr(&output));
+    assert_eq!(std::fs::read_to_string(&refund).expect("read"), filled, "left as it was");
+    let committed = root.join(".saffron/cache/orders/export-the-orders.json");
+    let before = std::fs::read(&committed).expect("read");
+    assert_eq!(saffron(&["skeleton", "features/orders.saffron:30"], &root).status.code(), Some(2));
+    assert_eq!(std::fs::read(&committed).expect("read"), before);
+    let output = saffron(&["skeleton", "--force", "features/orders.saffron:44"], &root);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_ne!(std::fs::read_to_string(&refund).expect("read"), filled);
+
+    // A StepSet has no recording; a line outside any scenario names none.
+    let output = saffron(&["skeleton", "features/shared.steps.saffron:5"], &root);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("a StepSet has no recording of its own"), "{}", stderr(&output));
+    assert_eq!(saffron(&["skeleton", "features/orders.saffron:2"], &root).status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn a_skeleton_filled_in_by_hand_checks_clean_and_stays_fresh() {
+    let root = example_project("skeleton-filled");
+    let recording = root.join(".saffron/cache/orders/refund-an-order.json");
+    assert_eq!(saffron(&["skeleton", "features/orders.saffron:44"], &root).status.code(), Some(0));
+    let text = std::fs::read_to_string(&recording).expect("read");
+    let filled = text.replacen("\"actions\": []", "\"actions\": [{ \"type\": \"goto\", \"url\": \"/login\" }]", 1);
+    std::fs::write(&recording, filled).expect("write");
+    let output = saffron(&["check"], &root);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert_eq!(states(&root)["Refund an order"], "fresh");
+    let _ = std::fs::remove_dir_all(&root);
+}
