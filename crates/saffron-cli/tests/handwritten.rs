@@ -382,3 +382,40 @@ fn a_skeleton_filled_in_by_hand_checks_clean_and_stays_fresh() {
     assert_eq!(states(&root)["Refund an order"], "fresh");
     let _ = std::fs::remove_dir_all(&root);
 }
+
+fn repository() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+#[test]
+fn the_example_project_ships_the_saffron_toml_init_writes_without_a_base_url() {
+    let settings = |text: &str| -> Vec<String> {
+        text.lines()
+            .map(str::trim)
+            .filter(|line| !line.is_empty() && !line.starts_with('#') && !line.starts_with("base_url"))
+            .map(str::to_string)
+            .collect()
+    };
+    let shipped = std::fs::read_to_string(repository().join("saffron.toml")).expect("the example's saffron.toml");
+    let init = std::fs::read_to_string(repository().join("crates/saffron-cli/skill/saffron.toml")).expect("template");
+    assert_eq!(settings(&shipped), settings(&init), "every setting saffron init writes, with its default");
+    assert!(!shipped.lines().any(|line| line.starts_with("base_url")), "the demo's URL is saffron demo's to give");
+    let output = saffron(&["check", "--format", "json"], &repository());
+    let json: Value = serde_json::from_slice(&output.stdout).expect("json");
+    assert_eq!(output.status.code(), Some(0), "{json}");
+    assert!(!json.as_array().expect("array").iter().any(|p| p["file"] == "saffron.toml"), "{json}");
+}
+
+#[test]
+fn the_demo_replays_green_whatever_base_url_saffron_toml_gives() {
+    let root = example_project("demo-base-url");
+    let shipped = std::fs::read_to_string(repository().join("saffron.toml")).expect("read");
+    let config = shipped.replace("# base_url = \"http://localhost:8080\"", "base_url = \"http://127.0.0.1:9\"");
+    assert_ne!(config, shipped);
+    std::fs::write(root.join("saffron.toml"), config).expect("write");
+    let output = saffron(&["demo"], &root);
+    let all = format!("{}{}", stdout(&output), stderr(&output));
+    assert_eq!(output.status.code(), Some(0), "{all}");
+    assert!(all.contains("14 scenario(s): 14 green, 0 yellow, 0 red, 0 blocked"), "{all}");
+    let _ = std::fs::remove_dir_all(&root);
+}
