@@ -34,6 +34,8 @@ enum Command {
     Steps(commands::steps::StepsArgs),
     /// Show each scenario's recording state (fresh, stale, unrecorded) and pending proposals.
     Status(commands::status::StatusArgs),
+    /// Write a recording skeleton for one scenario (FILE:LINE): its steps and digest, no actions, to fill in by hand.
+    Skeleton(commands::skeleton::SkeletonArgs),
     /// Serve the language server over stdio (for editors).
     Lsp,
     /// Replay recorded scenarios in headless Chromium and give each a verdict.
@@ -55,6 +57,7 @@ fn main() -> ExitCode {
         Command::Messages(args) => commands::messages::run(args),
         Command::Steps(args) => commands::steps::run(args),
         Command::Status(args) => commands::status::run(args),
+        Command::Skeleton(args) => commands::skeleton::run(args),
         Command::Run(args) => commands::run::run(args),
         Command::Report(args) => commands::report::run(args),
         Command::Demo(args) => commands::run::demo(args),

@@ -46,6 +46,50 @@ fn problem_of(problem: &LoadProblem) -> Problem {
     }
 }
 
+/// A warning for each recording that matches no scenario (a misnamed or moved file, or the
+/// recording of a renamed scenario), naming the scenario it most likely belongs to.
+pub fn orphan_problems(snapshot: &Snapshot) -> Vec<Problem> {
+    snapshot
+        .orphan_recordings()
+        .into_iter()
+        .map(|orphan| {
+            let problem = Problem::warning(
+                &orphan.path,
+                Location { line: 1, column: 1 },
+                "orphan-recording",
+                "this recording matches no scenario: no scenario's recording is at this path, so it is never replayed",
+            );
+            let Some(closest) = orphan.closest else {
+                return problem.with_hint("no scenario resembles it: delete it if its scenario is gone");
+            };
+            let why = if closest.named_in_file {
+                "its feature and scenario fields name it".to_string()
+            } else {
+                format!(
+                    "{} of {} steps alike, name {:.0}% alike",
+                    closest.common_steps,
+                    closest.steps,
+                    closest.name_similarity * 100.0
+                )
+            };
+            let what_to_do = if closest.recorded {
+                format!(
+                    "that scenario already has its recording ({}): delete this one if it is left over",
+                    closest.recording_path.display()
+                )
+            } else {
+                format!("if this is its recording, rename the file to {}", closest.recording_path.display())
+            };
+            problem.with_hint(format!(
+                "closest scenario: \"{}\" ({}:{}; {why}); {what_to_do}",
+                closest.name,
+                closest.file.display(),
+                closest.line
+            ))
+        })
+        .collect()
+}
+
 /// What is wrong with the project's `saffron.toml`: a file that is not valid TOML (an error),
 /// keys that nothing reads (warnings, with the closest known key). None when there is no file.
 pub fn config_problems(root: &Path) -> Vec<Problem> {
@@ -70,6 +114,49 @@ pub fn config_problems(root: &Path) -> Vec<Problem> {
             Problem::error(&shown, at(error.line, error.column), "invalid-config", error.message)
                 .with_hint(ConfigError::HINT),
         ],
+    }
+}
+
+/// `path` (a file or folder on the command line) relative to the project root, when it is in
+/// the store's recordings or proposals.
+pub fn store_relative(root: &Path, path: &Path) -> Option<PathBuf> {
+    let relative = relative_to_root(root, path)?;
+    (relative.starts_with(CACHE_DIR) || relative.starts_with(PROPOSALS_DIR)).then_some(relative)
+}
+
+/// The store folders (recordings, proposals) that a folder on the command line covers: both
+/// when it holds the project root, the part of one when it is inside it.
+pub fn store_folders_under(root: &Path, folder: &Path) -> Vec<PathBuf> {
+    let Some(relative) = relative_to_root(root, folder) else { return Vec::new() };
+    [CACHE_DIR, PROPOSALS_DIR]
+        .iter()
+        .map(PathBuf::from)
+        .filter_map(|store| {
+            if store.starts_with(&relative) {
+                Some(store)
+            } else if relative.starts_with(&store) {
+                Some(relative.clone())
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+fn relative_to_root(root: &Path, path: &Path) -> Option<PathBuf> {
+    let path = std::env::current_dir().ok()?.join(path).canonicalize().ok()?;
+    let root = root.canonicalize().ok()?;
+    path.strip_prefix(&root).ok().map(Path::to_path_buf)
+}
+
+/// A problem found by the index (its file relative to the project root) with its file as the
+/// command line names files: relative to the current folder.
+pub fn shown_from_root(root: &Path, problem: Problem) -> Problem {
+    let absolute = root.join(&problem.file);
+    let shown = std::env::current_dir().ok().and_then(|cwd| absolute.strip_prefix(cwd).ok().map(Path::to_path_buf));
+    match shown {
+        Some(shown) => Problem { file: shown.display().to_string(), ..problem },
+        None => problem,
     }
 }
 

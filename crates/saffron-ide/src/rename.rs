@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use saffron_index::Snapshot;
-use saffron_recording::{RecordedStep, Recording};
+use saffron_recording::Recording;
 use saffron_syntax::Span;
 
 use crate::navigation::{FileRange, Subject, step_set_ranges, step_text_ranges, subject_at};
@@ -89,8 +89,7 @@ fn renamed_recordings(snapshot: &Snapshot, old: &str, new: &str) -> Vec<(std::pa
             for step in recording.steps.iter_mut().filter(|step| step.text == old) {
                 step.text = new.to_string();
             }
-            recording.steps_digest =
-                saffron_recording::steps_digest(&recording.steps.iter().map(RecordedStep::spec).collect::<Vec<_>>());
+            recording.update_steps_digest();
             Some((path.to_path_buf(), recording))
         })
         .collect()

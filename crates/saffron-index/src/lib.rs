@@ -11,7 +11,9 @@ mod host;
 mod load;
 mod model;
 mod near;
+mod orphans;
 mod snapshot;
+pub mod staleness;
 pub mod tokens;
 
 pub use host::{Change, IndexHost};
@@ -21,7 +23,9 @@ pub use model::{
     RecordingState, ScenarioStatus, StepStatus, Use,
 };
 pub use near::{MAX_SCANNED, MAX_VERIFIED};
+pub use orphans::{ClosestScenario, OrphanRecording};
 pub use snapshot::{CACHE_DIR, Invocation, PROPOSALS_DIR, Snapshot, is_runnable, recording_paths, step_specs};
+pub use staleness::{StepAspect, StepChange, StepDifference, step_differences};
 
 impl IndexHost {
     /// Loads the project at `root` from disk.

@@ -24,8 +24,8 @@ pub struct LoadReport {
 pub struct LoadProblem {
     /// Relative to the project root.
     pub path: PathBuf,
-    /// 1-based line and column of the problem in the file; 1:1 when it concerns the whole
-    /// file or the validator names it by JSON path (in `message`).
+    /// 1-based line and column of the problem in the file: where the JSON path the validator
+    /// names (in `message`) is written; 1:1 when it concerns the whole file.
     pub line: usize,
     pub column: usize,
     pub message: String,
@@ -59,7 +59,8 @@ impl LoadProblem {
                 unreadable: false,
             },
             StoreError::Invalid { source, .. } => {
-                LoadProblem { path, line: 1, column: 1, message: source.to_string(), unreadable: false }
+                let (line, column) = source.location().unwrap_or((1, 1));
+                LoadProblem { path, line, column, message: source.to_string(), unreadable: false }
             }
         }
     }

@@ -211,6 +211,10 @@ pub struct ScenarioStatus {
     pub recording: RecordingState,
     /// A proposal waiting for review, relative to the project root.
     pub pending_proposal: Option<Arc<Path>>,
+    /// Why a stale recording is stale: the steps that differ, in scenario order (empty unless
+    /// the recording is stale).
+    #[serde(skip)]
+    pub stale_steps: Vec<crate::staleness::StepDifference>,
 }
 
 /// A parsed feature file and the steps it writes.

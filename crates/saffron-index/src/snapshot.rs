@@ -15,6 +15,8 @@ use crate::model::{
     ScenarioStatus,
 };
 use crate::near;
+use crate::orphans::{self, Candidate, OrphanRecording};
+use crate::staleness::step_differences;
 use crate::tokens;
 
 /// Where the store keeps recordings and proposals, relative to the project root.
@@ -328,11 +330,19 @@ impl Snapshot {
             .iter()
             .zip(paths)
             .map(|(pickle, (recording_path, proposal_path))| {
+                let mut stale_steps = Vec::new();
                 let recording = match self.state.unreadable_recordings.get(recording_path.as_path()) {
                     Some(reason) => RecordingState::Unreadable { reason: reason.to_string() },
                     None => match self.state.recordings.get(recording_path.as_path()) {
-                        Some(data) if data.recording.is_fresh_for(&step_specs(pickle)) => RecordingState::Fresh,
-                        Some(_) => RecordingState::Stale,
+                        Some(data) => {
+                            let current = step_specs(pickle);
+                            if data.recording.is_fresh_for(&current) {
+                                RecordingState::Fresh
+                            } else {
+                                stale_steps = step_differences(&data.recording, &current);
+                                RecordingState::Stale
+                            }
+                        }
                         None => RecordingState::Unrecorded,
                     },
                 };
@@ -347,7 +357,44 @@ impl Snapshot {
                     recording_path: Arc::from(recording_path.as_path()),
                     recording,
                     pending_proposal,
+                    stale_steps,
                 }
+            })
+            .collect()
+    }
+}
+
+impl Snapshot {
+    /// Readable recordings that no runnable scenario's recording path names, each with the
+    /// scenario it most likely belongs to (by step overlap and name similarity). By path.
+    pub fn orphan_recordings(&self) -> Vec<OrphanRecording> {
+        let registry: &StepSetRegistry = &self.state.step_sets;
+        let mut candidates = Vec::new();
+        for (path, data) in self.state.files.iter() {
+            let templates = pickles::compile_templates(&data.source.parsed.document, &registry);
+            let paths = recording_paths(path, &templates);
+            for (pickle, (recording_path, _)) in templates.iter().zip(paths) {
+                let recorded = self.state.recordings.contains_key(recording_path.as_path())
+                    || self.state.unreadable_recordings.contains_key(recording_path.as_path());
+                candidates.push(Candidate {
+                    file: path,
+                    name: &pickle.scenario.header.name,
+                    line: pickle.scenario.header.location.line,
+                    recording_path: Arc::from(recording_path.as_path()),
+                    recorded,
+                    step_texts: pickle.steps.iter().map(|step| step.text.clone()).collect(),
+                });
+            }
+        }
+        let owned: std::collections::HashSet<&Path> =
+            candidates.iter().map(|candidate| candidate.recording_path.as_ref()).collect();
+        self.state
+            .recordings
+            .iter()
+            .filter(|(path, _)| !owned.contains(path.as_ref()))
+            .map(|(path, data)| OrphanRecording {
+                path: path.clone(),
+                closest: orphans::closest(path, &data.recording, &candidates),
             })
             .collect()
     }

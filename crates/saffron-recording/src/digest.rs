@@ -4,19 +4,70 @@
 //! (object keys sorted, no whitespace), so it does not depend on field order, on serde_json's
 //! map flavour or on how a file happens to be pretty-printed.
 
+use std::collections::BTreeSet;
+
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::model::{Recording, StepSpec};
 use crate::proposal::Proposal;
+use crate::tokens::{TokenKind, tokenize};
 
 /// Digest of a scenario's steps as written: `[[kind, text, table, docString], ...]`.
 ///
 /// Examples values play no part (an Outline's rows share one recording), so an edited
-/// Examples cell leaves it unchanged; an edited step, table or doc string changes it.
+/// Examples cell leaves it unchanged; an edited step, table or doc string changes it. This is
+/// the digest of a recording that reads no table value through `<table:key>`; see
+/// [`steps_digest_reading`] for one that does ([`Recording::digest_for`] picks the right one).
 pub fn steps_digest(steps: &[StepSpec]) -> String {
-    let value = Value::Array(steps.iter().map(step_value).collect());
+    steps_digest_reading(steps, &[])
+}
+
+/// Digest of a scenario's steps for a recording whose step `i` reads the values of the table
+/// keys `reads[i]` through `<table:key>` (missing entries read none).
+///
+/// In a **key/value table** (every row exactly two cells, no key twice: what `<table:key>` can
+/// address), the value of a row whose key the step's actions read is left out (its cell
+/// becomes `null`): replay takes that value from the scenario as it is now, so editing it
+/// needs no new recording. Everything else stays in: the keys, the rows no action reads (their
+/// value may be recorded as a literal, and an edit must not go unnoticed), and every table that
+/// is not key/value shaped, which digests as it always did.
+pub fn steps_digest_reading(steps: &[StepSpec], reads: &[BTreeSet<String>]) -> String {
+    let value = Value::Array(steps.iter().enumerate().map(|(i, step)| step_value(step, reads.get(i))).collect());
     sha256_hex(&value)
+}
+
+/// The table keys that each action list reads through `<table:key>`, in any of its values.
+pub fn table_keys_read<'a>(action_lists: impl IntoIterator<Item = &'a Value>) -> Vec<BTreeSet<String>> {
+    action_lists
+        .into_iter()
+        .map(|actions| {
+            let mut keys = BTreeSet::new();
+            collect_table_keys(actions, &mut keys);
+            keys
+        })
+        .collect()
+}
+
+fn collect_table_keys(value: &Value, keys: &mut BTreeSet<String>) {
+    match value {
+        Value::String(text) => {
+            for token in tokenize(text) {
+                if let TokenKind::Table(key) = token.kind {
+                    keys.insert(key.to_string());
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| collect_table_keys(item, keys)),
+        Value::Object(map) => map.values().for_each(|item| collect_table_keys(item, keys)),
+        _ => {}
+    }
+}
+
+/// True when `<table:key>` can address every row of `rows`: two cells each, no key twice.
+pub(crate) fn is_key_value_table(rows: &[Vec<String>]) -> bool {
+    let mut keys = BTreeSet::new();
+    !rows.is_empty() && rows.iter().all(|row| row.len() == 2 && keys.insert(row[0].as_str()))
 }
 
 /// Digest of a recording's contract: its steps and their actions.
@@ -31,7 +82,7 @@ pub fn contract_digest(recording: &Recording) -> String {
         .map(|step| {
             let mut actions = serde_json::to_value(&step.actions).unwrap_or(Value::Null);
             strip_tiers(&mut actions);
-            let mut value = step_value(&step.spec());
+            let mut value = step_value(&step.spec(), None);
             if let Value::Array(items) = &mut value {
                 items.push(actions);
             }
@@ -57,8 +108,14 @@ pub(crate) fn is_digest(text: &str) -> bool {
     text.len() == 64 && text.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
-fn step_value(step: &StepSpec) -> Value {
-    json!([step.kind.as_str(), step.text, step.table, step.doc_string])
+fn step_value(step: &StepSpec, reads: Option<&BTreeSet<String>>) -> Value {
+    let table = match (&step.table, reads) {
+        (Some(rows), Some(keys)) if !keys.is_empty() && is_key_value_table(rows) => Value::Array(
+            rows.iter().map(|row| if keys.contains(&row[0]) { json!([row[0], null]) } else { json!(row) }).collect(),
+        ),
+        (table, _) => json!(table),
+    };
+    json!([step.kind.as_str(), step.text, table, step.doc_string])
 }
 
 fn strip_tiers(actions: &mut Value) {
@@ -147,6 +204,34 @@ mod tests {
         other[0].kind = StepKind::Outcome;
         assert_ne!(steps_digest(&other), digest);
         assert_ne!(steps_digest(&[]), digest);
+    }
+
+    #[test]
+    fn read_key_value_cells_become_null_in_the_known_answer() {
+        let table = vec![vec!["Email".to_string(), "a@b.c".to_string()], vec!["Password".to_string(), "x".to_string()]];
+        let step = StepSpec { table: Some(table), ..StepSpec::new(StepKind::Context, "I sign in") };
+        let reads = [BTreeSet::from(["Email".to_string()])];
+        assert_eq!(
+            steps_digest_reading(std::slice::from_ref(&step), &reads),
+            hex::encode(Sha256::digest(br#"[["context","I sign in",[["Email",null],["Password","x"]],null]]"#))
+        );
+        // A key that is not in the table, or no key at all, leaves today's digest.
+        let elsewhere = [BTreeSet::from(["Name".to_string()])];
+        assert_eq!(
+            steps_digest_reading(std::slice::from_ref(&step), &elsewhere),
+            steps_digest(std::slice::from_ref(&step))
+        );
+        assert_eq!(steps_digest_reading(std::slice::from_ref(&step), &[BTreeSet::new()]), steps_digest(&[step]));
+    }
+
+    #[test]
+    fn table_keys_are_read_from_every_value_of_the_actions() {
+        let actions = json!([
+            {"type": "fill", "target": {"label": "<table:Email>"}, "value": "<table:Password> and <table:Email>"},
+            {"type": "expectText", "target": {"css": ["#x"]}, "text": "<name> {env:USER} a < b"}
+        ]);
+        let keys = table_keys_read([&actions, &Value::Null]);
+        assert_eq!(keys, vec![BTreeSet::from(["Email".to_string(), "Password".to_string()]), BTreeSet::new()]);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::action::Action;
-use crate::digest::steps_digest;
+use crate::digest::{steps_digest_reading, table_keys_read};
 
 /// The recording format version this crate writes and reads.
 pub const RECORDING_VERSION: u32 = 1;
@@ -135,16 +135,31 @@ impl RecordedStep {
 impl Recording {
     /// A version-1 recording of `steps`, its steps digest computed.
     pub fn new(feature: impl Into<String>, scenario: impl Into<String>, steps: Vec<RecordedStep>) -> Recording {
-        let digest = steps_digest(&steps.iter().map(RecordedStep::spec).collect::<Vec<_>>());
-        Recording {
+        let mut recording = Recording {
             version: RECORDING_VERSION,
             feature: feature.into(),
             scenario: scenario.into(),
             steps,
-            steps_digest: digest,
+            steps_digest: String::new(),
             recorded_at: None,
             base_url: None,
-        }
+        };
+        recording.update_steps_digest();
+        recording
+    }
+
+    /// Sets `stepsDigest` to the digest of the recording's own steps, after they were edited.
+    pub fn update_steps_digest(&mut self) {
+        self.steps_digest = self.digest_for(&self.step_specs());
+    }
+
+    /// The steps digest `steps` have for this recording: the values of key/value tables that
+    /// its actions read through `<table:key>` are left out (see
+    /// [`crate::steps_digest_reading`]).
+    pub fn digest_for(&self, steps: &[StepSpec]) -> String {
+        let actions: Vec<serde_json::Value> =
+            self.steps.iter().map(|step| serde_json::to_value(&step.actions).unwrap_or_default()).collect();
+        steps_digest_reading(steps, &table_keys_read(&actions))
     }
 
     /// The steps as written, without actions.
@@ -158,9 +173,10 @@ impl Recording {
     }
 
     /// True when the recording was made for exactly these steps (kinds, texts, tables and doc
-    /// strings; Examples values play no part). A stale recording is re-recorded, not replayed.
+    /// strings; Examples values and the table values it reads through `<table:key>` play no
+    /// part). A stale recording is re-recorded, not replayed.
     pub fn is_fresh_for(&self, current_steps: &[StepSpec]) -> bool {
-        steps_digest(current_steps) == self.steps_digest
+        self.digest_for(current_steps) == self.steps_digest
     }
 }
 

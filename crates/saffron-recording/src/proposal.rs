@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::diff::{StepDiff, diff_recordings};
-use crate::digest::{content_digest, contract_digest, steps_digest};
+use crate::digest::{content_digest, contract_digest};
 use crate::model::{Recording, StepSpec};
 
 /// The proposal format version this crate writes and reads.
@@ -156,7 +156,7 @@ impl Proposal {
             version: PROPOSAL_VERSION,
             diff: diff_recordings(committed, &draft.recording),
             binding: Binding {
-                steps_digest: steps_digest(&draft.recording.step_specs()),
+                steps_digest: draft.recording.digest_for(&draft.recording.step_specs()),
                 contract_digest: committed.map(contract_digest),
                 content_digest: String::new(),
             },
@@ -176,8 +176,8 @@ impl Proposal {
     /// `committed` recording; empty when it may be accepted.
     pub fn stale_reasons(&self, current_steps: &[StepSpec], committed: Option<&Recording>) -> Vec<Stale> {
         let mut reasons = Vec::new();
-        if steps_digest(current_steps) != self.binding.steps_digest
-            || steps_digest(&self.recording.step_specs()) != self.binding.steps_digest
+        if self.recording.digest_for(current_steps) != self.binding.steps_digest
+            || self.recording.digest_for(&self.recording.step_specs()) != self.binding.steps_digest
         {
             reasons.push(Stale::StepsChanged);
         }

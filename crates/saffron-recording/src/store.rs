@@ -81,18 +81,13 @@ pub enum StoreError {
     },
 }
 
-const SUBDIRECTORIES: [&str; 4] = ["cache", "proposals", "reports", "artifacts"];
-
 impl Store {
-    /// Open the store of the project at `project_root`, creating `.saffron/` and its
-    /// directories when missing.
+    /// Open the store of the project at `project_root`. Nothing is created: reading a project
+    /// (`saffron status`, `steps`, `check`, an editor opening it) must leave it as it was, so
+    /// `.saffron/` and its folders appear with the first file written into them.
     pub fn open(project_root: impl AsRef<Path>) -> Result<Store, StoreError> {
         let root = project_root.as_ref().to_path_buf();
         let dir = root.join(".saffron");
-        for name in SUBDIRECTORIES {
-            let path = dir.join(name);
-            fs::create_dir_all(&path).map_err(|source| StoreError::Io { path, source })?;
-        }
         Ok(Store { root, dir })
     }
 
@@ -178,6 +173,7 @@ impl Store {
     pub fn lock(&self) -> Result<StoreLock<'_>, StoreError> {
         let path = self.dir.join(".lock");
         let io_error = |source| StoreError::Io { path: path.clone(), source };
+        fs::create_dir_all(&self.dir).map_err(io_error)?;
         let file = OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(io_error)?;
         file.lock().map_err(io_error)?;
         Ok(StoreLock { store: self, _file: file })

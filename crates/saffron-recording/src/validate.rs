@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use crate::digest::{is_digest, steps_digest};
+use crate::digest::{is_digest, steps_digest_reading, table_keys_read};
 use crate::model::{RECORDING_VERSION, Recording, StepKind, StepSpec};
 use crate::proposal::{PROPOSAL_VERSION, Proposal};
 use crate::tokens::{first_problem, tokenize};
@@ -36,17 +36,40 @@ pub enum ValidationError {
         path: String,
         /// What is wrong and, where there is one, what to do.
         message: String,
+        /// 1-based line and column of `path` in the file's text, when the error came from a
+        /// text (the `parse_*` functions); a missing field is placed at its enclosing value.
+        location: Option<(usize, usize)>,
     },
+}
+
+impl ValidationError {
+    /// The 1-based line and column of the problem in the file's text, when known.
+    pub fn location(&self) -> Option<(usize, usize)> {
+        match self {
+            ValidationError::Syntax { line, column, .. } => Some((*line, *column)),
+            ValidationError::Invalid { location, .. } => *location,
+        }
+    }
+
+    fn located_in(self, text: &str) -> ValidationError {
+        match self {
+            ValidationError::Invalid { path, message, location: None } => {
+                let location = locate::locate(text, &path);
+                ValidationError::Invalid { path, message, location }
+            }
+            other => other,
+        }
+    }
 }
 
 /// Parse and validate a recording file's text.
 pub fn parse_recording(text: &str) -> Result<Recording, ValidationError> {
-    validate_recording(&parse_json(text)?)
+    validate_recording(&parse_json(text)?).map_err(|error| error.located_in(text))
 }
 
 /// Parse and validate a proposal file's text.
 pub fn parse_proposal(text: &str) -> Result<Proposal, ValidationError> {
-    validate_proposal(&parse_json(text)?)
+    validate_proposal(&parse_json(text)?).map_err(|error| error.located_in(text))
 }
 
 /// Validate a recording and read it.
@@ -71,7 +94,7 @@ fn located(path: &str, message: &str) -> String {
 }
 
 fn invalid(path: &str, message: impl Into<String>) -> ValidationError {
-    ValidationError::Invalid { path: path.to_string(), message: message.into() }
+    ValidationError::Invalid { path: path.to_string(), message: message.into(), location: None }
 }
 
 fn parse_json(text: &str) -> Result<Value, ValidationError> {
@@ -255,8 +278,16 @@ fn check_recording(value: &Value, path: &str, what: &str) -> Check {
     }
     optional_string(recording, path, "recordedAt")?;
     optional_string(recording, path, "baseUrl")?;
-    if steps_digest(&specs) != digest {
-        return Err(invalid(&digest_path, "does not match the steps in this file: was it edited by hand?"));
+    let actions = steps.iter().map(|step| step.get("actions").unwrap_or(&Value::Null));
+    let expected = steps_digest_reading(&specs, &table_keys_read(actions));
+    if expected != digest {
+        return Err(invalid(
+            &digest_path,
+            format!(
+                "does not match the steps in this file, whose digest is {expected}: if you edited the steps on \
+                 purpose, write that value here"
+            ),
+        ));
     }
     Ok(())
 }
@@ -751,6 +782,8 @@ fn check_binding(value: &Value, path: &str) -> Check {
     }
     Ok(())
 }
+
+mod locate;
 
 #[cfg(test)]
 mod tests;

@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use saffron_recording::{
     Action, Date, ElementState, FeatureEdit, Masker, Proposal, ProposalDraft, RecordedStep, Recording, Resolver,
     ResponseMatcher, ScenarioRef, Secret, StepKind, StepSpec, Target, Tier, Usage, feature_slug, parse_proposal,
-    parse_recording, scenario_slug, scenario_slugs, tokenize, validate_proposal, validate_recording,
+    parse_recording, scenario_slug, scenario_slugs, steps_digest, tokenize, validate_proposal, validate_recording,
 };
 use serde_json::{Map, Value};
 
@@ -483,5 +483,93 @@ proptest! {
     fn tiers_order_is_total_and_drift_means_weaker(a in 0usize..6, b in 0usize..6) {
         let (a, b) = (Tier::LADDER[a], Tier::LADDER[b]);
         prop_assert_eq!(Tier::is_drift(a, b), b < a);
+    }
+}
+
+/// A key/value table (distinct keys) and, for each row, whether the step's actions read its
+/// value through `<table:key>`.
+fn key_value_table() -> impl Strategy<Value = (Vec<Vec<String>>, Vec<bool>)> {
+    (proptest::collection::btree_set("[A-Z][a-z ]{0,8}", 1..6), vec("[a-z0-9 €]{0,8}", 6), vec(any::<bool>(), 6))
+        .prop_map(|(keys, values, reads)| {
+            let rows: Vec<Vec<String>> = keys.into_iter().zip(values).map(|(key, value)| vec![key, value]).collect();
+            let reads = reads[..rows.len()].to_vec();
+            (rows, reads)
+        })
+}
+
+/// A recording of one step with `table`, filling one field per read row with `<table:key>`.
+fn reading(table: &[Vec<String>], reads: &[bool]) -> Recording {
+    let actions = table
+        .iter()
+        .zip(reads)
+        .filter(|(_, read)| **read)
+        .map(|(row, _)| Action::Fill {
+            target: Target { label: Some(row[0].clone()), ..Target::default() },
+            value: format!("<table:{}>", row[0]),
+            timeout_ms: None,
+        })
+        .collect();
+    let spec = StepSpec {
+        kind: StepKind::Context,
+        text: "I sign in with".into(),
+        table: Some(table.to_vec()),
+        doc_string: None,
+    };
+    Recording::new("features/a.feature", "A", vec![RecordedStep::new(spec, actions)])
+}
+
+fn with_table(recording: &Recording, table: Vec<Vec<String>>) -> Vec<StepSpec> {
+    let mut steps = recording.step_specs();
+    steps[0].table = Some(table);
+    steps
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn a_read_value_edit_keeps_a_recording_fresh_and_every_other_table_edit_makes_it_stale(
+        (table, reads) in key_value_table(),
+        row in any::<prop::sample::Index>(),
+        new in "[a-z0-9 ]{0,8}",
+    ) {
+        let recording = reading(&table, &reads);
+        prop_assert!(parse_recording(&serde_json::to_string(&recording).expect("json")).is_ok());
+        let row = row.index(table.len());
+        let mut edited = table.clone();
+        edited[row][1] = format!("{new}~");
+        // A value the recording reads through <table:key> is taken from the scenario at replay.
+        prop_assert_eq!(recording.is_fresh_for(&with_table(&recording, edited.clone())), reads[row]);
+        // A key, a new row, a row gone or a third column always needs a new recording.
+        let mut key_edit = table.clone();
+        key_edit[row][0] = format!("{}~", key_edit[row][0]);
+        prop_assert!(!recording.is_fresh_for(&with_table(&recording, key_edit)));
+        let mut added = table.clone();
+        added.push(vec!["Zz~".into(), new.clone()]);
+        prop_assert!(!recording.is_fresh_for(&with_table(&recording, added)));
+        let mut removed = table.clone();
+        removed.remove(row);
+        prop_assert!(!recording.is_fresh_for(&with_table(&recording, removed)));
+        let widened: Vec<Vec<String>> =
+            edited.iter().map(|cells| [cells.clone(), vec![String::new()]].concat()).collect();
+        prop_assert!(!recording.is_fresh_for(&with_table(&recording, widened)));
+    }
+
+    #[test]
+    fn tables_that_no_action_reads_or_that_are_not_key_value_keep_their_digest(
+        (table, reads) in key_value_table(),
+        extra in "[a-z]{0,4}",
+    ) {
+        let unread = reading(&table, &vec![false; table.len()]);
+        prop_assert_eq!(&unread.steps_digest, &steps_digest(&unread.step_specs()));
+        // A key twice: <table:key> cannot tell the rows apart, so every cell counts.
+        let mut doubled = table.clone();
+        doubled.push(vec![table[0][0].clone(), extra.clone()]);
+        let recording = reading(&doubled, &[reads.clone(), vec![true]].concat());
+        prop_assert_eq!(&recording.steps_digest, &steps_digest(&recording.step_specs()));
+        // Three columns are not key/value either.
+        let wide: Vec<Vec<String>> = table.iter().map(|row| [row.clone(), vec![extra.clone()]].concat()).collect();
+        let recording = reading(&wide, &vec![true; wide.len()]);
+        prop_assert_eq!(&recording.steps_digest, &steps_digest(&recording.step_specs()));
     }
 }

@@ -1,11 +1,12 @@
 //! `saffron check`: parse, expand and report, like a compiler would.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
+use saffron_index::{CACHE_DIR, PROPOSALS_DIR};
 use saffron_syntax::{FileDiagnostic, Project};
 
 use crate::problem::{self, Problem};
@@ -43,14 +44,18 @@ fn from_diagnostic(d: &FileDiagnostic) -> Problem {
 
 pub fn run(args: CheckArgs) -> Result<ExitCode> {
     let paths = if args.paths.is_empty() { vec![PathBuf::from(".")] } else { args.paths };
-    let files = walk::feature_files(&paths)?;
+    let root = project::find_root()?;
+    let (store_files, feature_paths) = split_store_files(&root, paths);
+    let files = walk::feature_files(&feature_paths)?;
     let (texts, mut in_files) = walk::read_all(files);
     let project = Project::parse_all(texts);
     in_files.extend(project.diagnostics().iter().map(from_diagnostic));
     // Stable: each file's problems keep their order.
     in_files.sort_by(|a, b| a.file.cmp(&b.file));
-    let mut problems = project::config_problems(&project::find_root()?);
+    let mut problems = project::config_problems(&root);
     problems.extend(in_files);
+    let store = check_store(&root, &store_files, &feature_paths)?;
+    problems.extend(store.problems);
 
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -66,13 +71,64 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
             let errors = problems.iter().filter(|problem| problem.is_error()).count();
             let steps: usize = project.files.iter().map(|f| f.parsed.document.steps().len()).sum();
             eprintln!(
-                "checked {} file(s), {} step(s), {} StepSet(s): {} error(s)",
+                "checked {} file(s), {} step(s), {} StepSet(s), {} recording(s), {} proposal(s): {} error(s)",
                 project.files.len(),
                 steps,
                 project.step_sets.len(),
+                store.recordings,
+                store.proposals,
                 errors
             );
         }
     }
     Ok(problem::exit_code(&problems))
+}
+
+/// Recording and proposal files named on the command line go to the store's check, not to the
+/// Gherkin parser; the other paths are checked as feature files (and cover the store files
+/// under them).
+fn split_store_files(root: &Path, paths: Vec<PathBuf>) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    paths.into_iter().partition(|path| {
+        path.is_file()
+            && path.extension().is_some_and(|extension| extension == "json")
+            && project::store_relative(root, path).is_some()
+    })
+}
+
+struct StoreCheck {
+    problems: Vec<Problem>,
+    recordings: usize,
+    proposals: usize,
+}
+
+/// Validates every recording and proposal under the paths (the whole store when a path holds
+/// the project root), as `saffron run` would read them.
+fn check_store(root: &Path, store_files: &[PathBuf], folders: &[PathBuf]) -> Result<StoreCheck> {
+    let mut covered: Vec<PathBuf> = store_files.iter().filter_map(|file| project::store_relative(root, file)).collect();
+    for folder in folders.iter().filter(|path| path.is_dir()) {
+        covered.extend(project::store_folders_under(root, folder));
+    }
+    let mut check = StoreCheck { problems: Vec::new(), recordings: 0, proposals: 0 };
+    if covered.is_empty() {
+        return Ok(check);
+    }
+    let (snapshot, problems) = project::load_index(root);
+    let in_store = |path: &Path| path.starts_with(CACHE_DIR) || path.starts_with(PROPOSALS_DIR);
+    let wanted = |path: &Path| in_store(path) && covered.iter().any(|cover| path.starts_with(cover));
+    let orphans = project::orphan_problems(&snapshot);
+    for problem in problems {
+        if wanted(Path::new(&problem.file)) {
+            if Path::new(&problem.file).starts_with(CACHE_DIR) {
+                check.recordings += 1;
+            } else {
+                check.proposals += 1;
+            }
+            check.problems.push(project::shown_from_root(root, problem));
+        }
+    }
+    let orphans = orphans.into_iter().filter(|problem| wanted(Path::new(&problem.file)));
+    check.problems.extend(orphans.map(|problem| project::shown_from_root(root, problem)));
+    check.recordings += snapshot.recordings().filter(|data| wanted(&data.path)).count();
+    check.proposals += snapshot.proposals().filter(|data| wanted(&data.path)).count();
+    Ok(check)
 }

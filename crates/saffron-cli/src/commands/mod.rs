@@ -4,5 +4,6 @@ pub mod mcp;
 pub mod messages;
 pub mod report;
 pub mod run;
+pub mod skeleton;
 pub mod status;
 pub mod steps;

@@ -6,7 +6,9 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
-use saffron_index::RecordingState;
+use saffron_index::{RecordingState, StepChange, StepDifference};
+use saffron_recording::{StepKind, StepSpec};
+use similar::{ChangeTag, TextDiff};
 
 use crate::problem;
 use crate::project;
@@ -31,6 +33,7 @@ pub fn run(args: StatusArgs) -> Result<ExitCode> {
     let filters = project::relative_filters(&root, &args.paths)?;
     let (snapshot, mut problems) = project::load_index(&root);
     problems.splice(0..0, project::config_problems(&root));
+    problems.extend(project::orphan_problems(&snapshot));
     project::report(&problems)?;
     let scenarios: Vec<_> = snapshot.scenarios().into_iter().filter(|s| project::selected(&s.file, &filters)).collect();
     let stdout = std::io::stdout();
@@ -53,6 +56,9 @@ pub fn run(args: StatusArgs) -> Result<ExitCode> {
                     if let RecordingState::Unreadable { reason } = &s.recording {
                         value["reason"] = serde_json::json!(reason);
                     }
+                    if !s.stale_steps.is_empty() {
+                        value["staleSteps"] = s.stale_steps.iter().map(difference_json).collect();
+                    }
                     value
                 })
                 .collect();
@@ -71,6 +77,9 @@ pub fn run(args: StatusArgs) -> Result<ExitCode> {
                     line.push_str(&format!("  [proposal pending: {}]", proposal.display()));
                 }
                 writeln!(out, "{}", escape_controls(&line))?;
+                for difference in &s.stale_steps {
+                    write_difference(&mut out, difference)?;
+                }
             }
             let count = |state: &str| scenarios.iter().filter(|s| s.recording.as_str() == state).count();
             eprintln!(
@@ -85,4 +94,77 @@ pub fn run(args: StatusArgs) -> Result<ExitCode> {
         }
     }
     Ok(problem::exit_code(&problems))
+}
+
+fn spec_json(spec: &StepSpec) -> serde_json::Value {
+    serde_json::json!({
+        "kind": spec.kind.as_str(),
+        "text": spec.text,
+        "table": spec.table,
+        "docString": spec.doc_string,
+    })
+}
+
+fn difference_json(difference: &StepDifference) -> serde_json::Value {
+    let differs: Vec<&str> = match &difference.change {
+        StepChange::Changed(aspects) => aspects.iter().map(|aspect| aspect.as_str()).collect(),
+        _ => Vec::new(),
+    };
+    serde_json::json!({
+        "change": difference.change.as_str(),
+        "differs": differs,
+        "step": difference.step,
+        "recordedStep": difference.recorded_step,
+        "recorded": difference.recorded.as_ref().map(spec_json),
+        "now": difference.now.as_ref().map(spec_json),
+    })
+}
+
+/// A step as a feature file writes it, one line each for the step, its table rows and its doc
+/// string, so a difference reads as a diff of the file.
+fn step_lines(spec: &StepSpec) -> Vec<String> {
+    let keyword = match spec.kind {
+        StepKind::Context => "Given",
+        StepKind::Action => "When",
+        StepKind::Outcome => "Then",
+    };
+    let mut lines = vec![format!("{keyword} {}", spec.text)];
+    for row in spec.table.iter().flatten() {
+        lines.push(format!("  | {} |", row.join(" | ")));
+    }
+    if let Some(doc) = &spec.doc_string {
+        lines.push("  \"\"\"".to_string());
+        lines.extend(doc.lines().map(|line| format!("  {line}")));
+        lines.push("  \"\"\"".to_string());
+    }
+    lines
+}
+
+/// Under a stale scenario: which step differs and how, as a small diff of its lines (`-` as
+/// recorded, `+` as written now; the step's own line is kept for context).
+fn write_difference(out: &mut impl Write, difference: &StepDifference) -> std::io::Result<()> {
+    let heading = match (&difference.change, difference.step, difference.recorded_step) {
+        (StepChange::Changed(aspects), Some(step), _) => {
+            let aspects: Vec<&str> = aspects.iter().map(|aspect| aspect.as_str()).collect();
+            format!("step {step}: {} changed since it was recorded", aspects.join(", "))
+        }
+        (StepChange::Missing, Some(step), _) => format!("step {step}: not in the recording"),
+        (_, _, Some(recorded)) => format!("recorded step {recorded}: no longer in the scenario"),
+        _ => "a step differs".to_string(),
+    };
+    writeln!(out, "            {heading}")?;
+    let before = difference.recorded.as_ref().map(step_lines).unwrap_or_default();
+    let after = difference.now.as_ref().map(step_lines).unwrap_or_default();
+    let before: Vec<&str> = before.iter().map(String::as_str).collect();
+    let after: Vec<&str> = after.iter().map(String::as_str).collect();
+    for change in TextDiff::from_slices(&before, &after).iter_all_changes() {
+        let sign = match change.tag() {
+            ChangeTag::Delete => '-',
+            ChangeTag::Insert => '+',
+            ChangeTag::Equal if change.old_index() == Some(0) => ' ',
+            ChangeTag::Equal => continue,
+        };
+        writeln!(out, "              {sign} {}", escape_controls(change.value()))?;
+    }
+    Ok(())
 }

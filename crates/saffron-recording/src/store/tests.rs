@@ -35,12 +35,13 @@ fn temporary_files(directory: &Path) -> Vec<String> {
 }
 
 #[test]
-fn open_creates_the_layout_and_paths_use_slugs() {
+fn open_creates_nothing_and_paths_use_slugs() {
     let project = tempfile::tempdir().expect("temp dir");
     let store = Store::open(project.path()).expect("opens");
-    for name in ["cache", "proposals", "reports", "artifacts"] {
-        assert!(project.path().join(".saffron").join(name).is_dir(), "{name}");
-    }
+    assert!(!project.path().join(".saffron").exists(), "opening the store must not write");
+    assert!(store.load_recordings().found.is_empty() && store.load_recordings().unreadable.is_empty());
+    assert!(store.load_proposals().unreadable.is_empty());
+    assert!(!project.path().join(".saffron").exists(), "reading the store must not write");
     assert_eq!(store.reports_dir(), project.path().join(".saffron/reports"));
     assert_eq!(store.artifacts_dir(), project.path().join(".saffron/artifacts"));
     let feature = feature_slug("features/shop/Cart Checkout.feature");
@@ -53,8 +54,10 @@ fn open_creates_the_layout_and_paths_use_slugs() {
         project.path().join(".saffron/proposals/shop-cart-checkout/pay.json")
     );
     assert_eq!(store.relative_path(Path::new("/elsewhere/x.json")), None);
-    // Opening again is harmless.
-    Store::open(project.path()).expect("opens again");
+    // The first write creates the folders it needs, lock included.
+    store.write_recording(&path, &recording("Pay")).expect("writes");
+    assert!(path.is_file());
+    assert!(project.path().join(".saffron/.lock").is_file());
 }
 
 #[test]
