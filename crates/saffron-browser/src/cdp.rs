@@ -147,7 +147,44 @@ pub(crate) async fn call_on(
     args: &[Value],
     by_value: bool,
 ) -> Result<Remote, CdpFail> {
-    let arguments: Vec<Value> = args.iter().map(|value| json!({ "value": value })).collect();
+    let arguments: Vec<Value> = args.iter().map(|value| Argument::Value(value.clone()).to_json()).collect();
+    call_function(page, object_id, function, arguments, by_value).await
+}
+
+/// One argument of a page function: a JSON value, or a page object by its handle.
+#[derive(Debug, Clone)]
+pub(crate) enum Argument {
+    Value(Value),
+    Object(String),
+}
+
+impl Argument {
+    fn to_json(&self) -> Value {
+        match self {
+            Argument::Value(value) => json!({ "value": value }),
+            Argument::Object(object_id) => json!({ "objectId": object_id }),
+        }
+    }
+}
+
+/// Like [`call_on`], with arguments that may be page objects (elements found earlier).
+pub(crate) async fn call_with(
+    page: &Page,
+    object_id: &str,
+    function: &str,
+    args: &[Argument],
+    by_value: bool,
+) -> Result<Remote, CdpFail> {
+    call_function(page, object_id, function, args.iter().map(Argument::to_json).collect(), by_value).await
+}
+
+async fn call_function(
+    page: &Page,
+    object_id: &str,
+    function: &str,
+    arguments: Vec<Value>,
+    by_value: bool,
+) -> Result<Remote, CdpFail> {
     let answer = call(
         page,
         "Runtime.callFunctionOn",

@@ -87,11 +87,20 @@ pub struct ActionFailure {
     pub expected: Option<String>,
     /// What the page showed instead, at the last check.
     pub found: Option<String>,
+    /// The locator that found the element, when the failure came after a fallback found it
+    /// (another tier than the recorded one, a later CSS fallback), e.g. `css "#save"`: the
+    /// message names it too, so nobody looks at the wrong element.
+    pub found_by: Option<String>,
 }
 
 impl ActionFailure {
     pub(crate) fn new(kind: FailureKind, message: impl Into<String>) -> ActionFailure {
-        ActionFailure { kind, message: message.into(), expected: None, found: None }
+        ActionFailure { kind, message: message.into(), expected: None, found: None, found_by: None }
+    }
+
+    pub(crate) fn found_by(mut self, locator: Option<String>) -> ActionFailure {
+        self.found_by = locator;
+        self
     }
 
     pub(crate) fn with(mut self, expected: Option<String>, found: Option<String>) -> ActionFailure {

@@ -33,10 +33,10 @@ macro_rules! prelude {
     };
 }
 
-/// `(tier, value) => element | count | error string`: the elements of the page that one
-/// non-role tier matches. One element comes back as a node, anything else as a number, so a
-/// unique match costs one call.
-pub(crate) const FIND: &str = r##"(tier, value) => {
+/// Helpers of the locator functions below: how labels, texts and scope filters read.
+macro_rules! locator_helpers {
+    () => {
+        r##"
   const norm = (s) => String(s == null ? '' : s).replace(/\s+/g, ' ').trim();
   const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'TITLE']);
   // A label's own text: what a reader sees as the label, without the options of a select or
@@ -49,33 +49,68 @@ pub(crate) const FIND: &str = r##"(tier, value) => {
     }
     return out;
   };
+  const labelledBy = (el) => el.getAttribute('aria-labelledby').split(/\s+/)
+    .map((id) => document.getElementById(id)).filter(Boolean).map((n) => n.textContent).join(' ');
+  // What the text tier reads: a button-like input shows its value.
+  const shownText = (el) => el.tagName === 'INPUT' && ['submit', 'button', 'reset'].includes(el.type) ? el.value : el.textContent;
+  // A scope's filter, `{ text }` (a substring) or `{ source, flags }` (a pattern), on the
+  // container's whitespace-collapsed text; none keeps everything. Throws on a bad pattern.
+  const textFilter = (filter) => {
+    if (!filter) return () => true;
+    if (filter.text != null) {
+      const want = norm(filter.text);
+      return (el) => norm(el.textContent).includes(want);
+    }
+    const pattern = new RegExp(filter.source, filter.flags);
+    return (el) => pattern.test(norm(el.textContent));
+  };
+"##
+    };
+}
+
+/// `function (tier, value, filter) => element | count | error string`: the elements one
+/// non-role tier matches, inside `this` when it is an element (a scope's container; the
+/// container itself excluded), else in the whole document, kept only when they pass `filter`
+/// (a scope's text filter, or null). One element comes back as a node, anything else as a
+/// number, so a unique match costs one call.
+pub(crate) const FIND: &str = concat!(
+    "function (tier, value, filter) {",
+    locator_helpers!(),
+    r##"
+  const root = this && this.nodeType === 1 ? this : document;
+  const inside = (el) => root === document || (el !== root && root.contains(el));
+  let keep;
+  try {
+    keep = textFilter(filter);
+  } catch (e) {
+    return 'invalid hasTextRegex: ' + e.message;
+  }
   let found = [];
   if (tier === 'label') {
     const want = norm(value);
     const set = new Set();
     for (const label of document.querySelectorAll('label')) {
-      if (label.control && norm(labelText(label)) === want) set.add(label.control);
+      if (label.control && inside(label.control) && norm(labelText(label)) === want) set.add(label.control);
     }
-    for (const el of document.querySelectorAll('[aria-label]')) {
+    for (const el of root.querySelectorAll('[aria-label]')) {
       if (norm(el.getAttribute('aria-label')) === want) set.add(el);
     }
-    for (const el of document.querySelectorAll('[aria-labelledby]')) {
-      const text = el.getAttribute('aria-labelledby').split(/\s+/)
-        .map((id) => document.getElementById(id)).filter(Boolean).map((n) => n.textContent).join(' ');
-      if (norm(text) === want) set.add(el);
+    for (const el of root.querySelectorAll('[aria-labelledby]')) {
+      if (norm(labelledBy(el)) === want) set.add(el);
     }
     found = [...set];
   } else if (tier === 'placeholder') {
     const want = norm(value);
-    found = [...document.querySelectorAll('[placeholder]')].filter((el) => norm(el.getAttribute('placeholder')) === want);
+    found = [...root.querySelectorAll('[placeholder]')].filter((el) => norm(el.getAttribute('placeholder')) === want);
   } else if (tier === 'testId') {
-    found = [...document.querySelectorAll('[data-testid]')].filter((el) => el.getAttribute('data-testid') === value);
+    found = [...root.querySelectorAll('[data-testid]')].filter((el) => el.getAttribute('data-testid') === value);
   } else if (tier === 'text') {
     const want = norm(value);
     const matches = [];
-    for (const el of document.body ? document.body.querySelectorAll('*') : []) {
+    const base = root === document ? document.body : root;
+    for (const el of base ? base.querySelectorAll('*') : []) {
       if (SKIP.has(el.tagName)) continue;
-      const raw = el.tagName === 'INPUT' && ['submit', 'button', 'reset'].includes(el.type) ? el.value : el.textContent;
+      const raw = shownText(el);
       // Normalizing never lengthens a string, so a shorter raw text cannot match.
       if (raw.length >= want.length && norm(raw) === want) matches.push(el);
     }
@@ -83,13 +118,90 @@ pub(crate) const FIND: &str = r##"(tier, value) => {
     found = matches.filter((m) => !matches.some((o) => o !== m && m.contains(o)));
   } else if (tier === 'css') {
     try {
-      found = [...document.querySelectorAll(value)];
+      found = [...root.querySelectorAll(value)];
     } catch (e) {
       return 'invalid CSS selector: ' + e.message;
     }
   }
+  found = found.filter(keep);
   return found.length === 1 ? found[0] : found.length;
-}"##;
+}"##
+);
+
+/// `function (filter, ...elements) => element | count | error string`: the elements (found by
+/// the role tier) that pass a scope's text filter; the one left as a node, else how many.
+pub(crate) const FILTER: &str = concat!(
+    "function (filter, ...elements) {",
+    locator_helpers!(),
+    r##"
+  let keep;
+  try {
+    keep = textFilter(filter);
+  } catch (e) {
+    return 'invalid hasTextRegex: ' + e.message;
+  }
+  const found = elements.filter(keep);
+  return found.length === 1 ? found[0] : found.length;
+}"##
+);
+
+/// `function (want, filter, root)` on a found element: compares the signals a recording holds
+/// (`want`: label, placeholder, testId, text, and `css` as `[index, selector]` pairs) with the
+/// element as it is now. Each comes back as `{ same, now }`: `now` is the current value (null
+/// when the element has none), or for a CSS fallback what it selects now, searched from
+/// `root` (the scope's container, or the document) and through `filter`, as the locator does.
+pub(crate) const SIGNALS: &str = concat!(
+    "function (want, filter, root) {",
+    locator_helpers!(),
+    r##"
+  const el = this;
+  const base = root || document;
+  const short = (s) => (s.length > 80 ? s.slice(0, 80) + '…' : s);
+  const out = {};
+  if (want.label != null) {
+    const labels = [...(el.labels || [])].map(labelText);
+    if (el.hasAttribute('aria-label')) labels.push(el.getAttribute('aria-label'));
+    if (el.hasAttribute('aria-labelledby')) labels.push(labelledBy(el));
+    const texts = labels.map(norm);
+    out.label = { same: texts.includes(norm(want.label)), now: texts.length ? texts[0] : null };
+  }
+  if (want.placeholder != null) {
+    const now = el.getAttribute('placeholder');
+    out.placeholder = { same: now != null && norm(now) === norm(want.placeholder), now };
+  }
+  if (want.testId != null) {
+    const now = el.getAttribute('data-testid');
+    out.testId = { same: now === want.testId, now };
+  }
+  if (want.text != null) {
+    const now = norm(shownText(el));
+    out.text = { same: now === norm(want.text), now: short(now) };
+  }
+  if (want.css) {
+    let keep;
+    try {
+      keep = textFilter(filter);
+    } catch (e) {
+      keep = () => true;
+    }
+    out.css = want.css.map(([index, selector]) => {
+      let all;
+      try {
+        all = [...base.querySelectorAll(selector)].filter(keep);
+      } catch (e) {
+        return { index, same: false, now: 'is not a valid selector' };
+      }
+      if (all.length === 1 && all[0] === el) return { index, same: true, now: null };
+      const others = all.filter((o) => o !== el).length;
+      const now = all.length === 0 ? 'selects no element'
+        : all.includes(el) ? 'selects it and ' + others + (others === 1 ? ' other' : ' others')
+        : others === 1 ? 'selects another element' : 'selects ' + others + ' other elements';
+      return { index, same: false, now };
+    });
+  }
+  return out;
+}"##
+);
 
 /// `async function (checks)` on an element: Playwright's actionability checks, in its order,
 /// then (for fill) focus and select the content. Returns `{ ok, x, y, done }` with the point to

@@ -15,7 +15,7 @@
 //! context.perform(&Action::Goto { url: "/login".into(), timeout_ms: None }, None).await?;
 //! let sign_in = Action::Click { target: Target::role("button", "Sign in"), timeout_ms: None };
 //! let performed = context.perform(&sign_in, None).await?;
-//! assert!(!performed.drift);
+//! assert!(performed.drift.is_empty());
 //! context.close().await;
 //! browser.close().await;
 //! # Ok(())
@@ -25,7 +25,11 @@
 //! How it behaves, in the manner of Playwright:
 //! - **Targets** resolve tier by tier (role + accessible name from Chromium's accessibility
 //!   tree, label, placeholder, test id, text, then each CSS fallback); a tier fires only on
-//!   exactly one match, and a weaker tier than the recorded one is reported as drift.
+//!   exactly one match. A scoped target (`within`) is looked for inside the one container whose
+//!   text matches, as Playwright's `filter({ hasText })` and chaining do.
+//! - **Drift**: every signal the recording holds is compared with the element found (the tier
+//!   that fired, role and name, label, placeholder, test id, text, each CSS fallback), and
+//!   each changed one is reported as a [`Drift`], recorded value → value now.
 //! - **Actions** wait for actionability (attached, visible, stable, enabled, receiving events at
 //!   the click point, editable) and then dispatch real input once; clicks, key presses and
 //!   dialog answers are never repeated.
@@ -38,6 +42,7 @@
 mod browser;
 mod cdp;
 mod context;
+mod drift;
 mod error;
 mod js;
 mod keys;
@@ -51,6 +56,7 @@ use std::sync::{Mutex, MutexGuard};
 
 pub use browser::{Browser, BrowserConfig, CHROMIUM_ENV, DEFAULT_CHROMIUM, find_chromium};
 pub use context::{Context, ContextOptions};
+pub use drift::{Drift, Signal};
 pub use error::{ActionFailure, BrowserError, FailureKind};
 pub use perform::Performed;
 pub use profile::sweep_stale_profiles;

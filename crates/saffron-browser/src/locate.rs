@@ -1,23 +1,29 @@
-//! Target resolution: the tier ladder, exactly one match per tier.
+//! Target resolution: the tier ladder, exactly one match per tier, inside a scope when the
+//! target has one.
 //!
 //! - role: Chromium's own accessibility tree (`Accessibility.queryAXTree` by role and exact
 //!   accessible name, or by role then filtered by `nameRegex`), so names are computed the way
 //!   the browser computes them for assistive technology, and hidden elements (not in the tree)
 //!   never match, as with Playwright's `getByRole`;
-//! - label, placeholder, testId, text, css: one `Runtime.evaluate` of [`js::FIND`] per tier.
+//! - label, placeholder, testId, text, css: one call of [`js::FIND`] per tier.
 //!
 //! A tier is tried only if the target has it. One match fires the tier; none moves on; several
 //! are remembered as "ambiguous" and move on too. The report lists what every tier found, for
 //! the failure message.
+//!
+//! A scope (`within`) is resolved first, the same way, except that each tier keeps only the
+//! matches whose text passes the scope's filter (Playwright's `filter({ hasText })`). The
+//! target's own tiers then search that container only: the accessibility query is rooted at it,
+//! and [`js::FIND`] runs with it as `this`.
 
 use std::collections::HashSet;
 
 use chromiumoxide::Page;
 use regex::Regex;
-use saffron_recording::{Target, Tier};
+use saffron_recording::{Scope, Target, Tier};
 use serde_json::{Value, json};
 
-use crate::cdp::{self, CdpFail};
+use crate::cdp::{self, Argument, CdpFail};
 use crate::js;
 
 /// The element a target resolved to.
@@ -27,6 +33,40 @@ pub(crate) struct Found {
     pub object_id: String,
     /// The tier that found it.
     pub tier: Tier,
+    /// Which CSS fallback found it, when `tier` is CSS.
+    pub css_index: usize,
+    /// The locator that found it, e.g. `css "#q"`; for a container with its text filter.
+    pub own_locator: String,
+    /// The container it was found in, when the target has a scope.
+    pub container: Option<Box<Found>>,
+}
+
+impl Found {
+    /// The locator that found the element, scopes included, e.g. `role checkbox within role
+    /// row with text "Order 1002"`.
+    pub(crate) fn locator(&self) -> String {
+        match &self.container {
+            Some(container) => format!("{} within {}", self.own_locator, container.locator()),
+            None => self.own_locator.clone(),
+        }
+    }
+
+    /// True when the element (and each container) was found by the locator the target names
+    /// in messages (its recorded tier, or its first CSS fallback), not by a fallback.
+    pub(crate) fn by_recorded_locator(&self, target: &Target) -> bool {
+        let own = Some(self.tier) == target.recorded_tier() && self.css_index == 0;
+        let scopes = match (&self.container, &target.within) {
+            (Some(container), Some(scope)) => container.by_recorded_locator(&scope.container),
+            _ => true,
+        };
+        own && scopes
+    }
+
+    /// The locator, when it is not the one the target names: for messages that must say what
+    /// actually matched.
+    pub(crate) fn fallback_locator(&self, target: &Target) -> Option<String> {
+        (!self.by_recorded_locator(target)).then(|| self.locator())
+    }
 }
 
 /// What each tier found, in ladder order, e.g. `role button "Save": 0 matches`.
@@ -40,6 +80,12 @@ impl Report {
     pub(crate) fn summary(&self) -> String {
         self.lines.join("; ")
     }
+
+    /// The report of a scope that did not resolve, as one line of its target's report.
+    fn of_scope(scope: &Scope, inner: Report) -> Report {
+        let lines = vec![format!("scope {scope}: {}", inner.lines.join(", "))];
+        Report { lines, ambiguous: inner.ambiguous }
+    }
 }
 
 /// The outcome of one resolution attempt.
@@ -48,26 +94,6 @@ pub(crate) enum Located {
     One(Found),
     /// No tier had exactly one match (`report.ambiguous` when some had several).
     None(Report),
-}
-
-/// How one tier's query reads in reports.
-fn describe_tier(target: &Target, tier: Tier, css_index: usize) -> String {
-    let quoted = |value: &Option<String>| format!("{:?}", value.as_deref().unwrap_or_default());
-    match tier {
-        Tier::Role => {
-            let role = target.role.as_deref().unwrap_or_default();
-            match (&target.name, &target.name_regex) {
-                (Some(name), _) => format!("role {role} {name:?}"),
-                (None, Some(pattern)) => format!("role {role} /{pattern}/"),
-                (None, None) => format!("role {role}"),
-            }
-        }
-        Tier::Label => format!("label {}", quoted(&target.label)),
-        Tier::Placeholder => format!("placeholder {}", quoted(&target.placeholder)),
-        Tier::TestId => format!("testId {}", quoted(&target.test_id)),
-        Tier::Text => format!("text {}", quoted(&target.text)),
-        Tier::Css => format!("css {:?}", target.css.get(css_index).map(String::as_str).unwrap_or_default()),
-    }
 }
 
 fn matches_phrase(count: usize) -> String {
@@ -85,14 +111,61 @@ enum TierResult {
     Error(String),
 }
 
+/// A scope's text filter, in the form [`js::FIND`] takes it.
+pub(crate) fn text_filter(scope: &Scope) -> Value {
+    match (&scope.has_text, &scope.has_text_regex) {
+        (Some(text), _) => json!({ "text": text }),
+        (None, Some(pattern)) => {
+            let (flags, source) = js_flags(pattern);
+            json!({ "source": source, "flags": flags })
+        }
+        (None, None) => Value::Null,
+    }
+}
+
+/// Leading inline flags (`(?i)`, `(?s)`, `(?m)`, combined as `(?is)`) become JavaScript's
+/// flags: the page matches `hasTextRegex`, and JavaScript has no inline flags.
+fn js_flags(pattern: &str) -> (String, &str) {
+    if let Some(rest) = pattern.strip_prefix("(?")
+        && let Some((flags, source)) = rest.split_once(')')
+        && !flags.is_empty()
+        && flags.chars().all(|flag| matches!(flag, 'i' | 's' | 'm'))
+    {
+        return (flags.to_owned(), source);
+    }
+    (String::new(), pattern)
+}
+
+/// Where a tier searches: the whole document, or inside a container.
+#[derive(Clone, Copy)]
+struct Search<'a> {
+    /// The container, when the target has a scope.
+    root: Option<&'a Found>,
+    /// The text filter, when the target is itself a scope's container.
+    filter: &'a Value,
+}
+
 /// Resolves the target against the page's current document.
 pub(crate) async fn locate(page: &Page, target: &Target, group: &str) -> Result<Located, CdpFail> {
+    locate_filtered(page, target, None, group).await
+}
+
+/// Resolves `target`; when it is the container of `scope`, keeps only the matches that pass
+/// the scope's text filter.
+async fn locate_filtered(page: &Page, target: &Target, scope: Option<&Scope>, group: &str) -> Result<Located, CdpFail> {
+    let container = match resolve_scope(page, target, group).await? {
+        Ok(container) => container,
+        Err(report) => return Ok(Located::None(report)),
+    };
+    let filter = scope.map_or(Value::Null, text_filter);
+    let search = Search { root: container.as_ref(), filter: &filter };
+    let filter_text = scope.map(Scope::describe_filter).unwrap_or_default();
     let mut report = Report::default();
     for tier in target.tiers() {
         let queries: Vec<(usize, TierResult)> = if tier == Tier::Css {
             let mut results = Vec::new();
             for (index, selector) in target.css.iter().enumerate() {
-                let result = find(page, "css", selector, group).await?;
+                let result = find(page, search, "css", selector, group).await?;
                 let unique = matches!(result, TierResult::One(_));
                 results.push((index, result));
                 if unique {
@@ -101,12 +174,16 @@ pub(crate) async fn locate(page: &Page, target: &Target, group: &str) -> Result<
             }
             results
         } else {
-            vec![(0, query_tier(page, target, tier, group).await?)]
+            vec![(0, query_tier(page, target, tier, search, group).await?)]
         };
-        for (index, result) in queries {
-            let name = describe_tier(target, tier, index);
+        for (css_index, result) in queries {
+            let name = target.describe_locator(tier, css_index);
             match result {
-                TierResult::One(object_id) => return Ok(Located::One(Found { object_id, tier })),
+                TierResult::One(object_id) => {
+                    let own_locator = format!("{name}{filter_text}");
+                    let container = container.map(Box::new);
+                    return Ok(Located::One(Found { object_id, tier, css_index, own_locator, container }));
+                }
                 TierResult::Count(count) => {
                     report.ambiguous |= count > 1;
                     report.lines.push(format!("{name}: {}", matches_phrase(count)));
@@ -118,21 +195,47 @@ pub(crate) async fn locate(page: &Page, target: &Target, group: &str) -> Result<
     if report.lines.is_empty() {
         report.lines.push("the target has no locator".to_owned());
     }
+    if let (Some(scope), Some(container)) = (&target.within, &container) {
+        // The element is missing from a container that was found: say which one it was.
+        report.lines.insert(0, format!("scope {scope}: found by {}", container.locator()));
+    }
     Ok(Located::None(report))
 }
 
+/// The one container of the target's scope (none without a scope), or why there is none.
+async fn resolve_scope(page: &Page, target: &Target, group: &str) -> Result<Result<Option<Found>, Report>, CdpFail> {
+    let Some(scope) = &target.within else { return Ok(Ok(None)) };
+    match Box::pin(locate_filtered(page, &scope.container, Some(scope), group)).await? {
+        Located::One(container) => Ok(Ok(Some(container))),
+        Located::None(report) => Ok(Err(Report::of_scope(scope, report))),
+    }
+}
+
 /// How many elements match the target's sturdiest tier (its first CSS selector for a CSS-only
-/// target), with that tier: what `expectCount` counts.
-pub(crate) async fn count(page: &Page, target: &Target, group: &str) -> Result<(Option<Tier>, usize), CdpFail> {
-    let Some(tier) = target.tiers().first().copied() else { return Ok((None, 0)) };
-    let result = match tier {
-        Tier::Role => role_matches(page, target, group).await?.map(|ids| ids.len()),
-        Tier::Css => {
-            count_of(find(page, "css", target.css.first().map(String::as_str).unwrap_or_default(), group).await?)
-        }
-        other => count_of(query_tier(page, target, other, group).await?),
+/// target), inside its scope's container when it has one, with that tier: what `expectCount`
+/// counts. A scope that does not resolve comes back as its report.
+pub(crate) async fn count(
+    page: &Page,
+    target: &Target,
+    group: &str,
+) -> Result<Result<(Option<Tier>, usize), Report>, CdpFail> {
+    let container = match resolve_scope(page, target, group).await? {
+        Ok(container) => container,
+        Err(report) => return Ok(Err(report)),
     };
-    result.map(|count| (Some(tier), count)).map_err(CdpFail::Protocol)
+    let search = Search { root: container.as_ref(), filter: &Value::Null };
+    let Some(tier) = target.tiers().first().copied() else { return Ok(Ok((None, 0))) };
+    let result = match tier {
+        Tier::Role => role_matches(page, target, search, group).await?.map(|ids| ids.len()),
+        Tier::Css => count_of(
+            find(page, search, "css", target.css.first().map(String::as_str).unwrap_or_default(), group).await?,
+        ),
+        other => count_of(query_tier(page, target, other, search, group).await?),
+    };
+    match result {
+        Ok(count) => Ok(Ok((Some(tier), count))),
+        Err(error) => Err(CdpFail::Protocol(error)),
+    }
 }
 
 fn count_of(result: TierResult) -> Result<usize, String> {
@@ -143,43 +246,86 @@ fn count_of(result: TierResult) -> Result<usize, String> {
     }
 }
 
-async fn query_tier(page: &Page, target: &Target, tier: Tier, group: &str) -> Result<TierResult, CdpFail> {
+async fn query_tier(
+    page: &Page,
+    target: &Target,
+    tier: Tier,
+    search: Search<'_>,
+    group: &str,
+) -> Result<TierResult, CdpFail> {
     let value = |field: &Option<String>| field.clone().unwrap_or_default();
     match tier {
-        Tier::Role => match role_matches(page, target, group).await? {
-            Ok(ids) if ids.len() == 1 => {
-                let resolved =
-                    cdp::call(page, "DOM.resolveNode", json!({ "backendNodeId": ids[0], "objectGroup": group }))
-                        .await?;
-                match resolved.pointer("/object/objectId").and_then(Value::as_str) {
-                    Some(object_id) => Ok(TierResult::One(object_id.to_owned())),
-                    None => Ok(TierResult::Error("the accessibility node has no element".to_owned())),
-                }
-            }
-            Ok(ids) => Ok(TierResult::Count(ids.len())),
+        Tier::Role => match role_matches(page, target, search, group).await? {
+            Ok(ids) if search.filter.is_null() && ids.len() == 1 => match resolve_node(page, ids[0], group).await? {
+                Some(object_id) => Ok(TierResult::One(object_id)),
+                None => Ok(TierResult::Error("the accessibility node has no element".to_owned())),
+            },
+            Ok(ids) if search.filter.is_null() || ids.is_empty() => Ok(TierResult::Count(ids.len())),
+            Ok(ids) => filter_nodes(page, &ids, search.filter, group).await,
             Err(error) => Ok(TierResult::Error(error)),
         },
-        Tier::Label => find(page, "label", &value(&target.label), group).await,
-        Tier::Placeholder => find(page, "placeholder", &value(&target.placeholder), group).await,
-        Tier::TestId => find(page, "testId", &value(&target.test_id), group).await,
-        Tier::Text => find(page, "text", &value(&target.text), group).await,
-        Tier::Css => find(page, "css", target.css.first().map(String::as_str).unwrap_or_default(), group).await,
+        Tier::Label => find(page, search, "label", &value(&target.label), group).await,
+        Tier::Placeholder => find(page, search, "placeholder", &value(&target.placeholder), group).await,
+        Tier::TestId => find(page, search, "testId", &value(&target.test_id), group).await,
+        Tier::Text => find(page, search, "text", &value(&target.text), group).await,
+        Tier::Css => find(page, search, "css", target.css.first().map(String::as_str).unwrap_or_default(), group).await,
     }
 }
 
-/// Backend node ids of the elements with the target's role and name, or why none can be found.
-async fn role_matches(page: &Page, target: &Target, group: &str) -> Result<Result<Vec<i64>, String>, CdpFail> {
+async fn resolve_node(page: &Page, backend_id: i64, group: &str) -> Result<Option<String>, CdpFail> {
+    let resolved =
+        cdp::call(page, "DOM.resolveNode", json!({ "backendNodeId": backend_id, "objectGroup": group })).await?;
+    Ok(resolved.pointer("/object/objectId").and_then(Value::as_str).map(str::to_owned))
+}
+
+/// The role matches that pass a scope's text filter: each node is resolved to its element
+/// (all at once), then one call of [`js::FILTER`] keeps those whose text matches.
+async fn filter_nodes(page: &Page, ids: &[i64], filter: &Value, group: &str) -> Result<TierResult, CdpFail> {
+    let resolved = futures::future::join_all(ids.iter().map(|id| resolve_node(page, *id, group))).await;
+    let mut elements = Vec::with_capacity(ids.len());
+    for object_id in resolved {
+        match object_id? {
+            Some(object_id) => elements.push(object_id),
+            None => return Ok(TierResult::Error("an accessibility node has no element".to_owned())),
+        }
+    }
+    let Some(first) = elements.first().cloned() else { return Ok(TierResult::Count(0)) };
+    let mut args = vec![Argument::Value(filter.clone())];
+    args.extend(elements.into_iter().map(Argument::Object));
+    let remote = cdp::call_with(page, &first, js::FILTER, &args, false).await?;
+    Ok(tier_result(remote))
+}
+
+/// Backend node ids of the elements with the target's role and name (inside the search's
+/// container, when it has one), or why none can be found.
+async fn role_matches(
+    page: &Page,
+    target: &Target,
+    search: Search<'_>,
+    group: &str,
+) -> Result<Result<Vec<i64>, String>, CdpFail> {
     let Some(role) = target.role.as_deref() else { return Ok(Ok(Vec::new())) };
     let pattern = match target.name_regex.as_deref().map(Regex::new) {
         Some(Ok(pattern)) => Some(pattern),
         Some(Err(error)) => return Ok(Err(format!("invalid nameRegex: {error}"))),
         None => None,
     };
-    let document = cdp::evaluate(page, "document", group, false).await?;
-    let Some(document_id) = document.object_id else {
-        return Ok(Err("the page has no document".to_owned()));
+    let (root_id, root_backend_id) = match search.root {
+        Some(container) => {
+            // The query covers the container's subtree, the container included; a scope means
+            // what is inside it.
+            let node = cdp::call(page, "DOM.describeNode", json!({ "objectId": container.object_id })).await?;
+            (container.object_id.clone(), node.pointer("/node/backendNodeId").and_then(Value::as_i64))
+        }
+        None => {
+            let document = cdp::evaluate(page, "document", group, false).await?;
+            let Some(document_id) = document.object_id else {
+                return Ok(Err("the page has no document".to_owned()));
+            };
+            (document_id, None)
+        }
     };
-    let mut params = json!({ "objectId": document_id, "role": role });
+    let mut params = json!({ "objectId": root_id, "role": role });
     if let Some(name) = target.name.as_deref() {
         params["accessibleName"] = json!(name);
     }
@@ -203,6 +349,7 @@ async fn role_matches(page: &Page, target: &Target, group: &str) -> Result<Resul
             }
         }
         if let Some(id) = node.get("backendDOMNodeId").and_then(Value::as_i64)
+            && Some(id) != root_backend_id
             && seen.insert(id)
         {
             ids.push(id);
@@ -211,16 +358,43 @@ async fn role_matches(page: &Page, target: &Target, group: &str) -> Result<Resul
     Ok(Ok(ids))
 }
 
-/// Runs [`js::FIND`] for one non-role tier.
-async fn find(page: &Page, tier: &str, value: &str, group: &str) -> Result<TierResult, CdpFail> {
-    let expression = format!("({})({}, {})", js::FIND, json!(tier), json!(value));
-    let remote = cdp::evaluate(page, &expression, group, false).await?;
+/// Runs [`js::FIND`] for one non-role tier, in the document or inside the search's container.
+async fn find(page: &Page, search: Search<'_>, tier: &str, value: &str, group: &str) -> Result<TierResult, CdpFail> {
+    let remote = match search.root {
+        Some(container) => {
+            let args = [json!(tier), json!(value), search.filter.clone()];
+            cdp::call_on(page, &container.object_id, js::FIND, &args, false).await?
+        }
+        None => {
+            let expression = format!("({})({}, {}, {})", js::FIND, json!(tier), json!(value), search.filter);
+            cdp::evaluate(page, &expression, group, false).await?
+        }
+    };
+    Ok(tier_result(remote))
+}
+
+fn tier_result(remote: cdp::Remote) -> TierResult {
     if let Some(object_id) = remote.node() {
-        return Ok(TierResult::One(object_id.to_owned()));
+        return TierResult::One(object_id.to_owned());
     }
-    Ok(match remote.value {
+    match remote.value {
         Some(Value::Number(count)) => TierResult::Count(count.as_u64().unwrap_or(0) as usize),
         Some(Value::String(error)) => TierResult::Error(error),
         other => TierResult::Error(format!("unexpected answer {other:?}")),
-    })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leading_inline_flags_become_javascript_flags() {
+        assert_eq!(js_flags("(?i)order 1002"), ("i".to_owned(), "order 1002"));
+        assert_eq!(js_flags("(?is)a.b"), ("is".to_owned(), "a.b"));
+        assert_eq!(js_flags("^Order \\d+$"), (String::new(), "^Order \\d+$"));
+        // A group with other flags (or a non-capturing group) is left for the page to judge.
+        assert_eq!(js_flags("(?x)a"), (String::new(), "(?x)a"));
+        assert_eq!(js_flags("(?:a)"), (String::new(), "(?:a)"));
+    }
 }

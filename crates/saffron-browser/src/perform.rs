@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 
 use crate::cdp::{self, CdpFail};
 use crate::context::{Context, DialogAnswer, ensure_front};
+use crate::drift::{self, Drift};
 use crate::error::{ActionFailure, BrowserError, FailureKind};
 use crate::keys;
 use crate::locate::{self, Found, Located, Report};
@@ -29,8 +30,14 @@ pub struct Performed {
     /// The tier that found the element (`None` for actions without a target, and for an
     /// `expectHidden` whose element is absent).
     pub tier: Option<Tier>,
-    /// The element was found at a weaker tier than the one recorded (`target.tier`).
-    pub drift: bool,
+    /// The locator that found it, scope included, e.g. `css "#q"` or `role checkbox within
+    /// role row with text "Order 1002"`.
+    pub locator: Option<String>,
+    /// Every recorded signal the element no longer has, in ladder order: a weaker tier than
+    /// the recorded one (or, without `tier`, than the sturdiest one the target has), a changed
+    /// role and name, label, placeholder, test id or text, a CSS fallback that no longer
+    /// selects it alone. Empty when the recording still describes the element.
+    pub drift: Vec<Drift>,
     /// Wall time of the action, waits included.
     pub duration: Duration,
     /// Things worth a line in the report that did not fail the action, e.g. an unexpected
@@ -75,15 +82,38 @@ impl Backoff {
     }
 }
 
+/// What an element action found: by which locator, and what drifted.
+struct Resolved {
+    tier: Tier,
+    locator: String,
+    drift: Vec<Drift>,
+}
+
+impl Resolved {
+    /// Reads the drift of `found`: before acting on it, since acting may take it away.
+    async fn observe(page: &Page, target: &Target, found: &Found) -> Resolved {
+        Resolved::without_drift(found).with_drift(drift::observe(page, target, found).await)
+    }
+
+    fn without_drift(found: &Found) -> Resolved {
+        Resolved { tier: found.tier, locator: found.locator(), drift: Vec::new() }
+    }
+
+    fn with_drift(mut self, drift: Vec<Drift>) -> Resolved {
+        self.drift = drift;
+        self
+    }
+}
+
 /// Why the last attempt did not succeed.
 #[derive(Debug, Clone)]
 enum Pending {
     /// No tier had exactly one match.
     Unresolved(Report),
-    /// Found, but not actionable.
-    NotActionable(String),
+    /// Found (by `found_by` when a fallback found it), but not actionable.
+    NotActionable { reason: String, found_by: Option<String> },
     /// Found, but the assertion does not hold.
-    Assertion { expected: String, found: String },
+    Assertion { expected: String, found: String, found_by: Option<String> },
     /// The page answered with an error or not at all (usually: it was navigating).
     Unsettled(String),
 }
@@ -195,16 +225,12 @@ impl Context {
         let group = format!("saffron-{}", self.group_counter);
         let outcome = self.dispatch(action, deadline, timeout, &group).await;
         self.release(group);
-        let tier = outcome?;
-        let drift = match (action.target().and_then(|target| target.tier), tier) {
-            // A hidden element is not in the accessibility tree, so the role tier cannot see
-            // what `expectHidden` checks: a weaker tier finding it is no sign of drift.
-            _ if matches!(action, Action::ExpectHidden { .. }) => false,
-            (Some(recorded), Some(resolved)) => Tier::is_drift(recorded, resolved),
-            _ => false,
+        let (tier, locator, drift) = match outcome? {
+            Some(resolved) => (Some(resolved.tier), Some(resolved.locator), resolved.drift),
+            None => (None, None, Vec::new()),
         };
         let notes = self.shared.update(|state| std::mem::take(&mut state.notes));
-        Ok(Performed { tier, drift, duration: started.elapsed(), notes })
+        Ok(Performed { tier, locator, drift, duration: started.elapsed(), notes })
     }
 
     /// Frees the page objects the action held, without making the caller wait for it.
@@ -222,23 +248,25 @@ impl Context {
         deadline: Instant,
         timeout: Duration,
         group: &str,
-    ) -> Result<Option<Tier>, ActionFailure> {
+    ) -> Result<Option<Resolved>, ActionFailure> {
         let name = action.type_name();
         match action {
             Action::Goto { url, .. } => self.goto(url, deadline, timeout).await.map(|()| None),
             Action::Click { target, .. } => {
                 let ready = self.ready(name, target, &Checks::click(), deadline, timeout, group).await?;
+                let resolved = Resolved::observe(&ready.page, target, &ready.found).await;
                 acknowledged(click_at(&ready.page, ready.x, ready.y))
                     .await
-                    .map_err(|error| dispatched(name, target, error))?;
-                Ok(Some(ready.found.tier))
+                    .map_err(|error| dispatched(name, target, &ready.found, error))?;
+                Ok(Some(resolved))
             }
             Action::Hover { target, .. } => {
                 let ready = self.ready(name, target, &Checks::hover(), deadline, timeout, group).await?;
+                let resolved = Resolved::observe(&ready.page, target, &ready.found).await;
                 acknowledged(mouse(&ready.page, "mouseMoved", ready.x, ready.y))
                     .await
-                    .map_err(|error| dispatched(name, target, error))?;
-                Ok(Some(ready.found.tier))
+                    .map_err(|error| dispatched(name, target, &ready.found, error))?;
+                Ok(Some(resolved))
             }
             Action::Fill { target, value, .. } => self.fill(target, value, deadline, timeout, group).await.map(Some),
             Action::Select { target, values, .. } => {
@@ -286,7 +314,9 @@ impl Context {
             | Action::ExpectValue { target, .. }
             | Action::ExpectState { target, .. } => self.expect_element(action, target, deadline, timeout, group).await,
             Action::ExpectCount { target, count, .. } => {
-                self.expect_count(target, *count, deadline, timeout, group).await.map(Some)
+                let tier = self.expect_count(target, *count, deadline, timeout, group).await?;
+                let locator = target.describe_locator(tier, 0);
+                Ok(Some(Resolved { tier, locator, drift: Vec::new() }))
             }
         }
     }
@@ -356,14 +386,17 @@ impl Context {
             // A tab opened since the check above took the front; the retry finds ours there.
             return on_cdp(error);
         }
+        let found_by = found.fallback_locator(target);
         if answer.get("fatal").and_then(Value::as_bool) == Some(true) {
-            return Attempt::Fail(ActionFailure::new(FailureKind::NotActionable { reason: reason.clone() }, reason));
+            return Attempt::Fail(
+                ActionFailure::new(FailureKind::NotActionable { reason: reason.clone() }, reason).found_by(found_by),
+            );
         }
-        Attempt::Retry(Pending::NotActionable(reason))
+        Attempt::Retry(Pending::NotActionable { reason, found_by })
     }
 
     /// Resolves the target once (retrying only resolution), for actions whose own script does
-    /// the checking.
+    /// the checking. A failure of `step` names the fallback that found the element.
     async fn resolve_then<T>(
         &self,
         verb: &str,
@@ -372,7 +405,7 @@ impl Context {
         timeout: Duration,
         group: &str,
         mut step: impl AsyncFnMut(&Page, &Found) -> Attempt<T>,
-    ) -> Result<(T, Tier), ActionFailure> {
+    ) -> Result<(T, Found), ActionFailure> {
         retry(verb, target, deadline, timeout, async || {
             let page = match self.active_page() {
                 Ok(page) => page,
@@ -382,7 +415,11 @@ impl Context {
                 return on_cdp(error);
             }
             match locate::locate(&page, target, group).await {
-                Ok(Located::One(found)) => step(&page, &found).await.map(|value| (value, found.tier)),
+                Ok(Located::One(found)) => match step(&page, &found).await {
+                    Attempt::Done(value) => Attempt::Done((value, found)),
+                    Attempt::Retry(pending) => Attempt::Retry(pending.found_by(found.fallback_locator(target))),
+                    Attempt::Fail(failure) => Attempt::Fail(failure.found_by(found.fallback_locator(target))),
+                },
                 Ok(Located::None(report)) => Attempt::Retry(Pending::Unresolved(report)),
                 Err(error) => on_cdp(error),
             }
@@ -397,8 +434,9 @@ impl Context {
         deadline: Instant,
         timeout: Duration,
         group: &str,
-    ) -> Result<Tier, ActionFailure> {
+    ) -> Result<Resolved, ActionFailure> {
         let ready = self.ready("fill", target, &Checks::fill(value), deadline, timeout, group).await?;
+        let resolved = Resolved::observe(&ready.page, target, &ready.found).await;
         if !ready.done {
             let page = &ready.page;
             let typed = async {
@@ -416,9 +454,9 @@ impl Context {
                 }
                 Ok(())
             };
-            acknowledged(typed).await.map_err(|error| dispatched("fill", target, error))?;
+            acknowledged(typed).await.map_err(|error| dispatched("fill", target, &ready.found, error))?;
         }
-        Ok(ready.found.tier)
+        Ok(resolved)
     }
 
     async fn select(
@@ -428,17 +466,18 @@ impl Context {
         deadline: Instant,
         timeout: Duration,
         group: &str,
-    ) -> Result<Tier, ActionFailure> {
+    ) -> Result<Resolved, ActionFailure> {
         let values = json!(values);
-        let ((), tier) = self
+        let (drift, found) = self
             .resolve_then("select", target, deadline, timeout, group, async |page: &Page, found: &Found| {
+                let drift = drift::observe(page, target, found).await;
                 match cdp::call_value(page, &found.object_id, js::SELECT, std::slice::from_ref(&values)).await {
-                    Ok(answer) => script_outcome(&answer),
+                    Ok(answer) => script_outcome(&answer).map(|()| drift),
                     Err(error) => on_cdp(error),
                 }
             })
             .await?;
-        Ok(tier)
+        Ok(Resolved::without_drift(&found).with_drift(drift))
     }
 
     async fn press(
@@ -448,20 +487,21 @@ impl Context {
         deadline: Instant,
         timeout: Duration,
         group: &str,
-    ) -> Result<Option<Tier>, ActionFailure> {
+    ) -> Result<Option<Resolved>, ActionFailure> {
         let chord = keys::parse(key)
             .map_err(|error| ActionFailure::new(FailureKind::Invalid, format!("press {key:?}: {error}")))?;
-        let (page, tier) = match target {
+        let (page, resolved) = match target {
             Some(target) => {
-                let (page, tier) = self
+                let ((page, drift), found) = self
                     .resolve_then("press", target, deadline, timeout, group, async |page: &Page, found: &Found| {
+                        let drift = drift::observe(page, target, found).await;
                         match cdp::call_value(page, &found.object_id, js::FOCUS, &[]).await {
-                            Ok(answer) => script_outcome(&answer).map(|()| page.clone()),
+                            Ok(answer) => script_outcome(&answer).map(|()| (page.clone(), drift)),
                             Err(error) => on_cdp(error),
                         }
                     })
                     .await?;
-                (page, Some(tier))
+                (page, Some(Resolved::without_drift(&found).with_drift(drift)))
             }
             None => {
                 let page = self.active_page().map_err(browser_failure)?;
@@ -483,7 +523,7 @@ impl Context {
                 format!("press {key:?}: the key events failed midway: {error}; not retried"),
             )
         })?;
-        Ok(tier)
+        Ok(resolved)
     }
 
     /// Check or uncheck: click only if the state differs, then verify the click changed it.
@@ -495,32 +535,36 @@ impl Context {
         deadline: Instant,
         timeout: Duration,
         group: &str,
-    ) -> Result<Tier, ActionFailure> {
-        let (checked, tier) = self
+    ) -> Result<Resolved, ActionFailure> {
+        let (checked, found) = self
             .resolve_then(verb, target, deadline, timeout, group, async |page: &Page, found: &Found| {
                 checked_state(page, &found.object_id, want).await
             })
             .await?;
         if checked == want {
-            return Ok(tier);
+            let page = self.active_page().map_err(browser_failure)?;
+            return Ok(Resolved::observe(&page, target, &found).await);
         }
         let ready = self.ready(verb, target, &Checks::click(), deadline, timeout, group).await?;
-        acknowledged(click_at(&ready.page, ready.x, ready.y)).await.map_err(|error| dispatched(verb, target, error))?;
+        let resolved = Resolved::observe(&ready.page, target, &ready.found).await;
+        acknowledged(click_at(&ready.page, ready.x, ready.y))
+            .await
+            .map_err(|error| dispatched(verb, target, &ready.found, error))?;
+        let found_by = ready.found.fallback_locator(target);
         match checked_state(&ready.page, &ready.found.object_id, want).await {
-            Attempt::Done(now) if now == want => Ok(ready.found.tier),
+            Attempt::Done(now) if now == want => Ok(resolved),
             Attempt::Done(_) => {
                 let reason = format!("clicking did not {verb} it");
-                Err(ActionFailure::new(
-                    FailureKind::NotActionable { reason: reason.clone() },
-                    format!("{verb} {target}: {reason}"),
-                )
-                .with(
-                    Some(if want { "checked" } else { "unchecked" }.to_owned()),
-                    Some(if want { "unchecked" } else { "checked" }.to_owned()),
-                ))
+                Err(ActionFailure::new(FailureKind::NotActionable { reason: reason.clone() }, reason)
+                    .with(
+                        Some(if want { "checked" } else { "unchecked" }.to_owned()),
+                        Some(if want { "unchecked" } else { "checked" }.to_owned()),
+                    )
+                    .found_by(found_by)
+                    .prefixed(verb, target))
             }
-            Attempt::Fail(failure) => Err(failure.prefixed(verb, target)),
-            Attempt::Retry(pending) => Err(give_up(verb, Some(target), pending, timeout)),
+            Attempt::Fail(failure) => Err(failure.found_by(found_by).prefixed(verb, target)),
+            Attempt::Retry(pending) => Err(give_up(verb, Some(target), pending.found_by(found_by), timeout)),
         }
     }
 
@@ -747,7 +791,7 @@ impl Context {
         deadline: Instant,
         timeout: Duration,
         group: &str,
-    ) -> Result<Option<Tier>, ActionFailure> {
+    ) -> Result<Option<Resolved>, ActionFailure> {
         let verb = action.type_name();
         if let Action::ExpectText { text: None, text_regex: None, .. } = action {
             return Err(ActionFailure::new(FailureKind::Invalid, format!("{verb}: needs text or textRegex")));
@@ -777,7 +821,7 @@ impl Context {
         target: &Target,
         text_regex: Option<&Regex>,
         group: &str,
-    ) -> Attempt<Option<Tier>> {
+    ) -> Attempt<Option<Resolved>> {
         let page = match self.active_page() {
             Ok(page) => page,
             Err(error) => return Attempt::Fail(browser_failure(error)),
@@ -840,8 +884,15 @@ impl Context {
         }
         .await;
         match verdict {
-            Ok((true, _, _)) => Attempt::Done(Some(found.tier)),
-            Ok((false, expected, found)) => Attempt::Retry(Pending::Assertion { expected, found }),
+            // A hidden element is not in the accessibility tree, so the role tier cannot see
+            // what `expectHidden` checks: a weaker tier finding it is no sign of drift.
+            Ok((true, _, _)) if matches!(action, Action::ExpectHidden { .. }) => {
+                Attempt::Done(Some(Resolved::without_drift(&found)))
+            }
+            Ok((true, _, _)) => Attempt::Done(Some(Resolved::observe(&page, target, &found).await)),
+            Ok((false, expected, actual)) => {
+                Attempt::Retry(Pending::Assertion { expected, found: actual, found_by: found.fallback_locator(target) })
+            }
             Err(error) => on_cdp(error),
         }
     }
@@ -863,10 +914,15 @@ impl Context {
                 locate::count(&page, target, group).await
             };
             match tokio::time::timeout_at(backoff.attempt_deadline().into(), attempt).await {
-                Ok(Ok((Some(tier), actual))) if actual == count as usize => return Ok(tier),
-                Ok(Ok((_, actual))) => {
-                    last = Pending::Assertion { expected: format!("{count} elements"), found: format!("{actual}") };
+                Ok(Ok(Ok((Some(tier), actual)))) if actual == count as usize => return Ok(tier),
+                Ok(Ok(Ok((_, actual)))) => {
+                    last = Pending::Assertion {
+                        expected: format!("{count} elements"),
+                        found: format!("{actual}"),
+                        found_by: None,
+                    };
                 }
+                Ok(Ok(Err(report))) => last = Pending::Unresolved(report),
                 Ok(Err(CdpFail::Dead(message))) => return Err(ActionFailure::new(FailureKind::Browser, message)),
                 Ok(Err(error)) => last = Pending::Unsettled(error.to_string()),
                 Err(_) => last = Pending::Unsettled("the page did not answer".to_owned()),
@@ -879,10 +935,31 @@ impl Context {
 }
 
 impl ActionFailure {
-    /// Puts `verb target:` in front of a message that does not say what it is about yet.
+    /// Puts `verb target:` in front of a message that does not say what it is about yet, with
+    /// the fallback that found the element when one did.
     fn prefixed(mut self, verb: &str, target: &Target) -> ActionFailure {
-        self.message = format!("{verb} {target}: {}", self.message);
+        self.message = format!("{}: {}", about(verb, target, self.found_by.as_deref()), self.message);
         self
+    }
+}
+
+/// `click button "Save"`, or `click button "Save" (found by css "#save")` when a fallback
+/// found the element: a message must name what it looked at.
+fn about(verb: &str, target: &Target, found_by: Option<&str>) -> String {
+    match found_by {
+        Some(locator) => format!("{verb} {target} (found by {locator})"),
+        None => format!("{verb} {target}"),
+    }
+}
+
+impl Pending {
+    /// Names the fallback that found the element, for a state that is about the element.
+    fn found_by(self, locator: Option<String>) -> Pending {
+        match self {
+            Pending::NotActionable { reason, .. } => Pending::NotActionable { reason, found_by: locator },
+            Pending::Assertion { expected, found, .. } => Pending::Assertion { expected, found, found_by: locator },
+            other => other,
+        }
     }
 }
 
@@ -911,8 +988,12 @@ async fn retry<T>(
 
 /// The failure after the timeout ran out, from the last attempt's state.
 fn give_up(verb: &str, target: Option<&Target>, last: Pending, timeout: Duration) -> ActionFailure {
+    let found_by = match &last {
+        Pending::NotActionable { found_by, .. } | Pending::Assertion { found_by, .. } => found_by.clone(),
+        Pending::Unresolved(_) | Pending::Unsettled(_) => None,
+    };
     let about = match target {
-        Some(target) => format!("{verb} {target}"),
+        Some(target) => about(verb, target, found_by.as_deref()),
         None => verb.to_owned(),
     };
     let after = seconds(timeout);
@@ -927,16 +1008,18 @@ fn give_up(verb: &str, target: Option<&Target>, last: Pending, timeout: Duration
             ActionFailure::new(kind, format!("{about}: {what} within {after}: {found}"))
                 .with(target.map(ToString::to_string), Some(found))
         }
-        Pending::NotActionable(reason) => ActionFailure::new(
+        Pending::NotActionable { reason, .. } => ActionFailure::new(
             FailureKind::NotActionable { reason: reason.clone() },
             format!("{about}: not actionable after {after}: {reason}"),
         )
-        .with(None, Some(reason)),
-        Pending::Assertion { expected, found } => ActionFailure::new(
+        .with(None, Some(reason))
+        .found_by(found_by),
+        Pending::Assertion { expected, found, .. } => ActionFailure::new(
             FailureKind::AssertionFailed,
             format!("{about}: expected {expected}, found {found} (after {after})"),
         )
-        .with(Some(expected), Some(found)),
+        .with(Some(expected), Some(found))
+        .found_by(found_by),
         Pending::Unsettled(message) => ActionFailure::new(
             FailureKind::Timeout,
             format!("{about}: the page did not settle within {after}: {message}"),
@@ -946,11 +1029,13 @@ fn give_up(verb: &str, target: Option<&Target>, last: Pending, timeout: Duration
 }
 
 /// A failure after input was dispatched: reported, never retried.
-fn dispatched(verb: &str, target: &Target, error: CdpFail) -> ActionFailure {
+fn dispatched(verb: &str, target: &Target, found: &Found, error: CdpFail) -> ActionFailure {
     ActionFailure::new(
         FailureKind::Browser,
-        format!("{verb} {target}: the input was (partly) dispatched, then the browser failed: {error}; not retried"),
+        format!("the input was (partly) dispatched, then the browser failed: {error}; not retried"),
     )
+    .found_by(found.fallback_locator(target))
+    .prefixed(verb, target)
 }
 
 /// `{ ok }` / `{ ok: false, reason, fatal }` from a page script.
@@ -962,7 +1047,7 @@ fn script_outcome(answer: &Value) -> Attempt<()> {
     if answer.get("fatal").and_then(Value::as_bool) == Some(true) {
         Attempt::Fail(ActionFailure::new(FailureKind::NotActionable { reason: reason.clone() }, reason))
     } else {
-        Attempt::Retry(Pending::NotActionable(reason))
+        Attempt::Retry(Pending::NotActionable { reason, found_by: None })
     }
 }
 

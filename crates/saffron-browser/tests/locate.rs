@@ -4,10 +4,14 @@
 mod common;
 
 use common::{Scenario, run};
-use saffron_browser::FailureKind;
+use saffron_browser::{FailureKind, Performed};
 use saffron_demo::{DemoConfig, Drift};
 use saffron_recording::Tier;
 use serde_json::json;
+
+fn drift_lines(performed: &Performed) -> Vec<String> {
+    performed.drift.iter().map(ToString::to_string).collect()
+}
 
 fn with_drift(drift: Drift) -> DemoConfig {
     let mut config = DemoConfig::default();
@@ -25,7 +29,7 @@ fn role_tier_uses_the_accessible_name() {
                 "target": { "role": "button", "name": "Sign in", "testId": "sign-in", "tier": "role" } }))
             .await;
         assert_eq!(performed.tier, Some(Tier::Role));
-        assert!(!performed.drift);
+        assert!(performed.drift.is_empty(), "{:?}", performed.drift);
         // The name comes from the <label for>, as assistive technology computes it.
         let performed =
             s.ok(json!({ "type": "expectVisible", "target": { "role": "textbox", "name": "Email" } })).await;
@@ -49,7 +53,7 @@ fn label_placeholder_test_id_text_and_css_tiers_fire() {
         for (target, tier) in cases {
             let performed = s.ok(json!({ "type": "expectVisible", "target": target })).await;
             assert_eq!(performed.tier, Some(tier), "{target}");
-            assert!(!performed.drift, "{target}");
+            assert!(performed.drift.is_empty(), "{target}: {:?}", performed.drift);
         }
         // CSS fallbacks are tried in order; an ambiguous one gives way to the next.
         let performed = s.ok(json!({ "type": "click", "target": { "css": ["button", "#export"] } })).await;
@@ -91,7 +95,15 @@ fn renamed_label_drifts_from_role_to_test_id() {
                 "target": { "role": "textbox", "name": "Email", "label": "Email", "testId": "email", "tier": "role" } }))
             .await;
         assert_eq!(performed.tier, Some(Tier::TestId));
-        assert!(performed.drift, "role → testId is drift");
+        // Role → testId is drift, and so is every signal the rename changed.
+        assert_eq!(
+            drift_lines(&performed),
+            [
+                r#"found by testId "email" (recorded: role textbox "Email")"#,
+                r#"role textbox "Email" → textbox "E-mail address""#,
+                r#"label "Email" → "E-mail address""#,
+            ]
+        );
         s.ok(json!({ "type": "expectValue", "target": { "role": "textbox", "name": "E-mail address" },
             "value": "demo@saffron.test" }))
             .await;
@@ -109,14 +121,20 @@ fn removed_test_id_drifts_to_css() {
                 "target": { "testId": "sign-in", "css": ["#login-form button[type=submit]"], "tier": "testId" } }))
             .await;
         assert_eq!(performed.tier, Some(Tier::Css));
-        assert!(performed.drift);
+        assert_eq!(
+            drift_lines(&performed),
+            [
+                r##"found by css "#login-form button[type=submit]" (recorded: testId "sign-in")"##,
+                r#"testId "sign-in" → none"#
+            ]
+        );
         // Recorded at a weaker tier than the one that fired now is not drift.
         let performed = s
             .ok(json!({ "type": "expectVisible",
                 "target": { "role": "button", "name": "Sign in", "css": ["#login-form button"], "tier": "css" } }))
             .await;
         assert_eq!(performed.tier, Some(Tier::Role));
-        assert!(!performed.drift);
+        assert!(performed.drift.is_empty(), "{:?}", performed.drift);
         s.close().await;
     });
 }
@@ -134,7 +152,11 @@ fn several_matches_are_ambiguous_and_fall_through_to_the_next_tier() {
                 "target": { "text": "Delete", "css": ["button[aria-label='Delete order #1002']"], "tier": "text" } }))
             .await;
         assert_eq!(performed.tier, Some(Tier::Css));
-        assert!(performed.drift);
+        // The element still says "Delete": only the tier drifted (the text is no longer unique).
+        assert_eq!(
+            drift_lines(&performed),
+            [r#"found by css "button[aria-label='Delete order #1002']" (recorded: text "Delete")"#]
+        );
         // nameRegex filters the role's nodes by their names.
         let failure =
             s.fails(json!({ "type": "expectVisible", "target": { "role": "link", "nameRegex": "^#100[12]$" }, "timeoutMs": 300 }))

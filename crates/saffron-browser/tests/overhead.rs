@@ -23,8 +23,21 @@ fn per_action_overhead() {
                 json!({ "type": "fill", "target": { "role": "textbox", "name": "Customer" }, "value": "Ada" }),
             ),
             ("fill (label)", json!({ "type": "fill", "target": { "label": "Customer" }, "value": "Grace" })),
+            // As recordings hold targets: every signal besides the one that fires is read back
+            // and compared (drift), one page call more per action.
+            (
+                "fill (role, all signals)",
+                json!({ "type": "fill", "value": "Ada",
+                    "target": { "role": "textbox", "name": "Customer", "label": "Customer", "testId": "customer",
+                                "css": ["#customer"], "tier": "role" } }),
+            ),
             ("fill (testId)", json!({ "type": "fill", "target": { "testId": "customer" }, "value": "Alan" })),
             ("click (role)", json!({ "type": "click", "target": { "role": "checkbox", "name": "Gift wrap" } })),
+            (
+                "click (role, all signals)",
+                json!({ "type": "click",
+                    "target": { "role": "checkbox", "name": "Gift wrap", "testId": "gift", "css": ["#gift"], "tier": "role" } }),
+            ),
             ("click (css)", json!({ "type": "click", "target": { "css": ["#gift"] } })),
             ("hover (css)", json!({ "type": "hover", "target": { "css": ["#gift"] } })),
             ("select (label)", json!({ "type": "select", "target": { "label": "Product" }, "values": ["Mugs"] })),

@@ -334,6 +334,8 @@ pub fn router(app: Arc<App>) -> Router {
         // A page that logs an error and throws while it loads, for the console-error checks.
         .route("/__demo/console-errors", get(|| async { axum::response::Html(CONSOLE_ERRORS_PAGE) }))
         .route("/lab/events", get(|| async { axum::response::Html(include_str!("pages/lab/events.html")) }))
+        .route("/lab/rows", get(|| async { axum::response::Html(include_str!("pages/lab/rows.html")) }))
+        .route("/lab/renamed", get(|| async { axum::response::Html(include_str!("pages/lab/renamed.html")) }))
         .merge(signed_in)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

@@ -190,6 +190,38 @@ Feature: Orders
 }
 
 #[test]
+fn hover_shows_the_scope_of_a_recorded_target() {
+    let cache = recording(
+        "features/tasks.feature",
+        "Ship an order",
+        &[(
+            "action",
+            "I ship order 1002",
+            r#"[{"type": "check", "target": {"role": "checkbox", "within": {"role": "listitem", "css": ["li"], "hasText": "Order 1002"}}},
+                {"type": "click", "target": {"css": ["button.delete"], "within": {"testId": "orders", "within": {"role": "dialog", "name": "Orders"}}}}]"#,
+        )],
+    );
+    let (host, path, offset) = fixture(&format!(
+        "//- features/tasks.feature
+Feature: Tasks
+  Scenario: Ship an order
+    When I ship or$0der 1002
+//- .saffron/cache/tasks/ship-an-order.json
+{cache}"
+    ));
+    let hover = hover(&host.snapshot(), &path, offset).expect("hover");
+    expect![[r#"
+        **✓ recorded** · written 1× · in 1 recording
+
+        _recorded: replays for free_
+
+        recorded as:
+        - `check checkbox within listitem with text "Order 1002"`
+        - `click css "button.delete" within test id "orders" within dialog "Orders"`"#]]
+    .assert_eq(&hover.markdown);
+}
+
+#[test]
 fn hover_on_an_invocation_shows_the_expansion() {
     let (host, path, offset) = with_file(
         "//- features/orders.saffron

@@ -270,6 +270,41 @@ mod tests {
     }
 
     #[test]
+    fn a_positional_target_replaced_by_a_scope_is_a_changed_action() {
+        let positional = Action::Check {
+            target: Target { css: vec!["tr:nth-child(2) input".into()], ..Target::default() },
+            timeout_ms: None,
+        };
+        let scoped = Action::Check {
+            target: Target {
+                role: Some("checkbox".into()),
+                within: Some(Box::new(crate::target::Scope {
+                    container: Target { role: Some("row".into()), ..Target::default() },
+                    has_text: Some("Order 1002".into()),
+                    has_text_regex: None,
+                })),
+                ..Target::default()
+            },
+            timeout_ms: None,
+        };
+        let changes = diff_actions(std::slice::from_ref(&positional), std::slice::from_ref(&scoped));
+        assert_eq!(
+            changes,
+            vec![ActionChange::Changed {
+                before_index: 0,
+                after_index: 0,
+                before: Box::new(positional),
+                after: Box::new(scoped.clone()),
+            }]
+        );
+        let mut other_row = scoped.clone();
+        if let Some(scope) = other_row.target_mut().and_then(|target| target.within.as_mut()) {
+            scope.has_text = Some("Order 1003".into());
+        }
+        assert_eq!(diff_actions(std::slice::from_ref(&scoped), std::slice::from_ref(&other_row)).len(), 1);
+    }
+
+    #[test]
     fn a_first_recording_is_all_additions() {
         let proposed = recording(&[("I open", vec![goto("/"), click("Go")]), ("idle", vec![])]);
         let diff = diff_recordings(None, &proposed);

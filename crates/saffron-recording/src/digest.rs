@@ -123,8 +123,11 @@ fn strip_tiers(actions: &mut Value) {
         return;
     };
     for action in actions {
-        if let Some(Value::Object(target)) = action.get_mut("target") {
-            target.remove("tier");
+        let mut target = action.get_mut("target");
+        // A scope's container is a target too: its tier is as advisory as the element's.
+        while let Some(Value::Object(object)) = target {
+            object.remove("tier");
+            target = object.get_mut("within");
         }
     }
 }
@@ -253,5 +256,29 @@ mod tests {
         let mut changed = base;
         changed.steps[0].actions.clear();
         assert_ne!(contract_digest(&changed), digest);
+    }
+
+    #[test]
+    fn a_scope_is_contract_and_its_tier_is_advisory() {
+        let mut scoped = recording();
+        if let Some(target) = scoped.steps[0].actions[0].target_mut() {
+            target.within = Some(Box::new(crate::target::Scope {
+                container: Target { role: Some("row".into()), tier: Some(Tier::Role), ..Target::default() },
+                has_text: Some("Order 1002".into()),
+                has_text_regex: None,
+            }));
+        }
+        let digest = contract_digest(&scoped);
+        assert_ne!(digest, contract_digest(&recording()));
+        let mut retiered = scoped.clone();
+        if let Some(scope) = retiered.steps[0].actions[0].target_mut().and_then(|target| target.within.as_mut()) {
+            scope.container.tier = Some(Tier::Css);
+        }
+        assert_eq!(contract_digest(&retiered), digest);
+        let mut other_row = scoped;
+        if let Some(scope) = other_row.steps[0].actions[0].target_mut().and_then(|target| target.within.as_mut()) {
+            scope.has_text = Some("Order 1003".into());
+        }
+        assert_ne!(contract_digest(&other_row), digest);
     }
 }

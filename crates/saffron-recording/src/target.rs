@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 /// The element an action acts on or checks, as a semantic query.
 ///
 /// Replay tries the locators in tier order (role, label, placeholder, testId, text) and then
-/// the CSS fallbacks in their order. All string fields may hold tokens (`<param>`,
-/// `{captured:name}`, ...).
+/// the CSS fallbacks in their order; with a scope (`within`), only inside the one container the
+/// scope finds. All string fields may hold tokens (`<param>`, `{captured:name}`, ...).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Target {
@@ -38,10 +38,38 @@ pub struct Target {
     /// CSS selectors tried in order after every semantic locator failed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub css: Vec<String>,
+    /// The container the element is looked for in, for elements that are only unique inside
+    /// it (the checkbox of the row that says "Order 1002").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within: Option<Box<Scope>>,
     /// The tier that found the element when it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tier: Option<Tier>,
 }
+
+/// A target's scope: the one container, among those its own locators find, whose text matches.
+///
+/// Resolved as Playwright resolves `getByRole('listitem').filter({ hasText: 'Order 1002' })`
+/// followed by a query inside it: every match of the container's tier is kept when its text
+/// matches, and exactly one must remain.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Scope {
+    /// The container's own locators (role, testId, css, ...; it may have a scope itself).
+    #[serde(flatten)]
+    pub container: Target,
+    /// Text the container holds: a case-sensitive substring of its whitespace-normalized text.
+    /// Exclusive with `hasTextRegex`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub has_text: Option<String>,
+    /// A pattern the container's whitespace-normalized text matches. Exclusive with `hasText`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub has_text_regex: Option<String>,
+}
+
+/// How deep scopes may nest (`within` inside `within`): a row of a table of a dialog is as far
+/// as a page needs to go.
+pub const MAX_SCOPE_DEPTH: usize = 3;
 
 /// A locator tier. Ordered by sturdiness: `role > label > placeholder > testId > text > css`.
 // `Ord` follows sturdiness, so `Tier::Role > Tier::Css`.
@@ -117,8 +145,8 @@ impl fmt::Display for Tier {
 /// A target without its CSS fallbacks and recorded tier: the element query itself.
 ///
 /// Two targets with equal cores ask the page the same question, which is what makes
-/// same-target heal propagation exact rather than heuristic.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// same-target heal propagation exact rather than heuristic. A scope is part of the question.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct SemanticCore<'a> {
     /// See [`Target::role`].
     pub role: Option<&'a str>,
@@ -134,6 +162,19 @@ pub struct SemanticCore<'a> {
     pub text: Option<&'a str>,
     /// See [`Target::test_id`].
     pub test_id: Option<&'a str>,
+    /// The scope's core, see [`Target::within`].
+    pub within: Option<Box<ScopeCore<'a>>>,
+}
+
+/// A scope without its container's CSS fallbacks and recorded tier.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ScopeCore<'a> {
+    /// The container's semantic core.
+    pub container: SemanticCore<'a>,
+    /// See [`Scope::has_text`].
+    pub has_text: Option<&'a str>,
+    /// See [`Scope::has_text_regex`].
+    pub has_text_regex: Option<&'a str>,
 }
 
 impl Target {
@@ -152,6 +193,43 @@ impl Target {
             placeholder: self.placeholder.as_deref(),
             text: self.text.as_deref(),
             test_id: self.test_id.as_deref(),
+            within: self.within.as_deref().map(|scope| {
+                Box::new(ScopeCore {
+                    container: scope.container.semantic_core(),
+                    has_text: scope.has_text.as_deref(),
+                    has_text_regex: scope.has_text_regex.as_deref(),
+                })
+            }),
+        }
+    }
+
+    /// The tier the target was recorded at: `tier` when it names a locator the target has,
+    /// else the sturdiest locator present (a hand-written target often has no `tier`).
+    pub fn recorded_tier(&self) -> Option<Tier> {
+        self.tier.filter(|tier| self.has_tier(*tier)).or_else(|| self.tiers().first().copied())
+    }
+
+    /// The locator of `tier` as reports quote it, e.g. `role button "Save"`, `placeholder
+    /// "Search"`, `css "#q"` (the CSS fallback at `css_index`). Without the scope.
+    pub fn describe_locator(&self, tier: Tier, css_index: usize) -> String {
+        let quoted = |value: &Option<String>| format!("{:?}", value.as_deref().unwrap_or_default());
+        match tier {
+            Tier::Role => format!("role {}", self.describe_role()),
+            Tier::Label => format!("label {}", quoted(&self.label)),
+            Tier::Placeholder => format!("placeholder {}", quoted(&self.placeholder)),
+            Tier::TestId => format!("testId {}", quoted(&self.test_id)),
+            Tier::Text => format!("text {}", quoted(&self.text)),
+            Tier::Css => format!("css {:?}", self.css.get(css_index).map(String::as_str).unwrap_or_default()),
+        }
+    }
+
+    /// The role and what qualifies it, e.g. `button "Save"`, `link /^Order/`, `row`.
+    pub fn describe_role(&self) -> String {
+        let role = self.role.as_deref().unwrap_or_default();
+        match (&self.name, &self.name_regex) {
+            (Some(name), _) => format!("{role} {name:?}"),
+            (None, Some(pattern)) => format!("{role} /{pattern}/"),
+            (None, None) => role.to_owned(),
         }
     }
 
@@ -171,22 +249,22 @@ impl Target {
             Tier::Css => !self.css.is_empty(),
         }
     }
-}
 
-impl fmt::Display for Target {
-    /// Renders the recorded tier's locator (or the sturdiest one), e.g. `button "Save"`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let tier = self.tier.filter(|tier| self.has_tier(*tier)).or_else(|| self.tiers().first().copied());
-        match tier {
-            Some(Tier::Role) => {
-                f.write_str(self.role.as_deref().unwrap_or_default())?;
-                if let Some(name) = &self.name {
-                    write!(f, " {name:?}")?;
-                } else if let Some(pattern) = &self.name_regex {
-                    write!(f, " /{pattern}/")?;
-                }
-                Ok(())
-            }
+    /// How many scopes deep the target is (0 without `within`).
+    pub fn scope_depth(&self) -> usize {
+        let mut depth = 0;
+        let mut scope = self.within.as_deref();
+        while let Some(current) = scope {
+            depth += 1;
+            scope = current.container.within.as_deref();
+        }
+        depth
+    }
+
+    /// Renders the locators without the scope.
+    fn fmt_own(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.recorded_tier() {
+            Some(Tier::Role) => f.write_str(&self.describe_role()),
             Some(Tier::Label) => write!(f, "label {:?}", self.label.as_deref().unwrap_or_default()),
             Some(Tier::Placeholder) => write!(f, "placeholder {:?}", self.placeholder.as_deref().unwrap_or_default()),
             Some(Tier::TestId) => {
@@ -196,6 +274,41 @@ impl fmt::Display for Target {
             Some(Tier::Css) => write!(f, "css {:?}", self.css.first().map(String::as_str).unwrap_or_default()),
             None => f.write_str("(no locator)"),
         }
+    }
+}
+
+impl Scope {
+    /// The text filter as reports quote it, e.g. `with text "Order 1002"`; empty without one.
+    pub fn describe_filter(&self) -> String {
+        match (&self.has_text, &self.has_text_regex) {
+            (Some(text), _) => format!(" with text {text:?}"),
+            (None, Some(pattern)) => format!(" with text /{pattern}/"),
+            (None, None) => String::new(),
+        }
+    }
+}
+
+impl fmt::Display for Target {
+    /// Renders the recorded tier's locator (or the sturdiest one), e.g. `button "Save"`, then
+    /// the scope: `checkbox within row with text "Order 1002"`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.fmt_own(f)?;
+        if let Some(scope) = &self.within {
+            write!(f, " within {scope}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Scope {
+    /// `row with text "Order 1002"`, then the container's own scope.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.container.fmt_own(f)?;
+        f.write_str(&self.describe_filter())?;
+        if let Some(outer) = &self.container.within {
+            write!(f, " within {outer}")?;
+        }
+        Ok(())
     }
 }
 
@@ -252,5 +365,64 @@ mod tests {
             ..Target::default()
         };
         assert_eq!(target.tiers(), vec![Tier::Role, Tier::Text, Tier::Css]);
+    }
+
+    fn scoped_checkbox() -> Target {
+        Target {
+            role: Some("checkbox".into()),
+            within: Some(Box::new(Scope {
+                container: Target { role: Some("listitem".into()), css: vec!["li".into()], ..Target::default() },
+                has_text: Some("Order 1002".into()),
+                has_text_regex: None,
+            })),
+            ..Target::default()
+        }
+    }
+
+    #[test]
+    fn a_scope_reads_and_writes_as_one_flat_object() {
+        let json = serde_json::json!({
+            "role": "checkbox",
+            "within": { "role": "listitem", "css": ["li"], "hasText": "Order 1002" }
+        });
+        let target: Target = serde_json::from_value(json.clone()).expect("reads");
+        assert_eq!(target, scoped_checkbox());
+        assert_eq!(serde_json::to_value(&target).expect("writes"), json);
+    }
+
+    #[test]
+    fn renders_the_scope_after_the_locator() {
+        assert_eq!(scoped_checkbox().to_string(), r#"checkbox within listitem with text "Order 1002""#);
+        let mut nested = scoped_checkbox();
+        let scope = nested.within.as_mut().expect("scoped");
+        scope.has_text = None;
+        scope.has_text_regex = Some("^Order 10\\d2".into());
+        scope.container.within = Some(Box::new(Scope {
+            container: Target { test_id: Some("orders".into()), ..Target::default() },
+            ..Scope::default()
+        }));
+        assert_eq!(nested.to_string(), r#"checkbox within listitem with text /^Order 10\d2/ within test id "orders""#);
+        assert_eq!(nested.scope_depth(), 2);
+    }
+
+    #[test]
+    fn the_scope_is_part_of_the_semantic_core() {
+        let mut other_row = scoped_checkbox();
+        other_row.within.as_mut().expect("scoped").has_text = Some("Order 1003".into());
+        assert_ne!(scoped_checkbox().semantic_core(), other_row.semantic_core());
+        let mut other_css = scoped_checkbox();
+        other_css.within.as_mut().expect("scoped").container.css = vec!["ul > li".into()];
+        assert_eq!(scoped_checkbox().semantic_core(), other_css.semantic_core());
+        let unscoped = Target { role: Some("checkbox".into()), ..Target::default() };
+        assert_ne!(scoped_checkbox().semantic_core(), unscoped.semantic_core());
+    }
+
+    #[test]
+    fn a_missing_tier_is_the_sturdiest_locator_present() {
+        let target = Target { test_id: Some("q".into()), css: vec!["#q".into()], ..Target::default() };
+        assert_eq!(target.recorded_tier(), Some(Tier::TestId));
+        let target = Target { tier: Some(Tier::Css), ..target };
+        assert_eq!(target.recorded_tier(), Some(Tier::Css));
+        assert_eq!(Target::default().recorded_tier(), None);
     }
 }

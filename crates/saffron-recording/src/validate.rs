@@ -503,6 +503,45 @@ const TARGET_STRINGS: [&str; 7] = ["role", "name", "nameRegex", "label", "placeh
 
 fn check_target(value: &Value, path: &str) -> Check {
     let target = object(value, path, "a target")?;
+    for name in ["hasText", "hasTextRegex"] {
+        if field(target, name).is_some() {
+            return Err(invalid(
+                &key(path, name),
+                format!("{name} narrows a scope: put it in within, next to the container's locators"),
+            ));
+        }
+    }
+    check_locators(target, path, "target")?;
+    check_scope(target, path, 1)
+}
+
+// A scope is a container target plus its text filter; it may have a scope of its own.
+fn check_scope(target: &Object, path: &str, depth: usize) -> Check {
+    let Some(value) = field(target, "within") else { return Ok(()) };
+    let path = key(path, "within");
+    if depth > crate::target::MAX_SCOPE_DEPTH {
+        return Err(invalid(
+            &path,
+            format!("scopes nest at most {} deep: a row of a table of a dialog", crate::target::MAX_SCOPE_DEPTH),
+        ));
+    }
+    let scope = object(value, &path, "a scope")?;
+    check_locators(scope, &path, "scope")?;
+    if field(scope, "hasText").is_some() && field(scope, "hasTextRegex").is_some() {
+        return Err(invalid(&key(&path, "hasTextRegex"), "hasText and hasTextRegex are exclusive: keep one"));
+    }
+    if let Some(text) = optional_string(scope, &path, "hasText")? {
+        non_empty(text, &key(&path, "hasText"))?;
+        template(text, &key(&path, "hasText"))?;
+    }
+    if let Some(regex) = optional_string(scope, &path, "hasTextRegex")? {
+        pattern(regex, &key(&path, "hasTextRegex"))?;
+    }
+    check_scope(scope, &path, depth + 1)
+}
+
+// The locators of a target or of a scope's container, and the tier they were found by.
+fn check_locators(target: &Object, path: &str, what: &str) -> Check {
     for name in TARGET_STRINGS {
         if let Some(text) = optional_string(target, path, name)? {
             non_empty(text, &key(path, name))?;
@@ -542,7 +581,10 @@ fn check_target(value: &Value, path: &str) -> Check {
     let has_css = css.is_some_and(|selectors| !selectors.is_empty());
     let semantic = ["role", "label", "placeholder", "text", "testId"];
     if !has_css && !semantic.iter().any(|name| has(name)) {
-        return Err(invalid(path, "a target needs at least one of role, label, placeholder, text, testId or css"));
+        return Err(invalid(
+            path,
+            format!("a {what} needs at least one of role, label, placeholder, text, testId or css"),
+        ));
     }
     if let Some(regex) = optional_string(target, path, "nameRegex")? {
         pattern(regex, &key(path, "nameRegex"))?;
@@ -555,7 +597,7 @@ fn check_target(value: &Value, path: &str) -> Check {
         if !present {
             return Err(invalid(
                 &key(path, "tier"),
-                format!("the target has no {tier}, so it cannot have been found by it"),
+                format!("the {what} has no {tier}, so it cannot have been found by it"),
             ));
         }
     }

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use futures::StreamExt;
-use saffron_browser::{Browser, BrowserConfig, ContextOptions};
-use saffron_recording::{Date, Masker, new_unique_seed};
+use saffron_browser::{Browser, BrowserConfig, ContextOptions, Performed, Signal};
+use saffron_recording::{Action, Date, Masker, new_unique_seed};
 
 use crate::plan::Execution;
 use crate::resolve::{ExecutionValues, resolve_action};
@@ -154,6 +154,20 @@ fn blocked(execution: &Execution, cause: &str) -> ScenarioResult {
     result(execution, Verdict::Blocked { cause: cause.to_string() }, Instant::now())
 }
 
+/// One line per drifted signal, e.g. ``step 2 `fill searchbox "Search" with "Ada"`: placeholder
+/// "Search…" → "Find orders…" (found by role searchbox "Search")``. A signal line names the
+/// locator that found the element; a tier line says it itself.
+fn drift_lines(step: usize, action: &Action, performed: &Performed) -> Vec<String> {
+    performed
+        .drift
+        .iter()
+        .map(|drift| match (&drift.signal, &performed.locator) {
+            (Signal::Tier, _) | (_, None) => format!("step {step} `{action}`: {drift}"),
+            (_, Some(locator)) => format!("step {step} `{action}`: {drift} (found by {locator})"),
+        })
+        .collect()
+}
+
 /// Every text of `result` masked: a page's text or URL may quote a secret in any spelling.
 fn masked(mut result: ScenarioResult, masker: &Masker) -> ScenarioResult {
     if masker.is_empty() {
@@ -227,12 +241,8 @@ async fn replay_unmasked(
             let timeout = options.timeouts.for_action(&resolved);
             match context.perform(&resolved, Some(timeout)).await {
                 Ok(performed) => {
-                    if performed.drift {
-                        let tier = performed.tier.map_or("?", |tier| tier.as_str());
-                        outcome.drift.push(
-                            masker
-                                .mask(&format!("step {} `{action}`: found by {tier}, lower than recorded", index + 1)),
-                        );
+                    for line in drift_lines(index + 1, &action, &performed) {
+                        outcome.drift.push(masker.mask(&line));
                     }
                 }
                 Err(failure) => {
@@ -265,4 +275,48 @@ async fn replay_unmasked(
     }
     outcome.duration_ms = started.elapsed().as_millis() as u64;
     (outcome, masker)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use saffron_browser::Drift;
+    use saffron_recording::{Target, Tier};
+
+    use super::*;
+
+    #[test]
+    fn each_drifted_signal_is_one_line_naming_the_locator_that_matched() {
+        let action = Action::Fill {
+            target: Target { placeholder: Some("Search…".into()), css: vec!["#q".into()], ..Target::default() },
+            value: "Ada".into(),
+            timeout_ms: None,
+        };
+        let drift = |scope, signal, recorded: &str, now: &str| Drift {
+            scope,
+            signal,
+            recorded: recorded.into(),
+            now: Some(now.into()),
+        };
+        let performed = Performed {
+            tier: Some(Tier::Css),
+            locator: Some(r##"css "#q""##.into()),
+            drift: vec![
+                drift(0, Signal::Tier, r#"placeholder "Search…""#, r##"css "#q""##),
+                drift(0, Signal::Placeholder, "Search…", "Find orders…"),
+                drift(1, Signal::Tier, "role row", r#"css "tr" with text "1002""#),
+            ],
+            duration: Duration::ZERO,
+            notes: Vec::new(),
+        };
+        assert_eq!(
+            drift_lines(2, &action, &performed),
+            [
+                r##"step 2 `fill placeholder "Search…" with "Ada"`: found by css "#q" (recorded: placeholder "Search…")"##,
+                r##"step 2 `fill placeholder "Search…" with "Ada"`: placeholder "Search…" → "Find orders…" (found by css "#q")"##,
+                r##"step 2 `fill placeholder "Search…" with "Ada"`: scope: found by css "tr" with text "1002" (recorded: role row)"##,
+            ]
+        );
+    }
 }

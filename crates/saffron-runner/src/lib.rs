@@ -67,7 +67,8 @@ pub struct ScenarioResult {
     pub name: String,
     #[serde(flatten)]
     pub verdict: Verdict,
-    /// Targets found at a lower tier than recorded: the page drifted, the replay still passed.
+    /// One line per recorded signal that no longer describes the element found (a lower tier
+    /// than recorded, a renamed label, placeholder, ...): the page drifted, the replay passed.
     pub drift: Vec<String>,
     pub duration_ms: u64,
     /// PNG of the page when the scenario failed.

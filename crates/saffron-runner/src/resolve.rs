@@ -107,4 +107,42 @@ mod tests {
             Action::Fill { target: Target::role("textbox", "X"), value: "{env:NOPE}".into(), timeout_ms: None };
         assert!(resolve_action(&missing, &values, None).is_err());
     }
+
+    #[test]
+    fn tokens_inside_a_scope_are_resolved_and_escaped_in_patterns() {
+        let env: crate::execute::EnvLookup = std::sync::Arc::new(|_: &str| None);
+        let params = vec![("order".to_string(), "1002 (rush)".to_string())];
+        let values = ExecutionValues { params: &params, unique_seed: "seed", today: Date::today_utc(), env };
+        let scoped = |has_text: Option<&str>, has_text_regex: Option<&str>| Action::Check {
+            target: Target {
+                role: Some("checkbox".into()),
+                within: Some(Box::new(saffron_recording::Scope {
+                    container: Target { role: Some("row".into()), name: Some("<order>".into()), ..Target::default() },
+                    has_text: has_text.map(str::to_owned),
+                    has_text_regex: has_text_regex.map(str::to_owned),
+                })),
+                ..Target::default()
+            },
+            timeout_ms: None,
+        };
+        let (resolved, _) = resolve_action(&scoped(Some("Order <order>"), None), &values, None).expect("resolves");
+        assert_eq!(resolved, scoped_with("1002 (rush)", Some("Order 1002 (rush)"), None));
+        let (resolved, _) = resolve_action(&scoped(None, Some("^Order <order>$")), &values, None).expect("resolves");
+        assert_eq!(resolved, scoped_with("1002 (rush)", None, Some(r"^Order 1002 \(rush\)$")));
+
+        fn scoped_with(name: &str, has_text: Option<&str>, has_text_regex: Option<&str>) -> Action {
+            Action::Check {
+                target: Target {
+                    role: Some("checkbox".into()),
+                    within: Some(Box::new(saffron_recording::Scope {
+                        container: Target { role: Some("row".into()), name: Some(name.into()), ..Target::default() },
+                        has_text: has_text.map(str::to_owned),
+                        has_text_regex: has_text_regex.map(str::to_owned),
+                    })),
+                    ..Target::default()
+                },
+                timeout_ms: None,
+            }
+        }
+    }
 }

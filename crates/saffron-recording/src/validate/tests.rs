@@ -297,6 +297,58 @@ fn every_recording_rule_names_its_path() {
             set(&format!("{S1}/1/target/label"), json!("{evn:X}")),
             "steps[1].actions[1].target.label: unknown token {evn:X}: tokens are <param>, <table:key>, {env:NAME}, {unique:name}, {date+N}, {date-N:format} or {captured:name}",
         ),
+        // Scopes.
+        (
+            set(&format!("{S1}/1/target/within"), json!("row")),
+            "steps[1].actions[1].target.within: expected a scope (a JSON object), found a string",
+        ),
+        (
+            set(&format!("{S1}/1/target/within"), json!({"hasText": "Order 1002"})),
+            "steps[1].actions[1].target.within: a scope needs at least one of role, label, placeholder, text, testId or css",
+        ),
+        (
+            set(&format!("{S1}/1/target/within"), json!({"role": "row", "hasText": "1002", "hasTextRegex": "^1002"})),
+            "steps[1].actions[1].target.within.hasTextRegex: hasText and hasTextRegex are exclusive: keep one",
+        ),
+        (
+            set(&format!("{S1}/1/target/within"), json!({"role": "row", "hasTextRegex": "Order (1002"})),
+            "steps[1].actions[1].target.within.hasTextRegex: invalid regex: unclosed group",
+        ),
+        (
+            set(&format!("{S1}/1/target/within"), json!({"role": "row", "hasText": ""})),
+            "steps[1].actions[1].target.within.hasText: must not be empty",
+        ),
+        (
+            set(&format!("{S1}/1/target/within"), json!({"role": "row", "hasText": 1002})),
+            "steps[1].actions[1].target.within.hasText: expected a string, found 1002",
+        ),
+        (
+            set(&format!("{S1}/1/target/within"), json!({"role": "row", "hasText": "{evn:ORDER}"})),
+            "steps[1].actions[1].target.within.hasText: unknown token {evn:ORDER}: tokens are <param>, <table:key>, {env:NAME}, {unique:name}, {date+N}, {date-N:format} or {captured:name}",
+        ),
+        (
+            set(&format!("{S1}/1/target/within"), json!({"name": "Orders", "hasText": "1002"})),
+            "steps[1].actions[1].target.within.name: name qualifies a role: add the role",
+        ),
+        (
+            set(&format!("{S1}/1/target/within"), json!({"css": ["tr"], "tier": "role", "hasText": "1002"})),
+            "steps[1].actions[1].target.within.tier: the scope has no role, so it cannot have been found by it",
+        ),
+        (
+            set(
+                &format!("{S1}/1/target/within"),
+                json!({"role": "row", "within": {"role": "table", "within": {"testId": "x", "within": {"role": "dialog"}}}}),
+            ),
+            "steps[1].actions[1].target.within.within.within.within: scopes nest at most 3 deep: a row of a table of a dialog",
+        ),
+        (
+            set(&format!("{S1}/1/target/within"), json!({"role": "row", "within": {"role": "table", "hasText": ""}})),
+            "steps[1].actions[1].target.within.within.hasText: must not be empty",
+        ),
+        (
+            set(&format!("{S1}/1/target/hasText"), json!("Order 1002")),
+            "steps[1].actions[1].target.hasText: hasText narrows a scope: put it in within, next to the container's locators",
+        ),
         // fill, select, press.
         (without(&format!("{S1}/0/value")), "steps[1].actions[0].value: a fill needs a value"),
         (set(&format!("{S1}/0/value"), json!(5)), "steps[1].actions[0].value: expected a string, found 5"),
@@ -478,6 +530,15 @@ fn valid_variations_stay_valid() {
         set("/steps/2/actions/9/target/name", json!("Hello <user> {captured:id}")),
         set("/steps/1/actions/2/response/urlRegex", json!("^/api/orders/<order>$")),
         set("/steps/1/actions/1/target", json!({"css": ["#sign-in"], "tier": "css"})),
+        set(
+            "/steps/1/actions/1/target",
+            json!({"role": "checkbox", "within": {"role": "row", "css": ["tr"], "hasText": "Order <order>", "tier": "role"}}),
+        ),
+        set("/steps/1/actions/1/target", json!({"css": ["input"], "within": {"testId": "cart"}})),
+        set(
+            "/steps/1/actions/1/target",
+            json!({"role": "button", "within": {"role": "row", "hasTextRegex": "(?i)^order 10\\d2", "within": {"role": "table"}}}),
+        ),
     ];
     for (i, value) in cases.iter().enumerate() {
         assert_eq!(problem(value), "valid", "case {i}");

@@ -1,0 +1,137 @@
+//! Drift by every recorded signal, on the renamed lab page: each renamed signal is reported as
+//! recorded → now while the action still passes, a target without `tier` reports drift too,
+//! and a failure after a fallback names the fallback.
+
+mod common;
+
+use common::{Scenario, run};
+use saffron_browser::{FailureKind, Performed, Signal};
+use saffron_demo::DemoConfig;
+use saffron_recording::Tier;
+use serde_json::{Value, json};
+
+fn drift_lines(performed: &Performed) -> Vec<String> {
+    performed.drift.iter().map(ToString::to_string).collect()
+}
+
+/// The search field with every signal it had when it was recorded.
+fn search_field() -> Value {
+    json!({ "role": "searchbox", "name": "Search orders", "label": "Search orders", "placeholder": "Search…",
+            "testId": "search", "css": ["#q", "form[role=search] input"], "tier": "role" })
+}
+
+fn search_button() -> Value {
+    json!({ "role": "button", "name": "Search", "text": "Search", "testId": "go", "css": ["#go"], "tier": "role" })
+}
+
+/// Fills and submits the search on `/lab/renamed?renamed=<renamed>`: the drift of the fill
+/// and of the click, after checking the search still happened.
+fn search_with(renamed: &str) -> (Vec<String>, Vec<String>) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let renamed = renamed.to_owned();
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": format!("/lab/renamed?renamed={renamed}") })).await;
+        let fill = s.ok(json!({ "type": "fill", "target": search_field(), "value": "1002" })).await;
+        let click = s.ok(json!({ "type": "click", "target": search_button() })).await;
+        s.ok(json!({ "type": "expectText", "target": { "role": "status" }, "text": "Searched for \"1002\"" })).await;
+        s.close().await;
+        tx.send((drift_lines(&fill), drift_lines(&click))).expect("sent");
+    });
+    rx.recv().expect("the test ran")
+}
+
+#[test]
+fn a_recording_that_still_fits_reports_no_drift() {
+    let (fill, click) = search_with("none");
+    assert!(fill.is_empty(), "{fill:?}");
+    assert!(click.is_empty(), "{click:?}");
+}
+
+#[test]
+fn each_renamed_signal_is_reported_as_recorded_then_now() {
+    let cases: [(&str, &[&str], &[&str]); 5] = [
+        ("placeholder", &[r#"placeholder "Search…" → "Find orders…""#], &[]),
+        ("testid", &[r#"testId "search" → "find""#], &[r#"testId "go" → "find-go""#]),
+        ("id", &[r##"css "#q" → selects no element"##], &[r##"css "#go" → selects no element"##]),
+        (
+            "label",
+            &[
+                r#"found by placeholder "Search…" (recorded: role searchbox "Search orders")"#,
+                r#"role searchbox "Search orders" → searchbox "Find orders""#,
+                r#"label "Search orders" → "Find orders""#,
+            ],
+            &[],
+        ),
+        (
+            "text",
+            &[],
+            &[
+                r#"found by testId "go" (recorded: role button "Search")"#,
+                r#"role button "Search" → button "Find""#,
+                r#"text "Search" → "Find""#,
+            ],
+        ),
+    ];
+    for (renamed, fill_drift, click_drift) in cases {
+        let (fill, click) = search_with(renamed);
+        assert_eq!(fill, fill_drift, "fill drift with ?renamed={renamed}");
+        assert_eq!(click, click_drift, "click drift with ?renamed={renamed}");
+    }
+}
+
+#[test]
+fn drift_is_structured_and_a_target_without_tier_derives_it() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/lab/renamed?renamed=placeholder" })).await;
+        // No `tier`: the placeholder is the sturdiest signal it has, so CSS firing is drift.
+        let performed =
+            s.ok(json!({ "type": "fill", "target": { "placeholder": "Search…", "css": ["#q"] }, "value": "x" })).await;
+        assert_eq!(performed.tier, Some(Tier::Css));
+        assert_eq!(performed.locator.as_deref(), Some(r##"css "#q""##));
+        assert_eq!(
+            drift_lines(&performed),
+            [r##"found by css "#q" (recorded: placeholder "Search…")"##, r#"placeholder "Search…" → "Find orders…""#]
+        );
+        let placeholder = &performed.drift[1];
+        assert_eq!(placeholder.signal, Signal::Placeholder);
+        assert_eq!((placeholder.recorded.as_str(), placeholder.now.as_deref()), ("Search…", Some("Find orders…")));
+        assert_eq!(placeholder.scope, 0);
+        s.close().await;
+    });
+}
+
+#[test]
+fn a_failure_after_a_fallback_names_the_fallback() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/lab/renamed?renamed=text" })).await;
+        // The renamed button is found by its CSS fallback, and it is disabled.
+        let failure = s
+            .fails(json!({ "type": "click", "timeoutMs": 300,
+                "target": { "role": "button", "name": "Archive", "css": ["#archive"], "tier": "role" } }))
+            .await;
+        assert!(matches!(failure.kind, FailureKind::NotActionable { .. }), "{failure:?}");
+        assert_eq!(
+            failure.message,
+            r##"click button "Archive" (found by css "#archive"): not actionable after 0.3 s: the element is disabled"##
+        );
+        assert_eq!(failure.found_by.as_deref(), Some(r##"css "#archive""##));
+        let failure = s
+            .fails(json!({ "type": "expectText", "timeoutMs": 300,
+                "target": { "testId": "outcome", "css": ["#missing", "#result"] }, "text": "Searched" }))
+            .await;
+        assert_eq!(
+            failure.message,
+            r##"expectText test id "outcome" (found by css "#result"): expected text "Searched", found "No search yet" (after 0.3 s)"##
+        );
+        // Found by the recorded locator: the message names it once, as before.
+        let failure = s
+            .fails(json!({ "type": "click", "timeoutMs": 300, "target": { "css": ["#archive"], "tier": "css" } }))
+            .await;
+        assert_eq!(failure.message, r##"click css "#archive": not actionable after 0.3 s: the element is disabled"##);
+        assert_eq!(failure.found_by, None);
+        s.close().await;
+    });
+}
