@@ -73,6 +73,8 @@ fn shard_reports_merge_into_one_run() {
     assert!(merged.join(picture).is_file(), "{picture}");
     let html = std::fs::read_to_string(merged.join(".saffron/reports/report.html")).expect("html");
     assert!(html.contains("data:image/png;base64,iVBORw"), "the screenshot is inline");
+    // Every scenario's steps, with the locator and tier that found each action's element.
+    assert!(html.contains("<span class=\"kw\">Then</span>") && html.contains(" found by <code>role "), "{html}");
     let junit = std::fs::read_to_string(merged.join(".saffron/reports/junit.xml")).expect("junit");
     assert_eq!(junit.matches("<testcase ").count(), total);
 

@@ -10,7 +10,7 @@ use saffron_recording::{Action, Date, Masker, new_unique_seed};
 
 use crate::plan::Execution;
 use crate::resolve::{ExecutionValues, resolve_action};
-use crate::{ScenarioResult, Verdict};
+use crate::{ActionResult, ScenarioResult, StepOutcome, StepResult, Verdict};
 
 /// Looks up `{env:NAME}` values (the environment, then `.env`).
 pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
@@ -144,6 +144,7 @@ fn result(execution: &Execution, verdict: Verdict, started: Instant) -> Scenario
         verdict,
         drift: Vec::new(),
         duration_ms: started.elapsed().as_millis() as u64,
+        steps: Vec::new(),
         screenshot: None,
         screenshot_file: None,
         url: None,
@@ -183,6 +184,15 @@ fn masked(mut result: ScenarioResult, masker: &Masker) -> ScenarioResult {
     };
     result.drift = result.drift.iter().map(|drift| masker.mask(drift)).collect();
     result.url = result.url.map(|url| masker.mask(&url));
+    for step in &mut result.steps {
+        step.text = masker.mask(&step.text);
+        for action in &mut step.actions {
+            action.action = masker.mask(&action.action);
+            action.locator = action.locator.as_ref().map(|locator| masker.mask(locator));
+            action.drift = action.drift.iter().map(|line| masker.mask(line)).collect();
+            action.notes = action.notes.iter().map(|note| masker.mask(note)).collect();
+        }
+    }
     result
 }
 
@@ -221,8 +231,21 @@ async fn replay_unmasked(
         env: options.env.clone(),
     };
     let mut outcome = result(&execution, Verdict::Green, started);
+    let mut failed = false;
     // Owned steps and actions: the replay holds no borrow across its awaits.
-    'steps: for (index, step) in recording.steps.into_iter().enumerate() {
+    for (index, step) in recording.steps.into_iter().enumerate() {
+        let mut report = StepResult {
+            kind: step.kind,
+            text: step.text.clone(),
+            outcome: if failed { StepOutcome::Skipped } else { StepOutcome::Passed },
+            duration_ms: 0,
+            actions: Vec::new(),
+        };
+        if failed {
+            outcome.steps.push(report);
+            continue;
+        }
+        let step_started = Instant::now();
         context.begin_step();
         let table = execution.steps.get(index).and_then(|spec| spec.table.clone());
         for action in step.actions {
@@ -234,16 +257,35 @@ async fn replay_unmasked(
                         step_text: Some(step.text.clone()),
                         message: format!("cannot resolve `{action}`: {error}"),
                     };
-                    break 'steps;
+                    report.actions.push(ActionResult {
+                        action: action.to_string(),
+                        passed: false,
+                        tier: None,
+                        locator: None,
+                        duration_ms: 0,
+                        drift: Vec::new(),
+                        notes: vec![format!("cannot resolve: {error}")],
+                    });
+                    failed = true;
+                    break;
                 }
             };
             masker.add_all(&secrets);
             let timeout = options.timeouts.for_action(&resolved);
+            let action_started = Instant::now();
             match context.perform(&resolved, Some(timeout)).await {
                 Ok(performed) => {
-                    for line in drift_lines(index + 1, &action, &performed) {
-                        outcome.drift.push(masker.mask(&line));
-                    }
+                    let drift = drift_lines(index + 1, &action, &performed);
+                    outcome.drift.extend(drift.iter().map(|line| masker.mask(line)));
+                    report.actions.push(ActionResult {
+                        action: action.to_string(),
+                        passed: true,
+                        tier: performed.tier,
+                        locator: performed.locator.clone(),
+                        duration_ms: performed.duration.as_millis() as u64,
+                        drift,
+                        notes: performed.notes.clone(),
+                    });
                 }
                 Err(failure) => {
                     // A field that holds a secret is blanked for the picture, whatever its type.
@@ -255,10 +297,25 @@ async fn replay_unmasked(
                         step_text: Some(step.text.clone()),
                         message: masker.mask(&format!("`{action}`: {}", failure.message)),
                     };
-                    break 'steps;
+                    report.actions.push(ActionResult {
+                        action: action.to_string(),
+                        passed: false,
+                        tier: None,
+                        locator: failure.found_by.clone(),
+                        duration_ms: action_started.elapsed().as_millis() as u64,
+                        drift: Vec::new(),
+                        notes: vec![failure.message.clone()],
+                    });
+                    failed = true;
+                    break;
                 }
             }
         }
+        if failed {
+            report.outcome = StepOutcome::Failed;
+        }
+        report.duration_ms = step_started.elapsed().as_millis() as u64;
+        outcome.steps.push(report);
     }
     context.close().await;
     if let Some(proposal) = &execution.pending_proposal {

@@ -20,6 +20,7 @@ pub use secrets::masker_for;
 pub use session::{RunRequest, Session, SessionError};
 pub use tags::{TagExpression, TagExpressionError};
 
+use saffron_recording::{StepKind, Tier};
 use serde::{Deserialize, Serialize};
 
 /// What happened to one scenario (one Examples row of an Outline).
@@ -74,10 +75,55 @@ pub struct ScenarioResult {
     /// PNG of the page when the scenario failed.
     #[serde(skip)]
     pub screenshot: Option<Vec<u8>>,
+    /// Each recorded step as it replayed: its actions, how each found its element, its time.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<StepResult>,
     /// Where the screenshot was saved, relative to the project root (set by the report writer).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub screenshot_file: Option<String>,
     pub url: Option<String>,
+}
+
+/// How far a step got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum StepOutcome {
+    Passed,
+    Failed,
+    /// Not reached: an earlier step failed.
+    Skipped,
+}
+
+/// One recorded step of a replay, for the reports.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StepResult {
+    pub kind: StepKind,
+    pub text: String,
+    pub outcome: StepOutcome,
+    pub duration_ms: u64,
+    pub actions: Vec<ActionResult>,
+}
+
+/// One replayed action, for the reports.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ActionResult {
+    /// The action as recorded (tokens, never their values), e.g. `click button "Save"`.
+    pub action: String,
+    pub passed: bool,
+    /// The tier that found its element, and the locator (scope included).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier: Option<Tier>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locator: Option<String>,
+    pub duration_ms: u64,
+    /// Recorded signals the element no longer has (one line each).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drift: Vec<String>,
+    /// What happened on the way that did not fail it (a dialog dismissed...).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl ScenarioResult {

@@ -9,9 +9,12 @@
 
 use std::path::{Path, PathBuf};
 
-use base64::Engine;
 use saffron_recording::{Masker, write_atomic};
 use serde::{Deserialize, Serialize};
+
+mod html;
+
+pub use html::html;
 
 use crate::hooks::{HookPhase, HookRun};
 use crate::{ScenarioResult, Verdict};
@@ -236,68 +239,6 @@ pub fn markdown(report: &RunReport) -> String {
     out
 }
 
-pub fn html(report: &RunReport) -> String {
-    let mut hooks = String::new();
-    if !report.hooks.is_empty() {
-        hooks.push_str("<h2>Hooks</h2>\n<table>");
-        for hook in &report.hooks {
-            hooks.push_str(&format!(
-                "<tr class=\"{}\"><td>{}</td><td><code>{}</code></td><td>{}</td><td>{} ms</td></tr>\n",
-                if hook.succeeded() { "green" } else { "red" },
-                phase_name(hook.phase),
-                escape_xml(&hook.command),
-                escape_xml(&hook_outcome(hook)),
-                hook.duration_ms
-            ));
-        }
-        hooks.push_str("</table>\n");
-    }
-    let mut rows = String::new();
-    for s in &report.scenarios {
-        let class = s.verdict.name();
-        let mut detail = String::new();
-        if let Some(text) = failure_text(s) {
-            detail.push_str(&format!("<pre>{}</pre>", escape_xml(&text)));
-        }
-        if let Some(url) = &s.url {
-            detail.push_str(&format!("<p>page: <code>{}</code></p>", escape_xml(url)));
-        }
-        for drift in &s.drift {
-            detail.push_str(&format!("<p class=\"drift\">drift: {}</p>", escape_xml(drift)));
-        }
-        if let Some(png) = &s.screenshot {
-            let data = base64::engine::general_purpose::STANDARD.encode(png);
-            detail.push_str(&format!("<img alt=\"screenshot at the failure\" src=\"data:image/png;base64,{data}\">"));
-        }
-        rows.push_str(&format!(
-            "<tr class=\"{class}\"><td>{}</td><td>{}<div>{detail}</div></td><td><code>{}:{}</code></td><td>{} ms</td></tr>\n",
-            badge(&s.verdict),
-            escape_xml(&s.name),
-            escape_xml(&s.file),
-            s.line,
-            s.duration_ms
-        ));
-    }
-    format!(
-        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Saffron run</title><style>\
-body{{font-family:system-ui,sans-serif;margin:2rem}}table{{border-collapse:collapse;width:100%}}\
-td{{border-bottom:1px solid #ddd;padding:.4rem;vertical-align:top}}.green td:first-child{{color:#1a7f37}}\
-.yellow td:first-child{{color:#9a6700}}.red td:first-child{{color:#cf222e}}.blocked td:first-child{{color:#9a6700}}img{{max-width:640px;border:1px solid #ccc}}\
-pre{{white-space:pre-wrap}}.drift{{color:#9a6700}}</style></head><body>\n<h1>Saffron run</h1>\n\
-<p>{} scenario(s) against <code>{}</code> in {:.1} s: {} green, {} yellow, {} red, {} blocked.</p>\n<table>{rows}</table>\n{hooks}</body></html>\n",
-        report.scenarios.len(),
-        escape_xml(&report.base_url),
-        report.duration_ms as f64 / 1000.0,
-        report.green,
-        report.yellow,
-        report.red,
-        report.blocked
-    )
-}
-
-/// How many runs' screenshot folders are kept under `.saffron/artifacts/`.
-pub const KEPT_ARTIFACT_RUNS: usize = 20;
-
 /// A name for this run's artifacts folder: sorts by time, and is unique across processes (the
 /// pid) and within one (a counter: an MCP server may run twice at once).
 fn run_id() -> String {
@@ -310,20 +251,32 @@ fn run_id() -> String {
     format!("run-{millis:013}-{}-{run}", std::process::id())
 }
 
-/// Removes the oldest run folders beyond [`KEPT_ARTIFACT_RUNS`]; a folder that another run
-/// is still writing is among the newest and stays.
-fn prune_artifacts(artifacts: &Path) {
+/// Held by a run while it writes its pictures and reports: another run clears every earlier
+/// run's folder, but never one whose writer still holds this.
+const WRITING_LOCK: &str = ".writing";
+
+/// A failure screenshot's file name: the scenario's, so a person finds it without the report
+/// (`new-order--create-an-order-for-customer-23.png`; the line tells an Outline's rows apart).
+fn screenshot_name(result: &ScenarioResult) -> String {
+    let feature = saffron_recording::feature_slug(&result.file);
+    let scenario = saffron_recording::scenario_slugs(&[result.name.as_str()]).pop().unwrap_or_default();
+    format!("{feature}--{scenario}-{}.png", result.line)
+}
+
+/// Removes the artifacts of earlier runs: every run folder but `keep`, unless its run is still
+/// writing (it holds its lock; it will clear ours when it finishes, as the later run).
+fn clear_earlier_runs(artifacts: &Path, keep: &str) {
     let Ok(entries) = std::fs::read_dir(artifacts) else { return };
-    let mut runs: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_dir()))
-        .filter(|entry| entry.file_name().to_string_lossy().starts_with("run-"))
-        .map(|entry| entry.path())
-        .collect();
-    runs.sort();
-    let excess = runs.len().saturating_sub(KEPT_ARTIFACT_RUNS);
-    for old in &runs[..excess] {
-        let _ = std::fs::remove_dir_all(old);
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name == keep || !name.starts_with("run-") || !entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+            continue;
+        }
+        let writing = std::fs::File::open(entry.path().join(WRITING_LOCK)).is_ok_and(|file| file.try_lock().is_err());
+        if !writing {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
     }
 }
 
@@ -353,19 +306,24 @@ pub fn write_reports(root: &Path, report: &RunReport, masker: &Masker) -> std::i
     let artifacts = root.join(".saffron/artifacts");
     std::fs::create_dir_all(&reports)?;
     let mut report = report.clone();
+    let run = run_id();
+    let folder = artifacts.join(&run);
+    // Held until the reports are written, so no later run clears pictures our reports name.
+    let mut writing = None;
     if report.scenarios.iter().any(|s| s.screenshot.is_some()) {
-        let run = run_id();
-        let folder = artifacts.join(&run);
         std::fs::create_dir_all(&folder)?;
-        for (index, s) in report.scenarios.iter_mut().enumerate() {
+        let lock = std::fs::File::create(folder.join(WRITING_LOCK))?;
+        lock.lock()?;
+        writing = Some(lock);
+        for s in report.scenarios.iter_mut() {
             if let Some(png) = &s.screenshot {
-                let name = format!("failure-{}.png", index + 1);
+                let name = screenshot_name(s);
                 write_atomic(&folder.join(&name), png)?;
                 s.screenshot_file = Some(format!(".saffron/artifacts/{run}/{name}"));
             }
         }
-        prune_artifacts(&artifacts);
     }
+    clear_earlier_runs(&artifacts, &run);
     let json = serde_json::to_vec_pretty(&report).map_err(std::io::Error::other)?;
     let files = [
         ("latest.json", json),
@@ -379,12 +337,54 @@ pub fn write_reports(root: &Path, report: &RunReport, masker: &Masker) -> std::i
         write_atomic(&path, &mask_outside_images(&bytes, masker))?;
         written.push(path);
     }
+    if let Some(lock) = writing {
+        drop(lock);
+        let _ = std::fs::remove_file(folder.join(WRITING_LOCK));
+    }
     Ok(written)
 }
 
 #[cfg(test)]
 mod tests {
+    use saffron_recording::{StepKind, Tier};
+
     use super::*;
+    use crate::{ActionResult, StepOutcome, StepResult};
+
+    fn sample_steps() -> Vec<StepResult> {
+        let action = |action: &str, passed, locator: Option<&str>| ActionResult {
+            action: action.into(),
+            passed,
+            tier: locator.map(|_| Tier::Css),
+            locator: locator.map(str::to_owned),
+            duration_ms: 40,
+            drift: Vec::new(),
+            notes: Vec::new(),
+        };
+        vec![
+            StepResult {
+                kind: StepKind::Context,
+                text: "I am on the shop".into(),
+                outcome: StepOutcome::Passed,
+                duration_ms: 300,
+                actions: vec![action("goto \"/shop\"", true, None)],
+            },
+            StepResult {
+                kind: StepKind::Action,
+                text: "I pay".into(),
+                outcome: StepOutcome::Failed,
+                duration_ms: 5100,
+                actions: vec![action("click button \"Pay\"", false, Some("css \"#pay\""))],
+            },
+            StepResult {
+                kind: StepKind::Outcome,
+                text: "I see the receipt".into(),
+                outcome: StepOutcome::Skipped,
+                duration_ms: 0,
+                actions: Vec::new(),
+            },
+        ]
+    }
 
     fn sample() -> RunReport {
         let result = |name: &str, verdict| ScenarioResult {
@@ -394,6 +394,7 @@ mod tests {
             verdict,
             drift: vec!["step 1 `click button \"Go\"`: found by css".into()],
             duration_ms: 1200,
+            steps: sample_steps(),
             screenshot: Some(vec![137, 80, 78, 71]),
             screenshot_file: None,
             url: Some("http://127.0.0.1/x?a=<1>".into()),
@@ -452,26 +453,66 @@ mod tests {
         let page = html(&report);
         assert!(page.contains("Pay &lt;card&gt;") && page.contains("data:image/png;base64,iVBORw"));
         assert!(!page.contains("<1>"), "page text is escaped");
+        // Each scenario's steps, the locator and tier that found each action's element, timings.
+        assert!(
+            page.contains("<span class=\"kw\">When</span> I pay</span> <span class=\"time\">5.1 s</span>"),
+            "{page}"
+        );
+        assert!(
+            page.contains("<code>click button &quot;Pay&quot;</code> found by <code>css &quot;#pay&quot;</code> (css)")
+        );
+        assert!(
+            page.contains(
+                "<span class=\"kw\">Then</span> I see the receipt</span> <span class=\"time\">not run</span>"
+            )
+        );
+        // A filter per verdict, with its count.
+        for filter in ["all (4)", "✓ green (1)", "~ yellow (1)", "✗ red (1)", "! blocked (1)"] {
+            assert!(page.contains(&format!(">{filter}</button>")), "{filter}");
+        }
     }
 
     #[test]
-    fn runs_keep_their_own_screenshots_and_reports_are_masked() {
+    fn a_run_clears_earlier_runs_pictures_but_not_a_running_ones_and_reports_are_masked() {
         let project = tempfile::tempdir().expect("temp dir");
         let mut report = sample();
         report.scenarios[1].verdict =
             Verdict::Red { step: Some(1), step_text: None, message: "found \"hunter22\" in /q?hunter22".into() };
         let masker: Masker =
             [&saffron_recording::Secret { name: "PASS".into(), value: "hunter22".into() }].into_iter().collect();
+        let artifacts = project.path().join(".saffron/artifacts");
+        // A run that is still writing its reports holds its folder's lock.
+        let running = artifacts.join("run-0000000000001-1-0");
+        std::fs::create_dir_all(&running).expect("mkdir");
+        let lock = std::fs::File::create(running.join(WRITING_LOCK)).expect("lock file");
+        lock.lock().expect("locked");
         write_reports(project.path(), &report, &masker).expect("first run");
         write_reports(project.path(), &report, &masker).expect("second run");
-        let artifacts = project.path().join(".saffron/artifacts");
-        let runs: Vec<_> = std::fs::read_dir(&artifacts).expect("artifacts").filter_map(Result::ok).collect();
-        assert_eq!(runs.len(), 2, "one folder per run");
-        for run in runs {
-            assert_eq!(std::fs::read_dir(run.path()).expect("run folder").count(), 4, "every screenshot kept");
-        }
+        let mut runs: Vec<String> = std::fs::read_dir(&artifacts)
+            .expect("artifacts")
+            .filter_map(Result::ok)
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .collect();
+        runs.sort();
+        assert_eq!(runs.len(), 2, "the running run's folder and the last run's: {runs:?}");
+        assert_eq!(runs[0], "run-0000000000001-1-0");
+        let last = artifacts.join(&runs[1]);
+        let mut pictures: Vec<String> = std::fs::read_dir(&last)
+            .expect("run folder")
+            .filter_map(Result::ok)
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .collect();
+        pictures.sort();
+        assert_eq!(pictures, ["a-b--export-3.png", "a-b--import-3.png", "a-b--pay-card-3.png", "a-b--refund-3.png"]);
+        drop(lock);
+        write_reports(project.path(), &report, &masker).expect("third run");
+        assert_eq!(std::fs::read_dir(&artifacts).expect("artifacts").count(), 1, "once it is done, it is cleared too");
+
         let latest = std::fs::read_to_string(project.path().join(".saffron/reports/latest.json")).expect("json");
         assert!(!latest.contains("hunter") && latest.contains("{env:PASS}"), "{latest}");
+        let named: RunReport = serde_json::from_str(&latest).expect("a report");
+        let file = named.scenarios[1].screenshot_file.clone().expect("named");
+        assert!(project.path().join(&file).is_file(), "{file}");
         let html = std::fs::read_to_string(project.path().join(".saffron/reports/report.html")).expect("html");
         assert!(html.contains("data:image/png;base64,iVBORw"), "inline pictures are left whole");
     }

@@ -1,0 +1,187 @@
+//! `report.html`: one self-contained file (inline style, script and screenshots) that a person
+//! opens after a run. Every scenario with its steps, each step's actions with the locator that
+//! found their element and its tier, drift, timings, the failure and its screenshot; filters by
+//! verdict, as Playwright's HTML report has (also from the address: `report.html#red`).
+
+use std::fmt::Write as _;
+
+use base64::Engine;
+use saffron_recording::StepKind;
+
+use super::{RunReport, badge, escape_xml, failure_text, hook_outcome, phase_name};
+use crate::{ActionResult, ScenarioResult, StepOutcome, StepResult};
+
+const VERDICTS: [(&str, &str); 4] = [("green", "✓"), ("yellow", "~"), ("red", "✗"), ("blocked", "!")];
+
+const STYLE: &str = "\
+body{font-family:system-ui,sans-serif;margin:2rem;color:#1f2328}\
+code{font-size:.9em}nav{margin:1rem 0}nav button{margin-right:.4rem;padding:.3rem .7rem;border:1px solid #ccc;\
+border-radius:1rem;background:#fff;cursor:pointer}nav button[aria-pressed=true]{background:#1f2328;color:#fff}\
+.scenario{border-bottom:1px solid #ddd;padding:.3rem 0}summary{cursor:pointer}.time{color:#666;font-size:.9em}\
+.green .badge{color:#1a7f37}.yellow .badge,.blocked .badge{color:#9a6700}.red .badge{color:#cf222e}\
+ol.steps{margin:.5rem 0}li.skipped{color:#888}li.failed>.step{color:#cf222e;font-weight:600}\
+ul.actions{list-style:none;padding-left:1rem;margin:.2rem 0}ul.actions li.failed{color:#cf222e}\
+.kw{font-weight:600}.drift{color:#9a6700}pre{white-space:pre-wrap;background:#f6f8fa;padding:.5rem}\
+img{max-width:640px;border:1px solid #ccc;display:block;margin:.5rem 0}table{border-collapse:collapse}\
+td{border-bottom:1px solid #ddd;padding:.3rem .6rem}\
+body[data-filter=green] .scenario:not([data-verdict=green]),\
+body[data-filter=yellow] .scenario:not([data-verdict=yellow]),\
+body[data-filter=red] .scenario:not([data-verdict=red]),\
+body[data-filter=blocked] .scenario:not([data-verdict=blocked]){display:none}";
+
+const SCRIPT: &str = "\
+const buttons=[...document.querySelectorAll('nav button')];\
+const show=(filter)=>{document.body.dataset.filter=filter;\
+for(const b of buttons){b.setAttribute('aria-pressed',String(b.dataset.show===filter));}};\
+for(const b of buttons){b.addEventListener('click',()=>{show(b.dataset.show);\
+history.replaceState(null,'',b.dataset.show==='all'?'#':'#'+b.dataset.show);});}\
+const wanted=location.hash.slice(1);if(buttons.some((b)=>b.dataset.show===wanted)){show(wanted);}";
+
+fn keyword(kind: StepKind) -> &'static str {
+    match kind {
+        StepKind::Context => "Given",
+        StepKind::Action => "When",
+        StepKind::Outcome => "Then",
+    }
+}
+
+fn seconds(ms: u64) -> String {
+    if ms < 1000 { format!("{ms} ms") } else { format!("{:.1} s", ms as f64 / 1000.0) }
+}
+
+fn action_item(out: &mut String, action: &ActionResult) {
+    let class = if action.passed { "passed" } else { "failed" };
+    let _ = write!(out, "<li class=\"{class}\"><code>{}</code>", escape_xml(&action.action));
+    match (&action.locator, action.tier) {
+        (Some(locator), Some(tier)) => {
+            let _ = write!(out, " found by <code>{}</code> ({})", escape_xml(locator), tier.as_str());
+        }
+        (Some(locator), None) => {
+            let _ = write!(out, " found by <code>{}</code>", escape_xml(locator));
+        }
+        _ => {}
+    }
+    let _ = write!(out, " <span class=\"time\">{}</span>", seconds(action.duration_ms));
+    for drift in &action.drift {
+        let _ = write!(out, "<div class=\"drift\">drift: {}</div>", escape_xml(drift));
+    }
+    for note in &action.notes {
+        let _ = write!(out, "<div>{}</div>", escape_xml(note));
+    }
+    out.push_str("</li>");
+}
+
+fn step_item(out: &mut String, step: &StepResult) {
+    let class = match step.outcome {
+        StepOutcome::Passed => "passed",
+        StepOutcome::Failed => "failed",
+        StepOutcome::Skipped => "skipped",
+    };
+    let _ = write!(
+        out,
+        "<li class=\"{class}\"><span class=\"step\"><span class=\"kw\">{}</span> {}</span>",
+        keyword(step.kind),
+        escape_xml(&step.text)
+    );
+    if step.outcome == StepOutcome::Skipped {
+        out.push_str(" <span class=\"time\">not run</span></li>");
+        return;
+    }
+    let _ = write!(out, " <span class=\"time\">{}</span>", seconds(step.duration_ms));
+    if !step.actions.is_empty() {
+        out.push_str("<ul class=\"actions\">");
+        for action in &step.actions {
+            action_item(out, action);
+        }
+        out.push_str("</ul>");
+    }
+    out.push_str("</li>");
+}
+
+fn scenario_section(out: &mut String, s: &ScenarioResult) {
+    let verdict = s.verdict.name();
+    // A scenario that needs a look is open; a green one is one line until clicked.
+    let open = if s.is_green() && s.drift.is_empty() { "" } else { " open" };
+    let _ = write!(
+        out,
+        "<section class=\"scenario {verdict}\" data-verdict=\"{verdict}\"><details{open}><summary>\
+         <span class=\"badge\">{}</span> <b>{}</b> <code>{}:{}</code> <span class=\"time\">{}</span></summary>",
+        badge(&s.verdict),
+        escape_xml(&s.name),
+        escape_xml(&s.file),
+        s.line,
+        seconds(s.duration_ms)
+    );
+    if let Some(text) = failure_text(s) {
+        let _ = write!(out, "<pre>{}</pre>", escape_xml(&text));
+    }
+    if let Some(url) = &s.url {
+        let _ = write!(out, "<p>page: <code>{}</code></p>", escape_xml(url));
+    }
+    if !s.steps.is_empty() {
+        out.push_str("<ol class=\"steps\">");
+        for step in &s.steps {
+            step_item(out, step);
+        }
+        out.push_str("</ol>");
+    } else {
+        for drift in &s.drift {
+            let _ = write!(out, "<p class=\"drift\">drift: {}</p>", escape_xml(drift));
+        }
+    }
+    if let Some(png) = &s.screenshot {
+        let data = base64::engine::general_purpose::STANDARD.encode(png);
+        let _ = write!(out, "<img alt=\"screenshot at the failure\" src=\"data:image/png;base64,{data}\">");
+    }
+    out.push_str("</details></section>\n");
+}
+
+pub fn html(report: &RunReport) -> String {
+    let mut out = String::with_capacity(16 * 1024);
+    let _ = write!(
+        out,
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Saffron run</title>\
+         <style>{STYLE}</style></head><body data-filter=\"all\">\n<h1>Saffron run</h1>\n\
+         <p>{} scenario(s) against <code>{}</code> in {:.1} s: {} green, {} yellow, {} red, {} blocked.</p>\n",
+        report.scenarios.len(),
+        escape_xml(&report.base_url),
+        report.duration_ms as f64 / 1000.0,
+        report.green,
+        report.yellow,
+        report.red,
+        report.blocked
+    );
+    let _ = write!(
+        out,
+        "<nav aria-label=\"verdicts\"><button type=\"button\" data-show=\"all\" aria-pressed=\"true\">all ({})</button>",
+        report.scenarios.len()
+    );
+    for (name, symbol) in VERDICTS {
+        let count = report.scenarios.iter().filter(|s| s.verdict.name() == name).count();
+        let _ = write!(
+            out,
+            "<button type=\"button\" data-show=\"{name}\" aria-pressed=\"false\">{symbol} {name} ({count})</button>"
+        );
+    }
+    out.push_str("</nav>\n");
+    for s in &report.scenarios {
+        scenario_section(&mut out, s);
+    }
+    if !report.hooks.is_empty() {
+        out.push_str("<h2>Hooks</h2>\n<table>");
+        for hook in &report.hooks {
+            let _ = writeln!(
+                out,
+                "<tr class=\"{}\"><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td></tr>",
+                if hook.succeeded() { "green" } else { "red" },
+                phase_name(hook.phase),
+                escape_xml(&hook.command),
+                escape_xml(&hook_outcome(hook)),
+                seconds(hook.duration_ms)
+            );
+        }
+        out.push_str("</table>\n");
+    }
+    let _ = write!(out, "<script>{SCRIPT}</script>\n</body></html>\n");
+    out
+}

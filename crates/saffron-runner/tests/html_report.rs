@@ -1,0 +1,98 @@
+//! The HTML report in a real browser: its verdict filters show one verdict's scenarios at a
+//! time, by click or from the address (`report.html#red`).
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+
+use saffron_browser::{Browser, BrowserConfig, Context, ContextOptions};
+use saffron_recording::{Action, Masker};
+use saffron_runner::{RunReport, ScenarioResult, Verdict, write_reports};
+use serde_json::json;
+
+fn scenario(name: &str, line: u32, verdict: Verdict) -> ScenarioResult {
+    ScenarioResult {
+        file: "features/shop.feature".into(),
+        line,
+        name: name.into(),
+        verdict,
+        drift: Vec::new(),
+        duration_ms: 900,
+        steps: Vec::new(),
+        screenshot: None,
+        screenshot_file: None,
+        url: None,
+    }
+}
+
+/// Serves one page for every request, on a loopback port, for the test's life.
+fn serve(page: String) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+    let address = listener.local_addr().expect("its address");
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut request = Vec::new();
+            let mut buffer = [0u8; 1024];
+            while !request.windows(4).any(|window| window == b"\r\n\r\n") {
+                match stream.read(&mut buffer) {
+                    Ok(0) | Err(_) => break,
+                    Ok(read) => request.extend_from_slice(&buffer[..read]),
+                }
+            }
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\n\
+                 Connection: close\r\n\r\n",
+                page.len()
+            );
+            let _ = stream.write_all(head.as_bytes()).and_then(|()| stream.write_all(page.as_bytes()));
+        }
+    });
+    format!("http://{address}")
+}
+
+async fn ok(context: &mut Context, action: serde_json::Value) {
+    let parsed: Action = serde_json::from_value(action.clone()).expect("a valid action");
+    if let Err(failure) = context.perform(&parsed, None).await {
+        panic!("{action} failed: {failure}");
+    }
+}
+
+#[test]
+fn verdict_filters_show_one_verdict_at_a_time() {
+    let project = tempfile::tempdir().expect("temp dir");
+    let report = RunReport::new(
+        "http://127.0.0.1:1",
+        4000,
+        vec![
+            scenario("Pay by card", 3, Verdict::Green),
+            scenario("Refund an order", 9, Verdict::Red { step: None, step_text: None, message: "boom".into() }),
+            scenario("Export the orders", 15, Verdict::Blocked { cause: "no browser".into() }),
+        ],
+    );
+    write_reports(project.path(), &report, &Masker::new()).expect("reports");
+    let page = std::fs::read_to_string(project.path().join(".saffron/reports/report.html")).expect("html");
+    let base_url = serve(page);
+
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    runtime.block_on(async {
+        let browser = Browser::launch(BrowserConfig::default()).await.expect("these tests need Chromium");
+        let mut context = browser.new_context(ContextOptions { base_url }).await.expect("a context");
+        let c = &mut context;
+        ok(c, json!({ "type": "goto", "url": "/" })).await;
+        for name in ["Pay by card", "Refund an order", "Export the orders"] {
+            ok(c, json!({ "type": "expectVisible", "target": { "text": name } })).await;
+        }
+        ok(c, json!({ "type": "click", "target": { "role": "button", "name": "✗ red (1)" } })).await;
+        ok(c, json!({ "type": "expectVisible", "target": { "text": "Refund an order" } })).await;
+        ok(c, json!({ "type": "expectHidden", "target": { "text": "Pay by card" } })).await;
+        ok(c, json!({ "type": "expectHidden", "target": { "text": "Export the orders" } })).await;
+        ok(c, json!({ "type": "expectUrl", "urlRegex": "#red$" })).await;
+        ok(c, json!({ "type": "click", "target": { "role": "button", "name": "all (3)" } })).await;
+        ok(c, json!({ "type": "expectVisible", "target": { "text": "Pay by card" } })).await;
+        // A link to the report with a verdict opens it filtered.
+        ok(c, json!({ "type": "goto", "url": "/?blocked#blocked" })).await;
+        ok(c, json!({ "type": "expectVisible", "target": { "text": "Export the orders" } })).await;
+        ok(c, json!({ "type": "expectHidden", "target": { "text": "Refund an order" } })).await;
+        context.close().await;
+        browser.close().await;
+    });
+}
