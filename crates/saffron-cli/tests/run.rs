@@ -277,8 +277,8 @@ fn every_defect_and_a_failing_save_are_red_and_the_save_is_never_sent_twice() {
 #[test]
 fn slow_responses_are_waited_out_and_a_slow_save_is_not_repeated() {
     let runtime = runtime();
-    // Every API answer is slow, yet the first poll of the export (about 0.5 s after it starts)
-    // still comes well before the job's 1 s: at least one not-ready answer must be let pass.
+    // Every API answer is slow, and the export's first status request always finds it running:
+    // at least one not-ready answer must be let pass.
     let config = DemoConfig { faults: [Fault::Latency].into(), latency_ms: 250, ..DemoConfig::default() };
     let password = config.password.clone();
     let server = runtime.block_on(DemoServer::start(config)).expect("demo");
