@@ -17,6 +17,9 @@ pub mod model;
 pub mod openai;
 pub mod provider;
 pub mod retry;
+pub mod session;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use anthropic::AnthropicProvider;
 pub use cost::{Cost, CostSource, Prices};
@@ -24,3 +27,4 @@ pub use model::{Block, Message, Request, Response, Role, StopReason, ToolInput, 
 pub use openai::OpenAiProvider;
 pub use provider::{BoxFuture, HttpSettings, Provider, ProviderError};
 pub use retry::{RetryPolicy, Sleeper};
+pub use session::{Budget, Exhausted, Session, SessionOutcome, SessionReport, ToolGateway, ToolOutput};
