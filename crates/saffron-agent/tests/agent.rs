@@ -503,3 +503,20 @@ async fn a_model_that_stops_acting_is_nudged_once_then_given_up_on() {
     let report = Session::new(provider.as_ref(), &masker, BUDGET).run(&mut page, "", "sign in").await;
     assert_eq!(report.outcome, SessionOutcome::Done, "a nudged model that acts goes on");
 }
+
+#[tokio::test]
+async fn calls_after_the_gateway_is_done_are_not_run() {
+    let mut page = SignInPage::new();
+    page.signed_in = true;
+    let last_words = Reply::calls(&[("x1", "done", json!({})), ("x2", "click", json!({ "ref": "e3" }))]);
+    let server = FakeServer::start(Wire::Anthropic, sequence(vec![last_words])).await.expect("server");
+    let (settings, _) = settings(1);
+    let provider = provider(Wire::Anthropic, &server.base_url(), &settings);
+    let masker = masker();
+    let report = Session::new(provider.as_ref(), &masker, BUDGET).run(&mut page, "", "sign in").await;
+    assert_eq!(report.outcome, SessionOutcome::Done);
+    let names: Vec<&str> = page.calls.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(names, ["done"]);
+    let results = report.conversation.last().map(|message| message.tool_results().count());
+    assert_eq!(results, Some(1), "the conversation ends with the result of the call that finished it");
+}
