@@ -11,6 +11,7 @@
 //! - `testing` (feature `testing`): fake vendor servers playing scripted conversations.
 
 pub mod anthropic;
+pub mod config;
 pub mod cost;
 mod http;
 pub mod model;
@@ -22,6 +23,9 @@ pub mod session;
 pub mod testing;
 
 pub use anthropic::AnthropicProvider;
+pub use config::{
+    AgentCommand, AgentConfig, AgentConfigError, AgentSetup, ApiKey, BuiltInAgent, ExternalAgent, ProviderKind,
+};
 pub use cost::{Cost, CostSource, Prices};
 pub use model::{Block, Message, Request, Response, Role, StopReason, ToolInput, ToolSpec, Usage};
 pub use openai::OpenAiProvider;
