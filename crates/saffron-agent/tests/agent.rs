@@ -520,3 +520,17 @@ async fn calls_after_the_gateway_is_done_are_not_run() {
     let results = report.conversation.last().map(|message| message.tool_results().count());
     assert_eq!(results, Some(1), "the conversation ends with the result of the call that finished it");
 }
+
+/// The runner runs sessions on its worker threads: the session's future must be `Send` (this
+/// test fails to compile otherwise).
+#[test]
+fn a_session_can_run_on_a_worker_thread() {
+    fn assert_send<F: std::future::Future + Send>(_: &F) {}
+    let masker = Masker::new();
+    let (settings, _) = settings(1);
+    let provider = provider(Wire::Anthropic, "http://127.0.0.1:9", &settings);
+    let mut page = SignInPage::new();
+    let session = Session::new(provider.as_ref(), &masker, BUDGET);
+    let running = session.run(&mut page, "", "");
+    assert_send(&running);
+}
