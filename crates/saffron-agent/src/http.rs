@@ -33,12 +33,16 @@ impl Endpoint {
         settings: &HttpSettings,
     ) -> Result<Endpoint, ProviderError> {
         install_crypto_provider();
-        let client = reqwest::Client::builder()
+        let mut builder = reqwest::Client::builder()
             .timeout(settings.request_timeout)
             .connect_timeout(settings.connect_timeout)
-            .user_agent(concat!("saffron/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|error| ProviderError::Setup(error.to_string()))?;
+            .user_agent(concat!("saffron/", env!("CARGO_PKG_VERSION")));
+        // HTTP(S)_PROXY is honoured, except for a server on this machine (a local model), which
+        // a proxy elsewhere cannot reach.
+        if is_loopback(&url) {
+            builder = builder.no_proxy();
+        }
+        let client = builder.build().map_err(|error| ProviderError::Setup(error.to_string()))?;
         let mut header_map = HeaderMap::new();
         for (name, value, sensitive) in headers {
             let mut value = HeaderValue::from_str(&value).map_err(|_| {
@@ -117,6 +121,13 @@ impl Endpoint {
         };
         Failure::Transient { cause, retry_after: None }
     }
+}
+
+fn is_loopback(url: &str) -> bool {
+    let Ok(url) = reqwest::Url::parse(url) else { return false };
+    let Some(host) = url.host_str() else { return false };
+    let address = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost") || address.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 fn human_duration(duration: Duration) -> String {
@@ -208,6 +219,16 @@ mod tests {
         assert_eq!(VendorError::read(b"").message, "(empty body)");
         let long = "x".repeat(2000);
         assert_eq!(VendorError::read(long.as_bytes()).message.chars().count(), MESSAGE_LIMIT + 1);
+    }
+
+    #[test]
+    fn servers_on_this_machine_are_loopback() {
+        for url in ["http://127.0.0.1:11434/v1", "http://localhost:8080", "http://[::1]:1/v1", "http://127.8.0.1"] {
+            assert!(is_loopback(url), "{url}");
+        }
+        for url in ["https://api.anthropic.com", "http://10.0.0.2/v1", "http://localhost.example.com", "not a url"] {
+            assert!(!is_loopback(url), "{url}");
+        }
     }
 
     #[test]
