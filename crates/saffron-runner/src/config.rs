@@ -19,6 +19,8 @@ pub struct Config {
     pub hooks: Hooks,
     /// Read by `saffron mcp`, not by the runner; declared here so that the file has one type.
     pub mcp: McpSection,
+    /// The agent that records scenarios; checked only when one is needed.
+    pub agent: Option<saffron_agent::AgentConfig>,
 }
 
 /// `[mcp]`: what the project lets AI assistants do through `saffron mcp`.
@@ -231,6 +233,10 @@ fn collect_keys(root: &Value, schema: &Value, prefix: &mut Vec<String>, out: &mu
         Some(name) => &root["$defs"][name],
         None => schema,
     };
+    // An optional table is `anyOf: [{$ref}, {type: null}]`: its keys are those of each choice.
+    for choice in schema.get("anyOf").and_then(Value::as_array).into_iter().flatten() {
+        collect_keys(root, choice, prefix, out);
+    }
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else { return };
     for (name, property) in properties {
         prefix.push(name.clone());
@@ -250,7 +256,9 @@ fn closest_key(path: &[String], known: &[Vec<String>]) -> Option<String> {
         .filter(|(similarity, _)| *similarity >= 0.8)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, key)| key);
-    best.or_else(|| known.iter().find(|key| key.last() == Some(name))).map(|key| key.join("."))
+    // A name found in several tables (`base_url` at the top and in [agent]): the shallowest.
+    let elsewhere = || known.iter().filter(|key| key.last() == Some(name)).min_by_key(|key| key.len());
+    best.or_else(elsewhere).map(|key| key.join("."))
 }
 
 /// Where the key at `path` is written: the span of its last part.
@@ -340,6 +348,22 @@ mod tests {
         assert!(none.is_empty());
         let (_, far) = Config::parse_checked("zzz = 1\n").expect("valid");
         assert_eq!(far[0].suggestion, None);
+    }
+
+    #[test]
+    fn the_agent_table_is_known_and_its_typos_are_named() {
+        let text = "[agent]\nprovider = \"anthropic\"\nmodel = \"m\"\nbase_url = \"http://127.0.0.1:1\"\n\
+                    api_key_env = \"KEY\"\nmax_turns = 5\nmax_tokens = 1000\nprice_input_per_mtok = 1.0\n\
+                    price_output_per_mtok = 2.0\ncommand = [\"a\"]\nmodle = \"x\"\n";
+        let (config, unknown) = Config::parse_checked(text).expect("valid");
+        let named: Vec<(&str, Option<&str>)> =
+            unknown.iter().map(|u| (u.key.as_str(), u.suggestion.as_deref())).collect();
+        assert_eq!(named, [("agent.modle", Some("agent.model"))]);
+        let agent = config.agent.expect("an [agent] table");
+        assert_eq!((agent.provider.as_deref(), agent.max_turns), (Some("anthropic"), Some(5)));
+        assert_eq!(Config::parse("base_url = \"x\"\n").expect("valid").agent, None);
+        // A value the agent cannot use does not stop a replay-only run: it is checked when needed.
+        assert!(Config::parse("[agent]\nprovider = \"nope\"\n").is_ok());
     }
 
     #[test]
