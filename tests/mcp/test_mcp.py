@@ -14,12 +14,10 @@ SAFFRON_BIN names the binary (default: target/debug/saffron).
 import asyncio
 import copy
 import hashlib
-import http.server
 import json
 import os
 import shutil
 import subprocess
-import threading
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
@@ -671,36 +669,9 @@ def test_run_replays_scenarios_and_masks_the_password(project):
 
 # ---- secrets in every spelling --------------------------------------------------------------------
 
-ECHO_PAGE = REPOSITORY / "crates" / "saffron-cli" / "tests" / "fixtures" / "echo.html"
 # Every character some output escapes, around a core no escaping changes.
 TRICKY = "pa\"ss\\Zq9hunter'<&>\t\u20ac /x"
 TRICKY_CORE = "Zq9hunter"
-
-
-@contextmanager
-def echo_page():
-    """Serves the page that echoes what is typed into it in every spelling an output may use."""
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            body = ECHO_PAGE.read_bytes()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def echo_project(root):
@@ -713,7 +684,7 @@ def echo_project(root):
     )
     (root / "saffron.toml").write_text("[timeouts]\nassertion_ms = 300\n")
     steps = [
-        {"kind": "context", "text": "I open the echo page", "actions": [{"type": "goto", "url": "/"}]},
+        {"kind": "context", "text": "I open the echo page", "actions": [{"type": "goto", "url": "/lab/echo"}]},
         {
             "kind": "action",
             "text": "I type the secret and show it",
@@ -756,7 +727,7 @@ def test_run_masks_a_secret_in_every_spelling_the_page_gives_it(tmp_path):
             for report in result["reports"]:
                 assert TRICKY_CORE not in (root / report).read_text(), report
 
-    with echo_page() as url:
+    with demo_app() as url:
         run(body(url))
 
 

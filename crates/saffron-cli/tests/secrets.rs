@@ -1,14 +1,13 @@
-//! A secret never reaches an output of a run, in any spelling: `saffron run` against a page that
-//! echoes what was typed into it in every escaping an output may give it (raw, JSON, HTML, XML,
+//! A secret never reaches an output of a run, in any spelling: `saffron run` against the demo's
+//! `/lab/echo` page, which echoes what was typed into it in every escaping an output may give it (raw, JSON, HTML, XML,
 //! URL and form encoding, shell quoting, Rust's Debug) and puts it in its URL, then fails an
 //! assertion that quotes all of it. Stdout (text and JSON) and the four reports must hold the
 //! `{env:NAME}` token where the page showed the secret, and never the secret.
 
-use std::io::{Read, Write};
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use saffron_demo::{DemoConfig, DemoServer};
 use saffron_recording::{Action, RecordedStep, Recording, StepKind, StepSpec, Store, feature_slug, scenario_slugs};
 use serde_json::json;
 
@@ -20,31 +19,6 @@ const TOKEN: &str = "{env:TRICKY}";
 
 const FEATURE: &str = "Feature: Echo\n  Scenario: Show the secret\n    Given I open the echo page\n    \
                        When I type the secret and show it\n    Then nothing is echoed\n";
-
-/// Serves the echo page on a loopback port, for as long as the test process lives.
-fn serve_echo_page() -> String {
-    let page = include_str!("fixtures/echo.html");
-    let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
-    let address = listener.local_addr().expect("its address");
-    std::thread::spawn(move || {
-        for mut stream in listener.incoming().flatten() {
-            let mut request = Vec::new();
-            let mut buffer = [0u8; 1024];
-            while !request.windows(4).any(|window| window == b"\r\n\r\n") {
-                match stream.read(&mut buffer) {
-                    Ok(0) | Err(_) => break,
-                    Ok(read) => request.extend_from_slice(&buffer[..read]),
-                }
-            }
-            let response = format!(
-                "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
-                page.len()
-            );
-            let _ = stream.write_all(response.as_bytes());
-        }
-    });
-    format!("http://{address}")
-}
 
 fn action(value: serde_json::Value) -> Action {
     serde_json::from_value(value).expect("a valid action")
@@ -63,7 +37,7 @@ fn echo_project() -> PathBuf {
         vec![
             RecordedStep::new(
                 StepSpec::new(StepKind::Context, "I open the echo page"),
-                vec![action(json!({ "type": "goto", "url": "/" }))],
+                vec![action(json!({ "type": "goto", "url": "/lab/echo" }))],
             ),
             RecordedStep::new(
                 StepSpec::new(StepKind::Action, "I type the secret and show it"),
@@ -103,7 +77,9 @@ fn assert_masked(surface: &str, text: &str, at_least: usize) {
 
 #[test]
 fn a_secret_is_masked_in_every_spelling_on_stdout_and_in_every_report() {
-    let base_url = serve_echo_page();
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    let server = runtime.block_on(DemoServer::start(DemoConfig::default())).expect("the demo app");
+    let base_url = server.url();
     let root = echo_project();
 
     let output = run(&root, &base_url, "text");
@@ -135,4 +111,5 @@ fn a_secret_is_masked_in_every_spelling_on_stdout_and_in_every_report() {
     assert_eq!(results[0]["verdict"], "red");
     assert_masked("stdout (JSON)", &stdout, 9);
     let _ = std::fs::remove_dir_all(&root);
+    let _ = runtime.block_on(server.shutdown());
 }

@@ -453,6 +453,23 @@ mod tests {
         )
     }
 
+    /// A proposal for the scenario "Buy" whose button reads `button`.
+    fn draft(button: &str, feature_edits: Vec<FeatureEdit>, narrative: &str) -> ProposalDraft {
+        ProposalDraft {
+            scenario: ScenarioRef {
+                feature: "features/a.feature".into(),
+                name: "Buy".into(),
+                cache_path: CACHE.into(),
+            },
+            recording: recording(button),
+            feature_edits,
+            narrative: narrative.into(),
+            adaptations: vec![],
+            usage: None,
+            filed_at: None,
+        }
+    }
+
     /// A project with one recorded scenario and a fresh proposal renaming its button.
     fn project(allow_accept: bool, edits: Vec<FeatureEdit>) -> (tempfile::TempDir, Project) {
         let dir = tempfile::tempdir().expect("temp dir");
@@ -463,19 +480,7 @@ mod tests {
         let store = Store::open(root).expect("store");
         let committed = recording("Buy");
         store.write_recording(&root.join(CACHE), &committed).expect("recording");
-        let draft = ProposalDraft {
-            scenario: ScenarioRef {
-                feature: "features/a.feature".into(),
-                name: "Buy".into(),
-                cache_path: CACHE.into(),
-            },
-            recording: recording("Buy now"),
-            feature_edits: edits,
-            narrative: "The button was renamed.".into(),
-            adaptations: vec![],
-            usage: None,
-            filed_at: None,
-        };
+        let draft = draft("Buy now", edits, "The button was renamed.");
         store.write_proposal(&root.join(PROPOSAL), &Proposal::file(draft, Some(&committed))).expect("proposal");
         let project = Project::open(root.to_path_buf());
         (dir, project)
@@ -593,19 +598,7 @@ mod tests {
         let cache_folder = root.join(".saffron/cache/a");
         std::fs::remove_dir_all(&cache_folder).expect("remove the committed recording");
         std::os::unix::fs::symlink(outside.path(), &cache_folder).expect("link the cache folder out");
-        let draft = ProposalDraft {
-            scenario: ScenarioRef {
-                feature: "features/a.feature".into(),
-                name: "Buy".into(),
-                cache_path: CACHE.into(),
-            },
-            recording: recording("Buy now"),
-            feature_edits: vec![],
-            narrative: "First recording.".into(),
-            adaptations: vec![],
-            usage: None,
-            filed_at: None,
-        };
+        let draft = draft("Buy now", vec![], "First recording.");
         let store = Store::open(root).expect("store");
         store.write_proposal(&root.join(PROPOSAL), &Proposal::file(draft, None)).expect("proposal");
         let mut project = Project::open(root.to_path_buf());
