@@ -254,3 +254,23 @@ impl Render for RunOutput {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_browser_url_that_is_not_a_devtools_endpoint_is_refused_with_a_hint() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let project = Project::open(dir.path().to_path_buf());
+        let args = RunArgs {
+            base_url: Some("http://127.0.0.1:3000".into()),
+            browser_url: Some("localhost:9222".into()),
+            ..RunArgs::default()
+        };
+        let Err(error) = prepare(&project, args) else { panic!("an invalid browser URL was accepted") };
+        assert!(error.message.starts_with("invalid browser URL:"), "{}", error.message);
+        assert!(error.message.contains("http://localhost:9222"), "{}", error.message);
+        assert!(error.hint.contains("browserUrl"), "{}", error.hint);
+    }
+}
