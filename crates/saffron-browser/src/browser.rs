@@ -14,6 +14,7 @@ use crate::context::{Context, ContextOptions};
 use crate::error::BrowserError;
 use crate::lock;
 use crate::profile::{PROFILE_ENV, Profile, sweep_stale_profiles};
+use crate::remote::Endpoint;
 
 /// Where Debian's `chromium` package puts its launcher.
 pub const DEFAULT_CHROMIUM: &str = "/usr/bin/chromium";
@@ -31,15 +32,36 @@ pub struct BrowserConfig {
     /// How long an action waits (for its element, actionability, a response, ...) when neither
     /// the action's `timeoutMs` nor the caller says otherwise.
     pub default_timeout: Duration,
-    /// Window and viewport size in CSS pixels.
+    /// Window and viewport size in CSS pixels (a remote browser's window keeps its size; its
+    /// pages get this viewport).
     pub window: (u32, u32),
+    /// The DevTools endpoint of a browser that runs already, to use instead of launching
+    /// Chromium (`executable` and `headless` then do not apply): see [`Browser::connect`].
+    pub url: Option<String>,
 }
 
 impl Default for BrowserConfig {
     fn default() -> Self {
-        BrowserConfig { executable: None, headless: true, default_timeout: Duration::from_secs(5), window: (1280, 720) }
+        BrowserConfig {
+            executable: None,
+            headless: true,
+            default_timeout: Duration::from_secs(5),
+            window: (1280, 720),
+            url: None,
+        }
     }
 }
+
+/// How long reaching a remote browser may take: resolving its `/json/version`, opening the
+/// WebSocket, and its first answer, each.
+const CONNECT_LIMIT: Duration = Duration::from_secs(15);
+
+/// How long a browser that may have gone away gets to answer before it is taken for gone.
+const PROBE_LIMIT: Duration = Duration::from_secs(5);
+
+/// Our own waits are bounded by each action's timeout; this only catches a browser that stopped
+/// answering altogether.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 
 fn is_executable(path: &Path) -> bool {
     let Ok(metadata) = std::fs::metadata(path) else { return false };
@@ -67,8 +89,8 @@ pub async fn find_chromium(configured: Option<&Path>) -> Result<PathBuf, Browser
     if is_executable(&candidate) { Ok(candidate) } else { Err(BrowserError::NotFound { searched: vec![candidate] }) }
 }
 
-/// One Chromium process. Cheap to clone: clones share the process, so parallel workers each
-/// open their own [`Context`] in it.
+/// One browser: a Chromium this process launched, or a remote one it connected to. Cheap to
+/// clone: clones share the browser, so parallel workers each open their own [`Context`] in it.
 #[derive(Clone)]
 pub struct Browser {
     pub(crate) inner: Arc<BrowserInner>,
@@ -79,10 +101,16 @@ pub(crate) struct BrowserInner {
     pub(crate) browser: RwLock<Option<chromiumoxide::Browser>>,
     handler: std::sync::Mutex<Option<JoinHandle<()>>>,
     process_id: Option<u32>,
-    profile_dir: PathBuf,
+    profile_dir: Option<PathBuf>,
     /// The fresh profile directory and its watchdog: released (every browser process ended, the
-    /// folder removed) when the browser is closed or dropped, or when this process dies.
+    /// folder removed) when the browser is closed or dropped, or when this process dies. A
+    /// remote browser has none: it is not ours to end.
     profile: std::sync::Mutex<Option<Profile>>,
+    /// The endpoint of a remote browser, as it may be shown.
+    remote: Option<String>,
+    /// Why the connection ended, once it has: the connection task's last error, or a probe
+    /// that got no answer. Every later browser-level call fails at once with it.
+    lost: Arc<std::sync::Mutex<Option<String>>>,
     pub(crate) config: BrowserConfig,
 }
 
@@ -103,7 +131,87 @@ const FLAGS: &[&str] = &[
     "no-default-browser-check",
 ];
 
+/// Polls the connection on its own task for the browser's whole life (every command and event
+/// flows through it), and records why it ended. An error from it means the WebSocket broke;
+/// polling on would spin.
+fn drive_connection(
+    mut handler: chromiumoxide::Handler,
+    lost: Arc<std::sync::Mutex<Option<String>>>,
+) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        let cause = loop {
+            match handler.next().await {
+                Some(Ok(())) => {}
+                Some(Err(error)) => break error.to_string(),
+                None => break "the connection was closed".to_owned(),
+            }
+        };
+        lock(&lost).get_or_insert(cause);
+    })
+}
+
 impl Browser {
+    /// Launches Chromium, or connects to the browser at `config.url` when there is one.
+    pub async fn start(config: BrowserConfig) -> Result<Browser, BrowserError> {
+        match config.url.clone() {
+            Some(url) => Browser::connect(&url, config).await,
+            None => Browser::launch(config).await,
+        }
+    }
+
+    /// Connects to a browser that runs already, over its DevTools endpoint (`url`: `ws://` or
+    /// `wss://` for its browser WebSocket, `http://` or `https://` for the server that names it
+    /// in `/json/version`): a Chrome started with `--remote-debugging-port`, or a browser service
+    /// that speaks CDP. Each [`Context`] is still a fresh browser context. The browser is not
+    /// ours: [`Browser::close`] only disconnects, and the contexts opened here are disposed by
+    /// the browser when the connection ends, however it ends. Must run inside a Tokio runtime,
+    /// as [`Browser::launch`].
+    pub async fn connect(url: &str, config: BrowserConfig) -> Result<Browser, BrowserError> {
+        let endpoint =
+            Endpoint::parse(url).map_err(|message| BrowserError::Connect { url: url.to_owned(), message })?;
+        let shown = endpoint.shown();
+        let failed = |message: String| BrowserError::Connect { url: shown.clone(), message };
+        if endpoint.needs_tls() {
+            return Err(failed(
+                "wss:// and https:// are not supported yet (this build has no TLS): reach the browser over ws:// or \
+                 http://, e.g. through an SSH tunnel (ssh -L 9222:127.0.0.1:9222 HOST, then http://127.0.0.1:9222)"
+                    .to_owned(),
+            ));
+        }
+        let websocket = endpoint.websocket_url(CONNECT_LIMIT).await.map_err(failed)?;
+        let (width, height) = config.window;
+        let handler_config = chromiumoxide::handler::HandlerConfig {
+            viewport: Some(viewport(width, height)),
+            request_timeout: REQUEST_TIMEOUT,
+            ..chromiumoxide::handler::HandlerConfig::default()
+        };
+        let (browser, handler) =
+            tokio::time::timeout(CONNECT_LIMIT, chromiumoxide::Browser::connect_with_config(websocket, handler_config))
+                .await
+                .map_err(|_| failed(format!("the WebSocket did not open within {} s", CONNECT_LIMIT.as_secs())))?
+                .map_err(|error| failed(format!("the WebSocket did not open: {error}")))?;
+        let lost = Arc::new(std::sync::Mutex::new(None));
+        let handler_task = drive_connection(handler, lost.clone());
+        let browser = Browser {
+            inner: Arc::new(BrowserInner {
+                browser: RwLock::new(Some(browser)),
+                handler: std::sync::Mutex::new(Some(handler_task)),
+                process_id: None,
+                profile_dir: None,
+                profile: std::sync::Mutex::new(None),
+                remote: Some(shown.clone()),
+                lost,
+                config,
+            }),
+        };
+        // An open WebSocket proves little (a proxy, another server): the browser must answer.
+        match tokio::time::timeout(CONNECT_LIMIT, browser.call("Browser.getVersion", serde_json::json!({}))).await {
+            Ok(Ok(_)) => Ok(browser),
+            Ok(Err(error)) => Err(failed(format!("it did not answer as a browser does: {error}"))),
+            Err(_) => Err(failed(format!("it did not answer within {} s", CONNECT_LIMIT.as_secs()))),
+        }
+    }
+
     /// Launches Chromium. Must run inside a Tokio runtime, which then drives the connection:
     /// keep that runtime alive as long as the browser is used.
     pub async fn launch(config: BrowserConfig) -> Result<Browser, BrowserError> {
@@ -126,43 +234,28 @@ impl Browser {
             .env("TMPDIR", profile.path().to_string_lossy())
             .no_sandbox()
             .window_size(width, height)
-            .viewport(Viewport {
-                width,
-                height,
-                device_scale_factor: None,
-                emulating_mobile: false,
-                is_landscape: width >= height,
-                has_touch: false,
-            })
+            .viewport(viewport(width, height))
             .launch_timeout(Duration::from_secs(30))
-            // Our own waits are bounded by each action's timeout; this only catches a browser
-            // that stopped answering altogether.
-            .request_timeout(Duration::from_secs(60))
+            .request_timeout(REQUEST_TIMEOUT)
             .args(FLAGS.iter().copied());
         if !config.headless {
             builder = builder.with_head();
         }
         let chromium_config = builder.build().map_err(launch_error)?;
-        let (mut browser, mut handler) =
+        let (mut browser, handler) =
             chromiumoxide::Browser::launch(chromium_config).await.map_err(|error| launch_error(error.to_string()))?;
         let process_id = browser.get_mut_child().and_then(|child| child.as_mut_inner().id());
-        // The handler is the connection: every command and event flows through it, so it is
-        // polled on its own task for the browser's whole life. An error from it means the
-        // websocket broke; polling on would spin.
-        let handler_task = tokio::spawn(async move {
-            while let Some(event) = handler.next().await {
-                if event.is_err() {
-                    break;
-                }
-            }
-        });
+        let lost = Arc::new(std::sync::Mutex::new(None));
+        let handler_task = drive_connection(handler, lost.clone());
         Ok(Browser {
             inner: Arc::new(BrowserInner {
                 browser: RwLock::new(Some(browser)),
                 handler: std::sync::Mutex::new(Some(handler_task)),
                 process_id,
-                profile_dir: profile.path().to_path_buf(),
+                profile_dir: Some(profile.path().to_path_buf()),
                 profile: std::sync::Mutex::new(Some(profile)),
+                remote: None,
+                lost,
                 config,
             }),
         })
@@ -174,15 +267,48 @@ impl Browser {
     }
 
     /// The Chromium process id, so a supervisor can reap the browser if this process dies
-    /// before [`Browser::close`] (a killed runner cannot close anything).
+    /// before [`Browser::close`] (a killed runner cannot close anything). `None` for a remote
+    /// browser.
     pub fn process_id(&self) -> Option<u32> {
         self.inner.process_id
     }
 
     /// The browser's profile folder (`saffron-chromium-*` in the temporary directory), gone once
-    /// the browser is closed or dropped.
-    pub fn profile_dir(&self) -> &Path {
-        &self.inner.profile_dir
+    /// the browser is closed or dropped. `None` for a remote browser.
+    pub fn profile_dir(&self) -> Option<&Path> {
+        self.inner.profile_dir.as_deref()
+    }
+
+    /// The remote browser's endpoint as it may be shown (no credentials, no query); `None` for
+    /// a browser this process launched.
+    pub fn remote_endpoint(&self) -> Option<&str> {
+        self.inner.remote.as_deref()
+    }
+
+    /// Why the connection to the browser is gone (it crashed, was killed, or the socket closed),
+    /// or `None` while it answers. Asks the browser when nothing is known yet, so that a failed
+    /// action can be told apart from a browser that went away under it: the first is a verdict
+    /// about the app, the second is not.
+    pub async fn lost_connection(&self) -> Option<String> {
+        // Not matched on directly: the guard would live through the probe, which locks it too.
+        let recorded = lock(&self.inner.lost).clone();
+        let cause = match recorded {
+            Some(cause) => cause,
+            None => {
+                match tokio::time::timeout(PROBE_LIMIT, self.call("Browser.getVersion", serde_json::json!({}))).await {
+                    // Any answer, even an error, comes from a browser that is there.
+                    Ok(Ok(_) | Err(CdpFail::Protocol(_))) => return None,
+                    Ok(Err(error)) => lock(&self.inner.lost).get_or_insert(error.to_string()).clone(),
+                    Err(_) => lock(&self.inner.lost)
+                        .get_or_insert(format!("it did not answer for {} s", PROBE_LIMIT.as_secs()))
+                        .clone(),
+                }
+            }
+        };
+        Some(match &self.inner.remote {
+            Some(endpoint) => format!("lost the connection to the remote browser at {endpoint}: {cause}"),
+            None => format!("lost the connection to Chromium: {cause}"),
+        })
     }
 
     /// Opens a fresh, isolated browser context (own cookies, storage and cache) with one blank
@@ -197,15 +323,22 @@ impl Browser {
         method: &'static str,
         params: serde_json::Value,
     ) -> Result<serde_json::Value, CdpFail> {
+        if let Some(cause) = lock(&self.inner.lost).clone() {
+            return Err(CdpFail::Dead(cause));
+        }
         let guard = self.inner.browser.read().await;
         let browser = guard.as_ref().ok_or_else(|| CdpFail::Dead("the browser was closed".to_owned()))?;
         Ok(browser.execute(Raw::new(method, params)).await?.result)
     }
 
-    /// Closes every context and the browser process, and removes its profile directory.
+    /// Closes every context and the browser process, and removes its profile directory. A
+    /// remote browser is only disconnected from: it keeps running, without the contexts this
+    /// process opened in it.
     pub async fn close(&self) {
         let taken = self.inner.browser.write().await.take();
-        if let Some(mut browser) = taken {
+        if let Some(mut browser) = taken
+            && self.inner.remote.is_none()
+        {
             // Ask politely, then make sure: a browser that ignores `Browser.close` must not
             // outlive the run.
             let closed = tokio::time::timeout(Duration::from_secs(5), browser.close()).await;
@@ -225,6 +358,17 @@ impl Browser {
         if let Some(mut profile) = profile {
             let _ = tokio::task::spawn_blocking(move || profile.release()).await;
         }
+    }
+}
+
+fn viewport(width: u32, height: u32) -> Viewport {
+    Viewport {
+        width,
+        height,
+        device_scale_factor: None,
+        emulating_mobile: false,
+        is_landscape: width >= height,
+        has_touch: false,
     }
 }
 

@@ -150,7 +150,10 @@ impl Context {
             let destroyed = chromium.event_listener::<EventTargetDestroyed>().await.map_err(|e| protocol(e.into()))?;
             (created, destroyed)
         };
-        let answer = browser.call("Target.createBrowserContext", json!({})).await.map_err(protocol)?;
+        // Disposed by the browser itself when our connection ends, however it ends: a remote
+        // browser keeps nothing of a run that was killed before it could close its contexts.
+        let answer =
+            browser.call("Target.createBrowserContext", json!({ "disposeOnDetach": true })).await.map_err(protocol)?;
         let context_id = answer
             .get("browserContextId")
             .and_then(Value::as_str)

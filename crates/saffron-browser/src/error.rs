@@ -26,6 +26,14 @@ pub enum BrowserError {
         /// Why it failed.
         message: String,
     },
+    /// The remote browser at `url` could not be reached, or did not answer as a browser does.
+    #[error("could not connect to the browser at {url}: {message}")]
+    Connect {
+        /// The endpoint, as it may be shown (no credentials, no query).
+        url: String,
+        /// Why it failed.
+        message: String,
+    },
     /// A DevTools protocol call failed.
     #[error("browser protocol error: {0}")]
     Protocol(String),

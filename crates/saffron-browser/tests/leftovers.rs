@@ -38,7 +38,7 @@ fn child_owning_a_browser() {
             .expect("a browser context");
         (browser, context)
     });
-    println!("{PROFILE_MARK}{}", browser.profile_dir().display());
+    println!("{PROFILE_MARK}{}", browser.profile_dir().expect("a launched browser has a profile").display());
     let _ = std::io::stdin().read_to_end(&mut Vec::new());
     runtime.block_on(async {
         context.close().await;

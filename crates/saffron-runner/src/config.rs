@@ -36,11 +36,14 @@ pub struct McpSection {
 pub struct BrowserSection {
     pub path: String,
     pub headless: bool,
+    /// The DevTools endpoint of a browser that runs already (`ws://`, `wss://`, `http://`,
+    /// `https://`), replayed in instead of a launched Chromium; empty: launch one.
+    pub url: String,
 }
 
 impl Default for BrowserSection {
     fn default() -> Self {
-        BrowserSection { path: String::new(), headless: true }
+        BrowserSection { path: String::new(), headless: true, url: String::new() }
     }
 }
 

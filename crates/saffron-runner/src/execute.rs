@@ -39,7 +39,7 @@ pub async fn run_with_progress(
     let needs_browser =
         executions.iter().any(|e| e.recording.is_ok() || e.fixture.as_ref().is_some_and(|f| f.recording.is_ok()));
     let browser = if needs_browser {
-        match Browser::launch(options.browser.clone()).await {
+        match Browser::start(options.browser.clone()).await {
             Ok(browser) => Some(browser),
             Err(error) => {
                 let cause = error.to_string();
@@ -221,7 +221,10 @@ async fn replay_unmasked(
     let base_url = options.base_url.clone();
     let mut context = match browser.new_context(ContextOptions { base_url }).await {
         Ok(context) => context,
-        Err(error) => return (blocked(&execution, &error.to_string()), masker),
+        Err(error) => {
+            let cause = browser.lost_connection().await.unwrap_or_else(|| error.to_string());
+            return (blocked(&execution, &cause), masker);
+        }
     };
     let seed = new_unique_seed();
     let values = ExecutionValues {
@@ -288,6 +291,12 @@ async fn replay_unmasked(
                     });
                 }
                 Err(failure) => {
+                    // The browser went away under the action: that says nothing about the app.
+                    if let Some(cause) = browser.lost_connection().await {
+                        outcome.verdict =
+                            Verdict::Blocked { cause: masker.mask(&format!("step {} `{action}`: {cause}", index + 1)) };
+                        break 'steps;
+                    }
                     // A field that holds a secret is blanked for the picture, whatever its type.
                     let secrets: Vec<&str> = masker.values().collect();
                     outcome.screenshot = context.screenshot_hiding(&secrets).await.ok();

@@ -29,6 +29,8 @@ pub struct RunRequest {
     pub shard: Option<(usize, usize)>,
     /// Whether the setup and teardown hooks run.
     pub hooks: bool,
+    /// A remote browser's DevTools endpoint; wins over `[browser] url` in `saffron.toml`.
+    pub browser_url: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -39,6 +41,8 @@ pub enum SessionError {
     NoBaseUrl,
     #[error("invalid base URL: {0}")]
     InvalidBaseUrl(String),
+    #[error("invalid browser URL: {0}")]
+    InvalidBrowserUrl(String),
     #[error("no scenario matches the selection")]
     NoScenario,
     #[error("setup failed, no scenario was run: `{command}` {reason}")]
@@ -109,10 +113,20 @@ impl Session {
             return Err(SessionError::InvalidBaseUrl(problem));
         }
         let base_url = base_url.trim().to_owned();
+        let browser_url =
+            request.browser_url.or_else(|| Some(config.browser.url.clone()).filter(|url| !url.is_empty()));
+        // Checked before any hook runs: a typo here is the user's to fix, not a blocked run.
+        let browser_url = browser_url
+            .map(|url| {
+                saffron_browser::Endpoint::parse(&url).map_err(SessionError::InvalidBrowserUrl)?;
+                Ok(url.trim().to_owned())
+            })
+            .transpose()?;
         let mut options = options_with_env(root, Vec::new());
         options.base_url = base_url;
         options.workers = request.workers.max(1);
         options.browser.headless = config.browser.headless && !request.headed;
+        options.browser.url = browser_url;
         if !config.browser.path.trim().is_empty() {
             options.browser.executable = Some(root.join(config.browser.path.trim()));
         }

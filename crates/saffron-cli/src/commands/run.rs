@@ -34,6 +34,10 @@ pub struct RunArgs {
     /// Show the browser window.
     #[arg(long)]
     headed: bool,
+    /// Replay in a browser that runs already, over its DevTools endpoint (ws://HOST:PORT/devtools/browser/ID,
+    /// or http://HOST:PORT), instead of launching Chromium (default: `[browser] url` in saffron.toml).
+    #[arg(long, value_name = "URL")]
+    browser_url: Option<String>,
     /// Run shard I of N (`--shard 2/3`), for splitting a suite across CI machines.
     #[arg(long)]
     shard: Option<String>,
@@ -74,6 +78,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         headed: args.headed,
         shard: args.shard.as_deref().map(parse_shard).transpose()?,
         hooks: !args.no_hooks,
+        browser_url: args.browser_url,
     };
     // An unreadable recording is named here; its scenario's verdict is red.
     let (snapshot, mut problems) = project::load_index(&root);
@@ -204,7 +209,11 @@ async fn until_interrupted<T>(interrupt: &Interrupt, future: impl std::future::F
 async fn replay_with_progress(executions: Vec<Execution>, options: &RunOptions) -> Vec<ScenarioResult> {
     let count = executions.len();
     let workers = options.workers.max(1).min(count);
-    eprintln!("replaying {count} scenario(s) on {workers} worker(s) against {}", options.base_url);
+    let browser = match options.browser.url.as_deref().map(saffron_browser::Endpoint::parse) {
+        Some(Ok(endpoint)) => format!(" in the browser at {endpoint}"),
+        _ => String::new(),
+    };
+    eprintln!("replaying {count} scenario(s) on {workers} worker(s) against {}{browser}", options.base_url);
     let bar = indicatif::ProgressBar::new(count as u64);
     if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {wide_msg}") {
         bar.set_style(style);

@@ -32,6 +32,11 @@ pub struct RunArgs {
     /// Scenarios replayed at once (default 2, at most 8).
     #[serde(default)]
     pub workers: Option<usize>,
+    /// A browser that runs already, replayed in instead of a launched Chromium: its DevTools
+    /// endpoint (`ws://HOST:PORT/devtools/browser/ID` or `http://HOST:PORT`); default: `[browser]
+    /// url` in saffron.toml.
+    #[serde(default)]
+    pub browser_url: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -124,12 +129,17 @@ pub fn prepare(project: &Project, args: RunArgs) -> Result<Session, ToolError> {
         headed: false,
         shard: None,
         hooks: true,
+        browser_url: args.browser_url,
     };
     Session::prepare(project.root(), &project.snapshot(), request).map_err(|error| {
         let hint = match error {
             saffron_runner::SessionError::NoBaseUrl => "pass baseUrl, the address the application under test runs on",
             saffron_runner::SessionError::InvalidBaseUrl(_) => {
                 "pass baseUrl as the application's http:// or https:// address, e.g. http://127.0.0.1:3000"
+            }
+            saffron_runner::SessionError::InvalidBrowserUrl(_) => {
+                "pass browserUrl as the browser's DevTools address, ws://HOST:PORT/devtools/browser/ID or \
+                 http://HOST:PORT, or leave it out to launch Chromium"
             }
             saffron_runner::SessionError::NoScenario => {
                 "call list_scenarios to see the scenarios, then pass their files or FILE:LINE"
@@ -242,5 +252,25 @@ impl Render for RunOutput {
             let _ = writeln!(out, "reports: {}", self.reports.join(", "));
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_browser_url_that_is_not_a_devtools_endpoint_is_refused_with_a_hint() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let project = Project::open(dir.path().to_path_buf());
+        let args = RunArgs {
+            base_url: Some("http://127.0.0.1:3000".into()),
+            browser_url: Some("localhost:9222".into()),
+            ..RunArgs::default()
+        };
+        let Err(error) = prepare(&project, args) else { panic!("an invalid browser URL was accepted") };
+        assert!(error.message.starts_with("invalid browser URL:"), "{}", error.message);
+        assert!(error.message.contains("http://localhost:9222"), "{}", error.message);
+        assert!(error.hint.contains("browserUrl"), "{}", error.hint);
     }
 }
