@@ -88,14 +88,14 @@ pub fn run(incoming: Receiver<Incoming>, output: Output) -> bool {
                 Ok(Incoming::Message(Message::Notification(exit))) if exit.method == notification::Exit::METHOD => {
                     return state.phase == Phase::ShuttingDown;
                 }
-                Ok(message) => state.handle(message),
+                Ok(message) => state.guarded("a message", |state| state.handle(message)),
                 // The client is gone without `exit`.
                 Err(_) => return false,
             },
             recv(finished) -> task => if let Ok(task) = task {
-                state.finish(task);
+                state.guarded("a result", |state| state.finish(task));
             },
-            recv(due) -> _ => state.start_diagnostics(),
+            recv(due) -> _ => state.guarded("diagnostics", GlobalState::start_diagnostics),
         }
     }
 }
@@ -123,23 +123,25 @@ impl GlobalState {
         }
     }
 
+    /// Runs one step of the loop. Requests have their own guard (a panic is their error
+    /// reply); a panic anywhere else (a notification, a reply's handler) is logged, and the
+    /// loop goes on.
+    fn guarded(&mut self, what: &str, step: impl FnOnce(&mut GlobalState)) {
+        if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| step(self))) {
+            let why = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            self.log(lsp::MessageType::ERROR, format!("handling {what} failed: {why}"));
+        }
+    }
+
     fn handle(&mut self, incoming: Incoming) {
         match incoming {
             Incoming::Malformed { id, error } => self.output.respond::<()>(id.as_ref(), Err(error)),
             Incoming::Message(Message::Request(request)) => self.on_request(request),
-            Incoming::Message(Message::Notification(notification)) => {
-                let method = notification.method.clone();
-                // A notification has no reply to carry an error: a panic is logged.
-                if let Err(panic) =
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.on_notification(notification)))
-                {
-                    let what = panic
-                        .downcast_ref::<&str>()
-                        .map(|s| s.to_string())
-                        .or_else(|| panic.downcast_ref::<String>().cloned());
-                    self.log(lsp::MessageType::ERROR, format!("{method} failed: {}", what.unwrap_or_default()));
-                }
-            }
+            Incoming::Message(Message::Notification(notification)) => self.on_notification(notification),
             Incoming::Message(Message::Response(response)) => self.on_response(response),
         }
     }
@@ -225,6 +227,11 @@ impl GlobalState {
         params: R::Params,
         handler: impl FnOnce(&mut GlobalState, Result<serde_json::Value, lsp_server::ResponseError>) + 'static,
     ) {
+        // Serialized here: lsp-server's `register` would panic on parameters serde cannot write.
+        let params = match serde_json::to_value(params) {
+            Ok(params) => params,
+            Err(error) => return self.log(lsp::MessageType::ERROR, format!("cannot send {}: {error}", R::METHOD)),
+        };
         let request = self.server_requests.outgoing.register(R::METHOD.to_string(), params, Box::new(handler));
         self.output.request(&request);
     }
