@@ -6,7 +6,7 @@
 //! line; then with the cursor inside the whole step), with p50 and p99 latency from the request
 //! written to its response read (the client's JSON parsing is not counted).
 //! Run: `npm ci --prefix benches/peers && cargo build --release -p saffron-cli && cargo bench -p saffron-benches --bench lsp`
-//! (add `-- --saffron-only` to leave the peer out).
+//! (add `-- --saffron-only` to leave the peer out, `-- --saffron PATH` to drive another build).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -167,7 +167,12 @@ fn drive(command: impl Fn() -> Command, root: &Path) -> Figures {
 
 fn main() -> ExitCode {
     let root: PathBuf = corpus_dir().join("sylius");
-    let saffron = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/saffron");
+    // `-- --saffron PATH`: another build (one built from an older commit), to compare two.
+    let arguments: Vec<String> = std::env::args().collect();
+    let saffron = match arguments.iter().position(|arg| arg == "--saffron").and_then(|at| arguments.get(at + 1)) {
+        Some(path) => PathBuf::from(path),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/saffron"),
+    };
     if !saffron.is_file() {
         eprintln!("build the release binary first: cargo build --release -p saffron-cli");
         return ExitCode::FAILURE;

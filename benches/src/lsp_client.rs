@@ -104,6 +104,17 @@ impl LspClient {
         self.stdin.flush().expect("flush");
     }
 
+    /// Writes bytes as they are, framed or not: for tests of frames that are wrong.
+    pub fn send_bytes(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).expect("write");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// Whether the server process is still running.
+    pub fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
     /// Writes several messages in one write, as a client that sends an edit and a request at
     /// once does: the server reads them in one go.
     pub fn send_together(&mut self, messages: &[Value]) {

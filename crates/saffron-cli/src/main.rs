@@ -61,7 +61,10 @@ fn main() -> ExitCode {
         Command::Run(args) => commands::run::run(args),
         Command::Report(args) => commands::report::run(args),
         Command::Demo(args) => commands::run::demo(args),
-        Command::Lsp => saffron_lsp::run_stdio().map(|()| ExitCode::SUCCESS).map_err(anyhow::Error::from),
+        // The protocol's exit code: 0 after `shutdown`, 1 when the client exits without it.
+        Command::Lsp => saffron_lsp::run_stdio()
+            .map(|shut_down| if shut_down { ExitCode::SUCCESS } else { ExitCode::from(1) })
+            .map_err(anyhow::Error::from),
         Command::Mcp => commands::mcp::run(),
         Command::Init(args) => commands::init::run(args),
     };

@@ -368,3 +368,219 @@ fn a_five_thousand_line_file_is_served() {
     assert_eq!(client.shutdown(), Some(0));
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// `body` under a header that states `length` as given.
+fn framed_as(length: &str, body: &str) -> Vec<u8> {
+    format!("Content-Length: {length}\r\n\r\n{body}").into_bytes()
+}
+
+fn hover_request(id: u64, uri: &str) -> String {
+    json!({ "jsonrpc": "2.0", "id": id, "method": "textDocument/hover", "params": {
+        "textDocument": { "uri": uri }, "position": { "line": 0, "character": 3 } } })
+    .to_string()
+}
+
+fn frame_of(body: &str) -> Vec<u8> {
+    framed_as(&body.len().to_string(), body)
+}
+
+#[test]
+fn a_wrong_content_length_gets_an_error_and_the_session_goes_on() {
+    let (root, mut client, uri, _) = opened("lsp-lengths", "features/sign_in.feature");
+    let still_answering = |client: &mut LspClient| {
+        let symbols = client.call("textDocument/documentSymbol", json!({ "textDocument": { "uri": uri } }));
+        assert_eq!(symbols[0]["name"], "Sign in");
+    };
+
+    // Too short: the rest of the message sits in front of the next header.
+    let message = hover_request(601, &uri);
+    client.send_bytes(&[framed_as("25", &message), frame_of(&hover_request(602, &uri))].concat());
+    let short = client.wait_for(|m| m["id"] == 601);
+    assert_eq!(short["error"]["code"], -32700, "{short}");
+    assert!(short["error"]["message"].as_str().is_some_and(|m| m.contains("Content-Length 25")), "{short}");
+    let next = client.wait_for(|m| m["id"] == 602);
+    assert!(next.get("error").is_none(), "the frame after it is read as it is: {next}");
+    still_answering(&mut client);
+
+    // Too long: the frame swallows the start of the next one.
+    let message = hover_request(603, &uri);
+    let long = (message.len() + 30).to_string();
+    client.send_bytes(&[framed_as(&long, &message), frame_of(&hover_request(604, &uri))].concat());
+    assert_eq!(client.wait_for(|m| m["id"] == 603)["error"]["code"], -32700);
+    assert!(client.wait_for(|m| m["id"] == 604).get("error").is_none());
+
+    // Too long, and nothing follows: answered once the client has been quiet for a moment.
+    let message = hover_request(605, &uri);
+    client.send_bytes(&framed_as(&(message.len() + 1000).to_string(), &message));
+    assert_eq!(client.wait_for(|m| m["id"] == 605)["error"]["code"], -32700);
+    still_answering(&mut client);
+
+    // Not a number, and no length at all.
+    client.send_bytes(&framed_as("a lot", &hover_request(606, &uri)));
+    let not_a_number = client.wait_for(|m| m["id"] == 606);
+    assert!(not_a_number["error"]["message"].as_str().is_some_and(|m| m.contains("not a number")), "{not_a_number}");
+    client.send_bytes(format!("Content-Type: x\r\n\r\n{}", hover_request(607, &uri)).as_bytes());
+    assert_eq!(client.wait_for(|m| m["id"] == 607)["error"]["code"], -32700);
+    still_answering(&mut client);
+
+    assert_eq!(client.shutdown(), Some(0));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn a_lone_surrogate_gets_an_error_and_the_session_goes_on() {
+    let (root, mut client, uri, _) = opened("lsp-surrogates", "features/sign_in.feature");
+    // `\ud800` is a legal JSON escape, but no Unicode text: the message cannot be read.
+    let bodies = [
+        (
+            None,
+            r#"{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"URI","languageId":"gherkin","version":3,"text":"Feature: \ud800"}}}"#,
+        ),
+        (
+            None,
+            r#"{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"URI","version":4},"contentChanges":[{"text":"Feature: \udfff x"}]}}"#,
+        ),
+        (
+            Some(701),
+            r#"{"jsonrpc":"2.0","id":701,"method":"textDocument/hover","params":{"textDocument":{"uri":"URI\ud800"},"position":{"line":0,"character":1}}}"#,
+        ),
+        (
+            Some(702),
+            r#"{"jsonrpc":"2.0","id":702,"method":"textDocument/completion","params":{"textDocument":{"uri":"URI"},"position":{"line":0,"character":1},"context":{"triggerKind":2,"triggerCharacter":"\ud83d"}}}"#,
+        ),
+    ];
+    for (id, body) in bodies {
+        client.send_raw(body.replace("URI", &uri).as_bytes());
+        let reply = match id {
+            Some(id) => client.wait_for(|m| m["id"] == id),
+            None => client.wait_for(|m| m["error"]["code"] == -32700 && m["id"].is_null()),
+        };
+        assert_eq!(reply["error"]["code"], -32700, "{reply}");
+        // The session goes on, with the document as it was.
+        let symbols = client.call("textDocument/documentSymbol", json!({ "textDocument": { "uri": uri } }));
+        assert_eq!(symbols[0]["name"], "Sign in", "{body}");
+    }
+    assert_eq!(client.shutdown(), Some(0));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Every folder under `root`, relative to it.
+fn folders(root: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(folder) = stack.pop() {
+        for entry in std::fs::read_dir(&folder).expect("read dir").flatten() {
+            if entry.path().is_dir() {
+                found.push(entry.path().strip_prefix(root).expect("inside").to_path_buf());
+                stack.push(entry.path());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn starting_creates_no_folders_in_the_workspace() {
+    let root = example_project("lsp-no-folders");
+    std::fs::remove_dir_all(root.join(".saffron")).expect("a project that has no .saffron yet");
+    let before = folders(&root);
+    let mut client = start_saffron_lsp(&root);
+    client.initialize();
+    let uri = client.open("features/sign_in.feature");
+    client.diagnostics_for(&uri, |_| true);
+    client.call("textDocument/codeLens", json!({ "textDocument": { "uri": uri } }));
+    let recording = root.join(".saffron/cache/sign-in/x.json");
+    client.notify("workspace/didChangeWatchedFiles", json!({ "changes": [{ "uri": uri_of(&recording), "type": 3 }] }));
+    assert_eq!(client.shutdown(), Some(0));
+    assert_eq!(folders(&root), before);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+fn execute(client: &mut LspClient, command: &str, arguments: Value) -> Value {
+    client.request("workspace/executeCommand", json!({ "command": command, "arguments": arguments }))
+}
+
+fn shown(client: &mut LspClient, needle: &str) -> Value {
+    client.wait_for(|m| {
+        m["method"] == "window/showMessage" && m["params"]["message"].as_str().is_some_and(|t| t.contains(needle))
+    })
+}
+
+#[test]
+fn the_server_executes_the_lens_commands() {
+    let root = example_project("lsp-commands");
+    // A run that waits in its setup hook until the test lets it go, then fails there: the
+    // server must answer while it runs, and report how it ended.
+    std::fs::write(
+        root.join("saffron.toml"),
+        "base_url = \"http://127.0.0.1:9\"\n[hooks]\nsetup = \"while [ ! -e release ]; do sleep 0.05; done; exit 3\"\n",
+    )
+    .expect("write");
+    let mut client = start_saffron_lsp(&root);
+    let mut capabilities = LspClient::vscode_capabilities();
+    capabilities["window"] = json!({ "workDoneProgress": true, "showMessage": {} });
+    let init = client.initialize_with(capabilities);
+    let offered = init["capabilities"]["executeCommandProvider"]["commands"].clone();
+    assert_eq!(
+        offered,
+        json!(["saffron.run", "saffron.runFeature", "saffron.reviewProposal", "saffron.accept", "saffron.reject"])
+    );
+    let uri = client.open("features/sign_in.feature");
+    let lenses = client.call("textDocument/codeLens", json!({ "textDocument": { "uri": uri } }));
+    let run = lenses
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|lens| lens["command"]["command"] == "saffron.run")
+        .unwrap_or_else(|| panic!("a run lens: {lenses}"))["command"]
+        .clone();
+
+    let started = execute(&mut client, "saffron.run", run["arguments"].clone());
+    assert_eq!(started["result"], Value::Null, "answered at once: {started}");
+    let label = format!("saffron run {}", run["arguments"][0].as_str().expect("a target"));
+    client.wait_for(|m| m["method"] == "$/progress" && m["params"]["value"]["kind"] == "begin");
+    // The run is waiting in its setup hook: the loop still answers.
+    let symbols = client.call("textDocument/documentSymbol", json!({ "textDocument": { "uri": uri } }));
+    assert_eq!(symbols[0]["name"], "Sign in");
+    assert!(!client.received.iter().any(|m| m["method"] == "window/showMessage"), "the run is not over yet");
+    std::fs::write(root.join("release"), "").expect("write");
+    let verdict = shown(&mut client, &label);
+    assert_eq!(verdict["params"]["type"], 1, "a failed setup is an error: {verdict}");
+    assert!(verdict["params"]["message"].as_str().is_some_and(|m| m.contains("blocked")), "{verdict}");
+    let ended = |m: &Value| m["method"] == "$/progress" && m["params"]["value"]["kind"] == "end";
+    assert!(client.received.iter().any(ended), "the progress ends with the run");
+
+    // `saffron accept` and `reject` do not exist yet: the user is told so.
+    let proposal = ".saffron/proposals/sign-in/sign-in-with-the-demo-account.json";
+    std::fs::create_dir_all(root.join(".saffron/proposals/sign-in")).expect("mkdir");
+    std::fs::write(root.join(proposal), "{}").expect("write");
+    assert_eq!(execute(&mut client, "saffron.accept", json!([proposal]))["result"], Value::Null);
+    let refused = shown(&mut client, "saffron accept");
+    assert_eq!(refused["params"]["type"], 1, "{refused}");
+    assert!(refused["params"]["message"].as_str().is_some_and(|m| m.contains("no `accept` command")), "{refused}");
+    // A proposal that cannot be read, a path outside the project, an unknown command.
+    let unreadable = execute(&mut client, "saffron.reviewProposal", json!([proposal]));
+    assert_eq!(unreadable["error"]["code"], -32602, "{unreadable}");
+    let outside = execute(&mut client, "saffron.reject", json!(["../../etc/passwd"]));
+    assert_eq!(outside["error"]["code"], -32602, "{outside}");
+    let option = execute(&mut client, "saffron.runFeature", json!(["--help"]));
+    assert_eq!(option["error"]["code"], -32602, "{option}");
+    assert_eq!(execute(&mut client, "saffron.nothing", json!(["x"]))["error"]["code"], -32602);
+
+    assert_eq!(client.shutdown(), Some(0));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn commands_the_client_carries_out_itself_are_not_offered() {
+    let root = example_project("lsp-own-commands");
+    let mut client = start_saffron_lsp(&root);
+    let mut capabilities = LspClient::vscode_capabilities();
+    capabilities["experimental"] =
+        json!({ "commands": { "commands": ["saffron.run", "saffron.runFeature", "saffron.reviewProposal"] } });
+    let init = client.initialize_with(capabilities);
+    assert_eq!(init["capabilities"]["executeCommandProvider"]["commands"], json!(["saffron.accept", "saffron.reject"]));
+    assert_eq!(client.shutdown(), Some(0));
+    let _ = std::fs::remove_dir_all(&root);
+}

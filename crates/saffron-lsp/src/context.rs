@@ -3,11 +3,38 @@
 
 use std::path::{Path, PathBuf};
 
+use ls_types::{Position, Range, Uri};
+use lsp_server::{ErrorCode, ResponseError};
 use saffron_index::Snapshot;
-use tower_lsp_server::jsonrpc::{Error, Result};
-use tower_lsp_server::ls_types::{Position, Range, Uri};
 
 use crate::line_index::LineIndex;
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// An error reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    pub code: i32,
+    pub message: String,
+}
+
+impl Error {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Error {
+        Error { code: code as i32, message: message.into() }
+    }
+
+    pub fn invalid_params(message: impl Into<String>) -> Error {
+        Error::new(ErrorCode::InvalidParams, message)
+    }
+
+    pub fn internal(message: impl Into<String>) -> Error {
+        Error::new(ErrorCode::InternalError, message)
+    }
+
+    pub fn to_response_error(&self) -> ResponseError {
+        ResponseError { code: self.code, message: self.message.clone(), data: None }
+    }
+}
 
 #[derive(Clone)]
 pub struct RequestContext {
@@ -17,7 +44,7 @@ pub struct RequestContext {
 }
 
 /// What the editor said it can do, in `initialize`.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct ClientFeatures {
     pub snippets: bool,
     /// `completionItem.resolveSupport` covers `detail`: it can wait until an item is resolved.
@@ -26,14 +53,26 @@ pub struct ClientFeatures {
     pub default_edit_range: bool,
     /// `completionList.itemDefaults` has `insertTextFormat`.
     pub default_insert_text_format: bool,
+    /// `window.workDoneProgress`: the server may show progress it starts itself.
+    pub work_done_progress: bool,
+    /// Commands the client carries out itself (`experimental.commands.commands`, as
+    /// rust-analyzer's client declares them): the server does not offer to execute those.
+    pub client_commands: Vec<String>,
 }
 
 impl ClientFeatures {
-    pub fn from_capabilities(capabilities: &tower_lsp_server::ls_types::ClientCapabilities) -> ClientFeatures {
+    pub fn from_capabilities(capabilities: &ls_types::ClientCapabilities) -> ClientFeatures {
         let completion = capabilities.text_document.as_ref().and_then(|t| t.completion.as_ref());
         let item = completion.and_then(|c| c.completion_item.as_ref());
         let defaults = completion.and_then(|c| c.completion_list.as_ref()).and_then(|l| l.item_defaults.as_ref());
         let has_default = |name: &str| defaults.is_some_and(|names| names.iter().any(|n| n == name));
+        let client_commands = capabilities
+            .experimental
+            .as_ref()
+            .and_then(|experimental| experimental.pointer("/commands/commands"))
+            .and_then(serde_json::Value::as_array)
+            .map(|commands| commands.iter().filter_map(|c| c.as_str().map(str::to_string)).collect())
+            .unwrap_or_default();
         ClientFeatures {
             default_edit_range: has_default("editRange"),
             default_insert_text_format: has_default("insertTextFormat"),
@@ -41,6 +80,8 @@ impl ClientFeatures {
             lazy_detail: item
                 .and_then(|i| i.resolve_support.as_ref())
                 .is_some_and(|support| support.properties.iter().any(|p| p == "detail")),
+            work_done_progress: capabilities.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false),
+            client_commands,
         }
     }
 }
@@ -90,11 +131,7 @@ pub fn guarded<T>(method: &str, handler: impl FnOnce() -> Result<T>) -> Result<T
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_default();
-            Err(Error {
-                code: tower_lsp_server::jsonrpc::ErrorCode::InternalError,
-                message: format!("{method} failed: {what}").into(),
-                data: None,
-            })
+            Err(Error::internal(format!("{method} failed: {what}")))
         }
     }
 }

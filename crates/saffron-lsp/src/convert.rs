@@ -2,8 +2,8 @@
 
 use std::collections::HashMap;
 
+use ls_types as lsp;
 use saffron_ide::{FoldKind, Severity, SourceChange, SymbolKind};
-use tower_lsp_server::ls_types as lsp;
 
 use crate::context::RequestContext;
 use crate::line_index::LineIndex;

@@ -1,8 +1,8 @@
 //! The documents the editor has open, kept as ropes and edited incrementally.
 
+use ls_types::{Position, TextDocumentContentChangeEvent};
 use ropey::Rope;
 use saffron_ide::{SyntaxTree, TextChange};
-use tower_lsp_server::ls_types::{Position, TextDocumentContentChangeEvent};
 
 pub struct OpenDocument {
     pub rope: Rope,
@@ -105,7 +105,7 @@ impl OpenDocument {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tower_lsp_server::ls_types::Range;
+    use ls_types::Range;
 
     fn change(start: (u32, u32), end: (u32, u32), text: &str) -> TextDocumentContentChangeEvent {
         TextDocumentContentChangeEvent {

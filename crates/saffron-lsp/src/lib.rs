@@ -1,44 +1,54 @@
 //! `saffron lsp`: the language server. This is the only crate that knows LSP types; every
 //! feature lives in `saffron-ide` as plain data and is translated here, one file per request
 //! (`handlers/`).
+//!
+//! The server owns its main loop (`main_loop`), in rust-analyzer's shape: a reader thread of
+//! its own that survives malformed frames (`transport`), a loop that owns the state and
+//! answers typing on the spot, and a pool for the rest (`dispatch`). lsp-server gives the
+//! message types, ls-types the protocol's, and `ext` the types where ls-types lags.
 
 mod context;
 mod convert;
+mod dispatch;
 mod documents;
+mod ext;
 mod handlers;
-mod json_text;
 mod line_index;
-mod server;
+mod main_loop;
 mod transport;
 
-use tower_lsp_server::{LspService, Server};
+use std::io::{Read, Write};
+use std::time::Duration;
 
-/// Serves the language server on stdin/stdout until the client exits.
-pub fn run_stdio() -> std::io::Result<()> {
-    // One thread for the protocol: a message wakes the thread that answers it, not a worker
-    // that hands it over (a round trip took about 40 µs less). The heavy work (loading,
-    // diagnostics, most requests) runs on blocking threads, so this one stays responsive.
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    runtime.block_on(async {
-        let replies = std::sync::Arc::new(transport::PreparedReplies::default());
-        let backend_replies = replies.clone();
-        let mut direct = None;
-        let (service, socket) = LspService::build(|client| {
-            let backend = server::Backend::new(client, backend_replies);
-            direct = Some(backend.direct_handler());
-            backend
-        })
-        .custom_method(transport::MALFORMED_METHOD, server::Backend::malformed_message)
-        .custom_method(transport::COMPLETION_METHOD, server::Backend::completion)
-        .custom_method(transport::COMPLETION_RESOLVE_METHOD, server::Backend::completion_resolve)
-        .finish();
-        let output = transport::shared_output(transport::stdout());
-        let input = transport::guarded_input(transport::stdin(), direct.map(|handler| (handler, output.clone())));
-        let output = transport::guarded_output(output, replies);
-        Server::new(input, output, socket).serve(service).await;
-    });
-    // The stdin reader may still be blocked on a read the client never completes; after `exit`
-    // nothing is left to wait for.
-    runtime.shutdown_background();
-    Ok(())
+/// Serves the language server on stdin/stdout until the client exits. `true` when it exited
+/// after `shutdown`, as the protocol asks (the process should then exit with 0, else 1).
+pub fn run_stdio() -> std::io::Result<bool> {
+    #[cfg(unix)]
+    {
+        let (input, quiet) = transport::stdin()?;
+        Ok(serve(input, quiet, transport::stdout()?))
+    }
+    #[cfg(not(unix))]
+    {
+        // Without a way to ask stdin whether more is coming, a frame is judged once it is whole.
+        Ok(serve(std::io::stdin(), |_| true, std::io::stdout()))
+    }
+}
+
+/// Serves one client: frames are read from `input` on a thread of their own and answers
+/// written to `output`.
+fn serve(
+    input: impl Read + Send + 'static,
+    quiet: impl FnMut(Duration) -> bool + Send + 'static,
+    output: impl Write + Send + 'static,
+) -> bool {
+    let (sender, incoming) = crossbeam_channel::unbounded();
+    // The reader is left behind at exit: it may be blocked on a read the client never ends.
+    let reader = std::thread::Builder::new()
+        .name("saffron-lsp-reader".to_string())
+        .spawn(move || transport::read_frames(input, quiet, &sender));
+    if reader.is_err() {
+        return false;
+    }
+    main_loop::run(incoming, transport::Output::new(output))
 }

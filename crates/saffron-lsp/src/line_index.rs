@@ -1,7 +1,7 @@
 //! Byte offsets ↔ LSP positions. LSP counts columns in UTF-16 code units; Saffron's spans are
 //! byte offsets into UTF-8 text.
 
-use tower_lsp_server::ls_types::{Position, Range};
+use ls_types::{Position, Range};
 
 pub struct LineIndex<'a> {
     text: &'a str,

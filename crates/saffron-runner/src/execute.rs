@@ -295,7 +295,8 @@ async fn replay_unmasked(
                     if let Some(cause) = browser.lost_connection().await {
                         outcome.verdict =
                             Verdict::Blocked { cause: masker.mask(&format!("step {} `{action}`: {cause}", index + 1)) };
-                        break 'steps;
+                        failed = true;
+                        break;
                     }
                     // A field that holds a secret is blanked for the picture, whatever its type.
                     let secrets: Vec<&str> = masker.values().collect();

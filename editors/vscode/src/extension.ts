@@ -6,10 +6,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
+  type ClientCapabilities,
   CodeLensRequest,
+  type FeatureState,
   LanguageClient,
   type LanguageClientOptions,
   type ServerOptions,
+  type StaticFeature,
   TransportKind,
 } from 'vscode-languageclient/node';
 
@@ -20,6 +23,12 @@ import { parseProposal, reviewPrompt } from './proposal';
 import { prepareSnippets } from './snippets';
 
 const LANGUAGES = ['gherkin', 'saffron'] as const;
+/**
+ * The code lens commands this extension carries out itself (in the terminal panel, with a diff
+ * for a proposal). The server executes them for clients that do not; told so, it does not
+ * offer them, which would make the language client register a second `saffron.run`.
+ */
+const OWN_LENS_COMMANDS = ['saffron.run', 'saffron.runFeature', 'saffron.reviewProposal'];
 const TASK_TYPE = 'saffron';
 const PROPOSAL_SCHEME = 'saffron-proposal';
 
@@ -84,6 +93,22 @@ function reportMissingBinary(configured: string, reason: string | undefined): vo
 // ---------------------------------------------------------------------------------------------
 // The language server
 
+/** Declares OWN_LENS_COMMANDS as `experimental.commands.commands`, as rust-analyzer's client does. */
+class OwnCommandsFeature implements StaticFeature {
+  fillClientCapabilities(capabilities: ClientCapabilities): void {
+    const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
+    capabilities.experimental = { ...experimental, commands: { commands: OWN_LENS_COMMANDS } };
+  }
+
+  initialize(): void {}
+
+  getState(): FeatureState {
+    return { kind: 'static' };
+  }
+
+  clear(): void {}
+}
+
 class ServerManager implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private queue: Promise<void> = Promise.resolve();
@@ -145,6 +170,7 @@ class ServerManager implements vscode.Disposable {
     };
     // The id 'saffron' makes the client read `saffron.trace.server` by itself.
     const client = new LanguageClient('saffron', 'Saffron', serverOptions, clientOptions);
+    client.registerFeature(new OwnCommandsFeature());
     this.client = client;
     log(`starting ${binary} lsp`);
     try {

@@ -1,5 +1,5 @@
-use tower_lsp_server::jsonrpc::Result;
-use tower_lsp_server::ls_types as lsp;
+use crate::context::Result;
+use ls_types as lsp;
 
 use crate::context::RequestContext;
 use crate::convert::workspace_edit;

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use tower_lsp_server::ls_types as lsp;
+use ls_types as lsp;
 
 use crate::context::RequestContext;
 use crate::convert::severity;

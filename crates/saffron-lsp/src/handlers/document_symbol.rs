@@ -1,6 +1,6 @@
+use crate::context::Result;
+use ls_types as lsp;
 use saffron_ide::Symbol;
-use tower_lsp_server::jsonrpc::Result;
-use tower_lsp_server::ls_types as lsp;
 
 use crate::context::RequestContext;
 use crate::convert::symbol_kind;

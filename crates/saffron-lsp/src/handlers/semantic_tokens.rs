@@ -1,13 +1,67 @@
-//! Semantic tokens, full and delta. A delta is computed against the last full result sent for
-//! the document: the common prefix and suffix of the encoded arrays are kept, the middle
-//! replaced by one edit.
+//! Semantic tokens, full and delta. A delta is computed against the last result sent for the
+//! document: the common prefix and suffix of the encoded arrays are kept, the middle replaced
+//! by one edit. The loop hands the pool the open document's syntax tree (kept up to date as it
+//! is edited) and a result id; the tokens are encoded there.
 
+use ls_types as lsp;
 use saffron_ide::TokenType;
-use tower_lsp_server::jsonrpc::Result;
-use tower_lsp_server::ls_types as lsp;
 
-use crate::context::RequestContext;
+use crate::context::{RequestContext, Result};
+use crate::dispatch::Deferred;
 use crate::line_index::LineIndex;
+use crate::main_loop::{GlobalState, SentTokens};
+
+/// `textDocument/semanticTokens/full`.
+pub fn full(
+    state: &mut GlobalState,
+    params: lsp::SemanticTokensParams,
+) -> Result<Deferred<Option<lsp::SemanticTokensResult>>> {
+    let (uri, tree, context, id, sent) = prepare(state, params.text_document.uri);
+    Ok(Box::new(move || {
+        let data = encode(&context, &uri, tree)?;
+        let tokens = to_tokens(&data, id.clone());
+        remember(&sent, uri, id, data);
+        Ok(Some(lsp::SemanticTokensResult::Tokens(tokens)))
+    }))
+}
+
+/// `textDocument/semanticTokens/full/delta`: a delta when the client has the last result sent.
+pub fn full_delta(
+    state: &mut GlobalState,
+    params: lsp::SemanticTokensDeltaParams,
+) -> Result<Deferred<Option<lsp::SemanticTokensFullDeltaResult>>> {
+    let previous_id = params.previous_result_id;
+    let (uri, tree, context, id, sent) = prepare(state, params.text_document.uri);
+    Ok(Box::new(move || {
+        let data = encode(&context, &uri, tree)?;
+        let previous = sent.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).get(&uri).cloned();
+        let result = match previous {
+            Some((sent_id, sent_data)) if sent_id == previous_id => {
+                lsp::SemanticTokensFullDeltaResult::TokensDelta(lsp::SemanticTokensDelta {
+                    result_id: Some(id.clone()),
+                    edits: delta(&sent_data, &data),
+                })
+            }
+            _ => lsp::SemanticTokensFullDeltaResult::Tokens(to_tokens(&data, id.clone())),
+        };
+        remember(&sent, uri, id, data);
+        Ok(Some(result))
+    }))
+}
+
+/// What the pool needs, taken on the loop: the document's tree, a snapshot, a new result id.
+fn prepare(
+    state: &mut GlobalState,
+    uri: lsp::Uri,
+) -> (lsp::Uri, Option<saffron_ide::SyntaxTree>, RequestContext, String, SentTokens) {
+    let tree = state.open_tree(&uri);
+    let context = state.context();
+    (uri, tree, context, state.next_result_id(), state.semantic_tokens.clone())
+}
+
+fn remember(sent: &SentTokens, uri: lsp::Uri, id: String, data: Vec<u32>) {
+    sent.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).insert(uri, (id, data));
+}
 
 pub fn legend() -> lsp::SemanticTokensLegend {
     let name = |kind: TokenType| match kind {
@@ -98,7 +152,7 @@ pub fn delta(old: &[u32], new: &[u32]) -> Vec<lsp::SemanticTokensEdit> {
 mod tests {
     use super::delta;
 
-    fn apply(old: &[u32], edits: &[tower_lsp_server::ls_types::SemanticTokensEdit]) -> Vec<u32> {
+    fn apply(old: &[u32], edits: &[ls_types::SemanticTokensEdit]) -> Vec<u32> {
         let mut out = old.to_vec();
         for edit in edits {
             let data: Vec<u32> = edit
