@@ -146,32 +146,25 @@ impl PostingList {
         short.into_iter().flatten().chain(long.into_iter().flatten())
     }
 
-    /// Visits the postings of the texts of `size` in order until `visit` returns false;
-    /// returns false when it did.
-    fn visit_size(&self, size: u32, mut visit: impl FnMut(&NearPosting) -> bool) -> bool {
-        match self {
-            PostingList::Short(list) => {
-                let start = list.partition_point(|posting| posting.size < size);
-                list[start..].iter().take_while(|posting| posting.size == size).all(visit)
-            }
+    /// The postings of the texts of `size`, in order, a slice at a time (one per block).
+    fn of_size(&self, size: u32) -> impl Iterator<Item = &[NearPosting]> {
+        let (short, long) = match self {
+            PostingList::Short(list) => (Some(postings_of_size(list, size)), None),
             PostingList::Long(long) => {
                 let first = long.first_block(|block| block.last().is_some_and(|last| last.size < size));
-                let mut focus = long.blocks.focus();
-                for index in first..long.blocks.len() {
-                    let Some(block) = focus.get(index) else { break };
-                    let start = block.partition_point(|posting| posting.size < size);
-                    for posting in &block[start..] {
-                        if posting.size != size {
-                            return true;
-                        }
-                        if !visit(posting) {
-                            return false;
-                        }
-                    }
-                }
-                true
+                // The texts of the size go on into the next block while a block ends with one.
+                let mut more = true;
+                let blocks = (first..long.blocks.len()).filter_map(|index| long.blocks.get(index));
+                (
+                    None,
+                    Some(blocks.map_while(move |block| {
+                        let go_on = std::mem::replace(&mut more, block.last().is_some_and(|last| last.size == size));
+                        go_on.then(|| postings_of_size(block, size))
+                    })),
+                )
             }
-        }
+        };
+        short.into_iter().chain(long.into_iter().flatten())
     }
 
     fn insert(&mut self, posting: NearPosting) {
@@ -225,6 +218,13 @@ impl PostingList {
         }
         self.len() == 0
     }
+}
+
+/// The postings of the texts of `size` in an ordered slice.
+fn postings_of_size(postings: &[NearPosting], size: u32) -> &[NearPosting] {
+    let start = postings.partition_point(|posting| posting.size < size);
+    let end = start + postings[start..].partition_point(|posting| posting.size == size);
+    &postings[start..end]
 }
 
 /// Where (size, text) is in an ordered slice, or where it belongs.
@@ -434,23 +434,27 @@ pub(crate) fn search(postings: &NearPostings, text: &str) -> Search {
     let pattern_hash = pattern_hash(&key);
     let negations = negation_bits(&query);
     let query_signature = signature(&query);
-    // How many of the query's tokens set each signature bit, to bound an overlap by the bits
-    // two signatures share; a bit that several set is "crowded" and counts for all of them.
+    // How many of the query's tokens set each signature bit. A text shares at most the query's
+    // tokens behind the bits both signatures set; it can reach `overlap` only if the tokens
+    // behind the bits it lacks are at most `n - overlap`. Counting those stops as soon as they
+    // are too many: after a bit or two for most texts, with no population count.
     let mut per_bit = [0u8; 64];
     for token in &query {
         let bit = (fixed_hash(token) % 64) as usize;
         per_bit[bit] = per_bit[bit].saturating_add(1);
     }
-    let crowded = (0..64).filter(|&bit| per_bit[bit] > 1).fold(0u64, |mask, bit| mask | 1 << bit);
-    let overlap_bound = |other: u64| -> usize {
-        let shared = query_signature & other;
-        let mut bound = shared.count_ones() as usize;
-        let mut bits = shared & crowded;
-        while bits != 0 {
-            bound += usize::from(per_bit[bits.trailing_zeros() as usize] - 1);
-            bits &= bits - 1;
+    let can_share = |other: u64, overlap: usize| -> bool {
+        let mut lacking = query_signature & !other;
+        let mut room = n - overlap;
+        while lacking != 0 {
+            let tokens = usize::from(per_bit[lacking.trailing_zeros() as usize]);
+            if tokens > room {
+                return false;
+            }
+            room -= tokens;
+            lacking &= lacking - 1;
         }
-        bound
+        true
     };
     let mut seen: std::collections::HashSet<*const NearText, foldhash::fast::FixedState> = Default::default();
     let (mut scanned, mut verified) = (0usize, 0usize);
@@ -461,35 +465,35 @@ pub(crate) fn search(postings: &NearPostings, text: &str) -> Search {
             if rank >= probed {
                 continue;
             }
-            let found = &mut search.found;
-            let went_through = list.visit_size(size_key_of(size), |posting| {
-                scanned += 1;
-                if scanned > MAX_SCANNED {
-                    return false;
+            for slice in list.of_size(size_key_of(size)) {
+                // The scan's bound, taken per slice so the loop over postings checks nothing else.
+                let within = &slice[..slice.len().min(MAX_SCANNED - scanned)];
+                scanned += within.len();
+                for posting in within {
+                    if posting.negations != negations || !can_share(posting.signature, overlap) {
+                        continue;
+                    }
+                    let other = &posting.text;
+                    if posting.pattern_hash == pattern_hash && *other.pattern == *key {
+                        continue;
+                    }
+                    if !seen.insert(Arc::as_ptr(other)) {
+                        continue;
+                    }
+                    verified += 1;
+                    if verified > MAX_VERIFIED {
+                        search.complete = false;
+                        return search;
+                    }
+                    let similarity = tokens::jaccard(&query, &other.tokens);
+                    if similarity >= NEAR_DUPLICATE_THRESHOLD {
+                        search.found.push((other.text.clone(), similarity));
+                    }
                 }
-                if posting.negations != negations || overlap_bound(posting.signature) < overlap {
-                    return true;
+                if within.len() < slice.len() {
+                    search.complete = false;
+                    return search;
                 }
-                let other = &posting.text;
-                if posting.pattern_hash == pattern_hash && *other.pattern == *key {
-                    return true;
-                }
-                if !seen.insert(Arc::as_ptr(other)) {
-                    return true;
-                }
-                verified += 1;
-                if verified > MAX_VERIFIED {
-                    return false;
-                }
-                let similarity = tokens::jaccard(&query, &other.tokens);
-                if similarity >= NEAR_DUPLICATE_THRESHOLD {
-                    found.push((other.text.clone(), similarity));
-                }
-                true
-            });
-            if !went_through {
-                search.complete = false;
-                return search;
             }
         }
     }
@@ -535,19 +539,10 @@ mod tests {
             assert_eq!(matches!(list, PostingList::Long(_)), count + 1 >= LONG_LIST, "{} postings", count + 1);
         }
         for size in 0..8 {
-            let mut visited = Vec::new();
-            assert!(list.visit_size(size, |posting| {
-                visited.push((posting.size, posting.text().to_string()));
-                true
-            }));
+            let visited: Vec<(u32, String)> =
+                list.of_size(size).flatten().map(|posting| (posting.size, posting.text().to_string())).collect();
             let wanted: Vec<(u32, String)> = expected.iter().filter(|(s, _)| *s == size).cloned().collect();
             assert_eq!(visited, wanted, "size {size}");
-            let mut stopped_after = 0;
-            let went_through = list.visit_size(size, |_| {
-                stopped_after += 1;
-                stopped_after < 10
-            });
-            assert_eq!((went_through, stopped_after), (wanted.len() < 10, wanted.len().min(10)), "size {size}");
         }
         for text in &texts {
             let text = near_text(text);
