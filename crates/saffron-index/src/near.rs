@@ -85,7 +85,8 @@ pub(crate) enum PostingList {
     Long(Blocks),
 }
 
-/// A long list: slices of at most `2 * BLOCK` postings, none empty, in a persistent vector.
+/// A long list: slices of `BLOCK` postings when built, then of 1 to `2 * BLOCK - 1` as edits
+/// add and remove texts, none empty, in a persistent vector.
 /// An edit replaces one block, which the vector does in place; only a split or an emptied block
 /// (once in `BLOCK` edits at most) inserts or removes one, which costs the vector more.
 /// The search reads a block as one slice.
@@ -100,7 +101,8 @@ impl Blocks {
         Blocks { blocks: postings.chunks(BLOCK).map(Arc::from).collect(), len: postings.len() }
     }
 
-    /// The first block `after` is not true of (`after` must be false, then true, in order).
+    /// The first block `before` is false of (`before` must hold of the blocks up to a point and
+    /// of none after it).
     fn first_block(&self, before: impl Fn(&[NearPosting]) -> bool) -> usize {
         let (mut low, mut high) = (0, self.blocks.len());
         let mut focus = self.blocks.focus();
