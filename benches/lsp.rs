@@ -30,6 +30,8 @@ struct Latency {
 
 struct Figures {
     first_complete_ms: f64,
+    /// The server's peak memory when its first complete list came (the index built), MB.
+    peak_memory_mb: Option<f64>,
     /// A step typed at the end of its line, as when writing a new one.
     typing: Latency,
     /// The cursor inside an existing step, its rest still on the line.
@@ -147,6 +149,7 @@ fn drive(command: impl Fn() -> Command, root: &Path) -> Figures {
     let (took, mut client, uri) = start_session();
     starts.push(took);
     let first_complete_ms = median_ms(&starts);
+    let peak_memory_mb = client.server_peak_memory_mb();
 
     let length = text.lines().nth(line).map_or(0, |l| l.encode_utf16().count());
     let mut step_line = StepLine { uri, line, text_column, length, version: 1 };
@@ -162,23 +165,32 @@ fn drive(command: impl Fn() -> Command, root: &Path) -> Figures {
         step_line.text_column + typed.encode_utf16().count()
     });
     let _ = client.shutdown();
-    Figures { first_complete_ms, typing, editing }
+    Figures { first_complete_ms, peak_memory_mb, typing, editing }
 }
 
 fn main() -> ExitCode {
     let root: PathBuf = corpus_dir().join("sylius");
-    // `-- --saffron PATH`: another build (one built from an older commit), to compare two.
-    let arguments: Vec<String> = std::env::args().collect();
-    let saffron = match arguments.iter().position(|arg| arg == "--saffron").and_then(|at| arguments.get(at + 1)) {
-        Some(path) => PathBuf::from(path),
+    let args: Vec<String> = std::env::args().collect();
+    // `-- --saffron PATH`: another build (e.g. an older commit's, built into its own folder).
+    let saffron = match args.iter().position(|arg| arg == "--saffron") {
+        Some(at) => match args.get(at + 1) {
+            Some(path) => PathBuf::from(path),
+            None => {
+                eprintln!("--saffron needs a path");
+                return ExitCode::FAILURE;
+            }
+        },
         None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/saffron"),
     };
     if !saffron.is_file() {
         eprintln!("build the release binary first: cargo build --release -p saffron-cli");
         return ExitCode::FAILURE;
     }
+    // `-- --saffron-only`: our side alone, to compare two builds of saffron quickly.
+    let saffron_only = args.iter().any(|arg| arg == "--saffron-only");
     let peers = match peers_dir() {
         Ok(peers) => peers,
+        Err(_) if saffron_only => PathBuf::new(),
         Err(error) => {
             eprintln!("{error}");
             return ExitCode::FAILURE;
@@ -198,8 +210,7 @@ fn main() -> ExitCode {
     };
 
     let ours = drive(saffron_command, &root);
-    // `-- --saffron-only`: our side alone, to compare two builds of saffron quickly.
-    let theirs = (!std::env::args().any(|arg| arg == "--saffron-only")).then(|| drive(cucumber_command, &root));
+    let theirs = (!saffron_only).then(|| drive(cucumber_command, &root));
     println!("lsp: Sylius corpus ({}), completion at a step of {}", uri(&root), FILE);
     match &theirs {
         Some(theirs) => println!(
@@ -209,6 +220,15 @@ fn main() -> ExitCode {
             theirs.first_complete_ms / ours.first_complete_ms
         ),
         None => println!("  first complete list: saffron lsp {:.0} ms", ours.first_complete_ms),
+    }
+    let memory = |figures: &Figures| figures.peak_memory_mb.map_or("n/a".to_string(), |mb| format!("{mb:.0} MB"));
+    match &theirs {
+        Some(theirs) => println!(
+            "  peak memory at the first complete list: saffron lsp {}, @cucumber/language-server {}",
+            memory(&ours),
+            memory(theirs)
+        ),
+        None => println!("  peak memory at the first complete list: saffron lsp {}", memory(&ours)),
     }
     let cpu = |latency: &Latency| latency.cpu_ms.map_or("n/a".to_string(), |ms| format!("{ms:.2} ms"));
     for (scenario, ours_latency, theirs_latency) in [

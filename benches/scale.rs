@@ -7,13 +7,16 @@
 //! hundred wordings, each used with many quoted names, e-mails, prices and counts, and about 1%
 //! of texts drifted from another by a typo, a dropped word or a change of case), and
 //! `adversarial` (every text is 6 to 10 words drawn from the same 30 common words, so every text
-//! is a near-duplicate candidate of every other).
+//! is a near-duplicate candidate of every other). A third project, `huge-file`, is one feature
+//! file of `--file-mb` MB (default 20) shaped like the one a user reported: thousands of
+//! scenarios, most of them under a handful of names, Outlines with Examples tables of hundreds
+//! of rows, steps with long data tables, and the realistic vocabulary.
 //!
 //! Run: `cargo build --release -p saffron-cli && cargo bench -p saffron-benches --bench scale`.
-//! Options (after `--`): `--sizes 2500,10000,100000`, `--variants realistic,adversarial`,
-//! `--layout files|one-file` (one file holds every scenario), `--timeout SECONDS` (a run that
-//! takes longer is stopped and reported as such), `--saffron PATH` (another build, e.g. an older
-//! one), `--keep` (leave the generated projects in the temporary folder).
+//! Options (after `--`): `--sizes 2500,10000,100000`, `--variants realistic,adversarial,huge-file`,
+//! `--layout files|one-file` (one file holds every scenario), `--file-mb MB`, `--timeout SECONDS`
+//! (a run that takes longer is stopped and reported as such), `--saffron PATH` (another build,
+//! e.g. an older one), `--keep` (leave the generated projects in the temporary folder).
 
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
@@ -32,6 +35,7 @@ const SCENARIOS_PER_FILE: usize = 50;
 enum Variant {
     Realistic,
     Adversarial,
+    HugeFile,
 }
 
 impl Variant {
@@ -39,6 +43,7 @@ impl Variant {
         match self {
             Variant::Realistic => "realistic",
             Variant::Adversarial => "adversarial",
+            Variant::HugeFile => "huge-file",
         }
     }
 }
@@ -47,6 +52,7 @@ struct Options {
     sizes: Vec<usize>,
     variants: Vec<Variant>,
     one_file: bool,
+    file_megabytes: usize,
     timeout: Duration,
     saffron: PathBuf,
     keep: bool,
@@ -55,8 +61,9 @@ struct Options {
 fn options() -> Result<Options, String> {
     let mut options = Options {
         sizes: vec![2_500, 10_000, 100_000],
-        variants: vec![Variant::Realistic, Variant::Adversarial],
+        variants: vec![Variant::Realistic, Variant::Adversarial, Variant::HugeFile],
         one_file: false,
+        file_megabytes: 20,
         timeout: Duration::from_secs(300),
         saffron: Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/saffron"),
         keep: false,
@@ -77,7 +84,8 @@ fn options() -> Result<Options, String> {
                     .map(|name| match name.trim() {
                         "realistic" => Ok(Variant::Realistic),
                         "adversarial" => Ok(Variant::Adversarial),
-                        other => Err(format!("unknown variant {other} (realistic, adversarial)")),
+                        "huge-file" => Ok(Variant::HugeFile),
+                        other => Err(format!("unknown variant {other} (realistic, adversarial, huge-file)")),
                     })
                     .collect::<Result<_, _>>()?
             }
@@ -87,6 +95,9 @@ fn options() -> Result<Options, String> {
                     "one-file" => true,
                     other => return Err(format!("unknown layout {other} (files, one-file)")),
                 }
+            }
+            "--file-mb" => {
+                options.file_megabytes = value()?.parse().map_err(|_| "--file-mb takes megabytes".to_string())?
             }
             "--timeout" => {
                 let seconds: u64 = value()?.parse().map_err(|_| "--timeout takes seconds".to_string())?;
@@ -123,13 +134,22 @@ fn main() -> ExitCode {
     println!("| variant | distinct texts | files | MB | command | wall | CPU | peak memory | output |");
     println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     for &variant in &options.variants {
-        for &size in &options.sizes {
-            let root = std::env::temp_dir().join(format!(
-                "saffron-scale-{}-{size}{}",
-                variant.name(),
-                if options.one_file { "-one-file" } else { "" }
-            ));
-            let (files, bytes) = match generate(&root, variant, size, options.one_file) {
+        // The huge file is one project, whatever the sizes.
+        let sizes: &[usize] = if variant == Variant::HugeFile { &[0] } else { &options.sizes };
+        for &size in sizes {
+            let root = std::env::temp_dir().join(match variant {
+                Variant::HugeFile => format!("saffron-scale-huge-file-{}mb", options.file_megabytes),
+                _ => format!(
+                    "saffron-scale-{}-{size}{}",
+                    variant.name(),
+                    if options.one_file { "-one-file" } else { "" }
+                ),
+            });
+            let generated = match variant {
+                Variant::HugeFile => generate_huge_file(&root, options.file_megabytes),
+                _ => generate(&root, variant, size, options.one_file).map(|(files, bytes)| (files, bytes, size)),
+            };
+            let (files, bytes, size) = match generated {
                 Ok(written) => written,
                 Err(error) => {
                     eprintln!("cannot write the project at {}: {error}", root.display());
@@ -242,8 +262,8 @@ fn generate(root: &Path, variant: Variant, size: usize, one_file: bool) -> std::
     saffron_recording::write_atomic(&root.join("saffron.toml"), b"")?;
     let mut rng = SmallRng::seed_from_u64(size as u64);
     let texts = match variant {
-        Variant::Realistic => realistic_texts(&mut rng, size),
         Variant::Adversarial => adversarial_texts(&mut rng, size),
+        Variant::Realistic | Variant::HugeFile => realistic_texts(&mut rng, size),
     };
     let per_file = if one_file { texts.len().max(1) } else { STEPS_PER_SCENARIO * SCENARIOS_PER_FILE };
     let (mut files, mut bytes) = (0, 0);
@@ -270,6 +290,76 @@ fn generate(root: &Path, variant: Variant, size: usize, one_file: bool) -> std::
         )?;
     }
     Ok((files, bytes))
+}
+
+/// Scenario names of the huge file: most scenarios share one of these, as when a file grows by
+/// copying a scenario and changing its steps.
+const SCENARIO_NAMES: &[&str] =
+    &["Adding a product", "Checking out", "Managing orders", "Browsing the catalog", "Editing a customer"];
+
+/// Writes a project of one feature file of about `megabytes` MB at `root`: 80% plain scenarios
+/// of 4 to 12 steps (half of them written before), 15% with a data table of 10 to 150 rows,
+/// 5% Outlines with an Examples table of 50 to 400 rows; nine scenarios in ten under one of five
+/// names. Returns the files (1), their bytes and the distinct step texts written.
+fn generate_huge_file(root: &Path, megabytes: usize) -> std::io::Result<(usize, usize, usize)> {
+    let _ = std::fs::remove_dir_all(root);
+    std::fs::create_dir_all(root.join("features"))?;
+    saffron_recording::write_atomic(&root.join("saffron.toml"), b"")?;
+    let mut rng = SmallRng::seed_from_u64(megabytes as u64);
+    let target = megabytes * 1_000_000;
+    let mut feature = String::from(
+        "Feature: Everything the shop does\n\n  Background:\n    Given I am logged in as an administrator\n",
+    );
+    let mut written: Vec<String> = Vec::new();
+    let mut distinct = HashSet::new();
+    let mut scenario = 0;
+    while feature.len() < target {
+        scenario += 1;
+        let name = if rng.random_bool(0.9) {
+            pick(&mut rng, SCENARIO_NAMES).to_string()
+        } else {
+            format!("Scenario number {scenario}")
+        };
+        let kind = rng.random_range(0..100);
+        let keyword = if kind < 5 { "Scenario Outline" } else { "Scenario" };
+        feature.push_str(&format!("\n  {keyword}: {name}\n"));
+        let steps = rng.random_range(4..=12);
+        for index in 0..steps {
+            let keyword = match index {
+                0 => "Given",
+                1 => "When",
+                i if i == steps - 1 => "Then",
+                _ => "And",
+            };
+            let text = if kind < 5 && index == 1 {
+                "I add <count> \"<product>\" products priced at \"<price>\" to the cart".to_string()
+            } else if !written.is_empty() && rng.random_bool(0.5) {
+                written[rng.random_range(0..written.len())].clone()
+            } else {
+                let text = realistic_text(&mut rng);
+                written.push(text.clone());
+                text
+            };
+            distinct.insert(text.clone());
+            feature.push_str(&format!("    {keyword} {text}\n"));
+            if (5..20).contains(&kind) && index == 0 {
+                feature.push_str("      | name | price | code |\n");
+                for row in 0..rng.random_range(10..=150) {
+                    let (name, price) = (product(&mut rng), price(&mut rng));
+                    feature.push_str(&format!("      | {name} | {price} | P{row:05} |\n"));
+                }
+            }
+        }
+        if kind < 5 {
+            feature.push_str("\n    Examples:\n      | count | product | price |\n");
+            for _ in 0..rng.random_range(50..=400) {
+                let (count, name, price) = (rng.random_range(1..20), product(&mut rng), price(&mut rng));
+                feature.push_str(&format!("      | {count} | {name} | {price} |\n"));
+            }
+        }
+    }
+    saffron_recording::write_atomic(&root.join("features").join("everything.feature"), feature.as_bytes())?;
+    Ok((1, feature.len(), distinct.len()))
 }
 
 fn pick<'a>(rng: &mut SmallRng, words: &[&'a str]) -> &'a str {

@@ -98,6 +98,14 @@ impl LspClient {
         Some(Duration::from_nanos(total))
     }
 
+    /// The server's peak resident memory so far in MB (Linux: `VmHWM` in `/proc/PID/status`),
+    /// or `None` where that is not readable.
+    pub fn server_peak_memory_mb(&self) -> Option<f64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        let kilobytes = status.lines().find_map(|line| line.strip_prefix("VmHWM:"))?;
+        kilobytes.trim().trim_end_matches("kB").trim().parse::<f64>().ok().map(|kb| kb / 1024.0)
+    }
+
     pub fn send_raw(&mut self, body: &[u8]) {
         // One write: a server woken by the header alone would wait again for the body.
         self.stdin.write_all(&frame(body)).expect("write");

@@ -75,11 +75,10 @@ pub(crate) struct IndexState {
     pub proposals: OrdMap<Arc<Path>, Arc<ProposalData>>,
     pub step_sets: Arc<StepSetRegistry>,
     pub vocabulary: HashMap<Arc<str>, Arc<Entry>>,
-    /// Token → the texts that contain it (near-duplicate and completion candidates).
-    pub postings: HashMap<Arc<str>, HashSet<Arc<str>>>,
-    /// (token, size) → the texts, for the near-duplicate search (see [`crate::near`]).
+    /// Token → the texts that contain it, ordered by size then text: the near-duplicate
+    /// search's postings (see [`crate::near`]) and completion's candidates.
     pub near: crate::near::NearPostings,
-    /// The tokens of `postings`, ordered, for prefix look-ups while a word is being typed.
+    /// The tokens of `near`, ordered, for prefix look-ups while a word is being typed.
     pub token_order: imbl::OrdSet<Arc<str>>,
     /// Behaviour key → the texts recorded with exactly that action list.
     pub behaviours: HashMap<Arc<str>, HashSet<Arc<str>>>,
@@ -278,18 +277,13 @@ impl IndexHost {
             Arc::new(entry)
         });
         let state = &mut self.state;
-        let (postings, token_order, near) = (&mut state.postings, &mut state.token_order, &mut state.near);
+        let (near, token_order) = (&mut state.near, &mut state.token_order);
         let (vocabulary, by_rank, by_lowercase) = (&mut state.vocabulary, &mut state.by_rank, &mut state.by_lowercase);
         std::thread::scope(|scope| {
-            scope.spawn(|| {
-                for entry in &entries {
-                    post(postings, token_order, entry);
-                }
-            });
+            scope.spawn(|| crate::near::add_all(near, token_order, entries.iter().map(near_text)));
             for entry in &entries {
                 enter(vocabulary, by_rank, by_lowercase, entry.clone());
             }
-            crate::near::add_all(near, entries.iter().map(near_text));
         });
     }
 
@@ -371,17 +365,7 @@ impl IndexHost {
             let tokens = entry.tokens.clone();
             self.state.by_lowercase.remove(&(entry.lowercase.clone(), text.clone()));
             self.state.vocabulary.remove(text);
-            crate::near::remove(&mut self.state.near, text, &tokens);
-            for token in tokens.iter() {
-                let emptied = self.state.postings.get_mut(token.as_str()).is_some_and(|texts| {
-                    texts.remove(text);
-                    texts.is_empty()
-                });
-                if emptied {
-                    self.state.postings.remove(token.as_str());
-                    self.state.token_order.remove(token.as_str());
-                }
-            }
+            crate::near::remove(&mut self.state.near, &mut self.state.token_order, text, &tokens);
             return;
         }
         let mut entry = Entry::new(text.clone());
@@ -391,27 +375,8 @@ impl IndexHost {
         }
         let entry = Arc::new(entry);
         let state = &mut self.state;
-        post(&mut state.postings, &mut state.token_order, &entry);
-        crate::near::add(&mut state.near, near_text(&entry));
+        crate::near::add(&mut state.near, &mut state.token_order, near_text(&entry));
         enter(&mut state.vocabulary, &mut state.by_rank, &mut state.by_lowercase, entry);
-    }
-}
-
-/// Adds a new entry's text to the postings of its tokens.
-fn post(postings: &mut HashMap<Arc<str>, HashSet<Arc<str>>>, token_order: &mut imbl::OrdSet<Arc<str>>, entry: &Entry) {
-    for token in entry.tokens.iter() {
-        match postings.get_mut(token.as_str()) {
-            Some(texts) => {
-                texts.insert(entry.text.clone());
-            }
-            None => {
-                let token: Arc<str> = Arc::from(token.as_str());
-                let mut texts = HashSet::default();
-                texts.insert(entry.text.clone());
-                postings.insert(token.clone(), texts);
-                token_order.insert(token);
-            }
-        }
     }
 }
 

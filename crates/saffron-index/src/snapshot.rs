@@ -80,7 +80,7 @@ impl Snapshot {
         let mut words = tokens::tokens_in_order(typed);
         // Long words are the selective ones: looked at first, they bound the others' scans.
         words.sort_unstable_by_key(|word| std::cmp::Reverse(word.len()));
-        let mut best: Option<Vec<&crate::host::HashSet<Arc<str>>>> = None;
+        let mut best: Option<Vec<&near::PostingList>> = None;
         let mut best_size = usize::MAX;
         for word in &words {
             let mut sets = Vec::new();
@@ -94,9 +94,9 @@ impl Snapshot {
                 if size >= best_size {
                     break;
                 }
-                if let Some(set) = self.state.postings.get(token) {
-                    size += set.len();
-                    sets.push(set);
+                if let Some(list) = self.state.near.get(token) {
+                    size += list.len();
+                    sets.push(list);
                 }
             }
             if size < best_size {
@@ -110,7 +110,7 @@ impl Snapshot {
         if best_size > self.state.vocabulary.len() / 4 {
             return None;
         }
-        let mut texts: Vec<&Arc<str>> = sets.iter().flat_map(|set| set.iter()).collect();
+        let mut texts: Vec<&Arc<str>> = sets.iter().flat_map(|list| list.iter().map(near::NearPosting::text)).collect();
         // A text in the postings of two tokens (a partial word's completions) counts once.
         if sets.len() > 1 {
             texts.sort_unstable_by_key(|text| text.as_ptr());
@@ -139,8 +139,7 @@ impl Snapshot {
     /// stops after [`crate::MAX_SCANNED`] postings or [`crate::MAX_VERIFIED`] candidates, which only texts
     /// made of the same few words, by the ten thousand, reach.
     pub fn near_duplicate_search(&self, text: &str) -> NearDuplicateSearch {
-        let search =
-            near::search(&self.state.near, text, |token| self.state.postings.get(token).map_or(0, |texts| texts.len()));
+        let search = near::search(&self.state.near, text);
         let mut found: Vec<NearDuplicate> = search
             .found
             .into_iter()
@@ -202,10 +201,10 @@ impl Snapshot {
             .collect();
         let mut postings: Vec<(String, Vec<String>)> = self
             .state
-            .postings
+            .near
             .iter()
-            .map(|(token, texts)| {
-                let mut texts: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
+            .map(|(token, list)| {
+                let mut texts: Vec<String> = list.iter().map(|posting| posting.text().to_string()).collect();
                 texts.sort();
                 (token.to_string(), texts)
             })

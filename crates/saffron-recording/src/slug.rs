@@ -5,7 +5,7 @@
 //! other characters separate words. A name with nothing left (all CJK, say) gets a slug from
 //! its digest, so it stays stable and distinct.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use sha2::{Digest, Sha256};
 
@@ -34,21 +34,39 @@ pub fn scenario_slug(name: &str) -> String {
 /// The slugs of all scenarios of one feature, in order of appearance. The first scenario
 /// with a given slug keeps it; later ones get `-2`, `-3`, ... in order.
 pub fn scenario_slugs<S: AsRef<str>>(names: &[S]) -> Vec<String> {
+    scenario_slugs_and_tries(names).0
+}
+
+/// [`scenario_slugs`], and how many numbered slugs it tried: linear in the names however many
+/// share one, so a feature with thousands of same-named scenarios costs no more than others.
+fn scenario_slugs_and_tries<S: AsRef<str>>(names: &[S]) -> (Vec<String>, usize) {
     let mut used = HashSet::new();
-    names
+    // The number each slug tries next when it is taken: every number below it is taken too,
+    // and stays taken, so no search starts again from 2.
+    let mut next_number: HashMap<String, usize> = HashMap::new();
+    let mut tries = 0;
+    let slugs = names
         .iter()
         .map(|name| {
             let base = scenario_slug(name.as_ref());
-            let mut slug = base.clone();
-            let mut number = 2;
-            while used.contains(&slug) {
-                slug = format!("{base}-{number}");
-                number += 1;
-            }
+            let slug = if used.contains(&base) {
+                let number = next_number.entry(base.clone()).or_insert(2);
+                loop {
+                    tries += 1;
+                    let candidate = format!("{base}-{number}");
+                    *number += 1;
+                    if !used.contains(&candidate) {
+                        break candidate;
+                    }
+                }
+            } else {
+                base
+            };
             used.insert(slug.clone());
             slug
         })
-        .collect()
+        .collect();
+    (slugs, tries)
 }
 
 fn slugify(text: &str) -> Option<String> {
@@ -157,6 +175,34 @@ mod tests {
             ["add-to-cart", "add-to-cart-2", "pay-with-card", "add-to-cart-3", "add-to-cart-2-2", "pay-with-card-2",]
         );
         assert_eq!(scenario_slugs::<&str>(&[]), Vec::<String>::new());
+    }
+
+    /// Twenty thousand scenarios of one name, and names that look numbered, cost one try each
+    /// (a search from 2 for each would try two hundred million), and get the same slugs.
+    #[test]
+    fn many_scenarios_of_one_name_are_numbered_in_linear_time() {
+        let mut names = vec!["Add to cart 5".to_string(), "add-to-cart-7".to_string()];
+        names.extend(std::iter::repeat_n("Add to cart".to_string(), 20_000));
+        names.push("Add to cart 2".to_string());
+        let (slugs, tries) = scenario_slugs_and_tries(&names);
+        assert!(tries <= names.len(), "{tries} tries for {} names", names.len());
+        assert_eq!(
+            &slugs[..9],
+            [
+                "add-to-cart-5",
+                "add-to-cart-7",
+                "add-to-cart",
+                "add-to-cart-2",
+                "add-to-cart-3",
+                "add-to-cart-4",
+                "add-to-cart-6",
+                "add-to-cart-8",
+                "add-to-cart-9"
+            ]
+        );
+        assert_eq!(slugs[20_001], "add-to-cart-20002");
+        assert_eq!(slugs[20_002], "add-to-cart-2-2");
+        assert_eq!(slugs.iter().collect::<HashSet<_>>().len(), slugs.len());
     }
 
     #[test]

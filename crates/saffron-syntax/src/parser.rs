@@ -753,6 +753,8 @@ struct Builder {
     content_end: usize,
     /// Syntax errors in the order they were found.
     errors: Vec<Diagnostic>,
+    /// (position, message) of each error, so a file with many is not searched for each.
+    reported: std::collections::HashSet<(crate::ast::Location, String)>,
 }
 
 impl Builder {
@@ -901,9 +903,7 @@ impl Builder {
     /// Reports a problem once: the reference parser drops an error whose message and position
     /// it already holds.
     fn add_error(&mut self, error: Diagnostic) {
-        let duplicate =
-            self.errors.iter().any(|existing| existing.location == error.location && existing.message == error.message);
-        if !duplicate {
+        if self.reported.insert((error.location, error.message.clone())) {
             self.errors.push(error);
         }
     }
