@@ -73,6 +73,7 @@ impl Endpoint {
             return Ok(self.url.to_string());
         }
         let version = self.version_url();
+        install_crypto_provider();
         let client = reqwest::Client::builder()
             .timeout(limit)
             .build()
@@ -141,6 +142,16 @@ impl Endpoint {
 
 /// The error and each of its causes ("error sending request" alone says nothing), without the
 /// URL, which may hold a browser service's token.
+/// reqwest, as the workspace builds it (`rustls-no-provider`, for saffron-agent), panics when it
+/// builds a client before a process-wide crypto provider is installed: ring, once. A provider
+/// the embedding program installed first is kept.
+fn install_crypto_provider() {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        let _already_installed = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
 fn with_causes(error: reqwest::Error) -> String {
     let error = error.without_url();
     let mut text = error.to_string();
