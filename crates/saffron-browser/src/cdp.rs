@@ -148,7 +148,21 @@ pub(crate) async fn call_on(
     by_value: bool,
 ) -> Result<Remote, CdpFail> {
     let arguments: Vec<Value> = args.iter().map(|value| Argument::Value(value.clone()).to_json()).collect();
-    call_function(page, object_id, function, arguments, by_value).await
+    call_function(page, Receiver::Object(object_id), function, arguments, by_value).await
+}
+
+/// Calls `function` in an execution context of its own (an isolated world, see
+/// `Page.createIsolatedWorld`) with `args`; returns its value (JSON `null` when there is none).
+pub(crate) async fn call_in_world(page: &Page, world: i64, function: &str, args: &[Value]) -> Result<Value, CdpFail> {
+    let arguments: Vec<Value> = args.iter().map(|value| Argument::Value(value.clone()).to_json()).collect();
+    Ok(call_function(page, Receiver::World(world), function, arguments, true).await?.value.unwrap_or(Value::Null))
+}
+
+/// What a function is called on: a page object (`this`), or an execution context.
+#[derive(Debug, Clone, Copy)]
+enum Receiver<'a> {
+    Object(&'a str),
+    World(i64),
 }
 
 /// One argument of a page function: a JSON value, or a page object by its handle.
@@ -175,29 +189,29 @@ pub(crate) async fn call_with(
     args: &[Argument],
     by_value: bool,
 ) -> Result<Remote, CdpFail> {
-    call_function(page, object_id, function, args.iter().map(Argument::to_json).collect(), by_value).await
+    call_function(page, Receiver::Object(object_id), function, args.iter().map(Argument::to_json).collect(), by_value)
+        .await
 }
 
 async fn call_function(
     page: &Page,
-    object_id: &str,
+    receiver: Receiver<'_>,
     function: &str,
     arguments: Vec<Value>,
     by_value: bool,
 ) -> Result<Remote, CdpFail> {
-    let answer = call(
-        page,
-        "Runtime.callFunctionOn",
-        json!({
-            "objectId": object_id,
-            "functionDeclaration": function,
-            "arguments": arguments,
-            "returnByValue": by_value,
-            "awaitPromise": true,
-            "silent": true,
-        }),
-    )
-    .await?;
+    let mut params = json!({
+        "functionDeclaration": function,
+        "arguments": arguments,
+        "returnByValue": by_value,
+        "awaitPromise": true,
+        "silent": true,
+    });
+    match receiver {
+        Receiver::Object(object_id) => params["objectId"] = json!(object_id),
+        Receiver::World(world) => params["executionContextId"] = json!(world),
+    }
+    let answer = call(page, "Runtime.callFunctionOn", params).await?;
     Remote::from_result(&answer)
 }
 

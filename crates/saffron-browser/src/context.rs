@@ -243,19 +243,18 @@ impl Context {
         if secrets.is_empty() {
             return capture(&page).await;
         }
-        let world = isolated_world(&page).await.map_err(|error| {
+        let not_hidden = |error: CdpFail| {
             BrowserError::Protocol(format!("no screenshot: the fields holding secrets could not be hidden ({error})"))
-        })?;
+        };
+        let world = isolated_world(&page).await.map_err(not_hidden)?;
         let secrets: Vec<Value> = secrets.iter().map(|secret| json!(secret)).collect();
-        if let Err(error) = call_in_world(&page, world, crate::js::HIDE_SECRETS, &[Value::Array(secrets)]).await {
+        if let Err(error) = cdp::call_in_world(&page, world, crate::js::HIDE_SECRETS, &[Value::Array(secrets)]).await {
             // Whatever was hidden before the failure is put back; the picture is not taken.
-            let _ = call_in_world(&page, world, crate::js::RESTORE_SECRETS, &[]).await;
-            return Err(BrowserError::Protocol(format!(
-                "no screenshot: the fields holding secrets could not be hidden ({error})"
-            )));
+            let _ = cdp::call_in_world(&page, world, crate::js::RESTORE_SECRETS, &[]).await;
+            return Err(not_hidden(error));
         }
         let picture = capture(&page).await;
-        let restored = call_in_world(&page, world, crate::js::RESTORE_SECRETS, &[]).await;
+        let restored = cdp::call_in_world(&page, world, crate::js::RESTORE_SECRETS, &[]).await;
         match (picture, restored) {
             (Ok(png), Ok(_)) => Ok(png),
             (Err(error), _) => Err(error),
@@ -646,25 +645,4 @@ async fn isolated_world(page: &Page) -> Result<i64, CdpFail> {
         .get("executionContextId")
         .and_then(Value::as_i64)
         .ok_or_else(|| CdpFail::Protocol("Page.createIsolatedWorld returned no context".to_owned()))
-}
-
-async fn call_in_world(page: &Page, context: i64, function: &str, args: &[Value]) -> Result<Value, CdpFail> {
-    let arguments: Vec<Value> = args.iter().map(|value| json!({ "value": value })).collect();
-    let answer = cdp::call(
-        page,
-        "Runtime.callFunctionOn",
-        json!({
-            "executionContextId": context,
-            "functionDeclaration": function,
-            "arguments": arguments,
-            "returnByValue": true,
-            "silent": true,
-        }),
-    )
-    .await?;
-    if let Some(details) = answer.get("exceptionDetails") {
-        let text = details.get("text").and_then(Value::as_str).unwrap_or("exception");
-        return Err(CdpFail::Protocol(format!("script failed: {text}")));
-    }
-    Ok(answer.pointer("/result/value").cloned().unwrap_or(Value::Null))
 }

@@ -67,11 +67,6 @@ impl Masker {
         }
     }
 
-    /// Everything `other` masks, masked by this one too.
-    pub fn merge(&mut self, other: &Masker) {
-        self.add_all(&other.secrets);
-    }
-
     /// True when there is nothing to mask.
     pub fn is_empty(&self) -> bool {
         self.secrets.is_empty()
@@ -103,26 +98,6 @@ impl Masker {
                 matcher.replace_all_bytes(bytes, &tokens)
             }
             _ => bytes.to_vec(),
-        }
-    }
-
-    /// Masks every string in a JSON value, keys included.
-    pub fn mask_json(&self, value: &mut serde_json::Value) {
-        use serde_json::Value;
-        if self.is_empty() {
-            return;
-        }
-        match value {
-            Value::String(text) => *text = self.mask(text),
-            Value::Array(items) => items.iter_mut().for_each(|item| self.mask_json(item)),
-            Value::Object(map) => {
-                let entries = std::mem::take(map);
-                for (key, mut item) in entries {
-                    self.mask_json(&mut item);
-                    map.insert(self.mask(&key), item);
-                }
-            }
-            _ => {}
         }
     }
 }
@@ -392,17 +367,11 @@ mod tests {
     }
 
     #[test]
-    fn bytes_and_json_values_are_masked() {
+    fn bytes_are_masked() {
         let masker = masking("hunter22");
         let mut bytes = b"\xff\xfe hunter22 \x00".to_vec();
         bytes = masker.mask_bytes(&bytes);
         assert_eq!(bytes, b"\xff\xfe {env:PASSWORD} \x00".to_vec());
-        let mut value = serde_json::json!({ "a": ["hunter22", 1], "hunter22": { "b": "x hunter22" } });
-        masker.mask_json(&mut value);
-        assert_eq!(
-            value,
-            serde_json::json!({ "a": ["{env:PASSWORD}", 1], "{env:PASSWORD}": { "b": "x {env:PASSWORD}" } })
-        );
     }
 
     #[test]

@@ -7,7 +7,7 @@ pub const ALLOWED_SCHEMES: &[&str] = &["http", "https"];
 
 /// The scheme of an absolute URL (`https` of `https://x`), lower-cased; `None` when `url` does
 /// not start with one.
-pub fn scheme(url: &str) -> Option<String> {
+fn scheme(url: &str) -> Option<String> {
     let colon = url.find(':')?;
     let scheme = &url[..colon];
     let mut chars = scheme.chars();

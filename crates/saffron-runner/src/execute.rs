@@ -169,6 +169,19 @@ fn drift_lines(step: usize, action: &Action, performed: &Performed) -> Vec<Strin
         .collect()
 }
 
+/// An action that failed, for the reports: `note` says why.
+fn failed_action(action: &Action, locator: Option<String>, duration_ms: u64, note: String) -> ActionResult {
+    ActionResult {
+        action: action.to_string(),
+        passed: false,
+        tier: None,
+        locator,
+        duration_ms,
+        drift: Vec::new(),
+        notes: vec![note],
+    }
+}
+
 /// Every text of `result` masked: a page's text or URL may quote a secret in any spelling.
 fn masked(mut result: ScenarioResult, masker: &Masker) -> ScenarioResult {
     if masker.is_empty() {
@@ -197,7 +210,8 @@ fn masked(mut result: ScenarioResult, masker: &Masker) -> ScenarioResult {
 }
 
 /// Replays one execution; `masker` holds the run's secrets (more are added as they are
-/// substituted), and the result comes back masked.
+/// substituted), and the result comes back masked: this is the one place a result's texts are
+/// masked, once, with every secret the replay may have used.
 async fn replay(browser: Option<Browser>, execution: Execution, options: RunOptions, masker: Masker) -> ScenarioResult {
     let (outcome, masker) = replay_unmasked(browser, execution, options, masker).await;
     masked(outcome, &masker)
@@ -260,15 +274,7 @@ async fn replay_unmasked(
                         step_text: Some(step.text.clone()),
                         message: format!("cannot resolve `{action}`: {error}"),
                     };
-                    report.actions.push(ActionResult {
-                        action: action.to_string(),
-                        passed: false,
-                        tier: None,
-                        locator: None,
-                        duration_ms: 0,
-                        drift: Vec::new(),
-                        notes: vec![format!("cannot resolve: {error}")],
-                    });
+                    report.actions.push(failed_action(&action, None, 0, format!("cannot resolve: {error}")));
                     failed = true;
                     break;
                 }
@@ -279,7 +285,7 @@ async fn replay_unmasked(
             match context.perform(&resolved, Some(timeout)).await {
                 Ok(performed) => {
                     let drift = drift_lines(index + 1, &action, &performed);
-                    outcome.drift.extend(drift.iter().map(|line| masker.mask(line)));
+                    outcome.drift.extend(drift.iter().cloned());
                     report.actions.push(ActionResult {
                         action: action.to_string(),
                         passed: true,
@@ -293,29 +299,21 @@ async fn replay_unmasked(
                 Err(failure) => {
                     // The browser went away under the action: that says nothing about the app.
                     if let Some(cause) = browser.lost_connection().await {
-                        outcome.verdict =
-                            Verdict::Blocked { cause: masker.mask(&format!("step {} `{action}`: {cause}", index + 1)) };
+                        outcome.verdict = Verdict::Blocked { cause: format!("step {} `{action}`: {cause}", index + 1) };
                         failed = true;
                         break;
                     }
                     // A field that holds a secret is blanked for the picture, whatever its type.
                     let secrets: Vec<&str> = masker.values().collect();
                     outcome.screenshot = context.screenshot_hiding(&secrets).await.ok();
-                    outcome.url = context.url().await.ok().map(|url| masker.mask(&url));
+                    outcome.url = context.url().await.ok();
                     outcome.verdict = Verdict::Red {
                         step: Some(index + 1),
                         step_text: Some(step.text.clone()),
-                        message: masker.mask(&format!("`{action}`: {}", failure.message)),
+                        message: format!("`{action}`: {}", failure.message),
                     };
-                    report.actions.push(ActionResult {
-                        action: action.to_string(),
-                        passed: false,
-                        tier: None,
-                        locator: failure.found_by.clone(),
-                        duration_ms: action_started.elapsed().as_millis() as u64,
-                        drift: Vec::new(),
-                        notes: vec![failure.message.clone()],
-                    });
+                    let duration_ms = action_started.elapsed().as_millis() as u64;
+                    report.actions.push(failed_action(&action, failure.found_by.clone(), duration_ms, failure.message));
                     failed = true;
                     break;
                 }

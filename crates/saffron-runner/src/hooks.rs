@@ -26,6 +26,16 @@ pub enum HookPhase {
     Teardown,
 }
 
+impl HookPhase {
+    /// `setup` or `teardown`, as reports and messages name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            HookPhase::Setup => "setup",
+            HookPhase::Teardown => "teardown",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HookRun {
@@ -98,14 +108,14 @@ impl Interrupt {
         }
     }
 
-    /// A channel that an interruption wakes; `None` when the run is interrupted already.
-    fn subscribe(&self, sender: Sender<Wake>) -> Option<()> {
+    /// Has an interruption wake `sender`; false when the run is interrupted already.
+    fn subscribe(&self, sender: Sender<Wake>) -> bool {
         let mut waiters = self.inner.waiters.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if self.is_triggered() {
-            return None;
+            return false;
         }
         waiters.push(sender);
-        Some(())
+        true
     }
 }
 
@@ -186,7 +196,7 @@ fn wait_bounded(
     started: Instant,
 ) -> HookRun {
     let (wake, woken): (Sender<Wake>, Receiver<Wake>) = channel();
-    let interrupted_already = interrupt.is_some_and(|interrupt| interrupt.subscribe(wake.clone()).is_none());
+    let interrupted_already = interrupt.is_some_and(|interrupt| !interrupt.subscribe(wake.clone()));
     let group = child.id();
     // `wait` blocks, so it runs beside this thread, which watches the clock and the interrupt.
     let waiter = std::thread::spawn(move || {

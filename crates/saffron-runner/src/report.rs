@@ -16,7 +16,7 @@ mod html;
 
 pub use html::html;
 
-use crate::hooks::{HookPhase, HookRun};
+use crate::hooks::HookRun;
 use crate::{ScenarioResult, Verdict};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -170,13 +170,6 @@ pub fn junit(report: &RunReport) -> String {
     out
 }
 
-fn phase_name(phase: HookPhase) -> &'static str {
-    match phase {
-        HookPhase::Setup => "setup",
-        HookPhase::Teardown => "teardown",
-    }
-}
-
 /// `0`, `3`, or why there is no exit code (`stopped after 5 s...`).
 fn hook_outcome(hook: &HookRun) -> String {
     match (hook.exit_code, &hook.error) {
@@ -217,7 +210,7 @@ pub fn markdown(report: &RunReport) -> String {
         for hook in &report.hooks {
             out.push_str(&format!(
                 "| {} | `{}` | {} | {} ms |\n",
-                phase_name(hook.phase),
+                hook.phase.name(),
                 hook.command.replace('|', "\\|").replace('`', "'"),
                 hook_outcome(hook).replace('|', "\\|"),
                 hook.duration_ms

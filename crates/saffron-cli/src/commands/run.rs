@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
-use saffron_runner::hooks::{HookPhase, HookRun, Interrupt};
+use saffron_runner::hooks::{HookRun, Interrupt};
 use saffron_runner::session::options_with_env;
 use saffron_runner::{
     Execution, RunOptions, RunRequest, ScenarioResult, Selection, Session, SessionError, TagExpression, Verdict,
@@ -132,12 +132,9 @@ fn report_hook_failures(runs: &[HookRun]) -> bool {
     let mut failed = false;
     for run in runs.iter().filter(|run| !run.succeeded()) {
         failed = true;
-        let phase = match run.phase {
-            HookPhase::Setup => "setup",
-            HookPhase::Teardown => "teardown",
-        };
         eprintln!(
-            "saffron: {phase} `{}` failed: {}",
+            "saffron: {} `{}` failed: {}",
+            run.phase.name(),
             escape_controls(&run.command),
             run.error.clone().unwrap_or_else(|| format!("exited with {:?}", run.exit_code))
         );

@@ -4,7 +4,6 @@
 
 use std::fmt::Write as _;
 
-use saffron_recording::Masker;
 use saffron_runner::hooks::{HookPhase, Interrupt};
 use saffron_runner::{RunReport, RunRequest, ScenarioResult, Session, TagExpression, Verdict, line_target};
 use schemars::JsonSchema;
@@ -101,19 +100,6 @@ impl From<&ScenarioResult> for ScenarioVerdict {
     }
 }
 
-impl ScenarioVerdict {
-    fn masked(self, masker: &Masker) -> ScenarioVerdict {
-        ScenarioVerdict {
-            file: masker.mask(&self.file),
-            name: masker.mask(&self.name),
-            step_text: self.step_text.map(|text| masker.mask(&text)),
-            message: self.message.map(|message| masker.mask(&message)),
-            drift: self.drift.iter().map(|drift| masker.mask(drift)).collect(),
-            ..self
-        }
-    }
-}
-
 /// Plans the run: quick, and every mistake in the arguments is reported before a browser starts.
 pub fn prepare(project: &Project, args: RunArgs) -> Result<Session, ToolError> {
     let tags =
@@ -205,7 +191,8 @@ pub fn execute(session: Session) -> Result<RunOutput, ToolError> {
         red: report.red,
         blocked: report.blocked,
         duration_ms: report.duration_ms,
-        scenarios: report.scenarios.iter().map(|result| ScenarioVerdict::from(result).masked(&masker)).collect(),
+        // The runner masked every result's texts; the hook commands' errors come from elsewhere.
+        scenarios: report.scenarios.iter().map(ScenarioVerdict::from).collect(),
         reports,
         hook_failures: teardown
             .iter()

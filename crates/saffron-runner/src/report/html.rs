@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use base64::Engine;
 use saffron_recording::StepKind;
 
-use super::{RunReport, badge, escape_xml, failure_text, hook_outcome, phase_name};
+use super::{RunReport, badge, escape_xml, failure_text, hook_outcome};
 use crate::{ActionResult, ScenarioResult, StepOutcome, StepResult};
 
 const VERDICTS: [(&str, &str); 4] = [("green", "✓"), ("yellow", "~"), ("red", "✗"), ("blocked", "!")];
@@ -174,7 +174,7 @@ pub fn html(report: &RunReport) -> String {
                 out,
                 "<tr class=\"{}\"><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td></tr>",
                 if hook.succeeded() { "green" } else { "red" },
-                phase_name(hook.phase),
+                hook.phase.name(),
                 escape_xml(&hook.command),
                 escape_xml(&hook_outcome(hook)),
                 seconds(hook.duration_ms)
