@@ -7,12 +7,14 @@
 //! - [`Provider`], [`AnthropicProvider`], [`OpenAiProvider`], [`RetryPolicy`]: the vendors.
 //! - [`AgentConfig`]: `[agent]` of `saffron.toml`, checked into an [`AgentSetup`].
 //! - [`Session`], [`ToolGateway`]: the loop, its budget and how it ended.
+//! - [`AgentDriver`], [`ProviderDriver`]: what runs a session for the runner, whoever the agent is.
 //! - [`Cost`]: what the usage cost, or "cost not reported".
 //! - `testing` (feature `testing`): fake vendor servers playing scripted conversations.
 
 pub mod anthropic;
 pub mod config;
 pub mod cost;
+pub mod driver;
 mod http;
 pub mod model;
 pub mod openai;
@@ -27,6 +29,7 @@ pub use config::{
     AgentCommand, AgentConfig, AgentConfigError, AgentSetup, ApiKey, BuiltInAgent, ExternalAgent, ProviderKind,
 };
 pub use cost::{Cost, CostSource, Prices};
+pub use driver::{AgentDriver, ProviderDriver};
 pub use model::{Block, Message, Request, Response, Role, StopReason, ToolInput, ToolSpec, Usage};
 pub use openai::OpenAiProvider;
 pub use provider::{BoxFuture, HttpSettings, Provider, ProviderError};
