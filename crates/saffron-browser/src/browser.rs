@@ -107,6 +107,7 @@ impl Browser {
     /// Launches Chromium. Must run inside a Tokio runtime, which then drives the connection:
     /// keep that runtime alive as long as the browser is used.
     pub async fn launch(config: BrowserConfig) -> Result<Browser, BrowserError> {
+        let _timed = crate::timing::span("launch");
         let executable = find_chromium(config.executable.as_deref()).await?;
         let launch_error = |message: String| BrowserError::Launch { executable: executable.clone(), message };
         let temporary = std::env::temp_dir();
@@ -204,6 +205,7 @@ impl Browser {
 
     /// Closes every context and the browser process, and removes its profile directory.
     pub async fn close(&self) {
+        crate::timing::print_summary();
         let taken = self.inner.browser.write().await.take();
         if let Some(mut browser) = taken {
             // Ask politely, then make sure: a browser that ignores `Browser.close` must not

@@ -50,6 +50,7 @@ mod locate;
 mod network;
 mod perform;
 mod profile;
+mod timing;
 mod url;
 
 use std::sync::{Mutex, MutexGuard};
@@ -60,6 +61,7 @@ pub use drift::{Drift, Signal};
 pub use error::{ActionFailure, BrowserError, FailureKind};
 pub use perform::Performed;
 pub use profile::sweep_stale_profiles;
+pub use timing::TIMING_ENV;
 pub use url::{relativize_url, resolve_url};
 
 /// Locks a mutex, recovering it if a panicking holder poisoned it: the guarded data here is

@@ -92,6 +92,7 @@ struct Resolved {
 impl Resolved {
     /// Reads the drift of `found`: before acting on it, since acting may take it away.
     async fn observe(page: &Page, target: &Target, found: &Found) -> Resolved {
+        let _timed = crate::timing::span("drift");
         Resolved::without_drift(found).with_drift(drift::observe(page, target, found).await)
     }
 
@@ -219,6 +220,7 @@ impl Context {
     /// uniquely and to become actionable, then act once; assertions retry until it runs out.
     pub async fn perform(&mut self, action: &Action, timeout: Option<Duration>) -> Result<Performed, ActionFailure> {
         let started = Instant::now();
+        let _timed = crate::timing::action(action.type_name());
         let timeout = action_timeout(action).or(timeout).unwrap_or(self.default_timeout);
         let deadline = started + timeout;
         self.group_counter += 1;
@@ -332,6 +334,7 @@ impl Context {
         if let Some(problem) = saffron_recording::navigation::navigation_problem(&absolute) {
             return Err(failure(format!("refused: {problem}")));
         }
+        let _timed = crate::timing::span("navigate");
         let navigation = page.execute(NavigateParams::new(absolute.clone()));
         match tokio::time::timeout_at(deadline.into(), navigation).await {
             Err(_) => Err(failure(format!("the page did not finish loading within {}", seconds(timeout)))),
@@ -370,10 +373,12 @@ impl Context {
             Ok(Located::None(report)) => return Attempt::Retry(Pending::Unresolved(report)),
             Err(error) => return on_cdp(error),
         };
+        let actionable = crate::timing::span("actionable");
         let answer = match cdp::call_value(&page, &found.object_id, js::ACTIONABLE, &[checks.to_json()]).await {
             Ok(answer) => answer,
             Err(error) => return on_cdp(error),
         };
+        drop(actionable);
         if answer.get("ok").and_then(Value::as_bool) == Some(true) {
             let coordinate = |name: &str| answer.get(name).and_then(Value::as_f64).unwrap_or(0.0);
             let done = answer.get("done").and_then(Value::as_bool).unwrap_or(false);
@@ -839,6 +844,7 @@ impl Context {
             Err(error) => return on_cdp(error),
         };
         let object = found.object_id.as_str();
+        let checked = crate::timing::span("check");
         let verdict: Result<(bool, String, String), CdpFail> = async {
             Ok(match action {
                 Action::ExpectVisible { .. } | Action::ExpectHidden { .. } => {
@@ -883,6 +889,7 @@ impl Context {
             })
         }
         .await;
+        drop(checked);
         match verdict {
             // A hidden element is not in the accessibility tree, so the role tier cannot see
             // what `expectHidden` checks: a weaker tier finding it is no sign of drift.
@@ -1106,6 +1113,7 @@ const DISPATCH_LIMIT: Duration = Duration::from_secs(10);
 
 /// Bounds the wait for Chromium to acknowledge input events.
 async fn acknowledged<T>(dispatch: impl Future<Output = Result<T, CdpFail>>) -> Result<T, CdpFail> {
+    let _timed = crate::timing::span("input");
     tokio::time::timeout(DISPATCH_LIMIT, dispatch).await.unwrap_or(Err(CdpFail::Timeout))
 }
 
