@@ -107,7 +107,7 @@ impl Browser {
     /// Launches Chromium. Must run inside a Tokio runtime, which then drives the connection:
     /// keep that runtime alive as long as the browser is used.
     pub async fn launch(config: BrowserConfig) -> Result<Browser, BrowserError> {
-        let _timed = crate::timing::span("launch");
+        let _timed = crate::timing::lone_span("launch");
         let executable = find_chromium(config.executable.as_deref()).await?;
         let launch_error = |message: String| BrowserError::Launch { executable: executable.clone(), message };
         let temporary = std::env::temp_dir();

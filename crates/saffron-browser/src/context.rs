@@ -141,7 +141,7 @@ fn protocol(error: CdpFail) -> BrowserError {
 
 impl Context {
     pub(crate) async fn open(browser: Browser, options: ContextOptions) -> Result<Context, BrowserError> {
-        let _timed = crate::timing::span("context open");
+        let _timed = crate::timing::lone_span("context open");
         let shared = Arc::new(Shared { state: Mutex::new(State::default()), changed: Notify::new() });
         let (created, destroyed) = {
             let guard = browser.inner.browser.read().await;
@@ -151,7 +151,7 @@ impl Context {
             let destroyed = chromium.event_listener::<EventTargetDestroyed>().await.map_err(|e| protocol(e.into()))?;
             (created, destroyed)
         };
-        let created_context = crate::timing::span("context open: Target.createBrowserContext");
+        let created_context = crate::timing::lone_span("context open: Target.createBrowserContext");
         let answer = browser.call("Target.createBrowserContext", json!({})).await.map_err(protocol)?;
         drop(created_context);
         let context_id = answer
@@ -176,7 +176,7 @@ impl Context {
         let mut params = CreateTargetParams::new("about:blank");
         params.browser_context_id = Some(BrowserContextId::from(context.context_id.clone()));
         let first = {
-            let _timed = crate::timing::span("context open: new page (create, attach, init)");
+            let _timed = crate::timing::lone_span("context open: new page (create, attach, init)");
             let guard = context.browser.inner.browser.read().await;
             let chromium = guard.as_ref().ok_or_else(|| BrowserError::Closed("the browser was closed".to_owned()))?;
             tokio::time::timeout(ATTACH_TIMEOUT, chromium.new_page(params))
@@ -187,7 +187,7 @@ impl Context {
         context.active = first.target_id().as_ref().to_owned();
         let deadline = Instant::now() + ATTACH_TIMEOUT;
         let target = context.active.clone();
-        let _timed = crate::timing::span("context open: observed");
+        let _timed = crate::timing::lone_span("context open: observed");
         let ready =
             context.wait_for(deadline, |state| state.tabs.iter().any(|tab| tab.target_id == target && tab.ready)).await;
         if !ready {
@@ -306,7 +306,7 @@ impl Context {
 
     /// Closes the context and all its tabs.
     pub async fn close(mut self) {
-        let _timed = crate::timing::span("context close");
+        let _timed = crate::timing::lone_span("context close");
         self.shutdown_tasks();
         let _ = tokio::time::timeout(
             Duration::from_secs(5),

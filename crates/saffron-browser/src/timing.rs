@@ -41,7 +41,13 @@ static PRINTED: AtomicBool = AtomicBool::new(false);
 /// Starts timing `phase`; the time is recorded when the returned guard drops. Inside an action
 /// the key is `action/phase`.
 pub(crate) fn span(phase: &'static str) -> Span {
-    Span { phase: enabled().then_some(phase), started: Instant::now() }
+    Span { phase: enabled().then_some(phase), started: Instant::now(), in_action: true }
+}
+
+/// Like [`span`], but never filed under an action: for work that may run beside one (a
+/// context opened ahead of need).
+pub(crate) fn lone_span(phase: &'static str) -> Span {
+    Span { phase: enabled().then_some(phase), started: Instant::now(), in_action: false }
 }
 
 /// Starts timing a whole action of type `action`: its own key is `action`, and spans started
@@ -50,13 +56,14 @@ pub(crate) fn action(action: &'static str) -> ActionSpan {
     if enabled() {
         lock(recorder()).action = Some(action);
     }
-    ActionSpan { inner: Span { phase: enabled().then_some(action), started: Instant::now() } }
+    ActionSpan { inner: Span { phase: enabled().then_some(action), started: Instant::now(), in_action: false } }
 }
 
 /// A running span.
 pub(crate) struct Span {
     phase: Option<&'static str>,
     started: Instant,
+    in_action: bool,
 }
 
 impl Drop for Span {
@@ -65,7 +72,7 @@ impl Drop for Span {
             let elapsed = self.started.elapsed();
             let mut recorder = lock(recorder());
             let key = match recorder.action {
-                Some(action) if action != phase => format!("{action}/{phase}"),
+                Some(action) if self.in_action => format!("{action}/{phase}"),
                 _ => phase.to_owned(),
             };
             recorder.spans.entry(key).or_default().push(elapsed);
