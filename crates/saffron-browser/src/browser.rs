@@ -101,6 +101,10 @@ const FLAGS: &[&str] = &[
     "disable-sync",
     "no-first-run",
     "no-default-browser-check",
+    // Without it Chromium opens a new-tab page (and chromiumoxide attaches to it and enables
+    // five domains there): about a second of browser work beside the first scenario, for a
+    // window nothing uses. Each scenario opens its own context and tab.
+    "no-startup-window",
 ];
 
 impl Browser {

@@ -46,6 +46,8 @@ mod drift;
 mod error;
 mod js;
 mod keys;
+#[cfg(test)]
+mod launch_tests;
 mod locate;
 mod network;
 mod perform;
