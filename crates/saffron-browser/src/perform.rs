@@ -9,7 +9,9 @@
 use std::time::{Duration, Instant};
 
 use chromiumoxide::Page;
-use chromiumoxide::cdp::browser_protocol::page::NavigateParams;
+use chromiumoxide::cdp::browser_protocol::page::{EventFrameNavigated, EventNavigatedWithinDocument, NavigateParams};
+use chromiumoxide::listeners::EventStream;
+use futures::StreamExt;
 use regex::Regex;
 use saffron_recording::{Action, ElementState, Target, Tier};
 use serde_json::{Value, json};
@@ -67,13 +69,23 @@ impl Backoff {
     /// Sleeps before the next attempt; `false` when the deadline has passed. The sleep is cut
     /// to the deadline, so one last attempt is made at the deadline itself.
     async fn next(&mut self) -> bool {
+        self.next_or(std::future::pending::<()>()).await
+    }
+
+    /// Like [`Backoff::next`], but the pause also ends as soon as `wake` completes (an event
+    /// that may have changed what the attempt looks at).
+    async fn next_or(&mut self, wake: impl Future) -> bool {
         let now = Instant::now();
         if now >= self.deadline {
             return false;
         }
         let delay = Duration::from_millis(BACKOFF_MS[self.step.min(BACKOFF_MS.len() - 1)]);
         self.step += 1;
-        tokio::time::sleep(delay.min(self.deadline - now)).await;
+        let _timed = crate::timing::span("retry pause");
+        tokio::select! {
+            () = tokio::time::sleep(delay.min(self.deadline - now)) => {}
+            _ = wake => {}
+        }
         true
     }
 
@@ -762,6 +774,10 @@ impl Context {
         };
         let mut backoff = Backoff::new(deadline);
         let mut found: String;
+        // The address changes only by a navigation, so a pause ends at the tab's next one; the
+        // pauses still bound the wait if the events cannot be followed. Listening starts before
+        // the first look, so a navigation between a look and the pause is not missed.
+        let mut navigations = self.navigation_events().await;
         loop {
             let current = self.url().await.map_err(browser_failure)?;
             found = relativize_url(&self.base_url, &current);
@@ -772,7 +788,22 @@ impl Context {
             if pass {
                 return Ok(());
             }
-            if !backoff.next().await {
+            let navigated = async {
+                match navigations.as_mut() {
+                    Some((documents, fragments)) => {
+                        let ended = tokio::select! {
+                            event = documents.next() => event.is_none(),
+                            event = fragments.next() => event.is_none(),
+                        };
+                        // A stream that ended (the tab is gone) wakes nothing: the pause runs out.
+                        if ended {
+                            std::future::pending::<()>().await;
+                        }
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            if !backoff.next_or(navigated).await {
                 break;
             }
         }
@@ -787,6 +818,17 @@ impl Context {
             ),
         )
         .with(Some(expected), Some(found)))
+    }
+
+    /// The active tab's navigations, to and within a document; `None` if they cannot be
+    /// followed.
+    async fn navigation_events(
+        &self,
+    ) -> Option<(EventStream<EventFrameNavigated>, EventStream<EventNavigatedWithinDocument>)> {
+        let page = self.active_page().ok()?;
+        let documents = page.event_listener::<EventFrameNavigated>().await.ok()?;
+        let fragments = page.event_listener::<EventNavigatedWithinDocument>().await.ok()?;
+        Some((documents, fragments))
     }
 
     async fn expect_element(
