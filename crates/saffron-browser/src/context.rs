@@ -541,6 +541,18 @@ pub(crate) async fn ensure_front(page: &Page) -> Result<(), CdpFail> {
     Ok(())
 }
 
+impl Context {
+    /// [`ensure_front`], unless the context has a single tab: one tab alone is the front tab of
+    /// its window, and the check is a round trip on every attempt of every action.
+    pub(crate) async fn front(&self, page: &Page) -> Result<(), CdpFail> {
+        let alone = self.shared.read(|state| state.tabs.iter().filter(|tab| !tab.closed).count() <= 1);
+        if alone {
+            return Ok(());
+        }
+        ensure_front(page).await
+    }
+}
+
 /// `Network.getResponseBody`, as text.
 pub(crate) async fn read_body(page: &Page, request_id: &str) -> Body {
     let answer = tokio::time::timeout(

@@ -377,7 +377,7 @@ impl Context {
             Ok(page) => page,
             Err(error) => return Attempt::Fail(browser_failure(error)),
         };
-        if let Err(error) = ensure_front(&page).await {
+        if let Err(error) = self.front(&page).await {
             return on_cdp(error);
         }
         let found = match locate::locate(&page, target, group).await {
@@ -428,7 +428,7 @@ impl Context {
                 Ok(page) => page,
                 Err(error) => return Attempt::Fail(browser_failure(error)),
             };
-            if let Err(error) = ensure_front(&page).await {
+            if let Err(error) = self.front(&page).await {
                 return on_cdp(error);
             }
             match locate::locate(&page, target, group).await {
@@ -522,7 +522,7 @@ impl Context {
             }
             None => {
                 let page = self.active_page().map_err(browser_failure)?;
-                ensure_front(&page)
+                self.front(&page)
                     .await
                     .map_err(|error| ActionFailure::new(FailureKind::Browser, format!("press {key:?}: {error}")))?;
                 (page, None)
@@ -873,7 +873,7 @@ impl Context {
             Ok(page) => page,
             Err(error) => return Attempt::Fail(browser_failure(error)),
         };
-        if let Err(error) = ensure_front(&page).await {
+        if let Err(error) = self.front(&page).await {
             return on_cdp(error);
         }
         let found = match locate::locate(&page, target, group).await {
@@ -959,7 +959,7 @@ impl Context {
         loop {
             let attempt = async {
                 let page = self.active_page().map_err(|error| CdpFail::Dead(error.to_string()))?;
-                ensure_front(&page).await?;
+                self.front(&page).await?;
                 locate::count(&page, target, group).await
             };
             match tokio::time::timeout_at(backoff.attempt_deadline().into(), attempt).await {
