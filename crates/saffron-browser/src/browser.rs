@@ -129,6 +129,10 @@ const FLAGS: &[&str] = &[
     "disable-sync",
     "no-first-run",
     "no-default-browser-check",
+    // Without it Chromium opens a new-tab page (and chromiumoxide attaches to it and enables
+    // five domains there): about a second of browser work beside the first scenario, for a
+    // window nothing uses. Each scenario opens its own context and tab.
+    "no-startup-window",
 ];
 
 /// Polls the connection on its own task for the browser's whole life (every command and event
@@ -215,6 +219,7 @@ impl Browser {
     /// Launches Chromium. Must run inside a Tokio runtime, which then drives the connection:
     /// keep that runtime alive as long as the browser is used.
     pub async fn launch(config: BrowserConfig) -> Result<Browser, BrowserError> {
+        let _timed = crate::timing::lone_span("launch");
         let executable = find_chromium(config.executable.as_deref()).await?;
         let launch_error = |message: String| BrowserError::Launch { executable: executable.clone(), message };
         let temporary = std::env::temp_dir();
@@ -335,6 +340,7 @@ impl Browser {
     /// remote browser is only disconnected from: it keeps running, without the contexts this
     /// process opened in it.
     pub async fn close(&self) {
+        crate::timing::print_summary();
         let taken = self.inner.browser.write().await.take();
         if let Some(mut browser) = taken
             && self.inner.remote.is_none()

@@ -85,7 +85,13 @@ impl From<CdpError> for CdpFail {
 
 /// Sends one command to the page's session.
 pub(crate) async fn call(page: &Page, method: &'static str, params: Value) -> Result<Value, CdpFail> {
-    Ok(page.execute(Raw::new(method, params)).await?.result)
+    if !crate::timing::calls_timed() {
+        return Ok(page.execute(Raw::new(method, params)).await?.result);
+    }
+    let started = std::time::Instant::now();
+    let answer = page.execute(Raw::new(method, params)).await;
+    crate::timing::cdp_call(method, started.elapsed());
+    Ok(answer?.result)
 }
 
 /// A `Runtime.RemoteObject`, reduced to what we read.

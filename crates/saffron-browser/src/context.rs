@@ -141,6 +141,7 @@ fn protocol(error: CdpFail) -> BrowserError {
 
 impl Context {
     pub(crate) async fn open(browser: Browser, options: ContextOptions) -> Result<Context, BrowserError> {
+        let _timed = crate::timing::lone_span("context open");
         let shared = Arc::new(Shared { state: Mutex::new(State::default()), changed: Notify::new() });
         let (created, destroyed) = {
             let guard = browser.inner.browser.read().await;
@@ -152,8 +153,10 @@ impl Context {
         };
         // Disposed by the browser itself when our connection ends, however it ends: a remote
         // browser keeps nothing of a run that was killed before it could close its contexts.
+        let created_context = crate::timing::lone_span("context open: Target.createBrowserContext");
         let answer =
             browser.call("Target.createBrowserContext", json!({ "disposeOnDetach": true })).await.map_err(protocol)?;
+        drop(created_context);
         let context_id = answer
             .get("browserContextId")
             .and_then(Value::as_str)
@@ -176,6 +179,7 @@ impl Context {
         let mut params = CreateTargetParams::new("about:blank");
         params.browser_context_id = Some(BrowserContextId::from(context.context_id.clone()));
         let first = {
+            let _timed = crate::timing::lone_span("context open: new page (create, attach, init)");
             let guard = context.browser.inner.browser.read().await;
             let chromium = guard.as_ref().ok_or_else(|| BrowserError::Closed("the browser was closed".to_owned()))?;
             tokio::time::timeout(ATTACH_TIMEOUT, chromium.new_page(params))
@@ -186,6 +190,7 @@ impl Context {
         context.active = first.target_id().as_ref().to_owned();
         let deadline = Instant::now() + ATTACH_TIMEOUT;
         let target = context.active.clone();
+        let _timed = crate::timing::lone_span("context open: observed");
         let ready =
             context.wait_for(deadline, |state| state.tabs.iter().any(|tab| tab.target_id == target && tab.ready)).await;
         if !ready {
@@ -278,6 +283,7 @@ impl Context {
     /// Drains the console streams after a round trip to every tab: events are delivered in
     /// order before a command's answer, so everything logged before this call is counted.
     pub(crate) async fn console_errors_now(&self) -> Vec<String> {
+        let _timed = crate::timing::span("console errors");
         let pages: Vec<Page> = self
             .shared
             .read(|state| state.tabs.iter().filter(|tab| !tab.closed).filter_map(|tab| tab.page.clone()).collect());
@@ -302,6 +308,7 @@ impl Context {
 
     /// Closes the context and all its tabs.
     pub async fn close(mut self) {
+        let _timed = crate::timing::lone_span("context close");
         self.shutdown_tasks();
         let _ = tokio::time::timeout(
             Duration::from_secs(5),
@@ -528,11 +535,24 @@ async fn record_network(page: Page, target_id: String, mut streams: NetStreams, 
 /// Checked on every attempt, since a tab opened by the previous action may take the front at
 /// any moment.
 pub(crate) async fn ensure_front(page: &Page) -> Result<(), CdpFail> {
+    let _timed = crate::timing::span("front");
     let visibility = cdp::evaluate(page, "document.visibilityState", "saffron", true).await?;
     if visibility.value.as_ref().and_then(Value::as_str) != Some("visible") {
         cdp::call(page, "Page.bringToFront", json!({})).await?;
     }
     Ok(())
+}
+
+impl Context {
+    /// [`ensure_front`], unless the context has a single tab: one tab alone is the front tab of
+    /// its window, and the check is a round trip on every attempt of every action.
+    pub(crate) async fn front(&self, page: &Page) -> Result<(), CdpFail> {
+        let alone = self.shared.read(|state| state.tabs.iter().filter(|tab| !tab.closed).count() <= 1);
+        if alone {
+            return Ok(());
+        }
+        ensure_front(page).await
+    }
 }
 
 /// `Network.getResponseBody`, as text.

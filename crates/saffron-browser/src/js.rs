@@ -231,10 +231,12 @@ pub(crate) const ACTIONABLE: &str = concat!(
     }
   }
   if (checks.stable) {
-    // Two animation frames, as Playwright does. The timer is a floor for pages that do not
-    // render (a background tab gets no frames), so the check cannot hang.
+    // The same box in two consecutive frames, as Playwright requires. The box read now is the
+    // one the last frame rendered (animations advance only when a frame starts; a change made
+    // since then moves it now already), so one frame later is the next frame's box. The timer
+    // is a floor for pages that do not render (a background tab gets no frames), so the check
+    // cannot hang.
     const frame = () => new Promise((resolve) => { requestAnimationFrame(() => resolve()); setTimeout(resolve, 100); });
-    await frame();
     const a = el.getBoundingClientRect();
     await frame();
     const b = el.getBoundingClientRect();

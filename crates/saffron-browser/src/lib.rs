@@ -46,11 +46,14 @@ mod drift;
 mod error;
 mod js;
 mod keys;
+#[cfg(test)]
+mod launch_tests;
 mod locate;
 mod network;
 mod perform;
 mod profile;
 mod remote;
+mod timing;
 mod url;
 
 use std::sync::{Mutex, MutexGuard};
@@ -62,6 +65,7 @@ pub use error::{ActionFailure, BrowserError, FailureKind};
 pub use perform::Performed;
 pub use profile::sweep_stale_profiles;
 pub use remote::Endpoint;
+pub use timing::TIMING_ENV;
 pub use url::{relativize_url, resolve_url};
 
 /// Locks a mutex, recovering it if a panicking holder poisoned it: the guarded data here is

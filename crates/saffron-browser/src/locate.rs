@@ -147,6 +147,7 @@ struct Search<'a> {
 
 /// Resolves the target against the page's current document.
 pub(crate) async fn locate(page: &Page, target: &Target, group: &str) -> Result<Located, CdpFail> {
+    let _timed = crate::timing::span("locate");
     locate_filtered(page, target, None, group).await
 }
 

@@ -9,7 +9,9 @@
 use std::time::{Duration, Instant};
 
 use chromiumoxide::Page;
-use chromiumoxide::cdp::browser_protocol::page::NavigateParams;
+use chromiumoxide::cdp::browser_protocol::page::{EventFrameNavigated, EventNavigatedWithinDocument, NavigateParams};
+use chromiumoxide::listeners::EventStream;
+use futures::StreamExt;
 use regex::Regex;
 use saffron_recording::{Action, ElementState, Target, Tier};
 use serde_json::{Value, json};
@@ -67,13 +69,23 @@ impl Backoff {
     /// Sleeps before the next attempt; `false` when the deadline has passed. The sleep is cut
     /// to the deadline, so one last attempt is made at the deadline itself.
     async fn next(&mut self) -> bool {
+        self.next_or(std::future::pending::<()>()).await
+    }
+
+    /// Like [`Backoff::next`], but the pause also ends as soon as `wake` completes (an event
+    /// that may have changed what the attempt looks at).
+    async fn next_or(&mut self, wake: impl Future) -> bool {
         let now = Instant::now();
         if now >= self.deadline {
             return false;
         }
         let delay = Duration::from_millis(BACKOFF_MS[self.step.min(BACKOFF_MS.len() - 1)]);
         self.step += 1;
-        tokio::time::sleep(delay.min(self.deadline - now)).await;
+        let _timed = crate::timing::span("retry pause");
+        tokio::select! {
+            () = tokio::time::sleep(delay.min(self.deadline - now)) => {}
+            _ = wake => {}
+        }
         true
     }
 
@@ -92,6 +104,7 @@ struct Resolved {
 impl Resolved {
     /// Reads the drift of `found`: before acting on it, since acting may take it away.
     async fn observe(page: &Page, target: &Target, found: &Found) -> Resolved {
+        let _timed = crate::timing::span("drift");
         Resolved::without_drift(found).with_drift(drift::observe(page, target, found).await)
     }
 
@@ -219,6 +232,7 @@ impl Context {
     /// uniquely and to become actionable, then act once; assertions retry until it runs out.
     pub async fn perform(&mut self, action: &Action, timeout: Option<Duration>) -> Result<Performed, ActionFailure> {
         let started = Instant::now();
+        let _timed = crate::timing::action(action.type_name());
         let timeout = action_timeout(action).or(timeout).unwrap_or(self.default_timeout);
         let deadline = started + timeout;
         self.group_counter += 1;
@@ -332,6 +346,7 @@ impl Context {
         if let Some(problem) = saffron_recording::navigation::navigation_problem(&absolute) {
             return Err(failure(format!("refused: {problem}")));
         }
+        let _timed = crate::timing::span("navigate");
         let navigation = page.execute(NavigateParams::new(absolute.clone()));
         match tokio::time::timeout_at(deadline.into(), navigation).await {
             Err(_) => Err(failure(format!("the page did not finish loading within {}", seconds(timeout)))),
@@ -362,7 +377,7 @@ impl Context {
             Ok(page) => page,
             Err(error) => return Attempt::Fail(browser_failure(error)),
         };
-        if let Err(error) = ensure_front(&page).await {
+        if let Err(error) = self.front(&page).await {
             return on_cdp(error);
         }
         let found = match locate::locate(&page, target, group).await {
@@ -370,10 +385,12 @@ impl Context {
             Ok(Located::None(report)) => return Attempt::Retry(Pending::Unresolved(report)),
             Err(error) => return on_cdp(error),
         };
+        let actionable = crate::timing::span("actionable");
         let answer = match cdp::call_value(&page, &found.object_id, js::ACTIONABLE, &[checks.to_json()]).await {
             Ok(answer) => answer,
             Err(error) => return on_cdp(error),
         };
+        drop(actionable);
         if answer.get("ok").and_then(Value::as_bool) == Some(true) {
             let coordinate = |name: &str| answer.get(name).and_then(Value::as_f64).unwrap_or(0.0);
             let done = answer.get("done").and_then(Value::as_bool).unwrap_or(false);
@@ -411,7 +428,7 @@ impl Context {
                 Ok(page) => page,
                 Err(error) => return Attempt::Fail(browser_failure(error)),
             };
-            if let Err(error) = ensure_front(&page).await {
+            if let Err(error) = self.front(&page).await {
                 return on_cdp(error);
             }
             match locate::locate(&page, target, group).await {
@@ -505,7 +522,7 @@ impl Context {
             }
             None => {
                 let page = self.active_page().map_err(browser_failure)?;
-                ensure_front(&page)
+                self.front(&page)
                     .await
                     .map_err(|error| ActionFailure::new(FailureKind::Browser, format!("press {key:?}: {error}")))?;
                 (page, None)
@@ -757,6 +774,10 @@ impl Context {
         };
         let mut backoff = Backoff::new(deadline);
         let mut found: String;
+        // The address changes only by a navigation, so a pause ends at the tab's next one; the
+        // pauses still bound the wait if the events cannot be followed. Listening starts before
+        // the first look, so a navigation between a look and the pause is not missed.
+        let mut navigations = self.navigation_events().await;
         loop {
             let current = self.url().await.map_err(browser_failure)?;
             found = relativize_url(&self.base_url, &current);
@@ -767,7 +788,22 @@ impl Context {
             if pass {
                 return Ok(());
             }
-            if !backoff.next().await {
+            let navigated = async {
+                match navigations.as_mut() {
+                    Some((documents, fragments)) => {
+                        let ended = tokio::select! {
+                            event = documents.next() => event.is_none(),
+                            event = fragments.next() => event.is_none(),
+                        };
+                        // A stream that ended (the tab is gone) wakes nothing: the pause runs out.
+                        if ended {
+                            std::future::pending::<()>().await;
+                        }
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            if !backoff.next_or(navigated).await {
                 break;
             }
         }
@@ -782,6 +818,17 @@ impl Context {
             ),
         )
         .with(Some(expected), Some(found)))
+    }
+
+    /// The active tab's navigations, to and within a document; `None` if they cannot be
+    /// followed.
+    async fn navigation_events(
+        &self,
+    ) -> Option<(EventStream<EventFrameNavigated>, EventStream<EventNavigatedWithinDocument>)> {
+        let page = self.active_page().ok()?;
+        let documents = page.event_listener::<EventFrameNavigated>().await.ok()?;
+        let fragments = page.event_listener::<EventNavigatedWithinDocument>().await.ok()?;
+        Some((documents, fragments))
     }
 
     async fn expect_element(
@@ -826,7 +873,7 @@ impl Context {
             Ok(page) => page,
             Err(error) => return Attempt::Fail(browser_failure(error)),
         };
-        if let Err(error) = ensure_front(&page).await {
+        if let Err(error) = self.front(&page).await {
             return on_cdp(error);
         }
         let found = match locate::locate(&page, target, group).await {
@@ -839,6 +886,7 @@ impl Context {
             Err(error) => return on_cdp(error),
         };
         let object = found.object_id.as_str();
+        let checked = crate::timing::span("check");
         let verdict: Result<(bool, String, String), CdpFail> = async {
             Ok(match action {
                 Action::ExpectVisible { .. } | Action::ExpectHidden { .. } => {
@@ -883,6 +931,7 @@ impl Context {
             })
         }
         .await;
+        drop(checked);
         match verdict {
             // A hidden element is not in the accessibility tree, so the role tier cannot see
             // what `expectHidden` checks: a weaker tier finding it is no sign of drift.
@@ -910,7 +959,7 @@ impl Context {
         loop {
             let attempt = async {
                 let page = self.active_page().map_err(|error| CdpFail::Dead(error.to_string()))?;
-                ensure_front(&page).await?;
+                self.front(&page).await?;
                 locate::count(&page, target, group).await
             };
             match tokio::time::timeout_at(backoff.attempt_deadline().into(), attempt).await {
@@ -1106,6 +1155,7 @@ const DISPATCH_LIMIT: Duration = Duration::from_secs(10);
 
 /// Bounds the wait for Chromium to acknowledge input events.
 async fn acknowledged<T>(dispatch: impl Future<Output = Result<T, CdpFail>>) -> Result<T, CdpFail> {
+    let _timed = crate::timing::span("input");
     tokio::time::timeout(DISPATCH_LIMIT, dispatch).await.unwrap_or(Err(CdpFail::Timeout))
 }
 

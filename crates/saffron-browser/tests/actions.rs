@@ -345,6 +345,21 @@ fn a_disabled_button_is_waited_for() {
     });
 }
 
+/// The stable check waits for an element that moves every frame to stand still: the click
+/// lands once, at rest (`/lab/moving` says which), never while it moves.
+#[test]
+fn a_moving_button_is_clicked_once_it_stands_still() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/lab/moving" })).await;
+        s.ok(json!({ "type": "click", "target": { "role": "button", "name": "Start" } })).await;
+        s.ok(json!({ "type": "click", "target": { "role": "button", "name": "Catch me" } })).await;
+        s.ok(json!({ "type": "expectText", "target": { "role": "status" }, "text": "Clicked at rest", "timeoutMs": 1000 }))
+            .await;
+        s.close().await;
+    });
+}
+
 /// A `goto` leaves for no page that is not on the web, whatever its tokens resolved to: local
 /// files would end up in screenshots and reports.
 #[test]
