@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use futures::StreamExt;
+use saffron_agent::AgentDriver;
 use saffron_browser::{Browser, BrowserConfig, ContextOptions, Performed, Signal};
 use saffron_recording::{Action, Date, Masker, new_unique_seed};
 
@@ -22,6 +23,11 @@ pub struct RunOptions {
     pub browser: BrowserConfig,
     pub workers: usize,
     pub env: EnvLookup,
+    /// The agent that records scenarios without a fresh recording, or why there is none (said
+    /// in the blocked verdict of each such scenario).
+    pub agent: Result<Arc<dyn AgentDriver>, String>,
+    /// Scenarios recorded at once (at least 1), each in its own browser context.
+    pub agent_workers: usize,
 }
 
 /// Replays every execution; results come back in the order of `executions`.
@@ -148,6 +154,7 @@ fn result(execution: &Execution, verdict: Verdict, started: Instant) -> Scenario
         screenshot: None,
         screenshot_file: None,
         url: None,
+        agent: None,
     }
 }
 

@@ -82,6 +82,64 @@ pub struct ScenarioResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub screenshot_file: Option<String>,
     pub url: Option<String>,
+    /// What the agent did for the scenario in this run (it had no fresh recording).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<AgentRun>,
+}
+
+/// What recording a scenario took: the agent's sessions, what they used, what was saved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentRun {
+    /// The agent, as its driver describes it (`anthropic claude-sonnet-4-5`, a command).
+    pub agent: String,
+    pub usage: AgentUsage,
+    /// US dollars, when prices are configured or the vendor reported them; `None` reads "cost
+    /// not reported", never $0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// `configured prices` or `reported by the provider`, with `cost_usd`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_source: Option<String>,
+    /// Steps whose actions came from recordings of other scenarios (zero tokens), of `steps`.
+    pub seeded_steps: usize,
+    pub steps: usize,
+    /// Agent sessions held: one per recorded segment, plus a refine after a failed proof.
+    pub sessions: u32,
+    /// Targets that only CSS or position identifies, one line each: fragile on the next change.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fragile_targets: Vec<String>,
+    /// The recording written, relative to the project root; `None` when nothing was saved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub saved: Option<String>,
+    /// Where the evidence of a recording that was not saved is kept, relative to the root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifacts: Option<String>,
+}
+
+/// What the agent's model calls used (zero for an agent that reports nothing).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentUsage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_read_tokens: u64,
+    pub cache_write_tokens: u64,
+    pub calls: u32,
+    pub model_time_ms: u64,
+}
+
+impl From<&saffron_agent::Usage> for AgentUsage {
+    fn from(usage: &saffron_agent::Usage) -> AgentUsage {
+        AgentUsage {
+            input_tokens: usage.input_tokens,
+            output_tokens: usage.output_tokens,
+            cache_read_tokens: usage.cache_read_tokens,
+            cache_write_tokens: usage.cache_write_tokens,
+            calls: usage.calls,
+            model_time_ms: usage.model_time.as_millis() as u64,
+        }
+    }
 }
 
 /// How far a step got.

@@ -391,6 +391,7 @@ mod tests {
             screenshot: Some(vec![137, 80, 78, 71]),
             screenshot_file: None,
             url: Some("http://127.0.0.1/x?a=<1>".into()),
+            agent: None,
         };
         RunReport::new(
             "http://127.0.0.1:1",

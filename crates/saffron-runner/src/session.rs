@@ -96,6 +96,8 @@ pub fn options_with_env(root: &Path, overrides: Vec<(String, String)>) -> RunOpt
         browser: BrowserConfig::default(),
         workers: 1,
         env: Arc::new(lookup),
+        agent: Err(saffron_agent::AgentConfigError::NotConfigured.to_string()),
+        agent_workers: 1,
     }
 }
 
