@@ -28,6 +28,8 @@ const TASK: &str = "Sign in with the password {env:PASSWORD}, then call finish."
 struct FakeGateway {
     calls: Vec<(String, Value)>,
     done: bool,
+    /// Told when `note` is called.
+    noted: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
 impl ToolGateway for FakeGateway {
@@ -59,7 +61,12 @@ impl ToolGateway for FakeGateway {
                     let value = input["value"].as_str().unwrap_or_default().replace("{env:PASSWORD}", SECRET);
                     ToolOutput::ok(format!("textbox \"Password\" [ref=e1] now has the value \"{value}\""))
                 }
-                "note" => ToolOutput::ok("noted"),
+                "note" => {
+                    if let Some(noted) = self.noted.take() {
+                        let _ = noted.send(());
+                    }
+                    ToolOutput::ok("noted")
+                }
                 "finish" => {
                     self.done = true;
                     ToolOutput::ok("the recording is complete")
@@ -210,12 +217,45 @@ async fn a_program_that_hangs_is_stopped_at_the_limit_with_its_whole_group() {
     assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
     let cause = report.outcome.cause().unwrap_or_default();
     assert!(cause.contains("time limit of 10 s"), "{cause}");
+    let (pids, _) = noted(&gateway);
+    for pid in pids {
+        assert!(gone_within(pid, Duration::from_secs(10)), "process {pid} of the program's group is left");
+    }
+}
+
+/// The pids a `note` call reported, and the endpoint.
+fn noted(gateway: &FakeGateway) -> (Vec<u64>, String) {
     let [(name, input)] = gateway.calls.as_slice() else { panic!("{:?}", gateway.calls) };
     assert_eq!(name, "note");
     let pids: Vec<u64> = input["pids"].as_array().into_iter().flatten().filter_map(Value::as_u64).collect();
     assert_eq!(pids.len(), 2, "{input}");
+    (pids, input["url"].as_str().unwrap_or_default().to_string())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_dropped_midway_takes_the_program_group_and_the_port_with_it() {
+    let Some(python) = python() else { return };
+    let driver = driver(python, "hang", 20);
+    let (noted_tx, noted_rx) = tokio::sync::oneshot::channel();
+    let mut gateway = FakeGateway { noted: Some(noted_tx), ..FakeGateway::default() };
+    let masker = masker();
+    {
+        // As a run does when it is interrupted: the session's future is dropped.
+        let session = driver.run(&mut gateway, &masker, SYSTEM, TASK);
+        tokio::select! {
+            report = session => panic!("the program hangs, yet the session ended: {report:?}"),
+            _ = noted_rx => {}
+        }
+    }
+    let (pids, url) = noted(&gateway);
     for pid in pids {
         assert!(gone_within(pid, Duration::from_secs(10)), "process {pid} of the program's group is left");
+    }
+    let address = url.trim_start_matches("http://").trim_end_matches("/mcp").to_string();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while tokio::net::TcpStream::connect(&address).await.is_ok() {
+        assert!(Instant::now() < deadline, "{address} still accepts connections");
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
 

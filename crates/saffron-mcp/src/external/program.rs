@@ -29,7 +29,8 @@ pub(crate) struct Launch<'a> {
 
 pub(crate) struct Program {
     child: Child,
-    /// The process group's id: the program's pid, as it leads its own group.
+    /// The process group's id (the program's pid, as it leads its own group), until the group
+    /// is stopped.
     group: Option<u32>,
     stdout: Arc<Mutex<Vec<u8>>>,
     stderr: Arc<Mutex<Vec<u8>>>,
@@ -105,7 +106,7 @@ impl Program {
     /// to exit, then SIGKILL to the group (whatever it started in the background goes too, even
     /// when it exited on its own). Returns what it wrote.
     pub async fn stop(mut self, grace: Duration) -> Outputs {
-        if let Some(group) = self.group {
+        if let Some(group) = self.group.take() {
             signal_group(group, "TERM").await;
             let _ = tokio::time::timeout(grace, self.child.wait()).await;
             signal_group(group, "KILL").await;
@@ -121,6 +122,23 @@ impl Program {
             }
         }
         Outputs { stdout: lossy(&self.stdout), stderr: lossy(&self.stderr) }
+    }
+}
+
+impl Drop for Program {
+    /// A session dropped before it ended (the run was interrupted) still takes the program's
+    /// whole group with it.
+    fn drop(&mut self) {
+        if let Some(group) = self.group.take() {
+            let _ = std::process::Command::new("kill")
+                .arg("-KILL")
+                .arg("--")
+                .arg(format!("-{group}"))
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+        }
     }
 }
 

@@ -110,7 +110,7 @@ async def hang():
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     child = subprocess.Popen(["sleep", "300"])
     async for mcp in session():
-        await mcp.call_tool("note", {"pids": [os.getpid(), child.pid]})
+        await mcp.call_tool("note", {"pids": [os.getpid(), child.pid], "url": URL})
     while True:
         time.sleep(1)
 
