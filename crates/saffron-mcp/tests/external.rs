@@ -192,6 +192,17 @@ async fn a_scripted_mcp_client_records_through_the_gateway_and_sees_no_secret() 
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_client_of_the_stateless_protocol_revision_records_too() {
+    let Some(python) = python() else { return };
+    let (report, gateway) = run(&driver(python, "stateless", 20)).await;
+    assert_eq!(report.outcome, SessionOutcome::Done, "{:?}", report.outcome.cause());
+    let names: Vec<&str> = gateway.calls.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(names, ["snapshot", "finish"]);
+    assert_eq!(gateway.calls[1].1["tools"], json!(["snapshot", "fill", "note", "finish"]));
+    assert!(gateway.calls[1].1["snapshot"].as_str().is_some_and(|text| text.contains("[ref=e1]")));
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_program_that_exits_without_finishing_gave_up_with_its_stderr() {
     let Some(python) = python() else { return };
     let (report, gateway) = run(&driver(python, "exit", 20)).await;

@@ -5,7 +5,7 @@ bearer token in its environment and the prompt on its standard input, which talk
 tool gateway with the official Python `mcp` client over streamable HTTP. What it observes goes
 back to the test as the arguments of its tool calls, which the test's fake gateway records.
 
-    python3 agent.py record|exit|hang|loop
+    python3 agent.py record|stateless|exit|hang|loop
 """
 
 import asyncio
@@ -60,14 +60,17 @@ def text_of(result):
     return "\n".join(block.text for block in result.content if getattr(block, "text", None) is not None)
 
 
-async def session():
+async def session(era="initialize"):
     client = httpx2.AsyncClient(
         headers={"Authorization": f"Bearer {TOKEN}"}, timeout=httpx2.Timeout(30.0, read=300.0)
     )
     async with client:
         async with streamable_http_client(URL, http_client=client) as (read, write):
             async with ClientSession(read, write) as mcp:
-                await mcp.initialize()
+                if era == "initialize":
+                    await mcp.initialize()
+                else:
+                    await mcp.discover()
                 yield mcp
 
 
@@ -96,6 +99,16 @@ async def record():
         observed["unknown_is_error"] = unknown.is_error
         finished = await mcp.call_tool("finish", {"observed": observed})
         print("finished:", text_of(finished))
+
+
+async def stateless():
+    """The 2026-07-28 revision: no handshake, `server/discover`, each request carries its own
+    protocol version."""
+    sys.stdin.read()
+    async for mcp in session("discover"):
+        tools = await mcp.list_tools()
+        snapshot = await mcp.call_tool("snapshot", {})
+        await mcp.call_tool("finish", {"tools": [tool.name for tool in tools.tools], "snapshot": text_of(snapshot)})
 
 
 async def loop():
@@ -128,4 +141,4 @@ if __name__ == "__main__":
     if mode == "exit":
         exit_early()
     else:
-        asyncio.run({"record": record, "loop": loop, "hang": hang}[mode]())
+        asyncio.run({"record": record, "stateless": stateless, "loop": loop, "hang": hang}[mode]())
