@@ -118,8 +118,9 @@ pub(crate) fn new_token() -> std::io::Result<String> {
 /// time so that the answer's timing says nothing about how much of a guess was right.
 fn bearer_matches(authorization: Option<&[u8]>, token: &str) -> bool {
     let Some(value) = authorization else { return false };
-    let Some(presented) = value.strip_prefix(b"Bearer ") else { return false };
-    bool::from(presented.ct_eq(token.as_bytes()))
+    // The scheme's name is case-insensitive (RFC 9110).
+    let Some((scheme, presented)) = value.split_at_checked(b"Bearer ".len()) else { return false };
+    scheme.eq_ignore_ascii_case(b"Bearer ") && bool::from(presented.ct_eq(token.as_bytes()))
 }
 
 async fn require_token(State(token): State<Arc<str>>, request: Request, next: Next) -> Response {
@@ -336,6 +337,8 @@ mod tests {
     fn only_the_exact_token_after_bearer_passes() {
         let token = "0123abcd";
         assert!(bearer_matches(Some(b"Bearer 0123abcd"), token));
+        assert!(bearer_matches(Some(b"bearer 0123abcd"), token));
+        assert!(!bearer_matches(Some(b"Bearer 0123ABCD"), token));
         assert!(!bearer_matches(None, token));
         assert!(!bearer_matches(Some(b""), token));
         assert!(!bearer_matches(Some(b"Bearer "), token));

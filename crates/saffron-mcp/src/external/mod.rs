@@ -153,8 +153,9 @@ impl ExternalDriver {
                 _ = tokio::time::sleep_until(deadline) => break Ended::Outcome(self.out_of_time()),
             }
         };
-        // Calls the program makes from now on are answered "the session is over".
-        calls.close();
+        // Calls waiting in the channel, and those the program makes from now on, are answered
+        // "the session is over" (their answer senders are dropped with the channel).
+        drop(calls);
         let outputs = program.stop(self.grace).await;
         server.stop().await;
         let outcome = match ended {
