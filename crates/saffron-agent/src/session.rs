@@ -75,8 +75,17 @@ pub enum SessionOutcome {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exhausted {
-    Turns { max: u32 },
-    Tokens { used: u64, max: u64 },
+    Turns {
+        max: u32,
+    },
+    Tokens {
+        used: u64,
+        max: u64,
+    },
+    /// An external agent program ran for its whole wall-clock limit.
+    Time {
+        seconds: u64,
+    },
 }
 
 impl SessionOutcome {
@@ -93,11 +102,11 @@ impl SessionOutcome {
                 Some("the agent stopped without finishing: it answered twice without calling a tool".into())
             }
             SessionOutcome::GaveUp { last_words } => {
+                // The built-in loop's last words are the model's text; an external program's are
+                // how it exited and the end of its stderr.
                 let words: String = last_words.split_whitespace().collect::<Vec<_>>().join(" ");
                 let words: String = words.chars().take(300).collect();
-                Some(format!(
-                    "the agent stopped without finishing: it answered twice without calling a tool: \"{words}\""
-                ))
+                Some(format!("the agent stopped without finishing; its last words: \"{words}\""))
             }
             SessionOutcome::BudgetExhausted(Exhausted::Turns { max }) => {
                 Some(format!("the agent used all {max} turns (`max_turns` in [agent]) without finishing"))
@@ -105,6 +114,9 @@ impl SessionOutcome {
             SessionOutcome::BudgetExhausted(Exhausted::Tokens { used, max }) => Some(format!(
                 "the agent used {used} tokens of its budget of {max} (`max_tokens` in [agent]) without finishing"
             )),
+            SessionOutcome::BudgetExhausted(Exhausted::Time { seconds }) => {
+                Some(format!("the agent program ran for its whole time limit of {seconds} s without finishing"))
+            }
             SessionOutcome::ProviderFailed(error) => Some(error.to_string()),
         }
     }

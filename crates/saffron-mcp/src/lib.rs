@@ -7,8 +7,12 @@
 //!
 //! This is the only crate that knows MCP types (rmcp): the tools are plain functions over the
 //! index ([`tools`]), and `server.rs` translates.
+//!
+//! [`external`] serves the recording agent's tool gateway over streamable HTTP to an external
+//! agent program ([`ExternalDriver`]).
 
 mod config;
+pub mod external;
 mod project;
 mod prompt;
 mod resources;
@@ -16,6 +20,7 @@ mod server;
 pub mod tools;
 
 pub use config::McpConfig;
+pub use external::ExternalDriver;
 pub use project::{Project, Refresh};
 pub use server::{SaffronServer, serve_stdio};
 
