@@ -10,6 +10,7 @@ mod plan;
 mod report;
 mod resolve;
 mod secrets;
+pub mod seed;
 pub mod session;
 pub mod tags;
 
