@@ -173,7 +173,7 @@ pub fn junit(report: &RunReport) -> String {
                 _ => {}
             }
             if let Some(run) = &case.agent {
-                notes.extend(agent_lines(run));
+                notes.extend(run.lines());
             }
             if !notes.is_empty() {
                 body.push_str(&format!("      <system-out>{}</system-out>\n", escape_xml(&notes.join("\n"))));
@@ -214,20 +214,6 @@ fn agent_properties(out: &mut String, run: &crate::AgentRun) {
         out.push_str(&format!("        <property name=\"{name}\" value=\"{}\"/>\n", escape_xml(&value)));
     }
     out.push_str("      </properties>\n");
-}
-
-/// What the agent did for a scenario, one line each: usage, what was saved or kept, fragile
-/// targets.
-fn agent_lines(run: &crate::AgentRun) -> Vec<String> {
-    let mut lines = vec![format!("recorded by {}", run.summary())];
-    if let Some(saved) = &run.saved {
-        lines.push(format!("saved {saved}"));
-    }
-    if let Some(artifacts) = &run.artifacts {
-        lines.push(format!("nothing saved; the evidence is in {artifacts}"));
-    }
-    lines.extend(run.fragile_targets.iter().map(|target| format!("fragile target: {target}")));
-    lines
 }
 
 /// `0`, `3`, or why there is no exit code (`stopped after 5 s...`).
@@ -312,7 +298,7 @@ pub fn markdown(report: &RunReport) -> String {
         if let Some(file) = &s.screenshot_file {
             out.push_str(&format!("- screenshot: `{file}`\n"));
         }
-        for line in s.agent.iter().flat_map(agent_lines) {
+        for line in s.agent.iter().flat_map(crate::AgentRun::lines) {
             out.push_str(&format!("- {line}\n"));
         }
     }

@@ -116,6 +116,7 @@ pub fn prepare(project: &Project, args: RunArgs) -> Result<Session, ToolError> {
         shard: None,
         hooks: true,
         browser_url: args.browser_url,
+        agent_workers: None,
     };
     Session::prepare(project.root(), &project.snapshot(), request).map_err(|error| {
         let hint = match error {

@@ -47,6 +47,20 @@ impl AgentRun {
         }
     }
 
+    /// What the agent did, one line each: [`summary`](AgentRun::summary), what was saved or
+    /// where the evidence of an unsaved recording is kept, each fragile target.
+    pub fn lines(&self) -> Vec<String> {
+        let mut lines = vec![format!("recorded by {}", self.summary())];
+        if let Some(saved) = &self.saved {
+            lines.push(format!("saved {saved}"));
+        }
+        if let Some(artifacts) = &self.artifacts {
+            lines.push(format!("nothing saved; the evidence is in {artifacts}"));
+        }
+        lines.extend(self.fragile_targets.iter().map(|target| format!("fragile target: {target}")));
+        lines
+    }
+
     /// `anthropic m: 12,345 tokens in (10,000 cached), 1,234 out, 7 calls, 12.3 s; cost not
     /// reported; 5 of 8 steps seeded; 2 sessions`.
     pub fn summary(&self) -> String {

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use base64::Engine;
 use saffron_recording::StepKind;
 
-use super::{RunReport, agent_lines, badge, escape_xml, failure_text, hook_outcome};
+use super::{RunReport, badge, escape_xml, failure_text, hook_outcome};
 use crate::{ActionResult, AgentRun, ScenarioResult, StepOutcome, StepResult};
 
 const VERDICTS: [(&str, &str); 4] = [("green", "✓"), ("yellow", "~"), ("red", "✗"), ("blocked", "!")];
@@ -160,7 +160,7 @@ fn agent_section(out: &mut String, run: &AgentRun) {
         run.sessions
     );
     // The first line is the table's figures again.
-    for line in agent_lines(run).iter().skip(1) {
+    for line in run.lines().iter().skip(1) {
         let class = if line.starts_with("fragile target") { " class=\"fragile\"" } else { "" };
         let _ = write!(out, "<div{class}>{}</div>", escape_xml(line));
     }
