@@ -272,15 +272,13 @@ fn replace_fields(
                 return Some(());
             }
             let is_pattern = key.is_some_and(|k| k.ends_with("Regex") || k == "urlPattern");
-            for (index, (old, new)) in substitutions.iter().enumerate() {
-                if !is_pattern && text == old {
-                    *text = new.clone();
-                    found[index] = true;
-                    return Some(());
-                }
-                if text.contains(old.as_str()) {
-                    return None;
-                }
+            if !is_pattern && let Some(index) = substitutions.iter().position(|(old, _)| text == old) {
+                *text = substitutions[index].1.clone();
+                found[index] = true;
+                return Some(());
+            }
+            if substitutions.iter().any(|(old, _)| text.contains(old.as_str())) {
+                return None;
             }
         }
         Value::Array(items) => {
@@ -554,6 +552,22 @@ mod tests {
         let tea = seed_one(written(StepKind::Action, "I set the quantity to 2 and choose \"Tea\""), &[&quantity])
             .expect("only the quoted value differs");
         assert!(matches!(&tea.actions[1], Action::Select { values, .. } if values == &["Tea"]));
+    }
+
+    #[test]
+    fn a_field_equal_to_one_value_is_replaced_even_when_another_value_is_part_of_it() {
+        let source = recording(
+            "Rename",
+            vec![step(
+                StepKind::Action,
+                "I rename \"Ada\" to \"Ada Lovelace\"",
+                json!([{"type": "fill", "target": {"role": "textbox", "name": "Ada"}, "value": "Ada Lovelace"}]),
+            )],
+        );
+        let seeded = seed_one(written(StepKind::Action, "I rename \"Grace\" to \"Grace Hopper\""), &[&source])
+            .expect("each field equals one recorded value");
+        assert!(matches!(&seeded.actions[0], Action::Fill { target, value, .. }
+            if target.name.as_deref() == Some("Grace") && value == "Grace Hopper"));
     }
 
     #[test]
