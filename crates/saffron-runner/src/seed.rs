@@ -84,20 +84,43 @@ pub fn seed(steps: &[StepSpec], recordings: &[&Recording]) -> Seeding {
     Seeding { steps: seeded, segments, whole_scenario: false }
 }
 
-/// The recordings that may seed the scenario whose recording is (or will be) at
-/// `own_recording`: every committed recording of a runnable scenario that is fresh. Pending
-/// proposals are not recordings yet, and a stale recording performs steps that changed since.
+/// The recordings that may seed other scenarios: every committed recording of a runnable
+/// scenario that is fresh. Pending proposals are not recordings yet, and a stale recording
+/// performs steps that changed since. Found once per run: [`SeedSources::except`] then gives each
+/// scenario's sources without looking through the project again.
+#[derive(Debug, Clone, Default)]
+pub struct SeedSources<'s> {
+    recordings: Vec<(&'s Path, &'s Recording)>,
+}
+
+impl<'s> SeedSources<'s> {
+    pub fn of(snapshot: &'s Snapshot) -> SeedSources<'s> {
+        let mut paths: Vec<_> = snapshot
+            .scenarios()
+            .into_iter()
+            .filter(|scenario| scenario.recording == RecordingState::Fresh)
+            .map(|scenario| scenario.recording_path)
+            .collect();
+        paths.sort();
+        paths.dedup();
+        let recordings = paths
+            .iter()
+            .filter_map(|path| snapshot.recording(path))
+            .map(|data| (data.path.as_ref(), &data.recording))
+            .collect();
+        SeedSources { recordings }
+    }
+
+    /// The sources of the scenario whose recording is (or will be) at `own_recording`: every
+    /// one but its own.
+    pub fn except(&self, own_recording: &Path) -> Vec<&'s Recording> {
+        self.recordings.iter().filter(|(path, _)| *path != own_recording).map(|(_, recording)| *recording).collect()
+    }
+}
+
+/// [`SeedSources::of`] `snapshot`, [`except`](SeedSources::except) `own_recording`.
 pub fn seed_sources<'s>(snapshot: &'s Snapshot, own_recording: &Path) -> Vec<&'s Recording> {
-    let mut paths: Vec<_> = snapshot
-        .scenarios()
-        .into_iter()
-        .filter(|scenario| scenario.recording == RecordingState::Fresh)
-        .map(|scenario| scenario.recording_path)
-        .filter(|path| path.as_ref() != own_recording)
-        .collect();
-    paths.sort();
-    paths.dedup();
-    paths.iter().filter_map(|path| snapshot.recording(path)).map(|data| &data.recording).collect()
+    SeedSources::of(snapshot).except(own_recording)
 }
 
 fn gap_runs(steps: &[Option<Seed>]) -> Vec<Range<usize>> {

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use saffron_index::{IndexHost, is_runnable, recording_paths, step_specs};
 use saffron_recording::StepSpec;
-use saffron_runner::seed::{seed, seed_sources};
+use saffron_runner::seed::{SeedSources, seed, seed_sources};
 use saffron_syntax::pickles;
 
 fn example_project() -> PathBuf {
@@ -69,9 +69,10 @@ fn every_example_scenario_re_recorded_would_be_mostly_seeded() {
     let snapshot = host.snapshot();
     let all = scenarios(&snapshot);
     let started = Instant::now();
+    let sources = SeedSources::of(&snapshot);
     let (mut seeded, mut steps, mut agent_segments) = (0, 0, 0);
     for (name, path, written) in &all {
-        let seeding = seed(written, &seed_sources(&snapshot, path));
+        let seeding = seed(written, &sources.except(path));
         eprintln!(
             "{name}: {} of {} steps seeded, {} segment(s){}",
             seeding.seeded_count(),
