@@ -762,25 +762,48 @@ mod tests {
         std::fs::write(root.path().join("features/orders.feature"), feature).expect("feature");
         let (host, _) = saffron_index::IndexHost::load(root.path());
         let mut host = host;
-        let on_sign_in = |scenario: &str, extra: Option<&str>| {
+        let on_sign_in = |scenario: &str, extra: &[&str]| {
             let mut steps = vec![sign_in_steps().remove(0)];
-            if let Some(text) = extra {
+            for text in extra {
                 steps.push(step(StepKind::Action, text, json!([{"type": "click", "target": {"role": "button"}}])));
             }
             recording(scenario, steps)
         };
         let cache = std::path::Path::new(".saffron/cache/orders");
-        // Fresh; stale (recorded before "When I export the orders" was written); the scenario's own.
+        // Fresh; stale (a step was removed from the scenario since); the scenario's own.
         for (slug, recording) in [
-            ("search-orders-by-customer.json", on_sign_in("Search orders by customer", None)),
-            ("export-the-orders.json", on_sign_in("Export the orders", None)),
-            ("refund-an-order.json", on_sign_in("Refund an order", None)),
+            ("search-orders-by-customer.json", on_sign_in("Search orders by customer", &[])),
+            ("export-the-orders.json", on_sign_in("Export the orders", &["I export the orders", "I wait"])),
+            ("refund-an-order.json", on_sign_in("Refund an order", &[])),
         ] {
             host.apply(saffron_index::Change::SetRecording { path: cache.join(slug), recording: Box::new(recording) });
         }
+        // A proposal pending review, made for "Export the orders" as it is now: not a recording yet.
+        let proposal = saffron_recording::Proposal::file(
+            saffron_recording::ProposalDraft {
+                scenario: saffron_recording::ScenarioRef {
+                    feature: "features/orders.feature".into(),
+                    name: "Export the orders".into(),
+                    cache_path: ".saffron/cache/orders/export-the-orders.json".into(),
+                },
+                recording: on_sign_in("Export the orders", &["I export the orders"]),
+                feature_edits: Vec::new(),
+                narrative: String::new(),
+                adaptations: Vec::new(),
+                usage: None,
+                filed_at: None,
+            },
+            None,
+        );
+        host.apply(saffron_index::Change::SetProposal {
+            path: ".saffron/proposals/orders/export-the-orders.json".into(),
+            proposal: Box::new(proposal),
+        });
         let snapshot = host.snapshot();
         let sources = seed_sources(&snapshot, &cache.join("refund-an-order.json"));
         let names: Vec<&str> = sources.iter().map(|recording| recording.scenario.as_str()).collect();
         assert_eq!(names, ["Search orders by customer"]);
+        let export = seed(&[written(StepKind::Action, "I export the orders")], &sources);
+        assert_eq!(export.segments.len(), 1, "neither the stale recording nor the proposal seeds it");
     }
 }
