@@ -17,6 +17,8 @@
 //!
 //! Texts are compared as written: an Outline's step keeps its `<param>` (its recording does
 //! too), so `the saved total is "<total>"` is the same text in every Outline that writes it.
+//! Actions that use a `<param>` the step does not show (in its text, table or doc string) are
+//! never seeded: another scenario's column of that name may mean something else.
 //!
 //! Plain data in, plain data out: the caller gives only recordings that may seed (see
 //! [`seed_sources`]: fresh, committed, not the scenario's own), never a stale recording or a
@@ -27,7 +29,7 @@ use std::ops::Range;
 use std::path::Path;
 
 use saffron_index::{RecordingState, Snapshot};
-use saffron_recording::{Action, RecordedStep, Recording, StepKind, StepSpec, table_keys_read};
+use saffron_recording::{Action, RecordedStep, Recording, StepKind, StepSpec, TokenKind, table_keys_read, tokenize};
 use serde_json::Value;
 
 /// The most agent segments a scenario is recorded in; past that, seeding saves little and
@@ -218,6 +220,9 @@ fn seed_from(step: &StepSpec, recorded: &RecordedStep, recording: &Recording, in
     if step.kind == StepKind::Outcome && !actions.iter().any(Action::is_assertion) {
         return None;
     }
+    if !params_are_written(&actions, step) {
+        return None;
+    }
     Some(Seed {
         actions,
         feature: recording.feature.clone(),
@@ -226,6 +231,34 @@ fn seed_from(step: &StepSpec, recorded: &RecordedStep, recording: &Recording, in
         substituted: substitutions,
         other_table_values,
     })
+}
+
+/// True when every `<param>` the actions use is written in the step (its text, table or doc
+/// string): an Examples value the step does not show is a dependency its text does not declare,
+/// and another scenario's column of that name may mean something else, or not exist.
+fn params_are_written(actions: &[Action], step: &StepSpec) -> bool {
+    let Ok(value) = serde_json::to_value(actions) else { return false };
+    let mut strings = Vec::new();
+    collect_strings(&value, &mut strings);
+    let written = |param: &str| {
+        let token = format!("<{param}>");
+        step.text.contains(&token)
+            || step.doc_string.as_deref().is_some_and(|doc| doc.contains(&token))
+            || step.table.iter().flatten().flatten().any(|cell| cell.contains(&token))
+    };
+    strings.iter().flat_map(|text| tokenize(text)).all(|token| match token.kind {
+        TokenKind::Param(param) => written(param),
+        _ => true,
+    })
+}
+
+fn collect_strings<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
+    match value {
+        Value::String(text) => out.push(text),
+        Value::Array(items) => items.iter().for_each(|item| collect_strings(item, out)),
+        Value::Object(map) => map.values().for_each(|item| collect_strings(item, out)),
+        _ => {}
+    }
 }
 
 /// A text split at its double-quoted values: the text between them, and the values.
@@ -633,6 +666,35 @@ mod tests {
         let search = search_orders();
         let outline = seed_one(written(StepKind::Action, "I search orders for \"<who>\""), &[&search]).expect("seeded");
         assert_eq!(fill_value(&outline, 0), Some("<who>"));
+    }
+
+    #[test]
+    fn actions_that_use_an_examples_value_the_step_does_not_show_are_not_seeded() {
+        let source = recording(
+            "Create an order for <customer>",
+            vec![step(
+                StepKind::Action,
+                "I choose the product",
+                json!([{"type": "select", "target": {"role": "combobox", "name": "Product"}, "values": ["<product>"]}]),
+            )],
+        );
+        assert!(seed_one(written(StepKind::Action, "I choose the product"), &[&source]).is_none());
+        // Shown in the text, the value is the step's own: "the saved total is "<total>"".
+        let shown = create_order();
+        assert!(seed_one(written(StepKind::Outcome, "the saved total is \"<total>\""), &[&shown]).is_some());
+        // Shown in the table.
+        let mut customer = step(
+            StepKind::Action,
+            "I fill in the customer:",
+            json!([{"type": "fill", "target": {"role": "textbox", "name": "Customer"}, "value": "<customer>"}]),
+        );
+        customer.table = Some(table(&[("Customer", "<customer>")]));
+        let in_table = recording("Create an order for <customer>", vec![customer]);
+        let form = StepSpec {
+            table: Some(table(&[("Customer", "<customer>")])),
+            ..written(StepKind::Action, "I fill in the customer:")
+        };
+        assert!(seed_one(form, &[&in_table]).is_some());
     }
 
     #[test]
