@@ -37,6 +37,9 @@ pub struct AgentConfig {
     /// An external agent program run with the prompt, instead of a built-in provider: a shell
     /// command line, or a program and its arguments.
     pub command: Option<CommandLine>,
+    /// Scenarios recorded at once, each in its own browser context (default 1); `saffron run
+    /// --agent-workers` wins.
+    pub workers: Option<usize>,
 }
 
 /// A command as written: one shell line or an argument list.

@@ -12,8 +12,10 @@ use std::path::{Path, PathBuf};
 use saffron_recording::{Masker, write_atomic};
 use serde::{Deserialize, Serialize};
 
+mod agent;
 mod html;
 
+pub use agent::AgentTotals;
 pub use html::html;
 
 use crate::hooks::HookRun;
@@ -32,6 +34,9 @@ pub struct RunReport {
     /// Every setup and teardown command: what it was, how it ended, how long it took.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hooks: Vec<HookRun>,
+    /// What the recording agent used over the run, when it recorded anything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<AgentTotals>,
 }
 
 impl RunReport {
@@ -44,6 +49,7 @@ impl RunReport {
             yellow: count(|v| matches!(v, Verdict::Yellow { .. })),
             red: count(|v| matches!(v, Verdict::Red { .. })),
             blocked: count(|v| matches!(v, Verdict::Blocked { .. })),
+            agent: AgentTotals::of(&scenarios),
             scenarios,
             hooks: Vec::new(),
         }
@@ -146,28 +152,68 @@ pub fn junit(report: &RunReport) -> String {
                 escape_xml(&format!("{} (line {})", case.name, case.line)),
                 case.duration_ms as f64 / 1000.0
             ));
+            let mut body = String::new();
+            if let Some(run) = &case.agent {
+                agent_properties(&mut body, run);
+            }
+            let mut notes: Vec<String> = Vec::new();
             match (&case.verdict, failure_text(case)) {
-                (Verdict::Red { .. }, Some(text)) => out.push_str(&format!(
-                    ">\n      <failure message=\"{}\">{}</failure>\n    </testcase>\n",
+                (Verdict::Red { .. }, Some(text)) => body.push_str(&format!(
+                    "      <failure message=\"{}\">{}</failure>\n",
                     escape_xml(&text),
                     escape_xml(&text)
                 )),
-                (Verdict::Blocked { .. }, Some(text)) => out.push_str(&format!(
-                    ">\n      <error message=\"{}\">{}</error>\n    </testcase>\n",
+                (Verdict::Blocked { .. }, Some(text)) => body.push_str(&format!(
+                    "      <error message=\"{}\">{}</error>\n",
                     escape_xml(&text),
                     escape_xml(&text)
                 )),
                 // A pass: CI counts it, and the note tells a reader a proposal waits for review.
-                (Verdict::Yellow { .. }, Some(text)) => {
-                    out.push_str(&format!(">\n      <system-out>{}</system-out>\n    </testcase>\n", escape_xml(&text)))
-                }
-                _ => out.push_str("/>\n"),
+                (Verdict::Yellow { .. }, Some(text)) => notes.push(text),
+                _ => {}
+            }
+            if let Some(run) = &case.agent {
+                notes.extend(run.lines());
+            }
+            if !notes.is_empty() {
+                body.push_str(&format!("      <system-out>{}</system-out>\n", escape_xml(&notes.join("\n"))));
+            }
+            if body.is_empty() {
+                out.push_str("/>\n");
+            } else {
+                out.push_str(&format!(">\n{body}    </testcase>\n"));
             }
         }
         out.push_str("  </testsuite>\n");
     }
     out.push_str("</testsuites>\n");
     out
+}
+
+/// The agent's figures as JUnit properties, which CI servers list per test.
+fn agent_properties(out: &mut String, run: &crate::AgentRun) {
+    let usage = &run.usage;
+    let mut properties = vec![
+        ("saffron.agent", run.agent.clone()),
+        ("saffron.agent.inputTokens", usage.input_tokens.to_string()),
+        ("saffron.agent.outputTokens", usage.output_tokens.to_string()),
+        ("saffron.agent.cacheReadTokens", usage.cache_read_tokens.to_string()),
+        ("saffron.agent.cacheWriteTokens", usage.cache_write_tokens.to_string()),
+        ("saffron.agent.calls", usage.calls.to_string()),
+        ("saffron.agent.modelTimeMs", usage.model_time_ms.to_string()),
+        ("saffron.agent.cost", run.cost().to_string()),
+        ("saffron.agent.seededSteps", format!("{} of {}", run.seeded_steps, run.steps)),
+        ("saffron.agent.sessions", run.sessions.to_string()),
+        ("saffron.agent.fragileTargets", run.fragile_targets.len().to_string()),
+    ];
+    if let Some(saved) = &run.saved {
+        properties.push(("saffron.agent.saved", saved.clone()));
+    }
+    out.push_str("      <properties>\n");
+    for (name, value) in properties {
+        out.push_str(&format!("        <property name=\"{name}\" value=\"{}\"/>\n", escape_xml(&value)));
+    }
+    out.push_str("      </properties>\n");
 }
 
 /// `0`, `3`, or why there is no exit code (`stopped after 5 s...`).
@@ -205,6 +251,30 @@ pub fn markdown(report: &RunReport) -> String {
             s.duration_ms
         ));
     }
+    if let Some(totals) = &report.agent {
+        out.push_str(&format!("\n## Agent\n\n{}.\n\n", totals.summary()));
+        out.push_str(
+            "| scenario | agent | tokens in | cached | out | calls | model time | cost | seeded | sessions |\n\
+             | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+        );
+        for (s, run) in report.scenarios.iter().filter_map(|s| s.agent.as_ref().map(|run| (s, run))) {
+            let usage = &run.usage;
+            out.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} | {:.1} s | {} | {} of {} | {} |\n",
+                s.name.replace('|', "\\|"),
+                run.agent.replace('|', "\\|"),
+                usage.input_tokens,
+                usage.cache_read_tokens + usage.cache_write_tokens,
+                usage.output_tokens,
+                usage.calls,
+                usage.model_time_ms as f64 / 1000.0,
+                run.cost(),
+                run.seeded_steps,
+                run.steps,
+                run.sessions
+            ));
+        }
+    }
     if !report.hooks.is_empty() {
         out.push_str("\n## Hooks\n\n| phase | command | exit | time |\n| --- | --- | --- | --- |\n");
         for hook in &report.hooks {
@@ -217,7 +287,7 @@ pub fn markdown(report: &RunReport) -> String {
             ));
         }
     }
-    for s in report.scenarios.iter().filter(|s| !s.is_green() || !s.drift.is_empty()) {
+    for s in report.scenarios.iter().filter(|s| !s.is_green() || !s.drift.is_empty() || s.agent.is_some()) {
         out.push_str(&format!("\n## {} `{}:{}`\n\n", s.name, s.file, s.line));
         if let Some(text) = failure_text(s) {
             out.push_str(&format!("```text\n{text}\n```\n"));
@@ -227,6 +297,9 @@ pub fn markdown(report: &RunReport) -> String {
         }
         if let Some(file) = &s.screenshot_file {
             out.push_str(&format!("- screenshot: `{file}`\n"));
+        }
+        for line in s.agent.iter().flat_map(crate::AgentRun::lines) {
+            out.push_str(&format!("- {line}\n"));
         }
     }
     out
@@ -529,6 +602,136 @@ mod tests {
         assert_eq!(names, ["Export", "Pay <card>", "Refund", "Import"], "by file, line, then name");
         assert!(merge_reports(vec![first.clone(), first]).expect_err("overlap").to_string().contains("Export"));
         assert_eq!(merge_reports(vec![]).expect_err("nothing"), MergeError::Nothing);
+    }
+
+    fn agent_run(cost: Option<f64>) -> crate::AgentRun {
+        let mut run = crate::AgentRun {
+            agent: "anthropic claude-test".into(),
+            usage: crate::AgentUsage {
+                input_tokens: 12_345,
+                output_tokens: 1_234,
+                cache_read_tokens: 9_000,
+                cache_write_tokens: 1_000,
+                calls: 7,
+                model_time_ms: 12_340,
+            },
+            cost_usd: None,
+            cost_source: None,
+            seeded_steps: 5,
+            steps: 8,
+            sessions: 2,
+            fragile_targets: vec!["step 4 `click css \"div > span:nth-child(2)\"`: css only".into()],
+            saved: Some(".saffron/cache/orders/export-the-orders.json".into()),
+            artifacts: None,
+        };
+        if let Some(usd) = cost {
+            run.set_cost(saffron_agent::Cost::Known { usd, source: saffron_agent::CostSource::ConfiguredPrices });
+        }
+        run
+    }
+
+    /// The sample, its green scenario recorded with a priced agent and its red one with an agent
+    /// whose cost no one reported.
+    fn sample_with_agent() -> RunReport {
+        let mut scenarios = sample().scenarios;
+        scenarios[0].agent = Some(agent_run(Some(0.0421)));
+        let mut unpriced = agent_run(None);
+        unpriced.saved = None;
+        unpriced.artifacts = Some(".saffron/artifacts/run-1/refund".into());
+        unpriced.fragile_targets.clear();
+        scenarios[1].agent = Some(unpriced);
+        RunReport::new("http://127.0.0.1:1", 3000, scenarios)
+    }
+
+    #[test]
+    fn every_report_shows_what_the_agent_used() {
+        let report = sample_with_agent();
+        let totals = report.agent.clone().expect("totals");
+        assert_eq!((totals.scenarios, totals.priced_scenarios, totals.seeded_steps, totals.steps), (2, 1, 10, 16));
+        assert_eq!(
+            (totals.usage.input_tokens, totals.usage.calls, totals.sessions, totals.fragile_targets),
+            (24_690, 14, 4, 1)
+        );
+        let line = "2 scenario(s) recorded: 44,690 tokens in (20,000 cached), 2,468 out, 14 calls, 24.7 s; \
+                    $0.0421 for 1 of 2 recorded scenarios (the rest: cost not reported); 10 of 16 steps seeded; \
+                    4 sessions; 1 fragile target";
+        assert_eq!(totals.summary(), line);
+        let priced = "anthropic claude-test: 22,345 tokens in (10,000 cached), 1,234 out, 7 calls, 12.3 s; \
+                      $0.0421 (configured prices); 5 of 8 steps seeded; 2 sessions";
+        let unpriced = "anthropic claude-test: 22,345 tokens in (10,000 cached), 1,234 out, 7 calls, 12.3 s; \
+                        cost not reported; 5 of 8 steps seeded; 2 sessions";
+
+        let md = markdown(&report);
+        assert!(md.contains(&format!("## Agent\n\n{line}.")), "{md}");
+        assert!(md.contains("| Pay <card> | anthropic claude-test | 12345 | 10000 | 1234 | 7 | 12.3 s | $0.0421 (configured prices) | 5 of 8 | 2 |"), "{md}");
+        assert!(md.contains("| cost not reported | 5 of 8 | 2 |"), "{md}");
+        assert!(
+            md.contains(&format!(
+                "- recorded by {priced}\n- saved .saffron/cache/orders/export-the-orders.json\n- fragile target: step 4"
+            )),
+            "{md}"
+        );
+        assert!(
+            md.contains(&format!(
+                "- recorded by {unpriced}\n- nothing saved; the evidence is in .saffron/artifacts/run-1/refund"
+            )),
+            "{md}"
+        );
+        assert!(!md.contains("$0.0000") && !md.contains("$0 "), "an unknown cost is never $0: {md}");
+
+        let xml = junit(&report);
+        assert!(xml.contains("<property name=\"saffron.agent.inputTokens\" value=\"12345\"/>"), "{xml}");
+        assert!(xml.contains("<property name=\"saffron.agent.cacheReadTokens\" value=\"9000\"/>"));
+        assert!(xml.contains("<property name=\"saffron.agent.cost\" value=\"cost not reported\"/>"));
+        assert!(xml.contains("<property name=\"saffron.agent.seededSteps\" value=\"5 of 8\"/>"));
+        assert!(xml.contains(&format!("<system-out>recorded by {priced}\nsaved .saffron/cache/")), "{xml}");
+        let mut reader = quick_xml::Reader::from_str(&xml);
+        loop {
+            match reader.read_event() {
+                Ok(quick_xml::events::Event::Eof) => break,
+                Ok(_) => {}
+                Err(error) => panic!("invalid XML: {error}\n{xml}"),
+            }
+        }
+
+        let page = html(&report);
+        assert!(page.contains(&format!("<h2>Agent</h2><p>{line}.</p>")), "{page}");
+        assert!(page.contains("<b>Recorded by anthropic claude-test</b>"), "{page}");
+        assert!(page.contains("<td>12345</td><td>10000</td><td>1234</td><td>7</td><td>12.3 s</td><td>$0.0421 (configured prices)</td><td>5 of 8 steps</td><td>2</td>"), "{page}");
+        assert!(page.contains("<td>cost not reported</td>"), "{page}");
+        assert!(page.contains("<div class=\"fragile\">fragile target: step 4 `click css &quot;div &gt; span:nth-child(2)&quot;`: css only</div>"), "{page}");
+
+        let json = serde_json::to_value(&report).expect("json");
+        assert_eq!(json["agent"]["usage"]["inputTokens"], 24_690);
+        assert_eq!(json["agent"]["costUsd"], 0.0421);
+        assert_eq!(json["scenarios"][0]["agent"]["usage"]["cacheReadTokens"], 9_000);
+        assert_eq!(json["scenarios"][0]["agent"]["costSource"], "configured prices");
+        assert!(json["scenarios"][1]["agent"].get("costUsd").is_none(), "no cost, no number");
+        let back: RunReport = serde_json::from_value(json).expect("reads back");
+        assert_eq!(back.agent, report.agent);
+        assert_eq!(back.scenarios[1].agent.as_ref().map(crate::AgentRun::cost), Some(saffron_agent::Cost::NotReported));
+        assert_eq!(
+            back.scenarios[0].agent.as_ref().map(|run| run.cost().to_string()).as_deref(),
+            Some("$0.0421 (configured prices)")
+        );
+    }
+
+    #[test]
+    fn no_agent_no_agent_lines() {
+        let report = sample();
+        assert_eq!(report.agent, None);
+        let texts = [markdown(&report), junit(&report), html(&report), serde_json::to_string(&report).expect("json")];
+        for text in texts {
+            for word in ["Agent", "\"agent\"", "class=\"agent", "recorded by", "Recorded by", "seeded", "<properties>"]
+            {
+                assert!(!text.contains(word), "{word} in {text}");
+            }
+        }
+        let priced_totals = AgentTotals::of(&sample_with_agent().scenarios[..1]).expect("one recorded");
+        assert_eq!(priced_totals.cost_text(), "$0.0421");
+        let mut none_priced = sample_with_agent().scenarios;
+        none_priced[0].agent = Some(agent_run(None));
+        assert_eq!(AgentTotals::of(&none_priced).expect("two").cost_text(), "cost not reported");
     }
 
     #[test]

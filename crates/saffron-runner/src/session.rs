@@ -31,6 +31,8 @@ pub struct RunRequest {
     pub hooks: bool,
     /// A remote browser's DevTools endpoint; wins over `[browser] url` in `saffron.toml`.
     pub browser_url: Option<String>,
+    /// Scenarios recorded at once; wins over `[agent] workers` in `saffron.toml` (default 1).
+    pub agent_workers: Option<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -101,6 +103,11 @@ pub fn options_with_env(root: &Path, overrides: Vec<(String, String)>) -> RunOpt
     }
 }
 
+/// Scenarios recorded at once: the request's, else `[agent] workers`, else 1 (0 reads as 1).
+fn agent_workers(requested: Option<usize>, agent: Option<&saffron_agent::AgentConfig>) -> usize {
+    requested.or_else(|| agent.and_then(|agent| agent.workers)).unwrap_or(1).max(1)
+}
+
 impl Session {
     /// Reads the config and plans the run against `snapshot` (the project's index).
     pub fn prepare(root: &Path, snapshot: &Snapshot, request: RunRequest) -> Result<Session, SessionError> {
@@ -127,6 +134,7 @@ impl Session {
         let mut options = options_with_env(root, Vec::new());
         options.base_url = base_url;
         options.workers = request.workers.max(1);
+        options.agent_workers = agent_workers(request.agent_workers, config.agent.as_ref());
         options.browser.headless = config.browser.headless && !request.headed;
         options.browser.url = browser_url;
         if !config.browser.path.trim().is_empty() {
@@ -208,5 +216,38 @@ impl Session {
             HookPhase::Teardown,
             &Interrupt::new(),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agent_workers_come_from_the_request_then_the_config_then_one() {
+        let configured = crate::config::Config::parse("[agent]\nworkers = 3\n").expect("valid").agent;
+        assert_eq!(agent_workers(Some(2), configured.as_ref()), 2);
+        assert_eq!(agent_workers(None, configured.as_ref()), 3);
+        assert_eq!(agent_workers(None, None), 1);
+        let zero = crate::config::Config::parse("[agent]\nworkers = 0\n").expect("valid").agent;
+        assert_eq!(agent_workers(None, zero.as_ref()), 1);
+    }
+
+    #[test]
+    fn a_prepared_session_records_on_the_requested_agent_workers() {
+        let root = tempfile::tempdir().expect("temp dir");
+        std::fs::create_dir_all(root.path().join("features")).expect("mkdir");
+        std::fs::write(root.path().join("features/a.feature"), "Feature: A\n  Scenario: S\n    Given x\n")
+            .expect("feature");
+        std::fs::write(root.path().join("saffron.toml"), "base_url = \"http://127.0.0.1:1\"\n[agent]\nworkers = 4\n")
+            .expect("config");
+        let (host, _) = saffron_index::IndexHost::load(root.path());
+        let snapshot = host.snapshot();
+        let request = RunRequest { workers: 1, ..RunRequest::default() };
+        let session = Session::prepare(root.path(), &snapshot, request.clone()).expect("prepared");
+        assert_eq!(session.options.agent_workers, 4);
+        let request = RunRequest { agent_workers: Some(2), ..request };
+        let session = Session::prepare(root.path(), &snapshot, request).expect("prepared");
+        assert_eq!(session.options.agent_workers, 2);
     }
 }

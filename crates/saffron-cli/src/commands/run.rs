@@ -28,6 +28,10 @@ pub struct RunArgs {
     /// Scenarios replayed at once (they share one browser).
     #[arg(long, default_value_t = 2)]
     workers: usize,
+    /// Scenarios the agent records at once, each in its own browser context (default: `[agent]
+    /// workers` in saffron.toml, else 1).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    agent_workers: Option<u16>,
     /// The application's base URL (default: $SAFFRON_BASE_URL).
     #[arg(long)]
     base_url: Option<String>,
@@ -79,6 +83,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         shard: args.shard.as_deref().map(parse_shard).transpose()?,
         hooks: !args.no_hooks,
         browser_url: args.browser_url,
+        agent_workers: args.agent_workers.map(usize::from),
     };
     // An unreadable recording is named here; its scenario's verdict is red.
     let (snapshot, mut problems) = project::load_index(&root);
@@ -257,6 +262,9 @@ fn print(results: &[ScenarioResult], format: Format, masker: &Masker) -> Result<
         count(|v| matches!(v, Verdict::Red { .. })),
         count(|v| matches!(v, Verdict::Blocked { .. }))
     );
+    if let Some(totals) = saffron_runner::AgentTotals::of(results) {
+        eprintln!("agent: {}", escape_controls(&masker.mask(&totals.summary())));
+    }
     Ok(())
 }
 
@@ -292,6 +300,9 @@ fn render(results: &[ScenarioResult], format: Format, masker: &Masker) -> Result
         }
         for drift in &result.drift {
             say!("    drift: {drift}")?;
+        }
+        for line in result.agent.iter().flat_map(saffron_runner::AgentRun::lines) {
+            say!("    {line}")?;
         }
     }
     Ok(out)
@@ -372,4 +383,84 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     print(&results, Format::Text, &masker)?;
     report(&root, &options.base_url, started, &results, Vec::new(), &masker)?;
     Ok(exit_code(&results, false))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+    use saffron_recording::Secret;
+    use saffron_runner::{AgentRun, AgentUsage};
+
+    use super::*;
+
+    fn result(name: &str, agent: Option<AgentRun>) -> ScenarioResult {
+        ScenarioResult {
+            file: "features/orders.saffron".into(),
+            line: 22,
+            name: name.into(),
+            verdict: Verdict::Green,
+            drift: Vec::new(),
+            duration_ms: 900,
+            screenshot: None,
+            steps: Vec::new(),
+            screenshot_file: None,
+            url: None,
+            agent,
+        }
+    }
+
+    fn recorded() -> AgentRun {
+        AgentRun {
+            agent: "openai gpt-test".into(),
+            usage: AgentUsage {
+                input_tokens: 950,
+                output_tokens: 12,
+                cache_read_tokens: 0,
+                cache_write_tokens: 0,
+                calls: 1,
+                model_time_ms: 40,
+            },
+            cost_usd: None,
+            cost_source: None,
+            seeded_steps: 3,
+            steps: 5,
+            sessions: 1,
+            fragile_targets: vec!["step 4 `click css \"#help\"`: css only".into()],
+            saved: Some(".saffron/cache/orders/export-the-orders.json".into()),
+            artifacts: None,
+        }
+    }
+
+    #[test]
+    fn a_recorded_scenario_says_what_the_agent_used_and_a_replayed_one_nothing_more() {
+        let masker: Masker = [&Secret { name: "KEY".into(), value: "gpt-test".into() }].into_iter().collect();
+        let text =
+            render(&[result("Export the orders", Some(recorded())), result("Replayed", None)], Format::Text, &masker)
+                .expect("renders");
+        assert_eq!(
+            text,
+            "✓ green    features/orders.saffron:22  Export the orders (900 ms)\n\
+             \x20   recorded by openai {env:KEY}: 950 tokens in, 12 out, 1 call, 0.0 s; cost not reported; \
+             3 of 5 steps seeded; 1 session\n\
+             \x20   saved .saffron/cache/orders/export-the-orders.json\n\
+             \x20   fragile target: step 4 `click css \"#help\"`: css only\n\
+             ✓ green    features/orders.saffron:22  Replayed (900 ms)\n"
+        );
+        let json = render(&[result("Export the orders", Some(recorded()))], Format::Json, &Masker::default())
+            .expect("renders");
+        assert!(json.contains("\"seededSteps\": 3"), "{json}");
+    }
+
+    #[test]
+    fn agent_workers_is_a_positive_number() {
+        let parse = |args: &[&str]| {
+            crate::Cli::try_parse_from(["saffron", "run"].iter().chain(args)).map(|cli| match cli.command {
+                crate::Command::Run(args) => args.agent_workers,
+                _ => panic!("run"),
+            })
+        };
+        assert_eq!(parse(&["--agent-workers", "3"]).expect("parses"), Some(3));
+        assert_eq!(parse(&[]).expect("parses"), None);
+        assert!(parse(&["--agent-workers", "0"]).is_err());
+    }
 }

@@ -51,6 +51,10 @@ pub struct RunOutput {
     pub reports: Vec<String>,
     /// Setup or teardown commands that failed.
     pub hook_failures: Vec<String>,
+    /// What the recording agent used over the run (tokens, calls, model time, cost, seeded
+    /// steps), when it recorded anything.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -74,6 +78,10 @@ pub struct ScenarioVerdict {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub drift: Vec<String>,
     pub duration_ms: u64,
+    /// What the recording agent did for the scenario, one line each: usage and cost, seeded
+    /// steps, what was saved, fragile targets.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub agent: Vec<String>,
 }
 
 impl From<&ScenarioResult> for ScenarioVerdict {
@@ -96,6 +104,7 @@ impl From<&ScenarioResult> for ScenarioVerdict {
             message,
             drift: result.drift.clone(),
             duration_ms: result.duration_ms,
+            agent: result.agent.as_ref().map(saffron_runner::AgentRun::lines).unwrap_or_default(),
         }
     }
 }
@@ -116,6 +125,7 @@ pub fn prepare(project: &Project, args: RunArgs) -> Result<Session, ToolError> {
         shard: None,
         hooks: true,
         browser_url: args.browser_url,
+        agent_workers: None,
     };
     Session::prepare(project.root(), &project.snapshot(), request).map_err(|error| {
         let hint = match error {
@@ -192,7 +202,17 @@ pub fn execute(session: Session) -> Result<RunOutput, ToolError> {
         blocked: report.blocked,
         duration_ms: report.duration_ms,
         // The runner masked every result's texts; the hook commands' errors come from elsewhere.
-        scenarios: report.scenarios.iter().map(ScenarioVerdict::from).collect(),
+        scenarios: report
+            .scenarios
+            .iter()
+            .map(ScenarioVerdict::from)
+            .map(|mut verdict| {
+                // The agent's lines name pages' elements, which may show a secret.
+                verdict.agent = verdict.agent.iter().map(|line| masker.mask(line)).collect();
+                verdict
+            })
+            .collect(),
+        agent: report.agent.as_ref().map(|totals| masker.mask(&totals.summary())),
         reports,
         hook_failures: teardown
             .iter()
@@ -231,6 +251,12 @@ impl Render for RunOutput {
             for drift in &scenario.drift {
                 let _ = writeln!(out, "    drift: {drift}");
             }
+            for line in &scenario.agent {
+                let _ = writeln!(out, "    {line}");
+            }
+        }
+        if let Some(agent) = &self.agent {
+            let _ = writeln!(out, "agent: {agent}");
         }
         for failure in &self.hook_failures {
             let _ = writeln!(out, "{failure}");
@@ -245,6 +271,63 @@ impl Render for RunOutput {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_the_agent_used_reaches_the_client() {
+        let agent = saffron_runner::AgentRun {
+            agent: "anthropic claude-test".into(),
+            usage: saffron_runner::AgentUsage { input_tokens: 950, output_tokens: 12, calls: 1, ..Default::default() },
+            cost_usd: None,
+            cost_source: None,
+            seeded_steps: 2,
+            steps: 4,
+            sessions: 1,
+            fragile_targets: Vec::new(),
+            saved: Some(".saffron/cache/orders/export-the-orders.json".into()),
+            artifacts: None,
+        };
+        let result = ScenarioResult {
+            file: "features/orders.saffron".into(),
+            line: 26,
+            name: "Export the orders".into(),
+            verdict: Verdict::Green,
+            drift: Vec::new(),
+            duration_ms: 900,
+            screenshot: None,
+            steps: Vec::new(),
+            screenshot_file: None,
+            url: None,
+            agent: Some(agent),
+        };
+        let report = RunReport::new("http://127.0.0.1:1", 1000, vec![result]);
+        let output = RunOutput {
+            green: 1,
+            yellow: 0,
+            red: 0,
+            blocked: 0,
+            duration_ms: 1000,
+            scenarios: report.scenarios.iter().map(ScenarioVerdict::from).collect(),
+            reports: Vec::new(),
+            hook_failures: Vec::new(),
+            agent: report.agent.as_ref().map(saffron_runner::AgentTotals::summary),
+        };
+        let line = "recorded by anthropic claude-test: 950 tokens in, 12 out, 1 call, 0.0 s; cost not reported; \
+                    2 of 4 steps seeded; 1 session";
+        let json = serde_json::to_value(&output).expect("json");
+        assert_eq!(json["scenarios"][0]["agent"][0], line);
+        assert!(
+            json["agent"].as_str().is_some_and(|totals| totals.starts_with("1 scenario(s) recorded: 950 tokens in"))
+        );
+        let text = output.render();
+        assert!(
+            text.contains(&format!("    {line}\n    saved .saffron/cache/orders/export-the-orders.json\n")),
+            "{text}"
+        );
+        assert!(text.contains("agent: 1 scenario(s) recorded"), "{text}");
+        // A replayed scenario says nothing of an agent.
+        let replayed = ScenarioResult { agent: None, ..report.scenarios[0].clone() };
+        assert!(serde_json::to_value(ScenarioVerdict::from(&replayed)).expect("json").get("agent").is_none());
+    }
 
     #[test]
     fn a_browser_url_that_is_not_a_devtools_endpoint_is_refused_with_a_hint() {

@@ -9,7 +9,7 @@ use base64::Engine;
 use saffron_recording::StepKind;
 
 use super::{RunReport, badge, escape_xml, failure_text, hook_outcome};
-use crate::{ActionResult, ScenarioResult, StepOutcome, StepResult};
+use crate::{ActionResult, AgentRun, ScenarioResult, StepOutcome, StepResult};
 
 const VERDICTS: [(&str, &str); 4] = [("green", "✓"), ("yellow", "~"), ("red", "✗"), ("blocked", "!")];
 
@@ -23,7 +23,8 @@ ol.steps{margin:.5rem 0}li.skipped{color:#888}li.failed>.step{color:#cf222e;font
 ul.actions{list-style:none;padding-left:1rem;margin:.2rem 0}ul.actions li.failed{color:#cf222e}\
 .kw{font-weight:600}.drift{color:#9a6700}pre{white-space:pre-wrap;background:#f6f8fa;padding:.5rem}\
 img{max-width:640px;border:1px solid #ccc;display:block;margin:.5rem 0}table{border-collapse:collapse}\
-td{border-bottom:1px solid #ddd;padding:.3rem .6rem}\
+td,th{border-bottom:1px solid #ddd;padding:.3rem .6rem;text-align:left}.agent{margin:.5rem 0}\
+.fragile{color:#9a6700}\
 body[data-filter=green] .scenario:not([data-verdict=green]),\
 body[data-filter=yellow] .scenario:not([data-verdict=yellow]),\
 body[data-filter=red] .scenario:not([data-verdict=red]),\
@@ -118,6 +119,9 @@ fn scenario_section(out: &mut String, s: &ScenarioResult) {
     if let Some(url) = &s.url {
         let _ = write!(out, "<p>page: <code>{}</code></p>", escape_xml(url));
     }
+    if let Some(run) = &s.agent {
+        agent_section(out, run);
+    }
     if !s.steps.is_empty() {
         out.push_str("<ol class=\"steps\">");
         for step in &s.steps {
@@ -134,6 +138,33 @@ fn scenario_section(out: &mut String, s: &ScenarioResult) {
         let _ = write!(out, "<img alt=\"screenshot at the failure\" src=\"data:image/png;base64,{data}\">");
     }
     out.push_str("</details></section>\n");
+}
+
+/// What the agent did for the scenario: its figures, what was saved, fragile targets.
+fn agent_section(out: &mut String, run: &AgentRun) {
+    let usage = &run.usage;
+    let _ = write!(
+        out,
+        "<div class=\"agent\"><b>Recorded by {}</b><table><tr><th>tokens in</th><th>cached</th><th>out</th>\
+         <th>calls</th><th>model time</th><th>cost</th><th>seeded</th><th>sessions</th></tr><tr><td>{}</td>\
+         <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} of {} steps</td><td>{}</td></tr></table>",
+        escape_xml(&run.agent),
+        usage.input_tokens,
+        usage.cache_read_tokens + usage.cache_write_tokens,
+        usage.output_tokens,
+        usage.calls,
+        seconds(usage.model_time_ms),
+        escape_xml(&run.cost().to_string()),
+        run.seeded_steps,
+        run.steps,
+        run.sessions
+    );
+    // The first line is the table's figures again.
+    for line in run.lines().iter().skip(1) {
+        let class = if line.starts_with("fragile target") { " class=\"fragile\"" } else { "" };
+        let _ = write!(out, "<div{class}>{}</div>", escape_xml(line));
+    }
+    out.push_str("</div>");
 }
 
 pub fn html(report: &RunReport) -> String {
@@ -164,6 +195,10 @@ pub fn html(report: &RunReport) -> String {
         );
     }
     out.push_str("</nav>\n");
+    if let Some(totals) = &report.agent {
+        let _ =
+            writeln!(out, "<section class=\"agent\"><h2>Agent</h2><p>{}.</p></section>", escape_xml(&totals.summary()));
+    }
     for s in &report.scenarios {
         scenario_section(&mut out, s);
     }
