@@ -473,3 +473,76 @@ pub(crate) const RESTORE_SECRETS: &str = r##"() => {
   globalThis.__saffronHidden = [];
   return hidden.length;
 }"##;
+
+/// `function ()` on an element: what the selector ladder can identify it by, read as the
+/// locator tiers of [`FIND`] read them. `{ detached }` when it left the document; else its
+/// tag, label, placeholder, test id, shown text, id, stable attributes, a structural CSS path,
+/// and the nearest row-like container (`role`, and the short texts that may single it out).
+pub(crate) const LADDER_FACTS: &str = concat!(
+    "function () {",
+    locator_helpers!(),
+    r##"
+  const el = this;
+  if (!el || el.nodeType !== 1 || !el.isConnected) return { detached: true };
+  const attr = (name) => el.getAttribute(name);
+  const labels = [...(el.labels || [])].map((l) => norm(labelText(l))).filter(Boolean);
+  if (el.hasAttribute('aria-label')) labels.push(norm(attr('aria-label')));
+  if (el.hasAttribute('aria-labelledby')) labels.push(norm(labelledBy(el)));
+  const text = norm(shownText(el));
+  // Stable attributes, sturdiest first: the name, the type with the name, a link's target.
+  const tag = CSS.escape(el.localName);
+  const quoted = (name) => '[' + name + '="' + CSS.escape(attr(name)) + '"]';
+  const attributeCss = [];
+  if (el.hasAttribute('name')) {
+    attributeCss.push(tag + quoted('name'));
+    if (el.hasAttribute('type')) attributeCss.push(tag + quoted('type') + quoted('name'));
+  }
+  if (el.localName === 'a' && el.hasAttribute('href')) attributeCss.push(tag + quoted('href'));
+  // A structural path: each step the tag, narrowed by its position among same-tag siblings.
+  const steps = [];
+  for (let n = el; n && n.nodeType === 1 && n !== document.documentElement; n = n.parentElement) {
+    let step = CSS.escape(n.localName);
+    const parent = n.parentElement;
+    if (parent) {
+      const same = [...parent.children].filter((c) => c.localName === n.localName);
+      if (same.length > 1) step += ':nth-of-type(' + (same.indexOf(n) + 1) + ')';
+    }
+    steps.unshift(step);
+  }
+  const ROWS = { li: 'listitem', tr: 'row', article: 'article' };
+  const ROW_ROLES = ['listitem', 'row', 'article', 'option', 'treeitem', 'gridcell', 'cell'];
+  let row = null;
+  for (let n = el.parentElement; n && n !== document.body; n = n.parentElement) {
+    const role = n.getAttribute('role') || ROWS[n.localName];
+    if (role && ROW_ROLES.includes(role)) {
+      const texts = [];
+      const walker = document.createTreeWalker(n, NodeFilter.SHOW_TEXT);
+      for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+        if (el.contains(t) || SKIP.has(t.parentElement && t.parentElement.tagName)) continue;
+        const whole = norm(t.data);
+        if (!whole) continue;
+        // The first words before a separator often name the row alone ("Order 1002").
+        const head = norm(whole.split(/\s[·•|–—-]\s|,\s|:\s/)[0]);
+        for (const candidate of [head, whole]) {
+          if (candidate && candidate.length <= 60 && !texts.includes(candidate)) texts.push(candidate);
+        }
+      }
+      texts.sort((a, b) => a.length - b.length);
+      row = { role, texts };
+      break;
+    }
+  }
+  return {
+    tag: el.localName,
+    labels: labels.filter(Boolean),
+    placeholder: attr('placeholder'),
+    testId: attr('data-testid'),
+    text: text.length > 0 && text.length <= 80 ? text : null,
+    id: el.id || null,
+    idCss: el.id ? '#' + CSS.escape(el.id) : null,
+    attributeCss: attributeCss,
+    path: steps.join(' > '),
+    row,
+  };
+}"##
+);
