@@ -7,6 +7,7 @@ pub mod config;
 mod execute;
 pub mod hooks;
 mod plan;
+mod record;
 mod report;
 mod resolve;
 mod secrets;

@@ -82,6 +82,9 @@ pub fn options_with_env(root: &Path, overrides: Vec<(String, String)>) -> RunOpt
     let dotenv: Vec<(String, String)> = dotenvy::from_path_iter(root.join(".env"))
         .map(|entries| entries.filter_map(Result::ok).collect())
         .unwrap_or_default();
+    let mut secret_names: Vec<String> = overrides.iter().map(|(name, _)| name.clone()).collect();
+    secret_names
+        .extend(dotenv.iter().map(|(name, _)| name.clone()).filter(|name| !overrides.iter().any(|(n, _)| n == name)));
     let lookup = move |name: &str| {
         overrides
             .iter()
@@ -96,8 +99,30 @@ pub fn options_with_env(root: &Path, overrides: Vec<(String, String)>) -> RunOpt
         browser: BrowserConfig::default(),
         workers: 1,
         env: Arc::new(lookup),
-        agent: Err(saffron_agent::AgentConfigError::NotConfigured.to_string()),
+        agent: Err(crate::record::agent_unavailable(&saffron_agent::AgentConfigError::NotConfigured)),
         agent_workers: 1,
+        root: root.to_path_buf(),
+        secret_names,
+    }
+}
+
+/// The agent `[agent]` describes, for [`RunOptions::agent`]: a built-in provider's driver, or
+/// why there is none (the problem and the hint that fixes it), said in the blocked verdict of
+/// each scenario that needs recording. `env` reads the key's variable (environment, `.env`).
+pub fn resolve_agent(
+    config: Option<&saffron_agent::AgentConfig>,
+    env: &crate::execute::EnvLookup,
+) -> Result<Arc<dyn saffron_agent::AgentDriver>, String> {
+    let config = config.cloned().unwrap_or_default();
+    match config.resolve(&|name| env(name)) {
+        Ok(saffron_agent::AgentSetup::BuiltIn(agent)) => {
+            saffron_agent::ProviderDriver::connect(&agent, &saffron_agent::HttpSettings::default())
+                .map(|driver| Arc::new(driver) as Arc<dyn saffron_agent::AgentDriver>)
+                .map_err(|error| error.to_string())
+        }
+        // The lead wires the MCP gateway's driver in here.
+        Ok(saffron_agent::AgentSetup::External(_)) => Err("external agents need the MCP gateway".into()),
+        Err(error) => Err(crate::record::agent_unavailable(&error)),
     }
 }
 

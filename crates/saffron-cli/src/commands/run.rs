@@ -28,6 +28,9 @@ pub struct RunArgs {
     /// Scenarios replayed at once (they share one browser).
     #[arg(long, default_value_t = 2)]
     workers: usize,
+    /// Scenarios recorded at once by the agent ([agent] in saffron.toml), after the replays.
+    #[arg(long, default_value_t = 1)]
+    agent_workers: usize,
     /// The application's base URL (default: $SAFFRON_BASE_URL).
     #[arg(long)]
     base_url: Option<String>,
@@ -85,7 +88,14 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     // Unknown keys are warnings; an invalid file is the session's error (exit 2) below.
     problems.extend(project::config_problems(&root).into_iter().filter(|problem| !problem.is_error()));
     project::report(&problems)?;
-    let session = Session::prepare(&root, &snapshot, request)?;
+    let mut session = Session::prepare(&root, &snapshot, request)?;
+    session.options.agent_workers = args.agent_workers.max(1);
+    // `[agent]` is checked only when a scenario needs recording: a replay-only run never stops
+    // over it.
+    if session.executions.iter().any(|execution| execution.needs_recording) {
+        let config = saffron_runner::session::load_config(&root)?;
+        session.options.agent = saffron_runner::session::resolve_agent(config.agent.as_ref(), &session.options.env);
+    }
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the runtime")?;
     // From here on, Ctrl-C or SIGTERM interrupts the run: a setup command is stopped with its
