@@ -287,27 +287,22 @@ impl<P: LivePage> Gateway<P> {
         let needs = |field: Option<&String>, what: &str| {
             field.cloned().ok_or_else(|| format!("check `{:?}` needs `{what}`", input.check).to_lowercase())
         };
-        let element = |input: &AssertInput| needs(input.element.as_ref(), "ref");
         Ok(match input.check {
-            CheckKind::Visible => {
-                Action::ExpectVisible { target: self.target(&element(input)?).await?, timeout_ms: None }
-            }
-            CheckKind::Hidden => {
-                Action::ExpectHidden { target: self.target(&element(input)?).await?, timeout_ms: None }
-            }
+            CheckKind::Visible => Action::ExpectVisible { target: self.check_target(input).await?, timeout_ms: None },
+            CheckKind::Hidden => Action::ExpectHidden { target: self.check_target(input).await?, timeout_ms: None },
             CheckKind::Text => {
                 if input.text.is_none() && input.pattern.is_none() {
                     return Err("check `text` needs `text` or `pattern`".into());
                 }
                 Action::ExpectText {
-                    target: self.target(&element(input)?).await?,
+                    target: self.check_target(input).await?,
                     text: input.text.clone().filter(|_| input.pattern.is_none()),
                     text_regex: input.pattern.clone(),
                     timeout_ms: None,
                 }
             }
             CheckKind::Value => Action::ExpectValue {
-                target: self.target(&element(input)?).await?,
+                target: self.check_target(input).await?,
                 value: needs(input.value.as_ref().or(input.text.as_ref()), "value")?,
                 timeout_ms: None,
             },
@@ -330,7 +325,7 @@ impl<P: LivePage> Gateway<P> {
                     StateInput::Disabled => ElementState::Disabled,
                     StateInput::Focused => ElementState::Focused,
                 };
-                Action::ExpectState { target: self.target(&element(input)?).await?, state, timeout_ms: None }
+                Action::ExpectState { target: self.check_target(input).await?, state, timeout_ms: None }
             }
             CheckKind::Count => Action::ExpectCount {
                 target: saffron_recording::Target {
@@ -352,6 +347,20 @@ impl<P: LivePage> Gateway<P> {
             },
             CheckKind::NoConsoleErrors => Action::ExpectNoConsoleErrors { timeout_ms: None },
         })
+    }
+
+    /// The element a check is about: a ref, or a role and name (which may hold tokens such as
+    /// `<customer>`, for an element whose name is a value the agent does not see).
+    async fn check_target(&mut self, input: &AssertInput) -> Result<saffron_recording::Target, String> {
+        match (&input.element, &input.role) {
+            (Some(element), _) => self.target(element).await,
+            (None, Some(role)) => Ok(saffron_recording::Target {
+                role: Some(role.clone()),
+                name: input.name.clone(),
+                ..saffron_recording::Target::default()
+            }),
+            (None, None) => Err(format!("check `{}` needs `ref` (or `role` and `name`)", check_name(input.check))),
+        }
     }
 
     async fn target(&mut self, element: &str) -> Result<saffron_recording::Target, String> {
@@ -418,6 +427,7 @@ impl<P: LivePage> Gateway<P> {
             Some(step) => format!("Performed and recorded under step {}: {action}.", step + 1),
             None => format!("Performed, not recorded (no step announced yet): {action}."),
         };
+        let action = with_row_tokens(action, &self.values.params);
         self.entries.push(Entry { step: self.current, action, fragile });
         let mut answer = said;
         for note in notes {
@@ -472,5 +482,42 @@ impl<P: LivePage> ToolGateway for Gateway<P> {
         "You answered without calling a tool. Act only through the tools: announce each step with saffron_step, \
          perform it, verify each Then step with saffron_assert, and end with saffron_done."
             .into()
+    }
+}
+
+fn check_name(check: CheckKind) -> String {
+    serde_json::to_value(check).ok().and_then(|value| value.as_str().map(str::to_owned)).unwrap_or_default()
+}
+
+/// The action with each Outline value that a locator took from the page written back as its
+/// `<param>`: the recording serves every row, and another row's page shows another value.
+/// Values shorter than three characters are left alone (a `1` is in too many places), and so
+/// are patterns, where the value may be escaped.
+pub fn with_row_tokens(action: Action, params: &[(String, String)]) -> Action {
+    if params.iter().all(|(_, value)| value.chars().count() < 3) {
+        return action;
+    }
+    let Ok(mut json) = serde_json::to_value(&action) else { return action };
+    replace_values(&mut json, None, params);
+    serde_json::from_value(json).unwrap_or(action)
+}
+
+fn replace_values(value: &mut Value, key: Option<&str>, params: &[(String, String)]) {
+    match value {
+        Value::String(text) => {
+            let vocabulary = matches!(key, Some("type" | "tier" | "kind"));
+            let pattern = key.is_some_and(|key| key.ends_with("Regex") || key == "urlPattern");
+            if vocabulary || pattern {
+                return;
+            }
+            for (name, row_value) in params.iter().filter(|(_, value)| value.chars().count() >= 3) {
+                if text.contains(row_value.as_str()) {
+                    *text = text.replace(row_value.as_str(), &format!("<{name}>"));
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| replace_values(item, key, params)),
+        Value::Object(map) => map.iter_mut().for_each(|(name, item)| replace_values(item, Some(name), params)),
+        _ => {}
     }
 }

@@ -4,8 +4,8 @@
 
 use saffron_agent::ToolSpec;
 use schemars::JsonSchema;
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// An element of the last snapshot, by its ref.
@@ -84,7 +84,7 @@ pub struct StepInput {
 }
 
 /// What `saffron_assert` checks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum CheckKind {
     /// The element (`ref`) is visible.
@@ -122,7 +122,7 @@ pub enum StateInput {
 #[serde(deny_unknown_fields)]
 pub struct AssertInput {
     pub check: CheckKind,
-    /// The element checked (visible, hidden, text, value, state).
+    /// The element checked (visible, hidden, text, value, state); or give `role` and `name`.
     #[serde(default, rename = "ref")]
     pub element: Option<String>,
     /// Exact text (text), exact value (value), or exact URL path (url).
@@ -137,7 +137,8 @@ pub struct AssertInput {
     pub pattern: Option<String>,
     #[serde(default)]
     pub state: Option<StateInput>,
-    /// For count: the elements' role and accessible name, as the snapshot shows them.
+    /// For count, or instead of `ref`: the elements' role and accessible name (tokens such as
+    /// `<param>` allowed).
     #[serde(default)]
     pub role: Option<String>,
     #[serde(default)]
