@@ -521,3 +521,147 @@ fn replace_values(value: &mut Value, key: Option<&str>, params: &[(String, Strin
         _ => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use saffron_recording::Target;
+    use serde_json::json;
+
+    use super::super::page::{PageView, RefTarget};
+    use super::*;
+
+    const SECRET: &str = "hunter2-secret";
+
+    /// A page that shows the secret in its text, has one element (`e1`), and refuses checks
+    /// of the text "nope".
+    struct FakePage {
+        performed: Arc<Mutex<Vec<Action>>>,
+    }
+
+    impl LivePage for FakePage {
+        fn snapshot(&mut self) -> BoxFuture<'_, Result<PageView, PageError>> {
+            Box::pin(async { Ok(PageView { text: format!("textbox \"Password\" [ref=e1]: {SECRET}") }) })
+        }
+
+        fn target_for_ref<'a>(&'a mut self, element: &'a str) -> BoxFuture<'a, Result<RefTarget, PageError>> {
+            Box::pin(async move {
+                match element {
+                    "e1" => Ok(RefTarget { target: Target::role("textbox", "Password"), fragile: false }),
+                    other => Err(PageError::Refused(format!("there is no element {other}"))),
+                }
+            })
+        }
+
+        fn perform<'a>(
+            &'a mut self,
+            action: &'a Action,
+            _: Duration,
+        ) -> BoxFuture<'a, Result<Vec<String>, PageError>> {
+            Box::pin(async move {
+                if matches!(action, Action::ExpectText { text: Some(text), .. } if text == "nope") {
+                    return Err(PageError::Refused(format!("expected text \"nope\", found \"{SECRET}\"")));
+                }
+                self.performed.lock().expect("lock").push(action.clone());
+                Ok(Vec::new())
+            })
+        }
+
+        fn begin_step(&mut self) {}
+    }
+
+    fn gateway() -> (Gateway<FakePage>, Arc<Mutex<Vec<Action>>>) {
+        let performed = Arc::new(Mutex::new(Vec::new()));
+        let env: EnvLookup = Arc::new(|name: &str| (name == "PASSWORD").then(|| SECRET.to_string()));
+        let values = Values {
+            params: Vec::new(),
+            unique_seed: "seed".into(),
+            today: Date::today_utc(),
+            env,
+            tables: vec![None, None],
+            secret_names: vec!["PASSWORD".into()],
+        };
+        let mut masker = Masker::new();
+        masker.add(&saffron_recording::Secret { name: "PASSWORD".into(), value: SECRET.into() });
+        let steps = vec![StepSpec::new(StepKind::Action, "I sign in"), StepSpec::new(StepKind::Outcome, "I see it")];
+        let page = FakePage { performed: Arc::clone(&performed) };
+        let gateway = Gateway::new(
+            page,
+            steps,
+            0..2,
+            "http://127.0.0.1:1".into(),
+            Arc::new(values),
+            masker,
+            Duration::from_secs(1),
+            Duration::from_secs(1),
+        );
+        (gateway, performed)
+    }
+
+    fn call(gateway: &mut Gateway<FakePage>, name: &str, input: serde_json::Value) -> ToolOutput {
+        futures::executor::block_on(ToolGateway::call(gateway, name, &input))
+    }
+
+    #[test]
+    fn a_secret_is_typed_as_a_token_performed_as_its_value_recorded_as_the_token_and_never_shown() {
+        let (mut gateway, performed) = gateway();
+        let snapshot = call(&mut gateway, tools::SNAPSHOT, json!({}));
+        assert!(!snapshot.content.contains(SECRET) && snapshot.content.contains("{env:PASSWORD}"), "{snapshot:?}");
+        assert!(!call(&mut gateway, tools::STEP, json!({ "step": 1 })).is_error);
+        let filled = call(&mut gateway, tools::FILL, json!({ "ref": "e1", "value": "{env:PASSWORD}" }));
+        assert!(!filled.is_error && !filled.content.contains(SECRET), "{filled:?}");
+        assert!(matches!(&performed.lock().expect("lock")[0], Action::Fill { value, .. } if value == SECRET));
+        assert!(matches!(&gateway.entries()[0].action, Action::Fill { value, .. } if value == "{env:PASSWORD}"));
+        // A failed check quotes the page, masked too.
+        let refused = call(&mut gateway, tools::ASSERT, json!({ "check": "text", "ref": "e1", "text": "nope" }));
+        assert!(refused.is_error && !refused.content.contains(SECRET), "{refused:?}");
+        // The environment is not the agent's to read.
+        let home = call(&mut gateway, tools::FILL, json!({ "ref": "e1", "value": "{env:HOME}" }));
+        assert!(home.is_error && home.content.contains("not a secret this project declares"), "{home:?}");
+    }
+
+    #[test]
+    fn done_is_refused_once_while_a_then_is_unverified_then_ends_unverified() {
+        let (mut gateway, _) = gateway();
+        assert!(call(&mut gateway, "run_shell", json!({ "command": "ls" })).is_error);
+        assert!(call(&mut gateway, tools::CLICK, json!({ "ref": "e7" })).is_error);
+        assert!(!gateway.is_done(), "a refusal does not end the session");
+        call(&mut gateway, tools::STEP, json!({ "step": 2 }));
+        let first = call(&mut gateway, tools::DONE, json!({ "success": true, "narrative": "ok" }));
+        assert!(first.is_error && first.content.contains("2 \"I see it\""), "{first:?}");
+        assert!(!gateway.is_done());
+        let second = call(&mut gateway, tools::DONE, json!({ "success": true, "narrative": "ok" }));
+        assert!(!second.is_error);
+        assert_eq!(gateway.finish(), Some(&Finish::Unverified(vec![1])));
+    }
+
+    #[test]
+    fn a_verified_then_lets_done_succeed_and_actions_before_a_step_are_diagnosis() {
+        let (mut gateway, _) = gateway();
+        call(&mut gateway, tools::CLICK, json!({ "ref": "e1" }));
+        call(&mut gateway, tools::STEP, json!({ "step": 2 }));
+        assert!(!call(&mut gateway, tools::ASSERT, json!({ "check": "visible", "ref": "e1" })).is_error);
+        assert!(!call(&mut gateway, tools::DONE, json!({ "success": true, "narrative": "ok" })).is_error);
+        assert_eq!(gateway.finish(), Some(&Finish::Success));
+        assert_eq!(gateway.entries()[0].step, None);
+        assert_eq!(gateway.entries()[1].step, Some(1));
+    }
+
+    #[test]
+    fn outline_values_from_the_page_become_their_params() {
+        let params = vec![("customer".to_string(), "Ada Lovelace".to_string()), ("qty".to_string(), "3".to_string())];
+        let action = Action::ExpectText {
+            target: Target { role: Some("cell".into()), name: Some("Ada Lovelace".into()), ..Target::default() },
+            text: Some("Order for Ada Lovelace, 3 items".into()),
+            text_regex: Some("Ada Lovelace".into()),
+            timeout_ms: None,
+        };
+        let Action::ExpectText { target, text, text_regex, .. } = with_row_tokens(action, &params) else {
+            panic!("same action type")
+        };
+        assert_eq!(target.name.as_deref(), Some("<customer>"));
+        assert_eq!(text.as_deref(), Some("Order for <customer>, 3 items"), "short values are left alone");
+        assert_eq!(text_regex.as_deref(), Some("Ada Lovelace"), "patterns are left alone");
+    }
+}
