@@ -489,15 +489,17 @@ pub(crate) const LADDER_FACTS: &str = concat!(
   if (el.hasAttribute('aria-label')) labels.push(norm(attr('aria-label')));
   if (el.hasAttribute('aria-labelledby')) labels.push(norm(labelledBy(el)));
   const text = norm(shownText(el));
-  // Stable attributes, sturdiest first: the name, the type with the name, a link's target.
+  // Stable attributes, sturdiest first, each a list of alternatives (the first that is unique
+  // is kept): the name, else the type with the name; a link's target.
   const tag = CSS.escape(el.localName);
   const quoted = (name) => '[' + name + '="' + CSS.escape(attr(name)) + '"]';
   const attributeCss = [];
   if (el.hasAttribute('name')) {
-    attributeCss.push(tag + quoted('name'));
-    if (el.hasAttribute('type')) attributeCss.push(tag + quoted('type') + quoted('name'));
+    const byName = [tag + quoted('name')];
+    if (el.hasAttribute('type')) byName.push(tag + quoted('type') + quoted('name'));
+    attributeCss.push(byName);
   }
-  if (el.localName === 'a' && el.hasAttribute('href')) attributeCss.push(tag + quoted('href'));
+  if (el.localName === 'a' && el.hasAttribute('href')) attributeCss.push([tag + quoted('href')]);
   // A structural path: each step the tag, narrowed by its position among same-tag siblings.
   const steps = [];
   for (let n = el; n && n.nodeType === 1 && n !== document.documentElement; n = n.parentElement) {

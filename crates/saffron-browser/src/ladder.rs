@@ -93,7 +93,8 @@ struct Facts {
     text: Option<String>,
     id: Option<String>,
     id_css: Option<String>,
-    attribute_css: Vec<String>,
+    /// Groups of alternatives: the first unique selector of each group is kept.
+    attribute_css: Vec<Vec<String>>,
     path: String,
     row: Option<RowFacts>,
 }
@@ -190,25 +191,22 @@ async fn walk(page: &Page, reference: &str, backend_id: i64, group: &str) -> Res
     if facts.detached {
         return Err(detached());
     }
-    let (role, name) = ax_role_and_name(page, backend_id).await.map_err(protocol)?;
-    let element = ElementSummary { role: role.clone(), name: name.clone(), tag: facts.tag.clone() };
+    let ax = ax_facts(page, backend_id).await.map_err(protocol)?;
+    let element = ElementSummary { role: ax.role.clone(), name: ax.name.clone(), tag: facts.tag.clone() };
 
     let mut tried = Vec::new();
-    let semantic = semantic_candidates(&role, &name, &facts);
+    let semantic = semantic_candidates(&ax, &facts);
     let mut unique_semantic = Vec::new();
     for candidate in semantic {
         if is_own_unique(page, &candidate.target, &object_id, group, &mut tried, &candidate).await? {
             unique_semantic.push(candidate);
         }
     }
-    let stable_css: Vec<String> = facts
-        .id
-        .as_deref()
-        .filter(|id| !looks_generated(id))
-        .and(facts.id_css.clone())
-        .into_iter()
-        .chain(facts.attribute_css.iter().cloned())
-        .collect();
+    // Each group's alternatives, sturdiest first: an id that does not look generated, then
+    // the stable attributes.
+    let id_css = facts.id.as_deref().filter(|id| !looks_generated(id)).and(facts.id_css.clone());
+    let stable_css: Vec<Vec<String>> =
+        id_css.map(|css| vec![css]).into_iter().chain(facts.attribute_css.clone()).collect();
     if !unique_semantic.is_empty() {
         let mut target = merge(&unique_semantic, None);
         target.css = unique_css(page, &stable_css, None, &object_id, group, &mut tried).await?;
@@ -223,7 +221,7 @@ async fn walk(page: &Page, reference: &str, backend_id: i64, group: &str) -> Res
                 has_text_regex: None,
             };
             let mut unique = Vec::new();
-            for mut candidate in semantic_candidates(&role, &name, &facts) {
+            for mut candidate in semantic_candidates(&ax, &facts) {
                 candidate.target.within = Some(Box::new(scope.clone()));
                 if is_own_unique(page, &candidate.target, &object_id, group, &mut tried, &candidate).await? {
                     unique.push(candidate);
@@ -232,7 +230,7 @@ async fn walk(page: &Page, reference: &str, backend_id: i64, group: &str) -> Res
             if !unique.is_empty() {
                 let mut target = merge(&unique, Some(&scope));
                 let mut scoped_css = stable_css.clone();
-                scoped_css.push(facts.tag.clone());
+                scoped_css.push(vec![facts.tag.clone()]);
                 target.css = unique_css(page, &scoped_css, Some(&scope), &object_id, group, &mut tried).await?;
                 return Ok(LadderTarget { target, fragile: false, element });
             }
@@ -243,7 +241,7 @@ async fn walk(page: &Page, reference: &str, backend_id: i64, group: &str) -> Res
         let target = Target { css, tier: Some(Tier::Css), ..Target::default() };
         return Ok(LadderTarget { target, fragile: false, element });
     }
-    let path = unique_css(page, std::slice::from_ref(&facts.path), None, &object_id, group, &mut tried).await?;
+    let path = unique_css(page, &[vec![facts.path.clone()]], None, &object_id, group, &mut tried).await?;
     if !path.is_empty() {
         let target = Target { css: path, tier: Some(Tier::Css), ..Target::default() };
         return Ok(LadderTarget { target, fragile: true, element });
@@ -251,8 +249,16 @@ async fn walk(page: &Page, reference: &str, backend_id: i64, group: &str) -> Res
     Err(RefError::NoUniqueTarget { reference: reference.to_owned(), tried })
 }
 
-/// The element's role and accessible name, as the role tier computes them.
-async fn ax_role_and_name(page: &Page, backend_id: i64) -> Result<(String, String), CdpFail> {
+/// The element in the accessibility tree: its role and accessible name as the role tier
+/// computes them, and whether the name comes from the placeholder alone.
+#[derive(Debug, Default)]
+struct AxFacts {
+    role: String,
+    name: String,
+    named_by_placeholder: bool,
+}
+
+async fn ax_facts(page: &Page, backend_id: i64) -> Result<AxFacts, CdpFail> {
     let answer = cdp::call(
         page,
         "Accessibility.getPartialAXTree",
@@ -260,13 +266,18 @@ async fn ax_role_and_name(page: &Page, backend_id: i64) -> Result<(String, Strin
     )
     .await?;
     let node = answer.pointer("/nodes/0").cloned().unwrap_or(Value::Null);
-    let ignored = node.get("ignored").and_then(Value::as_bool).unwrap_or(false);
-    let role = node.pointer("/role/value").and_then(Value::as_str).unwrap_or_default();
-    let name = node.pointer("/name/value").and_then(Value::as_str).unwrap_or_default();
-    if ignored {
-        return Ok((String::new(), String::new()));
+    if node.get("ignored").and_then(Value::as_bool).unwrap_or(false) {
+        return Ok(AxFacts::default());
     }
-    Ok((role.to_owned(), name.to_owned()))
+    let text = |pointer: &str| node.pointer(pointer).and_then(Value::as_str).unwrap_or_default().to_owned();
+    // Chromium lists the name's sources in precedence order; the first with a value won.
+    let sources = node.pointer("/name/sources").and_then(Value::as_array).cloned().unwrap_or_default();
+    let winner = sources.iter().find(|source| source.get("value").is_some());
+    let named_by_placeholder = winner
+        .and_then(|source| source.get("attribute"))
+        .and_then(Value::as_str)
+        .is_some_and(|attribute| matches!(attribute, "placeholder" | "aria-placeholder"));
+    Ok(AxFacts { role: text("/role/value"), name: text("/name/value"), named_by_placeholder })
 }
 
 /// Roles the role tier cannot usefully query: Chromium's own, and the nameless generic ones.
@@ -276,9 +287,12 @@ fn queryable_role(role: &str) -> bool {
         && !matches!(role, "generic" | "none" | "presentation" | "paragraph")
 }
 
-fn semantic_candidates(role: &str, name: &str, facts: &Facts) -> Vec<Candidate> {
+fn semantic_candidates(ax: &AxFacts, facts: &Facts) -> Vec<Candidate> {
+    let (role, name) = (ax.role.as_str(), ax.name.as_str());
     let mut candidates = Vec::new();
-    if queryable_role(role) {
+    // A name only the placeholder gives is the placeholder tier's signal, not a name: a field
+    // labelled later would change it.
+    if queryable_role(role) && !ax.named_by_placeholder {
         let target = Target {
             role: Some(role.to_owned()),
             name: (!name.is_empty()).then(|| name.to_owned()),
@@ -326,28 +340,32 @@ fn merge(unique: &[Candidate], scope: Option<&Scope>) -> Target {
     target
 }
 
-/// The selectors among `selectors` that find exactly the element (inside `scope`), in order.
+/// The first selector of each group of `alternatives` that finds exactly the element (inside
+/// `scope`), in order.
 async fn unique_css(
     page: &Page,
-    selectors: &[String],
+    alternatives: &[Vec<String>],
     scope: Option<&Scope>,
     object_id: &str,
     group: &str,
     tried: &mut Vec<String>,
 ) -> Result<Vec<String>, RefError> {
-    let mut unique = Vec::new();
-    for selector in selectors {
-        if unique.contains(selector) {
-            continue;
-        }
-        let target = Target {
-            css: vec![selector.clone()],
-            within: scope.map(|scope| Box::new(scope.clone())),
-            ..Target::default()
-        };
-        let candidate = Candidate { tier: Tier::Css, target };
-        if is_own_unique(page, &candidate.target, object_id, group, tried, &candidate).await? {
-            unique.push(selector.clone());
+    let mut unique: Vec<String> = Vec::new();
+    for selectors in alternatives {
+        for selector in selectors {
+            if unique.contains(selector) {
+                break;
+            }
+            let target = Target {
+                css: vec![selector.clone()],
+                within: scope.map(|scope| Box::new(scope.clone())),
+                ..Target::default()
+            };
+            let candidate = Candidate { tier: Tier::Css, target };
+            if is_own_unique(page, &candidate.target, object_id, group, tried, &candidate).await? {
+                unique.push(selector.clone());
+                break;
+            }
         }
     }
     Ok(unique)

@@ -53,84 +53,6 @@ const MAX_TEXT_CHARS: usize = 200;
 /// A value shown for a password field, whatever it holds.
 const MASKED: &str = "••••";
 
-/// Roles the agent acts on: each gets a ref.
-const INTERACTIVE: &[&str] = &[
-    "button",
-    "link",
-    "textbox",
-    "searchbox",
-    "combobox",
-    "listbox",
-    "option",
-    "checkbox",
-    "radio",
-    "switch",
-    "slider",
-    "spinbutton",
-    "tab",
-    "menuitem",
-    "menuitemcheckbox",
-    "menuitemradio",
-    "treeitem",
-    "DisclosureTriangle",
-];
-
-/// Roles whose text is worth a line (and a ref, for checks).
-const TEXTUAL: &[&str] = &[
-    "heading",
-    "paragraph",
-    "listitem",
-    "row",
-    "cell",
-    "gridcell",
-    "columnheader",
-    "rowheader",
-    "status",
-    "alert",
-    "log",
-    "marquee",
-    "timer",
-    "tooltip",
-    "note",
-    "definition",
-    "term",
-    "caption",
-    "blockquote",
-    "code",
-    "img",
-    "image",
-    "figure",
-    "meter",
-    "progressbar",
-    "LabelText",
-];
-
-/// Containers that give the lines under them their context; kept when named (a dialog always).
-const CONTAINERS: &[&str] = &[
-    "dialog",
-    "alertdialog",
-    "navigation",
-    "form",
-    "search",
-    "region",
-    "complementary",
-    "main",
-    "banner",
-    "contentinfo",
-    "list",
-    "table",
-    "grid",
-    "tablist",
-    "tabpanel",
-    "menu",
-    "menubar",
-    "toolbar",
-    "tree",
-    "radiogroup",
-    "group",
-    "article",
-];
-
 /// Where refs come from: one per DOM node of a document, for the context's lifetime.
 #[derive(Debug, Default)]
 pub(crate) struct RefBook {
@@ -239,6 +161,7 @@ pub(crate) async fn main_loader_id(page: &Page) -> Result<String, CdpFail> {
 }
 
 /// One accessibility node, as read from `Accessibility.getFullAXTree`.
+#[derive(Clone, Copy)]
 struct AxNode<'a> {
     raw: &'a Value,
 }
@@ -294,6 +217,7 @@ impl<'a> AxNode<'a> {
 }
 
 /// What a node contributes to its parent's rendering.
+#[derive(Debug)]
 enum Piece {
     /// Loose text (a text run, or a wrapper holding only text).
     Text(String),
@@ -301,152 +225,452 @@ enum Piece {
     Line(Block),
 }
 
+#[derive(Debug, Default)]
 struct Block {
+    /// `role "name" [state]`: what comes before the ref.
     head: String,
+    /// The element's DOM node, for its ref (none for containers).
+    ref_node: Option<i64>,
+    /// What follows the ref: a field's value, a select's options.
+    suffix: String,
+    /// The accessible name, to drop loose text that only repeats it (a label beside its field).
+    name: String,
+    /// The element's own text, after a colon.
     text: Option<String>,
+    /// A row's cells, shown on its line with ` | ` between them (elements inline).
+    cells: Vec<Vec<Piece>>,
+    /// The element is (or holds) something to act on.
+    interactive: bool,
+    /// The element is an option (of a select shown on its own line).
+    option: bool,
     children: Vec<Piece>,
 }
 
-struct Renderer<'a, 'r> {
+impl Block {
+    /// The block as one run of text (for inline elements inside a paragraph or a cell).
+    fn flatten(self) -> String {
+        let mut parts: Vec<String> = Vec::new();
+        if let Some(text) = self.text {
+            parts.push(text);
+        } else if !self.name.is_empty() {
+            parts.push(self.name);
+        }
+        for child in self.children {
+            match child {
+                Piece::Text(text) => parts.push(text),
+                Piece::Line(block) => parts.push(block.flatten()),
+            }
+        }
+        parts.retain(|part| !part.is_empty());
+        parts.join(" ")
+    }
+}
+
+/// How a role is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Something to act on: a line and a ref, its own text is its name.
+    Interactive,
+    /// Text worth a line and a ref (for checks): headings, paragraphs, rows, status lines.
+    Textual,
+    /// A row of a table or grid: its cells on one line, ` | ` between them.
+    Row,
+    /// A container that gives its lines their context: kept when named (a dialog always).
+    Container,
+    /// Anything else: its children take its place.
+    Wrapper,
+}
+
+/// Roles the agent acts on.
+const INTERACTIVE: &[&str] = &[
+    "button",
+    "link",
+    "textbox",
+    "searchbox",
+    "combobox",
+    "listbox",
+    "option",
+    "checkbox",
+    "radio",
+    "switch",
+    "slider",
+    "spinbutton",
+    "tab",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "treeitem",
+    "DisclosureTriangle",
+    "date",
+    "DateTime",
+    "InputTime",
+    "ColorWell",
+];
+
+/// Roles whose text is worth a line of its own.
+const TEXTUAL: &[&str] = &[
+    "heading",
+    "paragraph",
+    "listitem",
+    "status",
+    "alert",
+    "log",
+    "marquee",
+    "timer",
+    "tooltip",
+    "note",
+    "definition",
+    "term",
+    "caption",
+    "blockquote",
+    "img",
+    "image",
+    "figure",
+    "meter",
+    "progressbar",
+];
+
+/// Containers kept when named.
+const CONTAINERS: &[&str] = &[
+    "dialog",
+    "alertdialog",
+    "navigation",
+    "form",
+    "search",
+    "region",
+    "complementary",
+    "list",
+    "table",
+    "grid",
+    "tablist",
+    "tabpanel",
+    "menu",
+    "menubar",
+    "toolbar",
+    "tree",
+    "radiogroup",
+    "group",
+    "article",
+];
+
+/// Interactive roles shown under another name (Chromium's own roles for native widgets).
+fn shown_role(role: &str) -> &str {
+    match role {
+        "DisclosureTriangle" => "button",
+        "date" | "DateTime" | "InputTime" | "ColorWell" => "textbox",
+        "image" => "img",
+        other => other,
+    }
+}
+
+fn kind(node: &AxNode<'_>, role: &str, name: &str) -> Kind {
+    if node.ignored() {
+        return Kind::Wrapper;
+    }
+    if INTERACTIVE.contains(&role) || (node.flag("editable") && node.flag("focusable") && role != "RootWebArea") {
+        return Kind::Interactive;
+    }
+    // Focusable without a role of its own (a `<div tabindex="0">` card): something to act on.
+    if node.flag("focusable") && matches!(role, "generic" | "none" | "") {
+        return Kind::Interactive;
+    }
+    if role == "row" {
+        return Kind::Row;
+    }
+    if TEXTUAL.contains(&role) {
+        return Kind::Textual;
+    }
+    if CONTAINERS.contains(&role) && (!name.is_empty() || matches!(role, "dialog" | "alertdialog")) {
+        return Kind::Container;
+    }
+    Kind::Wrapper
+}
+
+struct Renderer<'a> {
     nodes: HashMap<&'a str, AxNode<'a>>,
-    give_ref: &'r mut dyn FnMut(i64) -> u64,
 }
 
 /// Renders the accessibility tree (`Accessibility.getFullAXTree`'s nodes) as the snapshot's
-/// body, asking `give_ref` for the ref of each element that gets one.
+/// body, asking `give_ref` for the ref of each element that gets one, in document order.
 pub(crate) fn render_tree(nodes: &[Value], give_ref: &mut dyn FnMut(i64) -> u64) -> String {
     let by_id: HashMap<&str, AxNode<'_>> =
         nodes.iter().filter_map(|raw| Some((raw.get("nodeId").and_then(Value::as_str)?, AxNode { raw }))).collect();
     let root = nodes.iter().find(|raw| raw.get("parentId").is_none()).and_then(|raw| raw.get("nodeId")?.as_str());
-    let mut renderer = Renderer { nodes: by_id, give_ref };
+    let renderer = Renderer { nodes: by_id };
     let mut out = String::new();
     if let Some(root) = root {
         let pieces = renderer.children_of(root);
-        write_pieces(&mut out, &pieces, 0);
+        write_pieces(&mut out, &pieces, 0, give_ref);
     }
     out
 }
 
-impl Renderer<'_, '_> {
-    fn children_of(&mut self, id: &str) -> Vec<Piece> {
+impl Renderer<'_> {
+    /// The pieces of a node's children, loose text that repeats a neighbouring element's name
+    /// dropped (a label beside its field, the text of a checkbox's own label).
+    fn children_of(&self, id: &str) -> Vec<Piece> {
         let Some(node) = self.nodes.get(id) else { return Vec::new() };
-        let children: Vec<String> = node.children().map(str::to_owned).collect();
         let mut pieces = Vec::new();
-        for child in children {
-            pieces.extend(self.piece(&child));
+        for child in node.children() {
+            pieces.extend(self.piece(child));
         }
-        pieces
+        let named = |piece: Option<&Piece>, text: &str| matches!(piece, Some(Piece::Line(block)) if block.interactive && block.name == text);
+        let repeats: Vec<bool> = (0..pieces.len())
+            .map(|index| match &pieces[index] {
+                Piece::Text(text) => {
+                    named(index.checked_sub(1).and_then(|before| pieces.get(before)), text)
+                        || named(pieces.get(index + 1), text)
+                }
+                Piece::Line(_) => false,
+            })
+            .collect();
+        pieces.into_iter().zip(repeats).filter_map(|(piece, repeats)| (!repeats).then_some(piece)).collect()
     }
 
     /// The pieces one node makes: none (hidden), loose text, its children lifted (a wrapper),
     /// or a line of its own.
-    fn piece(&mut self, id: &str) -> Vec<Piece> {
-        let Some(node) = self.nodes.get(id) else { return Vec::new() };
+    fn piece(&self, id: &str) -> Vec<Piece> {
+        let Some(&node) = self.nodes.get(id) else { return Vec::new() };
         let role = node.role();
-        if role == "StaticText" {
-            let text = node.name();
-            return if text.is_empty() { Vec::new() } else { vec![Piece::Text(text)] };
+        match role {
+            "StaticText" => {
+                let text = node.name();
+                return if text.is_empty() { Vec::new() } else { vec![Piece::Text(text)] };
+            }
+            "InlineTextBox" | "LineBreak" => return Vec::new(),
+            _ => {}
         }
-        if matches!(role, "InlineTextBox" | "LineBreak") {
-            return Vec::new();
-        }
-        let interactive = INTERACTIVE.contains(&role)
-            || (node.flag("focusable") && node.flag("editable") && !node.ignored() && role != "RootWebArea");
-        let textual = TEXTUAL.contains(&role);
         let name = node.name();
-        let container = CONTAINERS.contains(&role) && (!name.is_empty() || matches!(role, "dialog" | "alertdialog"));
-        if node.ignored() || !(interactive || textual || container) {
-            // A wrapper: its children take its place. Text alone stays one run of text.
-            let pieces = self.children_of(id);
-            if pieces.iter().all(|piece| matches!(piece, Piece::Text(_))) && !pieces.is_empty() {
-                let joined = pieces
+        let kind = kind(&node, role, &name);
+        match kind {
+            Kind::Wrapper => {
+                let children = self.children_of(id);
+                // A wrapper holding text alone stays one run of text.
+                if !children.is_empty() && children.iter().all(|piece| matches!(piece, Piece::Text(_))) {
+                    return vec![Piece::Text(join_texts(children))];
+                }
+                children
+            }
+            Kind::Interactive => vec![Piece::Line(self.interactive(id, &node, role, name))],
+            Kind::Row => {
+                let mut cells = Vec::new();
+                for child in node.children() {
+                    let is_cell = self
+                        .nodes
+                        .get(child)
+                        .is_some_and(|cell| matches!(cell.role(), "cell" | "gridcell" | "columnheader" | "rowheader"));
+                    let pieces = if is_cell { self.children_of(child) } else { self.piece(child) };
+                    cells.push(inline(pieces));
+                }
+                cells.retain(|cell| !cell.is_empty());
+                let interactive = cells.iter().flatten().any(|piece| matches!(piece, Piece::Line(_)));
+                let head = head_line(&node, role, "", kind);
+                vec![Piece::Line(Block {
+                    head,
+                    ref_node: node.backend_id(),
+                    name,
+                    cells,
+                    interactive,
+                    ..Block::default()
+                })]
+            }
+            Kind::Textual | Kind::Container => {
+                let mut children = self.children_of(id);
+                if kind == Kind::Textual {
+                    // Inline elements (code, emphasis, a nested paragraph) read as part of the text.
+                    children = merge_texts(
+                        children
+                            .into_iter()
+                            .map(|piece| match piece {
+                                Piece::Line(block) if !block.interactive => Piece::Text(block.flatten()),
+                                other => other,
+                            })
+                            .collect(),
+                    );
+                }
+                let has_text = children.iter().any(|piece| matches!(piece, Piece::Text(_)));
+                if kind == Kind::Textual && !has_text && name.is_empty() {
+                    // Nothing to read on its own line (a paragraph around two buttons).
+                    return children;
+                }
+                let leaves = children.iter().all(|piece| match piece {
+                    Piece::Text(_) => true,
+                    Piece::Line(block) => block.children.is_empty() && block.cells.is_empty(),
+                });
+                if kind == Kind::Textual && has_text && leaves && children.len() > 1 {
+                    // Text with a few elements in it reads best as one line: `listitem: checkbox
+                    // [ref=e3] Order 1002 button [ref=e4]`.
+                    let shown_name = if children.iter().any(|piece| matches!(piece, Piece::Text(text) if *text == name))
+                    {
+                        ""
+                    } else {
+                        name.as_str()
+                    };
+                    let head = head_line(&node, role, shown_name, kind);
+                    let interactive =
+                        children.iter().any(|piece| matches!(piece, Piece::Line(block) if block.interactive));
+                    let cells = vec![children];
+                    return vec![Piece::Line(Block {
+                        head,
+                        ref_node: node.backend_id(),
+                        name,
+                        cells,
+                        interactive,
+                        ..Block::default()
+                    })];
+                }
+                let mut text = None;
+                if let Some(Piece::Text(_)) = children.first()
+                    && let Piece::Text(leading) = children.remove(0)
+                {
+                    text = Some(leading);
+                }
+                if kind == Kind::Textual && text.is_none() && !name.is_empty() {
+                    text = Some(name.clone());
+                }
+                // The name is shown when it says something the text does not.
+                let shown_name = if text.as_deref() == Some(name.as_str()) { "" } else { name.as_str() };
+                let head = head_line(&node, role, shown_name, kind);
+                let interactive = children.iter().any(|piece| matches!(piece, Piece::Line(block) if block.interactive));
+                let ref_node = if kind == Kind::Container { None } else { node.backend_id() };
+                let text = text.map(|text| trim(&text, MAX_TEXT_CHARS));
+                vec![Piece::Line(Block { head, ref_node, name, text, interactive, children, ..Block::default() })]
+            }
+        }
+    }
+
+    fn interactive(&self, id: &str, node: &AxNode<'_>, role: &str, name: String) -> Block {
+        let mut suffix = String::new();
+        if let Some(value) = field_value(node, &name) {
+            let _ = write!(suffix, ": {value}");
+        }
+        let options = if matches!(role, "combobox" | "listbox") { self.options(id) } else { Vec::new() };
+        if !options.is_empty() {
+            let _ = write!(suffix, " [options: {}]", options.join(" | "));
+        }
+        // Its own text is its name, and a native widget's insides are the browser's: only
+        // elements one can act on inside it (a link in a button) stay.
+        let native = matches!(role, "date" | "DateTime" | "InputTime" | "ColorWell");
+        let mut children = if native { Vec::new() } else { self.children_of(id) };
+        if name.is_empty() {
+            // Nameless but with text (a focusable card): the text says what it is.
+            let text = join_texts(
+                children
                     .iter()
                     .filter_map(|piece| match piece {
-                        Piece::Text(text) => Some(text.as_str()),
+                        Piece::Text(text) => Some(Piece::Text(text.clone())),
                         Piece::Line(_) => None,
                     })
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                return vec![Piece::Text(joined)];
-            }
-            return pieces;
-        }
-        let backend_id = node.backend_id();
-        let reference = backend_id.map(|backend_id| (self.give_ref)(backend_id));
-        let head = head_line(node, role, &name, interactive, reference);
-        let mut children = self.children_of(id);
-        let mut text = None;
-        if interactive {
-            // The name already says what the element's own text says.
-            children.retain(|piece| matches!(piece, Piece::Line(_)));
-            if role == "combobox" || role == "listbox" {
-                children.retain(|piece| !is_option(piece));
-            }
-        } else {
-            let mut leading = Vec::new();
-            while let Some(Piece::Text(_)) = children.first() {
-                if let Piece::Text(run) = children.remove(0) {
-                    leading.push(run);
-                }
-            }
-            let joined = leading.join(" ");
-            if !joined.is_empty() && joined != name {
-                text = Some(trim(&joined, MAX_TEXT_CHARS));
-            } else if !name.is_empty() && !shows_name(role, interactive) {
-                text = Some(trim(&name, MAX_TEXT_CHARS));
+                    .collect(),
+            );
+            if !text.is_empty() {
+                let _ = write!(suffix, ": {}", trim(&text, MAX_TEXT_CHARS));
             }
         }
-        vec![Piece::Line(Block { head, text, children })]
+        children.retain(|piece| matches!(piece, Piece::Line(block) if block.interactive));
+        if !options.is_empty() {
+            children.retain(|piece| !matches!(piece, Piece::Line(block) if block.option));
+        }
+        Block {
+            head: head_line(node, role, &name, Kind::Interactive),
+            ref_node: node.backend_id(),
+            suffix,
+            name,
+            interactive: true,
+            option: role == "option",
+            children,
+            ..Block::default()
+        }
+    }
+
+    /// The option names of a select (combobox) or listbox, for one line.
+    fn options(&self, id: &str) -> Vec<String> {
+        let mut found = Vec::new();
+        let mut pending = vec![id];
+        while let Some(current) = pending.pop() {
+            let Some(node) = self.nodes.get(current) else { continue };
+            if current != id && node.role() == "option" {
+                let selected = if node.flag("selected") { " (selected)" } else { "" };
+                found.push(format!("{}{selected}", trim(&node.name(), MAX_NAME_CHARS)));
+                continue;
+            }
+            let children: Vec<&str> = node.children().collect();
+            pending.extend(children.into_iter().rev());
+        }
+        found
     }
 }
 
-/// Whether the line shows the name in quotes; roles named by their content show it as text.
-fn shows_name(role: &str, interactive: bool) -> bool {
-    interactive
-        || !matches!(
-            role,
-            "heading"
-                | "cell"
-                | "gridcell"
-                | "columnheader"
-                | "rowheader"
-                | "LabelText"
-                | "row"
-                | "listitem"
-                | "paragraph"
-                | "status"
-                | "alert"
-        )
+/// A cell's pieces for one line: elements one can act on stay (inline), the rest is text.
+fn inline(pieces: Vec<Piece>) -> Vec<Piece> {
+    let mut out = Vec::new();
+    for piece in pieces {
+        match piece {
+            Piece::Line(mut block) if block.interactive => {
+                let children = std::mem::take(&mut block.children);
+                if block.ref_node.is_some() {
+                    out.push(Piece::Line(block));
+                } else if let Some(text) = block.text.take() {
+                    out.push(Piece::Text(text));
+                }
+                out.extend(inline(children));
+            }
+            Piece::Line(block) => out.push(Piece::Text(block.flatten())),
+            Piece::Text(text) => out.push(Piece::Text(text)),
+        }
+    }
+    merge_texts(out)
 }
 
-fn is_option(piece: &Piece) -> bool {
-    matches!(piece, Piece::Line(block) if block.head.starts_with("option "))
+fn join_texts(pieces: Vec<Piece>) -> String {
+    pieces
+        .into_iter()
+        .filter_map(|piece| match piece {
+            Piece::Text(text) => Some(text),
+            Piece::Line(_) => None,
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
-/// `role "name" [state] [ref=eN]` (with the field's value after a colon).
-fn head_line(node: &AxNode<'_>, role: &str, name: &str, interactive: bool, reference: Option<u64>) -> String {
+/// Joins consecutive runs of loose text into one.
+fn merge_texts(pieces: Vec<Piece>) -> Vec<Piece> {
+    let mut merged: Vec<Piece> = Vec::with_capacity(pieces.len());
+    for piece in pieces {
+        match (merged.last_mut(), piece) {
+            (Some(Piece::Text(run)), Piece::Text(text)) => {
+                if !text.is_empty() {
+                    if !run.is_empty() && !starts_with_punctuation(&text) {
+                        run.push(' ');
+                    }
+                    run.push_str(&text);
+                }
+            }
+            (_, piece) => merged.push(piece),
+        }
+    }
+    merged
+}
+
+fn starts_with_punctuation(text: &str) -> bool {
+    text.starts_with(['.', ',', ';', ':', '!', '?', ')'])
+}
+
+/// `role "name" [state]`: the line up to its ref.
+fn head_line(node: &AxNode<'_>, role: &str, name: &str, kind: Kind) -> String {
     let mut head = match role {
         "heading" => match node.property("level").and_then(Value::as_u64) {
             Some(level) => format!("h{level}"),
             None => "heading".to_owned(),
         },
-        "DisclosureTriangle" => "button".to_owned(),
-        "LabelText" => "label".to_owned(),
-        "image" => "img".to_owned(),
-        other => other.to_owned(),
+        other => shown_role(other).to_owned(),
     };
-    if !name.is_empty() && shows_name(role, interactive) {
+    if !name.is_empty() && kind != Kind::Row {
         let _ = write!(head, " \"{}\"", trim(name, MAX_NAME_CHARS).replace('"', "\\\""));
     }
-    for (property, shown) in [
-        ("disabled", "disabled"),
-        ("expanded", "expanded"),
-        ("selected", "selected"),
-        ("pressed", "pressed"),
-        ("invalid", "invalid"),
-    ] {
+    for property in ["disabled", "expanded", "selected", "pressed", "invalid", "required"] {
         if node.flag(property) {
-            let _ = write!(head, " [{shown}]");
+            let _ = write!(head, " [{property}]");
         }
     }
     match node.property("checked").and_then(Value::as_str) {
@@ -454,41 +678,63 @@ fn head_line(node: &AxNode<'_>, role: &str, name: &str, interactive: bool, refer
         Some("mixed") => head.push_str(" [mixed]"),
         _ => {}
     }
-    if let Some(reference) = reference {
-        let _ = write!(head, " [ref=e{reference}]");
-    }
-    if interactive && let Some(value) = node.value() {
-        let password = value.chars().all(|c| c == '•' || c == '●' || c == '*') && !value.is_empty();
-        if password {
-            let _ = write!(head, ": {MASKED}");
-        } else if !value.is_empty() && value != name {
-            let _ = write!(head, ": {}", trim(&value, MAX_TEXT_CHARS));
-        }
-    }
     head
 }
 
-fn write_pieces(out: &mut String, pieces: &[Piece], depth: usize) {
+/// What a field holds, as shown after its head: a password field's value is never shown.
+fn field_value(node: &AxNode<'_>, name: &str) -> Option<String> {
+    let value = node.value()?;
+    if value.is_empty() || value == name {
+        return None;
+    }
+    // Chromium exposes a password field's value as bullets, one per character.
+    if value.chars().all(|c| matches!(c, '•' | '●' | '*')) || node.flag("protected") {
+        return Some(MASKED.to_owned());
+    }
+    Some(trim(&value, MAX_TEXT_CHARS))
+}
+
+fn write_pieces(out: &mut String, pieces: &[Piece], depth: usize, give_ref: &mut dyn FnMut(i64) -> u64) {
     for piece in pieces {
         for _ in 0..depth {
             out.push_str("  ");
         }
         match piece {
-            Piece::Text(text) => {
-                out.push_str(&trim(text, MAX_TEXT_CHARS));
-                out.push('\n');
-            }
+            Piece::Text(text) => out.push_str(&trim(text, MAX_TEXT_CHARS)),
             Piece::Line(block) => {
-                out.push_str(&block.head);
+                write_head(out, block, give_ref);
                 if let Some(text) = &block.text {
                     out.push_str(": ");
                     out.push_str(text);
                 }
-                out.push('\n');
-                write_pieces(out, &block.children, depth + 1);
+                for (index, cell) in block.cells.iter().enumerate() {
+                    out.push_str(if index == 0 { ": " } else { " | " });
+                    for (position, part) in cell.iter().enumerate() {
+                        if position > 0 {
+                            out.push(' ');
+                        }
+                        match part {
+                            Piece::Text(text) => out.push_str(&trim(text, MAX_NAME_CHARS)),
+                            Piece::Line(inline) => write_head(out, inline, give_ref),
+                        }
+                    }
+                }
             }
         }
+        out.push('\n');
+        if let Piece::Line(block) = piece {
+            write_pieces(out, &block.children, depth + 1, give_ref);
+        }
     }
+}
+
+/// `role "name" [state] [ref=eN]: value`.
+fn write_head(out: &mut String, block: &Block, give_ref: &mut dyn FnMut(i64) -> u64) {
+    out.push_str(&block.head);
+    if let Some(node) = block.ref_node {
+        let _ = write!(out, " [ref=e{}]", give_ref(node));
+    }
+    out.push_str(&block.suffix);
 }
 
 /// Cuts `text` to at most `limit` characters, marking the cut with `…`.
