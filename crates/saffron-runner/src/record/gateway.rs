@@ -554,11 +554,7 @@ mod tests {
             })
         }
 
-        fn perform<'a>(
-            &'a mut self,
-            action: &'a Action,
-            _: Duration,
-        ) -> BoxFuture<'a, Result<Vec<String>, PageError>> {
+        fn perform<'a>(&'a mut self, action: &'a Action, _: Duration) -> BoxFuture<'a, Result<Vec<String>, PageError>> {
             Box::pin(async move {
                 if matches!(action, Action::ExpectText { text: Some(text), .. } if text == "nope") {
                     return Err(PageError::Refused(format!("expected text \"nope\", found \"{SECRET}\"")));
