@@ -271,3 +271,44 @@ fn without_an_agent_a_scenario_that_needs_recording_is_blocked_with_the_hint() {
     let _ = runtime.block_on(demo.shutdown());
     let _ = tool_results;
 }
+
+#[test]
+fn ctrl_c_during_a_recording_ends_the_run_and_writes_no_recording() {
+    let runtime = runtime();
+    let config = DemoConfig::default();
+    let password = config.password.clone();
+    let demo = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let root = project("interrupted", &password);
+    let plans = plan(good());
+    // A slow model: the run is inside the session when it is interrupted.
+    let server = runtime
+        .block_on(FakeServer::start(Wire::Anthropic, move |request: &Request| {
+            Reply::Delayed(std::time::Duration::from_millis(300), Box::new(reply(&plans, request)))
+        }))
+        .expect("fake server");
+    configure_agent(&root, "anthropic", &server, "");
+    let target = scenario_at(&root, "features/sign_in.feature", SCENARIO);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .args(["run", "--base-url", &demo.url(), &target])
+        .current_dir(&root)
+        .env_remove("DEMO_PASSWORD")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("saffron starts");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while server.requests().len() < 3 {
+        assert!(std::time::Instant::now() < deadline, "the recording never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let signalled = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("kill");
+    assert!(signalled.success());
+    let status = child.wait().expect("saffron ends");
+    assert_eq!(status.code(), Some(130));
+    assert!(!root.join(RECORDING).exists(), "an interrupted recording was saved");
+    let mut files = Vec::new();
+    support::agent::every_file(&root.join(".saffron"), &mut files);
+    assert!(files.iter().all(|file| !file.to_string_lossy().contains(".tmp-")), "{files:?}");
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = runtime.block_on(demo.shutdown());
+}
