@@ -136,6 +136,8 @@ fn refusals_are_tool_errors_the_session_goes_on_and_diagnosis_is_not_recorded() 
         vec![
             // Before any step: diagnosis, performed but never recorded.
             goto("/login"),
+            // The page then shows the secret in a plain field: every answer must mask it.
+            fill("textbox \"Email\"", "{env:DEMO_PASSWORD}"),
             fill("textbox \"Email\"", "diagnosis@example.test"),
             // No such tool, a made-up ref, input the tool does not take, arguments that are not JSON.
             op("shell_exec", json!({ "command": "cat /etc/passwd" })),
@@ -159,6 +161,13 @@ fn refusals_are_tool_errors_the_session_goes_on_and_diagnosis_is_not_recorded() 
     let recording = std::fs::read_to_string(case.root.join(RECORDING)).expect("saved");
     assert!(!recording.contains("diagnosis@example.test") && !recording.contains("Welcome back"), "{recording}");
     assert!(recording.contains("demo@saffron.test"), "{recording}");
+    for captured in case.server.requests() {
+        assert!(!captured.body.contains(&case.password), "a request held the password");
+    }
+    let told: Vec<String> = case.seen.all().iter().flat_map(tool_results).map(|(content, _)| content).collect();
+    let emails: Vec<&str> =
+        told.iter().flat_map(|content| content.lines()).filter(|line| line.contains("textbox \"Email\"")).collect();
+    assert!(emails.iter().any(|line| line.ends_with(": {env:DEMO_PASSWORD}")), "{emails:?}");
 }
 
 #[test]
@@ -269,7 +278,6 @@ fn without_an_agent_a_scenario_that_needs_recording_is_blocked_with_the_hint() {
     assert!(!root.join(RECORDING).exists());
     let _ = std::fs::remove_dir_all(Path::new(&root));
     let _ = runtime.block_on(demo.shutdown());
-    let _ = tool_results;
 }
 
 #[test]
