@@ -320,3 +320,63 @@ fn ctrl_c_during_a_recording_ends_the_run_and_writes_no_recording() {
     let _ = std::fs::remove_dir_all(&root);
     let _ = runtime.block_on(demo.shutdown());
 }
+
+/// The processes whose parent is `parent`, by `/proc`.
+fn children_of(parent: u32) -> Vec<(u32, String)> {
+    let mut children = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+        // `pid (comm) state ppid ...`; the name may hold spaces, so read after its `)`.
+        let Some((head, rest)) = stat.rsplit_once(") ") else { continue };
+        let name = head.split_once(" (").map(|(_, name)| name.to_string()).unwrap_or_default();
+        if rest.split_whitespace().nth(1).and_then(|ppid| ppid.parse::<u32>().ok()) == Some(parent) {
+            children.push((pid, name));
+        }
+    }
+    children
+}
+
+#[test]
+fn a_browser_that_dies_during_a_recording_blocks_the_scenario_and_saves_nothing() {
+    let runtime = runtime();
+    let config = DemoConfig::default();
+    let password = config.password.clone();
+    let demo = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let root = project("browser-dies", &password);
+    let plans = plan(good());
+    let server = runtime
+        .block_on(FakeServer::start(Wire::Anthropic, move |request: &Request| {
+            Reply::Delayed(std::time::Duration::from_millis(300), Box::new(reply(&plans, request)))
+        }))
+        .expect("fake server");
+    configure_agent(&root, "anthropic", &server, "");
+    let target = scenario_at(&root, "features/sign_in.feature", SCENARIO);
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .args(["run", "--base-url", &demo.url(), &target])
+        .current_dir(&root)
+        .env_remove("DEMO_PASSWORD")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("saffron starts");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while server.requests().len() < 3 {
+        assert!(std::time::Instant::now() < deadline, "the recording never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // The Chromium this saffron started (and only it).
+    let chromium: Vec<u32> =
+        children_of(child.id()).into_iter().filter(|(_, name)| name.contains("chrom")).map(|(pid, _)| pid).collect();
+    assert!(!chromium.is_empty(), "no Chromium under saffron: {:?}", children_of(child.id()));
+    for pid in chromium {
+        let _ = std::process::Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+    }
+    let output = child.wait_with_output().expect("saffron ends");
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(2), "{all}");
+    assert!(all.contains("! blocked") && all.contains("lost the connection to Chromium"), "{all}");
+    assert!(!root.join(RECORDING).exists(), "a recording was saved after the browser died");
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = runtime.block_on(demo.shutdown());
+}
