@@ -105,7 +105,7 @@ async fn record_with(
                 .await;
         let (recording, conversation) = match attempt {
             Ok(done) => done,
-            Err(verdict) => return (finished(execution, options, driver, &tally, verdict, None, None), masker, None),
+            Err(verdict) => return (finished(execution, driver, &tally, verdict, None, None), masker, None),
         };
         let proof = proof(browser, execution, options, &recording, masker.clone()).await;
         match &proof.verdict {
@@ -119,7 +119,7 @@ async fn record_with(
                     },
                 };
                 let saved = matches!(verdict, Verdict::Green).then(|| execution.recording_path.display().to_string());
-                let mut result = finished(execution, options, driver, &tally, verdict, saved, None);
+                let mut result = finished(execution, driver, &tally, verdict, saved, None);
                 result.steps = proof.steps;
                 result.drift = proof.drift;
                 let saved = result.agent.as_ref().and_then(|agent| agent.saved.as_ref()).map(|_| recording);
@@ -133,7 +133,7 @@ async fn record_with(
                 attempts.push(Attempt { recording: Some(recording), conversation, proof: Some(proof) });
             }
             // The proof could not run (the browser went away): no verdict about the recording.
-            _ => return (finished(execution, options, driver, &tally, proof.verdict, None, None), masker, None),
+            _ => return (finished(execution, driver, &tally, proof.verdict, None, None), masker, None),
         }
     }
     let failure = refine.unwrap_or_default();
@@ -151,7 +151,7 @@ async fn record_with(
         _ => (None, None),
     };
     let verdict = Verdict::Red { step, step_text, message };
-    let mut result = finished(execution, options, driver, &tally, verdict, None, artifacts.ok());
+    let mut result = finished(execution, driver, &tally, verdict, None, artifacts.ok());
     if let Some(proof) = last {
         result.steps = proof.steps.clone();
         result.screenshot = proof.screenshot.clone();
@@ -163,14 +163,12 @@ async fn record_with(
 /// The scenario's result with what the agent did.
 fn finished(
     execution: &Execution,
-    options: &RunOptions,
     driver: &Arc<dyn AgentDriver>,
     tally: &Tally,
     verdict: Verdict,
     saved: Option<String>,
     artifacts: Option<String>,
 ) -> ScenarioResult {
-    let _ = options;
     let cost = Cost::of(&tally.usage, driver.prices());
     let (cost_usd, cost_source) = match cost {
         Cost::Known { usd, source } => {
