@@ -98,7 +98,7 @@ async fn round(number: usize, demo: &DemoServer, password: &str, server: &FakeSe
         api_key_env: Some(String::new()),
         ..AgentConfig::default()
     };
-    options.agent = saffron_runner::session::resolve_agent(Some(&config), &options.env);
+    saffron_runner::session::resolve_agent(Some(&config), &mut options);
     let results = saffron_runner::run(executions, &options).await;
     let mut measured = Vec::new();
     for result in results {

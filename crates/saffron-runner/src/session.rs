@@ -106,16 +106,17 @@ pub fn options_with_env(root: &Path, overrides: Vec<(String, String)>) -> RunOpt
     }
 }
 
-/// The agent `[agent]` describes, for [`RunOptions::agent`]: a built-in provider's driver, or
-/// why there is none (the problem and the hint that fixes it), said in the blocked verdict of
-/// each scenario that needs recording. `env` reads the key's variable (environment, `.env`).
-pub fn resolve_agent(
-    config: Option<&saffron_agent::AgentConfig>,
-    env: &crate::execute::EnvLookup,
-) -> Result<Arc<dyn saffron_agent::AgentDriver>, String> {
+/// Sets [`RunOptions::agent`] to the agent `[agent]` describes: a built-in provider's driver,
+/// or why there is none (the problem and the hint that fixes it), said in the blocked verdict of
+/// each scenario that needs recording. The key is read with the run's env lookup (environment,
+/// `.env`), and its variable is taken off the secrets the agent may type: the model's key must
+/// never be typed into the application.
+pub fn resolve_agent(config: Option<&saffron_agent::AgentConfig>, options: &mut RunOptions) {
     let config = config.cloned().unwrap_or_default();
-    match config.resolve(&|name| env(name)) {
+    let env = options.env.clone();
+    options.agent = match config.resolve(&|name| env(name)) {
         Ok(saffron_agent::AgentSetup::BuiltIn(agent)) => {
+            options.secret_names.retain(|name| Some(name) != agent.key_env.as_ref());
             saffron_agent::ProviderDriver::connect(&agent, &saffron_agent::HttpSettings::default())
                 .map(|driver| Arc::new(driver) as Arc<dyn saffron_agent::AgentDriver>)
                 .map_err(|error| error.to_string())
@@ -123,7 +124,7 @@ pub fn resolve_agent(
         // The lead wires the MCP gateway's driver in here.
         Ok(saffron_agent::AgentSetup::External(_)) => Err("external agents need the MCP gateway".into()),
         Err(error) => Err(crate::record::agent_unavailable(&error)),
-    }
+    };
 }
 
 impl Session {
@@ -233,5 +234,36 @@ impl Session {
             HookPhase::Teardown,
             &Interrupt::new(),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_agent_is_resolved_from_the_env_file_and_its_key_is_no_secret_the_agent_may_type() {
+        let project = tempfile::tempdir().expect("temp dir");
+        std::fs::write(project.path().join(".env"), "DEMO_PASSWORD=pw-123\nANTHROPIC_API_KEY=sk-test\n")
+            .expect("write");
+        let mut options = options_with_env(project.path(), Vec::new());
+        assert_eq!(options.secret_names, ["DEMO_PASSWORD", "ANTHROPIC_API_KEY"]);
+        let Err(why) = &options.agent else { panic!("no agent before one is resolved") };
+        assert!(why.contains("no agent is configured") && why.contains("add an [agent] table"), "{why}");
+        let config = saffron_agent::AgentConfig {
+            provider: Some("anthropic".into()),
+            model: Some("m".into()),
+            base_url: Some("http://127.0.0.1:9".into()),
+            ..saffron_agent::AgentConfig::default()
+        };
+        resolve_agent(Some(&config), &mut options);
+        assert!(options.agent.is_ok());
+        assert_eq!(options.secret_names, ["DEMO_PASSWORD"]);
+        resolve_agent(Some(&saffron_agent::AgentConfig { model: None, ..config }), &mut options);
+        assert!(
+            options.agent.as_ref().is_err_and(|why| why.contains("no model")),
+            "{:?}",
+            options.agent.as_ref().err()
+        );
     }
 }

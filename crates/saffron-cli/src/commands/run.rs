@@ -94,7 +94,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     // over it.
     if session.executions.iter().any(|execution| execution.needs_recording) {
         let config = saffron_runner::session::load_config(&root)?;
-        session.options.agent = saffron_runner::session::resolve_agent(config.agent.as_ref(), &session.options.env);
+        saffron_runner::session::resolve_agent(config.agent.as_ref(), &mut session.options);
     }
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the runtime")?;
