@@ -548,3 +548,25 @@ pub(crate) const LADDER_FACTS: &str = concat!(
   };
 }"##
 );
+
+/// `() => element[]`: the fields the accessibility tree does not show as they are: password
+/// fields, and fields whose insides are the browser's own widget (date, time, month, week,
+/// colour), which it shows only as their parts.
+pub(crate) const SPECIAL_FIELDS: &str = r##"() => [...document.querySelectorAll(
+  'input[type=password], input[type=date], input[type=time], input[type=datetime-local], input[type=month], input[type=week], input[type=color]')]"##;
+
+/// `function ()` on the array [`SPECIAL_FIELDS`] returned: each field's kind, label and value
+/// (never a password field's value: only whether it has one).
+pub(crate) const SPECIAL_FIELD_FACTS: &str = concat!(
+    "function () {",
+    locator_helpers!(),
+    r##"
+  return this.map((el) => {
+    if (el.type === 'password') return { password: true, filled: el.value !== '' };
+    const labels = [...(el.labels || [])].map(labelText);
+    if (el.hasAttribute('aria-label')) labels.unshift(el.getAttribute('aria-label'));
+    if (el.hasAttribute('aria-labelledby')) labels.unshift(labelledBy(el));
+    return { label: norm(labels.find((l) => norm(l)) || ''), value: el.value, disabled: el.disabled };
+  });
+}"##
+);

@@ -113,7 +113,8 @@ impl Context {
         let mut give_ref = |backend_id: i64| {
             refs.reference(NodeKey { target_id: target_id.clone(), loader_id: loader_id.clone(), backend_id })
         };
-        let body = render_tree(&nodes, &mut give_ref);
+        let special = special_fields(&page).await.map_err(protocol)?;
+        let body = render_tree(&nodes, &special, &mut give_ref);
         let mut text = String::new();
         let _ = writeln!(text, "url: {}", relativize_url(&self.base_url, &active.url));
         let _ = writeln!(text, "title: {}", active.title);
@@ -152,6 +153,64 @@ impl Context {
         }
         Ok((tabs, active_tab))
     }
+}
+
+/// A field the accessibility tree does not show as it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum SpecialField {
+    /// A password field: its value is never shown, only whether it has one.
+    Password { filled: bool },
+    /// A field drawn by the browser's own widget (a date, a colour): its label and value.
+    Native { label: String, value: String, disabled: bool },
+}
+
+/// The page's special fields by backend node id. Password fields are found in the DOM rather
+/// than trusted to Chromium's masking of their value. Native-widget fields appear in the
+/// accessibility tree only as their parts (a date's day, month and year spin buttons, inside
+/// the browser's shadow tree, which no locator reaches), so the snapshot shows the field itself
+/// in their place.
+async fn special_fields(page: &Page) -> Result<HashMap<i64, SpecialField>, CdpFail> {
+    const GROUP: &str = "saffron-snapshot";
+    let list = cdp::evaluate(page, &format!("({})()", crate::js::SPECIAL_FIELDS), GROUP, false).await?;
+    let Some(list_id) = list.object_id else { return Ok(HashMap::new()) };
+    let facts = cdp::call_value(page, &list_id, crate::js::SPECIAL_FIELD_FACTS, &[]).await?;
+    let text = |item: &Value, name: &str| item.get(name).and_then(Value::as_str).unwrap_or_default().to_owned();
+    let flag = |item: &Value, name: &str| item.get(name).and_then(Value::as_bool).unwrap_or(false);
+    let facts: Vec<SpecialField> = facts
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|item| {
+            if flag(item, "password") {
+                SpecialField::Password { filled: flag(item, "filled") }
+            } else {
+                SpecialField::Native {
+                    label: text(item, "label"),
+                    value: text(item, "value"),
+                    disabled: flag(item, "disabled"),
+                }
+            }
+        })
+        .collect();
+    let mut fields = HashMap::new();
+    if !facts.is_empty() {
+        let properties =
+            cdp::call(page, "Runtime.getProperties", json!({ "objectId": list_id, "ownProperties": true })).await?;
+        let entries = properties.get("result").and_then(Value::as_array).cloned().unwrap_or_default();
+        for entry in entries {
+            let index = entry.get("name").and_then(Value::as_str).and_then(|name| name.parse::<usize>().ok());
+            let object_id = entry.pointer("/value/objectId").and_then(Value::as_str);
+            let (Some(index), Some(object_id)) = (index, object_id) else { continue };
+            let node = cdp::call(page, "DOM.describeNode", json!({ "objectId": object_id })).await?;
+            if let (Some(backend_id), Some(field)) =
+                (node.pointer("/node/backendNodeId").and_then(Value::as_i64), facts.get(index))
+            {
+                fields.insert(backend_id, field.clone());
+            }
+        }
+    }
+    let _ = cdp::call(page, "Runtime.releaseObjectGroup", json!({ "objectGroup": GROUP })).await;
+    Ok(fields)
 }
 
 /// The loader id of the page's main frame: changes with every new document.
@@ -388,15 +447,20 @@ fn kind(node: &AxNode<'_>, role: &str, name: &str) -> Kind {
 
 struct Renderer<'a> {
     nodes: HashMap<&'a str, AxNode<'a>>,
+    special: &'a HashMap<i64, SpecialField>,
 }
 
 /// Renders the accessibility tree (`Accessibility.getFullAXTree`'s nodes) as the snapshot's
 /// body, asking `give_ref` for the ref of each element that gets one, in document order.
-pub(crate) fn render_tree(nodes: &[Value], give_ref: &mut dyn FnMut(i64) -> u64) -> String {
+pub(crate) fn render_tree<'a>(
+    nodes: &'a [Value],
+    special: &'a HashMap<i64, SpecialField>,
+    give_ref: &mut dyn FnMut(i64) -> u64,
+) -> String {
     let by_id: HashMap<&str, AxNode<'_>> =
         nodes.iter().filter_map(|raw| Some((raw.get("nodeId").and_then(Value::as_str)?, AxNode { raw }))).collect();
     let root = nodes.iter().find(|raw| raw.get("parentId").is_none()).and_then(|raw| raw.get("nodeId")?.as_str());
-    let renderer = Renderer { nodes: by_id };
+    let renderer = Renderer { nodes: by_id, special };
     let mut out = String::new();
     if let Some(root) = root {
         let pieces = renderer.children_of(root);
@@ -440,6 +504,23 @@ impl Renderer<'_> {
             "InlineTextBox" | "LineBreak" => return Vec::new(),
             _ => {}
         }
+        let special = node.backend_id().and_then(|id| self.special.get(&id));
+        if let Some(SpecialField::Native { label, value, disabled }) = special {
+            let mut head = format!("textbox \"{}\"", trim(label, MAX_NAME_CHARS).replace('"', "\\\""));
+            if *disabled {
+                head.push_str(" [disabled]");
+            }
+            let suffix = if value.is_empty() { String::new() } else { format!(": {value}") };
+            let block = Block {
+                head,
+                ref_node: node.backend_id(),
+                suffix,
+                name: label.clone(),
+                interactive: true,
+                ..Block::default()
+            };
+            return vec![Piece::Line(block)];
+        }
         let name = node.name();
         let kind = kind(&node, role, &name);
         match kind {
@@ -451,7 +532,13 @@ impl Renderer<'_> {
                 }
                 children
             }
-            Kind::Interactive => vec![Piece::Line(self.interactive(id, &node, role, name))],
+            Kind::Interactive => {
+                let mut block = self.interactive(id, &node, role, name);
+                if let Some(SpecialField::Password { filled }) = special {
+                    block.suffix = if *filled { format!(": {MASKED}") } else { String::new() };
+                }
+                vec![Piece::Line(block)]
+            }
             Kind::Row => {
                 let mut cells = Vec::new();
                 for child in node.children() {
