@@ -529,7 +529,8 @@ pub(crate) const LADDER_FACTS: &str = concat!(
           if (candidate && candidate.length <= 60 && !texts.includes(candidate)) texts.push(candidate);
         }
       }
-      texts.sort((a, b) => a.length - b.length);
+      // In document order: a row usually starts with what identifies it (`#1002`, `Order 1002`),
+      // and a later text (a price, a status) is more likely to change.
       row = { role, texts };
       break;
     }
