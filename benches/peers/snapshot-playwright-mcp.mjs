@@ -9,7 +9,8 @@
 // Playwright MCP is driven over stdio as an MCP client does: newline-delimited JSON-RPC.
 
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,9 +21,11 @@ const input = JSON.parse(readFileSync(0, 'utf8'));
 const require = createRequire(import.meta.url);
 const cli = join(dirname(require.resolve('@playwright/mcp/package.json')), 'cli.js');
 
+// The files it writes beside its answers (page snapshots as YAML) go to a scratch folder.
+const outputDir = mkdtempSync(join(tmpdir(), 'saffron-playwright-mcp-'));
 const server = spawn(
   process.execPath,
-  [cli, '--headless', '--executable-path', '/usr/bin/chromium', '--isolated', '--no-sandbox'],
+  [cli, '--headless', '--executable-path', '/usr/bin/chromium', '--isolated', '--no-sandbox', '--output-dir', outputDir],
   { cwd: here, stdio: ['pipe', 'pipe', 'inherit'] },
 );
 const waiting = new Map();
@@ -135,4 +138,5 @@ try {
   process.stdout.write(JSON.stringify(results) + '\n');
 } finally {
   server.kill();
+  rmSync(outputDir, { recursive: true, force: true });
 }
