@@ -12,6 +12,7 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::time::{Duration, Instant};
 
 use chromiumoxide::Page;
 use serde_json::{Value, json};
@@ -103,17 +104,13 @@ impl Context {
         let page = self.active_page()?;
         // A background tab builds no accessibility tree until it renders.
         self.front(&page).await.map_err(protocol)?;
-        let (tabs, active_tab) = self.tab_summaries().await?;
-        let loader_id = main_loader_id(&page).await.map_err(protocol)?;
-        let tree = cdp::call(&page, "Accessibility.getFullAXTree", json!({})).await.map_err(protocol)?;
-        let nodes = tree.get("nodes").and_then(Value::as_array).cloned().unwrap_or_default();
+        let Document { loader_id, nodes, special, tabs, active_tab } = self.read_document(&page).await?;
         let active = tabs.get(active_tab).cloned().unwrap_or_default();
         let target_id = self.active.clone();
         let refs = &mut self.refs;
         let mut give_ref = |backend_id: i64| {
             refs.reference(NodeKey { target_id: target_id.clone(), loader_id: loader_id.clone(), backend_id })
         };
-        let special = special_fields(&page).await.map_err(protocol)?;
         let body = render_tree(&nodes, &special, &mut give_ref);
         let mut text = String::new();
         let _ = writeln!(text, "url: {}", relativize_url(&self.base_url, &active.url));
@@ -134,8 +131,8 @@ impl Context {
     }
 
     /// The open tabs in opening order with their titles and URLs, and which one is active.
-    async fn tab_summaries(&self) -> Result<(Vec<TabSummary>, usize), BrowserError> {
-        let answer = self.browser.call("Target.getTargets", json!({})).await.map_err(protocol)?;
+    async fn tab_summaries(&self) -> Result<(Vec<TabSummary>, usize), CdpFail> {
+        let answer = self.browser.call("Target.getTargets", json!({})).await?;
         let infos = answer.get("targetInfos").and_then(Value::as_array).cloned().unwrap_or_default();
         let open: Vec<String> = self
             .shared
@@ -213,10 +210,77 @@ async fn special_fields(page: &Page) -> Result<HashMap<i64, SpecialField>, CdpFa
     Ok(fields)
 }
 
+/// How long a snapshot keeps trying while the page moves on under it (a navigation destroys
+/// the document the calls were reading).
+const SETTLE: Duration = Duration::from_secs(3);
+/// Pauses between those attempts.
+const SETTLE_PAUSES_MS: [u64; 4] = [20, 50, 100, 200];
+
+/// What a snapshot is made of, all read from one document.
+struct Document {
+    loader_id: String,
+    nodes: Vec<Value>,
+    special: HashMap<i64, SpecialField>,
+    tabs: Vec<TabSummary>,
+    active_tab: usize,
+}
+
+impl Context {
+    /// The document's accessibility tree, special fields, URL and title, all read from one
+    /// document: read again when a navigation replaced it meanwhile (the main frame's loader id
+    /// changed), or when a call failed because it did.
+    async fn read_document(&self, page: &Page) -> Result<Document, BrowserError> {
+        let deadline = Instant::now() + SETTLE;
+        let mut attempt = 0;
+        loop {
+            let outcome = async {
+                let before = main_loader_id(page).await?;
+                let tree = cdp::call(page, "Accessibility.getFullAXTree", json!({})).await?;
+                let special = special_fields(page).await?;
+                let (mut tabs, active_tab) = self.tab_summaries().await?;
+                let (after, url) = main_frame(page).await?;
+                // The browser's list of targets may lag behind the renderer by a moment.
+                if let Some(active) = tabs.get_mut(active_tab) {
+                    active.url = url;
+                }
+                let nodes = tree.get("nodes").and_then(Value::as_array).cloned().unwrap_or_default();
+                Ok::<_, CdpFail>((before == after).then_some(Document {
+                    loader_id: after,
+                    nodes,
+                    special,
+                    tabs,
+                    active_tab,
+                }))
+            }
+            .await;
+            let retry_why = match outcome {
+                Ok(Some(document)) => return Ok(document),
+                Ok(None) => CdpFail::Protocol("the page navigated while it was read".to_owned()),
+                Err(CdpFail::Dead(message)) => return Err(BrowserError::Closed(message)),
+                Err(other) => other,
+            };
+            if Instant::now() >= deadline {
+                return Err(protocol(retry_why));
+            }
+            let pause = SETTLE_PAUSES_MS[attempt.min(SETTLE_PAUSES_MS.len() - 1)];
+            attempt += 1;
+            tokio::time::sleep(Duration::from_millis(pause)).await;
+        }
+    }
+}
+
 /// The loader id of the page's main frame: changes with every new document.
 pub(crate) async fn main_loader_id(page: &Page) -> Result<String, CdpFail> {
+    Ok(main_frame(page).await?.0)
+}
+
+/// The main frame's loader id and URL (fragment included), as its renderer knows them.
+async fn main_frame(page: &Page) -> Result<(String, String), CdpFail> {
     let tree = cdp::call(page, "Page.getFrameTree", json!({})).await?;
-    Ok(tree.pointer("/frameTree/frame/loaderId").and_then(Value::as_str).unwrap_or_default().to_owned())
+    let field = |name: &str| {
+        tree.pointer(&format!("/frameTree/frame/{name}")).and_then(Value::as_str).unwrap_or_default().to_owned()
+    };
+    Ok((field("loaderId"), format!("{}{}", field("url"), field("urlFragment"))))
 }
 
 /// One accessibility node, as read from `Accessibility.getFullAXTree`.

@@ -177,3 +177,29 @@ fn the_header_lists_the_tabs_when_there_are_several() {
         s.close().await;
     });
 }
+
+#[test]
+fn a_snapshot_taken_while_the_page_navigates_reads_one_whole_document() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        for round in 0..6 {
+            s.ok(json!({ "type": "goto", "url": "/login" })).await;
+            s.ok(json!({ "type": "fill", "target": { "label": "Email" }, "value": saffron_demo::DEMO_EMAIL })).await;
+            s.ok(json!({ "type": "fill", "target": { "label": "Password" }, "value": saffron_demo::DEFAULT_PASSWORD }))
+                .await;
+            // The click returns as soon as it is dispatched; the sign-in request and the
+            // navigation to the orders page run while the snapshot is taken.
+            s.ok(json!({ "type": "click", "target": { "role": "button", "name": "Sign in" } })).await;
+            let snapshot = s.context.snapshot().await.unwrap_or_else(|error| panic!("round {round}: {error}"));
+            // Whichever document it read, each of its refs names an element of that document.
+            let on_orders = snapshot.text.starts_with("url: /orders");
+            let first_ref = ref_on_line(&snapshot, if on_orders { r#"link "Orders""# } else { r#"button "Sign in""# });
+            match s.context.target_for_ref(&first_ref).await {
+                Ok(_) | Err(RefError::Detached { .. }) => {}
+                Err(other) => panic!("round {round}: {other}\n{}", snapshot.text),
+            }
+            s.ok(json!({ "type": "expectUrl", "url": "/orders" })).await;
+        }
+        s.close().await;
+    });
+}
