@@ -529,7 +529,8 @@ pub(crate) const LADDER_FACTS: &str = concat!(
           if (candidate && candidate.length <= 60 && !texts.includes(candidate)) texts.push(candidate);
         }
       }
-      texts.sort((a, b) => a.length - b.length);
+      // In document order: a row usually starts with what identifies it (`#1002`, `Order 1002`),
+      // and a later text (a price, a status) is more likely to change.
       row = { role, texts };
       break;
     }
@@ -546,5 +547,27 @@ pub(crate) const LADDER_FACTS: &str = concat!(
     path: steps.join(' > '),
     row,
   };
+}"##
+);
+
+/// `() => element[]`: the fields the accessibility tree does not show as they are: password
+/// fields, and fields whose insides are the browser's own widget (date, time, month, week,
+/// colour), which it shows only as their parts.
+pub(crate) const SPECIAL_FIELDS: &str = r##"() => [...document.querySelectorAll(
+  'input[type=password], input[type=date], input[type=time], input[type=datetime-local], input[type=month], input[type=week], input[type=color]')]"##;
+
+/// `function ()` on the array [`SPECIAL_FIELDS`] returned: each field's kind, label and value
+/// (never a password field's value: only whether it has one).
+pub(crate) const SPECIAL_FIELD_FACTS: &str = concat!(
+    "function () {",
+    locator_helpers!(),
+    r##"
+  return this.map((el) => {
+    if (el.type === 'password') return { password: true, filled: el.value !== '' };
+    const labels = [...(el.labels || [])].map(labelText);
+    if (el.hasAttribute('aria-label')) labels.unshift(el.getAttribute('aria-label'));
+    if (el.hasAttribute('aria-labelledby')) labels.unshift(labelledBy(el));
+    return { label: norm(labels.find((l) => norm(l)) || ''), value: el.value, disabled: el.disabled };
+  });
 }"##
 );

@@ -12,6 +12,7 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::time::{Duration, Instant};
 
 use chromiumoxide::Page;
 use serde_json::{Value, json};
@@ -103,17 +104,14 @@ impl Context {
         let page = self.active_page()?;
         // A background tab builds no accessibility tree until it renders.
         self.front(&page).await.map_err(protocol)?;
-        let (tabs, active_tab) = self.tab_summaries().await?;
-        let loader_id = main_loader_id(&page).await.map_err(protocol)?;
-        let tree = cdp::call(&page, "Accessibility.getFullAXTree", json!({})).await.map_err(protocol)?;
-        let nodes = tree.get("nodes").and_then(Value::as_array).cloned().unwrap_or_default();
+        let Document { loader_id, nodes, special, tabs, active_tab } = self.read_document(&page).await?;
         let active = tabs.get(active_tab).cloned().unwrap_or_default();
         let target_id = self.active.clone();
         let refs = &mut self.refs;
         let mut give_ref = |backend_id: i64| {
             refs.reference(NodeKey { target_id: target_id.clone(), loader_id: loader_id.clone(), backend_id })
         };
-        let body = render_tree(&nodes, &mut give_ref);
+        let body = render_tree(&nodes, &special, &mut give_ref);
         let mut text = String::new();
         let _ = writeln!(text, "url: {}", relativize_url(&self.base_url, &active.url));
         let _ = writeln!(text, "title: {}", active.title);
@@ -133,8 +131,8 @@ impl Context {
     }
 
     /// The open tabs in opening order with their titles and URLs, and which one is active.
-    async fn tab_summaries(&self) -> Result<(Vec<TabSummary>, usize), BrowserError> {
-        let answer = self.browser.call("Target.getTargets", json!({})).await.map_err(protocol)?;
+    async fn tab_summaries(&self) -> Result<(Vec<TabSummary>, usize), CdpFail> {
+        let answer = self.browser.call("Target.getTargets", json!({})).await?;
         let infos = answer.get("targetInfos").and_then(Value::as_array).cloned().unwrap_or_default();
         let open: Vec<String> = self
             .shared
@@ -154,10 +152,135 @@ impl Context {
     }
 }
 
+/// A field the accessibility tree does not show as it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum SpecialField {
+    /// A password field: its value is never shown, only whether it has one.
+    Password { filled: bool },
+    /// A field drawn by the browser's own widget (a date, a colour): its label and value.
+    Native { label: String, value: String, disabled: bool },
+}
+
+/// The page's special fields by backend node id. Password fields are found in the DOM rather
+/// than trusted to Chromium's masking of their value. Native-widget fields appear in the
+/// accessibility tree only as their parts (a date's day, month and year spin buttons, inside
+/// the browser's shadow tree, which no locator reaches), so the snapshot shows the field itself
+/// in their place.
+async fn special_fields(page: &Page) -> Result<HashMap<i64, SpecialField>, CdpFail> {
+    const GROUP: &str = "saffron-snapshot";
+    let list = cdp::evaluate(page, &format!("({})()", crate::js::SPECIAL_FIELDS), GROUP, false).await?;
+    let Some(list_id) = list.object_id else { return Ok(HashMap::new()) };
+    let facts = cdp::call_value(page, &list_id, crate::js::SPECIAL_FIELD_FACTS, &[]).await?;
+    let text = |item: &Value, name: &str| item.get(name).and_then(Value::as_str).unwrap_or_default().to_owned();
+    let flag = |item: &Value, name: &str| item.get(name).and_then(Value::as_bool).unwrap_or(false);
+    let facts: Vec<SpecialField> = facts
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|item| {
+            if flag(item, "password") {
+                SpecialField::Password { filled: flag(item, "filled") }
+            } else {
+                SpecialField::Native {
+                    label: text(item, "label"),
+                    value: text(item, "value"),
+                    disabled: flag(item, "disabled"),
+                }
+            }
+        })
+        .collect();
+    let mut fields = HashMap::new();
+    if !facts.is_empty() {
+        let properties =
+            cdp::call(page, "Runtime.getProperties", json!({ "objectId": list_id, "ownProperties": true })).await?;
+        let entries = properties.get("result").and_then(Value::as_array).cloned().unwrap_or_default();
+        for entry in entries {
+            let index = entry.get("name").and_then(Value::as_str).and_then(|name| name.parse::<usize>().ok());
+            let object_id = entry.pointer("/value/objectId").and_then(Value::as_str);
+            let (Some(index), Some(object_id)) = (index, object_id) else { continue };
+            let node = cdp::call(page, "DOM.describeNode", json!({ "objectId": object_id })).await?;
+            if let (Some(backend_id), Some(field)) =
+                (node.pointer("/node/backendNodeId").and_then(Value::as_i64), facts.get(index))
+            {
+                fields.insert(backend_id, field.clone());
+            }
+        }
+    }
+    let _ = cdp::call(page, "Runtime.releaseObjectGroup", json!({ "objectGroup": GROUP })).await;
+    Ok(fields)
+}
+
+/// How long a snapshot keeps trying while the page moves on under it (a navigation destroys
+/// the document the calls were reading).
+const SETTLE: Duration = Duration::from_secs(3);
+/// Pauses between those attempts.
+const SETTLE_PAUSES_MS: [u64; 4] = [20, 50, 100, 200];
+
+/// What a snapshot is made of, all read from one document.
+struct Document {
+    loader_id: String,
+    nodes: Vec<Value>,
+    special: HashMap<i64, SpecialField>,
+    tabs: Vec<TabSummary>,
+    active_tab: usize,
+}
+
+impl Context {
+    /// The document's accessibility tree, special fields, URL and title, all read from one
+    /// document: read again when a navigation replaced it meanwhile (the main frame's loader id
+    /// changed), or when a call failed because it did.
+    async fn read_document(&self, page: &Page) -> Result<Document, BrowserError> {
+        let deadline = Instant::now() + SETTLE;
+        let mut attempt = 0;
+        loop {
+            let outcome = async {
+                let before = main_loader_id(page).await?;
+                let tree = cdp::call(page, "Accessibility.getFullAXTree", json!({})).await?;
+                let special = special_fields(page).await?;
+                let (mut tabs, active_tab) = self.tab_summaries().await?;
+                let (after, url) = main_frame(page).await?;
+                // The browser's list of targets may lag behind the renderer by a moment.
+                if let Some(active) = tabs.get_mut(active_tab) {
+                    active.url = url;
+                }
+                let nodes = tree.get("nodes").and_then(Value::as_array).cloned().unwrap_or_default();
+                Ok::<_, CdpFail>((before == after).then_some(Document {
+                    loader_id: after,
+                    nodes,
+                    special,
+                    tabs,
+                    active_tab,
+                }))
+            }
+            .await;
+            let retry_why = match outcome {
+                Ok(Some(document)) => return Ok(document),
+                Ok(None) => CdpFail::Protocol("the page navigated while it was read".to_owned()),
+                Err(CdpFail::Dead(message)) => return Err(BrowserError::Closed(message)),
+                Err(other) => other,
+            };
+            if Instant::now() >= deadline {
+                return Err(protocol(retry_why));
+            }
+            let pause = SETTLE_PAUSES_MS[attempt.min(SETTLE_PAUSES_MS.len() - 1)];
+            attempt += 1;
+            tokio::time::sleep(Duration::from_millis(pause)).await;
+        }
+    }
+}
+
 /// The loader id of the page's main frame: changes with every new document.
 pub(crate) async fn main_loader_id(page: &Page) -> Result<String, CdpFail> {
+    Ok(main_frame(page).await?.0)
+}
+
+/// The main frame's loader id and URL (fragment included), as its renderer knows them.
+async fn main_frame(page: &Page) -> Result<(String, String), CdpFail> {
     let tree = cdp::call(page, "Page.getFrameTree", json!({})).await?;
-    Ok(tree.pointer("/frameTree/frame/loaderId").and_then(Value::as_str).unwrap_or_default().to_owned())
+    let field = |name: &str| {
+        tree.pointer(&format!("/frameTree/frame/{name}")).and_then(Value::as_str).unwrap_or_default().to_owned()
+    };
+    Ok((field("loaderId"), format!("{}{}", field("url"), field("urlFragment"))))
 }
 
 /// One accessibility node, as read from `Accessibility.getFullAXTree`.
@@ -388,15 +511,20 @@ fn kind(node: &AxNode<'_>, role: &str, name: &str) -> Kind {
 
 struct Renderer<'a> {
     nodes: HashMap<&'a str, AxNode<'a>>,
+    special: &'a HashMap<i64, SpecialField>,
 }
 
 /// Renders the accessibility tree (`Accessibility.getFullAXTree`'s nodes) as the snapshot's
 /// body, asking `give_ref` for the ref of each element that gets one, in document order.
-pub(crate) fn render_tree(nodes: &[Value], give_ref: &mut dyn FnMut(i64) -> u64) -> String {
+pub(crate) fn render_tree<'a>(
+    nodes: &'a [Value],
+    special: &'a HashMap<i64, SpecialField>,
+    give_ref: &mut dyn FnMut(i64) -> u64,
+) -> String {
     let by_id: HashMap<&str, AxNode<'_>> =
         nodes.iter().filter_map(|raw| Some((raw.get("nodeId").and_then(Value::as_str)?, AxNode { raw }))).collect();
     let root = nodes.iter().find(|raw| raw.get("parentId").is_none()).and_then(|raw| raw.get("nodeId")?.as_str());
-    let renderer = Renderer { nodes: by_id };
+    let renderer = Renderer { nodes: by_id, special };
     let mut out = String::new();
     if let Some(root) = root {
         let pieces = renderer.children_of(root);
@@ -440,6 +568,23 @@ impl Renderer<'_> {
             "InlineTextBox" | "LineBreak" => return Vec::new(),
             _ => {}
         }
+        let special = node.backend_id().and_then(|id| self.special.get(&id));
+        if let Some(SpecialField::Native { label, value, disabled }) = special {
+            let mut head = format!("textbox \"{}\"", trim(label, MAX_NAME_CHARS).replace('"', "\\\""));
+            if *disabled {
+                head.push_str(" [disabled]");
+            }
+            let suffix = if value.is_empty() { String::new() } else { format!(": {value}") };
+            let block = Block {
+                head,
+                ref_node: node.backend_id(),
+                suffix,
+                name: label.clone(),
+                interactive: true,
+                ..Block::default()
+            };
+            return vec![Piece::Line(block)];
+        }
         let name = node.name();
         let kind = kind(&node, role, &name);
         match kind {
@@ -451,7 +596,13 @@ impl Renderer<'_> {
                 }
                 children
             }
-            Kind::Interactive => vec![Piece::Line(self.interactive(id, &node, role, name))],
+            Kind::Interactive => {
+                let mut block = self.interactive(id, &node, role, name);
+                if let Some(SpecialField::Password { filled }) = special {
+                    block.suffix = if *filled { format!(": {MASKED}") } else { String::new() };
+                }
+                vec![Piece::Line(block)]
+            }
             Kind::Row => {
                 let mut cells = Vec::new();
                 for child in node.children() {

@@ -174,6 +174,9 @@ fn nameless_row_checkboxes_are_recorded_within_their_row() {
         assert_eq!(checkbox.target.tier, Some(Tier::Role));
         assert_eq!(checkbox.target.role.as_deref(), Some("checkbox"));
         assert!(!checkbox.fragile);
+        // The row itself: its text is its span's, so the text tier would find the span, not it.
+        let row = ladder(&mut s, "Order 1002", 0).await;
+        assert_eq!(row.target.text, None, "{:?}", row.target);
         let delete = ladder(&mut s, "Order 1002", 2).await;
         assert_eq!(delete.target.within.as_deref(), Some(&expected_scope));
         assert_eq!(delete.target.role.as_deref(), Some("button"));
@@ -215,6 +218,29 @@ fn a_demo_sign_in_recorded_through_the_ladder_replays() {
         let click = Action::Click { target: sign_in.target.clone(), timeout_ms: None };
         s.context.perform(&click, None).await.expect("the click");
         s.ok(json!({ "type": "expectUrl", "url": "/orders" })).await;
+        s.close().await;
+    });
+}
+
+#[test]
+fn a_date_field_shows_as_one_field_and_is_recorded_by_its_label() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/lab/events" })).await;
+        let snapshot = s.context.snapshot().await.expect("a snapshot");
+        // Not its day, month and year parts, which live in the browser's own shadow tree.
+        assert!(!snapshot.text.contains("spinbutton"), "{}", snapshot.text);
+        let found = ladder(&mut s, r#"textbox "Delivery date""#, 0).await;
+        // The field itself has no role in the accessibility tree: its label is the sturdiest.
+        assert_eq!(found.target.tier, Some(Tier::Label), "{:?}", found.target);
+        assert_eq!(found.target.label.as_deref(), Some("Delivery date"));
+        assert_eq!(found.target.css, vec!["#when".to_owned()]);
+        let fill = Action::Fill { target: found.target.clone(), value: "2026-12-01".into(), timeout_ms: None };
+        s.context.perform(&fill, None).await.expect("the fill");
+        s.ok(json!({ "type": "expectValue", "target": { "label": "Delivery date" }, "value": "2026-12-01" })).await;
+        let snapshot = s.context.snapshot().await.expect("a snapshot");
+        assert!(snapshot.text.contains(r#"textbox "Delivery date" [ref="#), "{}", snapshot.text);
+        assert!(snapshot.text.contains("]: 2026-12-01"), "{}", snapshot.text);
         s.close().await;
     });
 }
