@@ -424,7 +424,9 @@ impl<P: LivePage> Gateway<P> {
             None => format!("`{action}`"),
         });
         let said = match self.current {
+            Some(step) if is_check => format!("The check holds; recorded under step {}: {action}.", step + 1),
             Some(step) => format!("Performed and recorded under step {}: {action}.", step + 1),
+            None if is_check => format!("The check holds; not recorded (no step announced yet): {action}."),
             None => format!("Performed, not recorded (no step announced yet): {action}."),
         };
         let action = with_row_tokens(action, &self.values.params);
@@ -433,9 +435,13 @@ impl<P: LivePage> Gateway<P> {
         for note in notes {
             answer.push_str(&format!("\nNote: {note}"));
         }
-        match self.snapshot_text().await {
-            Ok(snapshot) => answer.push_str(&format!("\n\n{snapshot}")),
-            Err(error) => answer.push_str(&format!("\n\n(no snapshot: {})", self.page_error(error))),
+        // A check leaves the page as it was: the last snapshot still holds, and a new one would
+        // cost the agent tokens and the recording time.
+        if !is_check {
+            match self.snapshot_text().await {
+                Ok(snapshot) => answer.push_str(&format!("\n\n{snapshot}")),
+                Err(error) => answer.push_str(&format!("\n\n(no snapshot: {})", self.page_error(error))),
+            }
         }
         Ok(answer)
     }
