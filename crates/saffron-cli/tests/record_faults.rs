@@ -380,3 +380,17 @@ fn a_browser_that_dies_during_a_recording_blocks_the_scenario_and_saves_nothing(
     let _ = std::fs::remove_dir_all(&root);
     let _ = runtime.block_on(demo.shutdown());
 }
+
+#[test]
+fn a_provider_answering_garbage_or_an_agent_that_stops_acting_blocks_the_scenario() {
+    let garbage = record("garbage", Wire::Anthropic, "", |_: &Request| Reply::garbage());
+    let all = garbage.all();
+    assert_eq!(garbage.output.status.code(), Some(2), "{all}");
+    assert!(all.contains("! blocked") && all.contains("Welcome to nginx"), "{all}");
+    assert!(!garbage.saved());
+    let idle = record("idle", Wire::OpenAi, "", |_: &Request| Reply::text("Looks fine to me."));
+    let all = idle.all();
+    assert_eq!(idle.output.status.code(), Some(2), "{all}");
+    assert!(all.contains("! blocked") && all.contains("answered twice without calling a tool"), "{all}");
+    assert!(!idle.saved());
+}
