@@ -105,7 +105,13 @@ async fn record_with(
                 .await;
         let (recording, conversation) = match attempt {
             Ok(done) => done,
-            Err(verdict) => return (finished(execution, driver, &tally, verdict, None, None), masker, None),
+            Err(verdict) => {
+                // A refine that ended without a recording: the first attempt's evidence is kept.
+                let artifacts = (!attempts.is_empty())
+                    .then(|| evidence::keep(&options.root, execution, &attempts, &masker).ok())
+                    .flatten();
+                return (finished(execution, driver, &tally, verdict, None, artifacts), masker, None);
+            }
         };
         let proof = proof(browser, execution, options, &recording, masker.clone()).await;
         match &proof.verdict {
