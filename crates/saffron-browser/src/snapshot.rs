@@ -561,6 +561,8 @@ impl Renderer<'_> {
         let Some(&node) = self.nodes.get(id) else { return Vec::new() };
         let role = node.role();
         match role {
+            // Text inside a hidden subtree (`aria-hidden`, `visibility: hidden`) is ignored.
+            "StaticText" if node.ignored() => return Vec::new(),
             "StaticText" => {
                 let text = node.name();
                 return if text.is_empty() { Vec::new() } else { vec![Piece::Text(text)] };

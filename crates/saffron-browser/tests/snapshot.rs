@@ -203,3 +203,18 @@ fn a_snapshot_taken_while_the_page_navigates_reads_one_whole_document() {
         s.close().await;
     });
 }
+
+#[test]
+fn hidden_elements_and_their_text_are_left_out() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/lab/ladder" })).await;
+        let snapshot = s.context.snapshot().await.expect("a snapshot");
+        for hidden in ["Decoration", "Invisible", "invisible text", "Undisplayed"] {
+            assert!(!snapshot.text.contains(hidden), "{hidden:?} shows in\n{}", snapshot.text);
+        }
+        assert!(snapshot.text.contains(r#"button "Save" [ref="#), "{}", snapshot.text);
+        assert!(snapshot.text.contains("status [ref="), "{}", snapshot.text);
+        s.close().await;
+    });
+}
