@@ -530,9 +530,13 @@ pub(crate) const LADDER_FACTS: &str = concat!(
         }
       }
       // In document order: a row usually starts with what identifies it (`#1002`, `Order 1002`),
-      // and a later text (a price, a status) is more likely to change.
-      row = { role, texts };
-      break;
+      // and a later text (a price, a status) is more likely to change. A row-like container
+      // without text of its own (a grid cell holding only the checkbox) cannot single itself
+      // out: the next one up may.
+      if (texts.length) {
+        row = { role, texts };
+        break;
+      }
     }
   }
   return {

@@ -162,6 +162,8 @@ impl Context {
             return Err(detached());
         }
         let page = self.active_page()?;
+        // The role tier's accessibility queries wait for a frame a background tab never draws.
+        self.front(&page).await.map_err(protocol)?;
         if main_loader_id(&page).await.map_err(protocol)? != key.loader_id {
             return Err(detached());
         }

@@ -561,6 +561,8 @@ impl Renderer<'_> {
         let Some(&node) = self.nodes.get(id) else { return Vec::new() };
         let role = node.role();
         match role {
+            // Text inside a hidden subtree (`aria-hidden`, `visibility: hidden`) is ignored.
+            "StaticText" if node.ignored() => return Vec::new(),
             "StaticText" => {
                 let text = node.name();
                 return if text.is_empty() { Vec::new() } else { vec![Piece::Text(text)] };
@@ -896,4 +898,58 @@ fn trim(text: &str, limit: usize) -> String {
     let mut cut: String = text.chars().take(limit.saturating_sub(1)).collect();
     cut.push('…');
     cut
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An accessibility node as `Accessibility.getFullAXTree` gives it.
+    fn node(id: &str, role: &str, name: &str, children: &[&str]) -> Value {
+        json!({
+            "nodeId": id,
+            "backendDOMNodeId": id.parse::<i64>().unwrap_or(0),
+            "ignored": false,
+            "role": { "type": "role", "value": role },
+            "name": { "type": "computedString", "value": name },
+            "childIds": children,
+        })
+    }
+
+    fn render(nodes: &[Value]) -> String {
+        let mut numbers = HashMap::new();
+        render_tree(nodes, &HashMap::new(), &mut |backend_id| {
+            let next = numbers.len() as u64 + 1;
+            *numbers.entry(backend_id).or_insert(next)
+        })
+    }
+
+    #[test]
+    fn long_text_is_cut_and_quotes_in_names_are_escaped() {
+        let long = "word ".repeat(60);
+        let nodes = [
+            node("1", "RootWebArea", "", &["2", "4"]),
+            node("2", "paragraph", "", &["3"]),
+            node("3", "StaticText", &long, &[]),
+            node("4", "button", r#"Say "hi""#, &[]),
+        ];
+        let text = render(&nodes);
+        let paragraph = text.lines().next().unwrap_or_default();
+        assert!(paragraph.starts_with("paragraph [ref=e1]: word word"), "{text}");
+        assert_eq!(paragraph.chars().count(), "paragraph [ref=e1]: ".len() + MAX_TEXT_CHARS, "{text}");
+        assert!(paragraph.ends_with('…'), "{text}");
+        assert_eq!(text.lines().nth(1), Some(r#"button "Say \"hi\"" [ref=e2]"#), "{text}");
+    }
+
+    #[test]
+    fn wrappers_are_dropped_and_a_label_beside_its_field_is_not_repeated() {
+        let nodes = [
+            node("1", "RootWebArea", "", &["2"]),
+            node("2", "generic", "", &["3", "5"]),
+            node("3", "LabelText", "", &["4"]),
+            node("4", "StaticText", "Email", &[]),
+            node("5", "textbox", "Email", &[]),
+        ];
+        assert_eq!(render(&nodes), "textbox \"Email\" [ref=e1]\n");
+    }
 }

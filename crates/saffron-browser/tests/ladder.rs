@@ -244,3 +244,21 @@ fn a_date_field_shows_as_one_field_and_is_recorded_by_its_label() {
         s.close().await;
     });
 }
+
+#[test]
+fn a_checkbox_alone_in_its_grid_cell_is_recorded_within_its_row() {
+    run(|browser| async move {
+        let mut s = open_ladder_lab(&browser).await;
+        // The row line: `row [ref=eA]: checkbox [ref=eB] | Parcel B`.
+        let found = ladder(&mut s, "Parcel B", 1).await;
+        let scope = found.target.within.as_deref().unwrap_or_else(|| panic!("no scope: {:?}", found.target));
+        assert_eq!(scope.container.role.as_deref(), Some("row"), "the cell has no text to tell it apart");
+        assert_eq!(scope.has_text.as_deref(), Some("Parcel B"));
+        assert_eq!(found.target.role.as_deref(), Some("checkbox"));
+        assert!(!found.fragile);
+        let check = Action::Check { target: found.target.clone(), timeout_ms: None };
+        s.context.perform(&check, None).await.expect("the check");
+        s.ok(json!({ "type": "expectText", "target": { "role": "status" }, "text": "Checked parcel B" })).await;
+        s.close().await;
+    });
+}

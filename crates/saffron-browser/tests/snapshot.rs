@@ -165,7 +165,24 @@ fn the_header_lists_the_tabs_when_there_are_several() {
         let mut s = Scenario::start(&browser, DemoConfig::default()).await;
         s.sign_in().await;
         s.ok(json!({ "type": "click", "target": { "role": "link", "name": "Open invoice of #1001" } })).await;
+        // The new tab took the front; the orders tab is still the active one, and is read.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let orders = loop {
+            let snapshot = s.context.snapshot().await.expect("a snapshot of the tab behind");
+            if snapshot.tabs.len() == 2 || std::time::Instant::now() > deadline {
+                break snapshot;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        };
+        assert_eq!(orders.tabs.len(), 2, "the invoice tab opened: {:?}", orders.tabs);
+        assert_eq!(orders.active_tab, 0);
+        assert!(orders.text.starts_with("url: /orders"), "{}", orders.text);
+        let export = ref_on_line(&orders, r#"button "Export orders""#);
+        let found = s.context.target_for_ref(&export).await.expect("a target in the tab behind");
+        assert_eq!(found.target.name.as_deref(), Some("Export orders"));
         s.ok(json!({ "type": "switchTab", "urlPattern": "/invoices/" })).await;
+        // A ref of the tab left behind is not one of the active tab's.
+        assert!(matches!(s.context.target_for_ref(&export).await, Err(RefError::Detached { .. })));
         let snapshot = s.context.snapshot().await.expect("a snapshot");
         assert_eq!(snapshot.tabs.len(), 2, "{:?}", snapshot.tabs);
         assert_eq!(snapshot.active_tab, 1);
@@ -200,6 +217,21 @@ fn a_snapshot_taken_while_the_page_navigates_reads_one_whole_document() {
             }
             s.ok(json!({ "type": "expectUrl", "url": "/orders" })).await;
         }
+        s.close().await;
+    });
+}
+
+#[test]
+fn hidden_elements_and_their_text_are_left_out() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/lab/ladder" })).await;
+        let snapshot = s.context.snapshot().await.expect("a snapshot");
+        for hidden in ["Decoration", "Invisible", "invisible text", "Undisplayed"] {
+            assert!(!snapshot.text.contains(hidden), "{hidden:?} shows in\n{}", snapshot.text);
+        }
+        assert!(snapshot.text.contains(r#"button "Save" [ref="#), "{}", snapshot.text);
+        assert!(snapshot.text.contains("status [ref="), "{}", snapshot.text);
         s.close().await;
     });
 }
