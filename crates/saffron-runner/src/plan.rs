@@ -40,6 +40,14 @@ pub struct Execution {
     /// The feature's `Fixture`, replayed once before the first of its scenarios; its verdict
     /// is the scenario's floor.
     pub fixture: Option<Arc<Execution>>,
+    /// True when there is no fresh recording to replay (never recorded, or the steps changed):
+    /// an agent records it; without one it is blocked. An unreadable recording is not
+    /// recorded over.
+    pub needs_recording: bool,
+    /// The scenario as its recording holds it: the name and steps as written, `<param>`
+    /// placeholders kept (an Outline's rows share one recording).
+    pub template_name: String,
+    pub template_steps: Vec<StepSpec>,
 }
 
 /// A target's file or folder and, for `FILE:LINE`, its line.
@@ -84,6 +92,9 @@ pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
                     recording,
                     pending_proposal,
                     fixture: None,
+                    needs_recording: false,
+                    template_name: template.scenario.header.name.clone(),
+                    template_steps: step_specs(template),
                 })
             })
         });
@@ -138,6 +149,10 @@ pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
                     recording: recording.clone(),
                     pending_proposal: pending_proposal.clone(),
                     fixture: fixture.clone(),
+                    needs_recording: pending_proposal.is_none()
+                        && matches!(state.recording, RecordingState::Stale | RecordingState::Unrecorded),
+                    template_name: template.scenario.header.name.clone(),
+                    template_steps: step_specs(template),
                 });
             }
         }
@@ -158,13 +173,8 @@ fn replayable(
             .recording(recording_path)
             .map(|data| data.recording.clone())
             .ok_or_else(|| "needs recording: the recording disappeared".to_string()),
-        RecordingState::Stale => {
-            Err("needs recording: the scenario changed since it was recorded, and no agent is configured to record it"
-                .to_string())
-        }
-        RecordingState::Unrecorded => {
-            Err("needs recording: it has never been recorded, and no agent is configured to record it".to_string())
-        }
+        RecordingState::Stale => Err("needs recording: the scenario changed since it was recorded".to_string()),
+        RecordingState::Unrecorded => Err("needs recording: it has never been recorded".to_string()),
         RecordingState::Unreadable { reason } => Err(format!("the recording cannot be used: {reason}")),
     };
     // A proposal exists because the committed recording failed and was healed: replay the
