@@ -190,3 +190,74 @@ fn six_example_scenarios_are_recorded_on_both_wires_saved_and_then_replayed_with
     let _ = runtime.block_on(demo.shutdown());
     let _ = testing::sequence(Vec::<Reply>::new());
 }
+
+/// Steps other scenarios' recordings already perform are replayed, not recorded: the agent is
+/// asked only about the gap, and a scenario with no gap takes no request at all.
+#[test]
+fn steps_recorded_elsewhere_are_seeded_and_the_agent_is_asked_only_about_the_gap() {
+    let runtime = runtime();
+    let config = DemoConfig::default();
+    let password = config.password.clone();
+    let demo = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let root = project("seeded", &password);
+    let repository = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    support::copy_dir(&repository.join(".saffron/cache"), &root.join(".saffron/cache"));
+    let orders = root.join("features/orders.saffron");
+    let mut source = std::fs::read_to_string(&orders).expect("orders.saffron");
+    source.push_str(
+        "\n  Scenario: Search, then read the heading\n    When I search orders for \"Ada Lovelace\"\n    \
+         Then the orders table shows 2 orders\n    And I see the page heading \"Orders\"\n\
+         \n  Scenario: Search once more\n    When I search orders for \"Ada Lovelace\"\n    \
+         Then the orders table shows 2 orders\n",
+    );
+    std::fs::write(&orders, source).expect("write orders.saffron");
+    let seen = Seen::default();
+    let mut plans = Plans::new();
+    // Steps 1-3 are the sign-in StepSet of the Background, 4-5 the search: all recorded elsewhere.
+    plans.insert(
+        "Search, then read the heading".into(),
+        vec![step(6), check(json!({ "check": "visible", "role": "heading", "name": "Orders" })), done()],
+    );
+    let recorded = seen.clone();
+    let server = runtime
+        .block_on(FakeServer::start(Wire::Anthropic, move |request: &Request| {
+            recorded.push(request);
+            reply(&plans, request)
+        }))
+        .expect("fake server");
+    configure_agent(&root, "anthropic", &server, "");
+    let targets = vec![
+        scenario_at(&root, "features/orders.saffron", "Search, then read the heading"),
+        scenario_at(&root, "features/orders.saffron", "Search once more"),
+    ];
+    let output = saffron_run(&root, &demo.url(), &targets);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{all}\nerrors told to the agent:\n{}", errors_told(&seen));
+    assert!(all.contains("2 scenario(s): 2 green"), "{all}");
+    assert!(all.contains("5 of 6 steps seeded") && all.contains("5 of 5 steps seeded"), "{all}");
+
+    // One session of three turns, about step 6 only; the gap-free scenario asked nothing.
+    let requests = seen.all();
+    assert_eq!(requests.len(), 3, "{all}");
+    let task = requests[0].messages[0].text();
+    assert!(task.contains("Scenario: Search, then read the heading"), "{task}");
+    assert!(task.contains("Perform steps 6 to 6."), "{task}");
+    for number in 1..=5 {
+        let line = task.lines().find(|line| line.starts_with(&format!("{number}. "))).expect("a numbered step");
+        assert!(line.ends_with("(done by Saffron, not by you)"), "{line}");
+    }
+    assert!(!task.contains("Search once more"));
+
+    // Saved, the seeded steps with the actions they were copied from; replayed with no request.
+    let cache = root.join(".saffron/cache/orders");
+    let gap = std::fs::read_to_string(cache.join("search-then-read-the-heading.json")).expect("saved");
+    assert!(gap.contains("\"expectVisible\"") && gap.contains("Ada Lovelace"), "{gap}");
+    assert!(cache.join("search-once-more.json").exists());
+    let output = saffron_run(&root, &demo.url(), &targets);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{all}");
+    assert!(all.contains("2 scenario(s): 2 green"), "{all}");
+    assert_eq!(server.requests().len(), 3, "a replay asked the provider");
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = runtime.block_on(demo.shutdown());
+}

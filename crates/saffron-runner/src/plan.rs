@@ -8,6 +8,7 @@ use saffron_index::{RecordingState, Snapshot, recording_paths, step_specs};
 use saffron_recording::{Recording, StepSpec};
 use saffron_syntax::pickles;
 
+use crate::seed::{SeedSources, Seeding, seed};
 use crate::tags::TagExpression;
 
 /// What the user asked for.
@@ -48,6 +49,9 @@ pub struct Execution {
     /// placeholders kept (an Outline's rows share one recording).
     pub template_name: String,
     pub template_steps: Vec<StepSpec>,
+    /// For a scenario that needs recording: which of its steps other fresh recordings already
+    /// perform (replayed at zero tokens), and the gaps the agent records.
+    pub seeding: Option<Arc<Seeding>>,
 }
 
 /// A target's file or folder and, for `FILE:LINE`, its line.
@@ -61,6 +65,7 @@ pub fn line_target(target: &str) -> (PathBuf, Option<u32>) {
 pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
     let targets: Vec<(PathBuf, Option<u32>)> = selection.targets.iter().map(|t| line_target(t)).collect();
     let registry = snapshot.step_sets();
+    let seed_sources = SeedSources::of(snapshot);
     let mut executions = Vec::new();
     let mut files: Vec<_> = snapshot.files().collect();
     files.sort_by(|a, b| a.source.path.cmp(&b.source.path));
@@ -95,6 +100,7 @@ pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
                     needs_recording: false,
                     template_name: template.scenario.header.name.clone(),
                     template_steps: step_specs(template),
+                    seeding: None,
                 })
             })
         });
@@ -103,6 +109,11 @@ pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
                 continue;
             }
             let (recording, pending_proposal) = replayable(snapshot, template, &recording_path, &state);
+            let needs_recording = pending_proposal.is_none()
+                && matches!(state.recording, RecordingState::Stale | RecordingState::Unrecorded);
+            // The rows of an Outline share one recording, so one seeding: of the template's steps.
+            let seeding =
+                needs_recording.then(|| Arc::new(seed(&step_specs(template), &seed_sources.except(&recording_path))));
             let rows: Vec<_> = pickles::compile(document, &registry)
                 .into_iter()
                 .filter(|pickle| std::ptr::eq(pickle.scenario, template.scenario))
@@ -149,10 +160,10 @@ pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
                     recording: recording.clone(),
                     pending_proposal: pending_proposal.clone(),
                     fixture: fixture.clone(),
-                    needs_recording: pending_proposal.is_none()
-                        && matches!(state.recording, RecordingState::Stale | RecordingState::Unrecorded),
+                    needs_recording,
                     template_name: template.scenario.header.name.clone(),
                     template_steps: step_specs(template),
+                    seeding: seeding.clone(),
                 });
             }
         }

@@ -54,6 +54,8 @@ struct Tally {
     usage: Usage,
     sessions: u32,
     fragile: Vec<String>,
+    /// Steps whose actions came from other recordings.
+    seeded: usize,
 }
 
 /// Records `execution` (the first row of an Outline) and returns its result: green with the
@@ -67,8 +69,19 @@ pub(crate) async fn record(
     masker: Masker,
 ) -> (ScenarioResult, Option<Recording>) {
     let started = Instant::now();
-    // Every step is the agent's until seeding gives some of them their actions.
-    let sources = vec![StepSource::Agent; execution.template_steps.len()];
+    // Steps other recordings already perform are replayed between the agent's segments; more
+    // than a few gaps, and the agent records the whole scenario (seeding says so).
+    let sources: Vec<StepSource> = match execution.seeding.as_deref() {
+        Some(seeding) if !seeding.whole_scenario && seeding.steps.len() == execution.template_steps.len() => seeding
+            .steps
+            .iter()
+            .map(|seed| match seed {
+                Some(seed) => StepSource::Given(seed.actions.clone()),
+                None => StepSource::Agent,
+            })
+            .collect(),
+        _ => vec![StepSource::Agent; execution.template_steps.len()],
+    };
     let (mut result, masker, saved) = record_with(browser, execution, options, driver, masker, &sources).await;
     result.duration_ms = started.elapsed().as_millis() as u64;
     (crate::execute::masked(result, &masker), saved)
@@ -96,7 +109,12 @@ async fn record_with(
         tables: execution.steps.iter().map(|step| step.table.clone()).collect(),
         secret_names,
     });
-    let mut tally = Tally { usage: Usage::default(), sessions: 0, fragile: Vec::new() };
+    let mut tally = Tally {
+        usage: Usage::default(),
+        sessions: 0,
+        fragile: Vec::new(),
+        seeded: sources.iter().filter(|source| matches!(source, StepSource::Given(_))).count(),
+    };
     let mut attempts: Vec<Attempt> = Vec::new();
     let mut refine: Option<String> = None;
     for _ in 0..ATTEMPTS {
@@ -192,7 +210,7 @@ fn finished(
         usage: AgentUsage::from(&tally.usage),
         cost_usd,
         cost_source,
-        seeded_steps: 0,
+        seeded_steps: tally.seeded,
         steps: execution.template_steps.len(),
         sessions: tally.sessions,
         fragile_targets: tally.fragile.clone(),

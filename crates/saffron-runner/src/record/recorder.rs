@@ -10,10 +10,6 @@ use super::gateway::Entry;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StepSource {
     /// Given (seeded from another recording): replayed, not recorded by the agent.
-    #[allow(
-        dead_code,
-        reason = "seeding (saffron_runner::seed) gives steps their actions; until then every step is the agent's"
-    )]
     Given(Vec<Action>),
     /// Recorded by the agent.
     Agent,
