@@ -359,7 +359,19 @@ impl<P: LivePage> Gateway<P> {
                 name: input.name.clone(),
                 ..saffron_recording::Target::default()
             }),
-            (None, None) => Err(format!("check `{}` needs `ref` (or `role` and `name`)", check_name(input.check))),
+            // Text the page shows outside any element with a ref ("2 items left"): the element
+            // that shows exactly this text, found by the text tier as replay will find it.
+            (None, None) if matches!(input.check, CheckKind::Visible | CheckKind::Text) && input.text.is_some() => {
+                Ok(saffron_recording::Target {
+                    text: input.text.clone(),
+                    tier: Some(saffron_recording::Tier::Text),
+                    ..saffron_recording::Target::default()
+                })
+            }
+            (None, None) => Err(format!(
+                "check `{}` needs `ref` (or `role` and `name`; a visible or text check may give only `text`)",
+                check_name(input.check)
+            )),
         }
     }
 
@@ -648,6 +660,26 @@ mod tests {
         assert_eq!(gateway.finish(), Some(&Finish::Success));
         assert_eq!(gateway.entries()[0].step, None);
         assert_eq!(gateway.entries()[1].step, Some(1));
+    }
+
+    #[test]
+    fn text_outside_any_element_with_a_ref_is_checked_by_its_text() {
+        let (mut gateway, performed) = gateway();
+        call(&mut gateway, tools::STEP, json!({ "step": 2 }));
+        let checked = call(&mut gateway, tools::ASSERT, json!({ "check": "text", "text": "2 items left" }));
+        assert!(!checked.is_error, "{checked:?}");
+        let expected = Target {
+            text: Some("2 items left".into()),
+            tier: Some(saffron_recording::Tier::Text),
+            ..Target::default()
+        };
+        assert!(
+            matches!(&performed.lock().expect("lock")[0], Action::ExpectText { target, .. } if *target == expected),
+            "{:?}",
+            performed.lock().expect("lock")
+        );
+        let no_target = call(&mut gateway, tools::ASSERT, json!({ "check": "value", "value": "x" }));
+        assert!(no_target.is_error && no_target.content.contains("needs `ref`"), "{no_target:?}");
     }
 
     #[test]

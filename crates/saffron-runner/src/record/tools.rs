@@ -122,7 +122,8 @@ pub enum StateInput {
 #[serde(deny_unknown_fields)]
 pub struct AssertInput {
     pub check: CheckKind,
-    /// The element checked (visible, hidden, text, value, state); or give `role` and `name`.
+    /// The element checked (visible, hidden, text, value, state); or give `role` and `name`; a
+    /// visible or text check of text outside any element with a ref may give only `text`.
     #[serde(default, rename = "ref")]
     pub element: Option<String>,
     /// Exact text (text), exact value (value), or exact URL path (url).
