@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use saffron_index::{RecordingState, Snapshot, StepStatus};
+use saffron_index::{RecordingState, Snapshot, StepStatus, drift};
 use saffron_syntax::{DiagnosticCode, Severity, Span, step_sets};
 
 use crate::completion::badge;
@@ -47,6 +47,14 @@ fn rank(status: StepStatus) -> u8 {
 }
 
 pub fn diagnostics(snapshot: &Snapshot, path: &Path) -> Vec<IdeDiagnostic> {
+    diagnostics_against(snapshot, path, snapshot)
+}
+
+/// [`diagnostics`], with near-duplicate wordings ranked by how established they are in
+/// `established`: a draft checked before it is saved is ranked against the project without
+/// it, so that writing the less-used of two wordings is flagged even when the draft's own uses
+/// would make it the more used.
+pub fn diagnostics_against(snapshot: &Snapshot, path: &Path, established: &Snapshot) -> Vec<IdeDiagnostic> {
     let Some(file) = context::file(snapshot, path) else { return Vec::new() };
     let document = file.document();
     let mut out: Vec<IdeDiagnostic> = Vec::new();
@@ -67,25 +75,32 @@ pub fn diagnostics(snapshot: &Snapshot, path: &Path) -> Vec<IdeDiagnostic> {
     // One lookup per distinct text; a wording is flagged only against a better-established
     // one (recorded over unrecorded, then more used), so two near-duplicates do not flag each
     // other.
-    let mut checked: HashMap<&str, Option<(String, f64, StepStatus)>> = HashMap::new();
+    let standing = |text: &str| {
+        established.entry(text).map_or((StepStatus::Unrecorded, 0), |entry| (entry.status(), entry.count()))
+    };
+    let mut checked: HashMap<&str, Option<(String, String, f64, StepStatus)>> = HashMap::new();
     for step in document.steps() {
         if step.is_invocation || step.text.is_empty() {
             continue;
         }
         let better = checked.entry(step.text.as_str()).or_insert_with(|| {
-            let own = snapshot.entry(&step.text);
-            let own_status = own.map_or(StepStatus::Unrecorded, |entry| entry.status());
-            let own_count = own.map_or(1, |entry| entry.count());
+            let (own_status, own_count) = standing(&step.text);
             snapshot
                 .near_duplicates(&step.text)
                 .into_iter()
                 .find(|candidate| {
-                    (rank(candidate.status), std::cmp::Reverse(candidate.count), candidate.text.as_ref())
+                    let (status, count) = standing(&candidate.text);
+                    (rank(status), std::cmp::Reverse(count), candidate.text.as_ref())
                         < (rank(own_status), std::cmp::Reverse(own_count), step.text.as_str())
                 })
-                .map(|candidate| (candidate.text.to_string(), candidate.similarity, candidate.status))
+                .map(|candidate| {
+                    // The existing wording with this step's own values: the fix changes the
+                    // wording, never what the step is written with.
+                    let replacement = drift::reworded(&step.text, &candidate.text);
+                    (candidate.text.to_string(), replacement, candidate.similarity, candidate.status)
+                })
         });
-        let Some((wording, similarity, status)) = better.clone() else { continue };
+        let Some((wording, replacement, similarity, status)) = better.clone() else { continue };
         let recorded = match status {
             StepStatus::Recorded => ", which is recorded and replays for free",
             StepStatus::Divergent => ", which is recorded",
@@ -102,7 +117,7 @@ pub fn diagnostics(snapshot: &Snapshot, path: &Path) -> Vec<IdeDiagnostic> {
                 "use the existing wording: a different wording is another step to record ({})",
                 badge(status)
             )),
-            replacement: Some(wording),
+            replacement: Some(replacement),
         });
     }
 

@@ -19,12 +19,14 @@ use crate::tokens::{self, Piece};
 /// Words that carry no meaning of their own in a step: articles, possessives, the prepositions
 /// of place and direction, and the forms of be, have and do (English); `s` is the possessive
 /// `'s`. Also the narrative adverbs `also`, `still` and `again`, which tell the story around a
-/// step and not what it does (`the store also operates on a channel named "Mobile"`).
-/// `should` is not one: `it is enabled` sets a state up, `it should be enabled` checks it.
+/// step and not what it does (`the store also operates on a channel named "Mobile"`), and
+/// `should`, the auxiliary of Then steps (`I should see` / `I see`). That one costs a few false
+/// pairs where a Given states what a Then checks (`it is enabled` / `it should be enabled`):
+/// the text alone does not say which keyword it is written under.
 pub const FUNCTION_WORDS: &[&str] = &[
     "a", "again", "also", "am", "an", "are", "at", "be", "been", "being", "did", "do", "does", "doing", "done", "for",
-    "had", "has", "have", "having", "her", "his", "in", "into", "is", "its", "my", "of", "on", "our", "s", "still",
-    "the", "their", "to", "was", "were", "your",
+    "had", "has", "have", "having", "her", "his", "in", "into", "is", "its", "my", "of", "on", "our", "s", "should",
+    "still", "the", "their", "to", "was", "were", "your",
 ];
 
 /// A text's words outside its values, lowercased, in order, and its values as written.
@@ -257,7 +259,7 @@ mod tests {
     fn differing_words_decide() {
         assert!(is_drift("I add the product to the cart", "I add a product into cart"));
         assert!(is_drift("the store also has a product \"Mug\"", "the store has a \"Mug\" product"));
-        assert!(!is_drift("I should see the orders page", "I see the orders page"));
+        assert!(is_drift("I should see the orders page", "I see the orders page"));
         assert!(!is_drift("I assign a product to the taxon", "I assign a taxon to the product"));
         assert!(!is_drift("the store has 3 products", "the store has a product \"Mug\""));
         assert!(is_drift("the user is enabled", "the users are enabled"));
