@@ -73,10 +73,12 @@ pub fn diagnostics_against(snapshot: &Snapshot, path: &Path, established: &Snaps
     }
 
     // One lookup per distinct text; a wording is flagged only against a better-established
-    // one (recorded over unrecorded, then more used), so two near-duplicates do not flag each
-    // other.
+    // one (recorded over unrecorded, then the wording more used with any values, then the text
+    // more used), so two near-duplicates do not flag each other.
     let standing = |text: &str| {
-        established.entry(text).map_or((StepStatus::Unrecorded, 0), |entry| (entry.status(), entry.count()))
+        let (status, count) =
+            established.entry(text).map_or((StepStatus::Unrecorded, 0), |entry| (entry.status(), entry.count()));
+        (rank(status), std::cmp::Reverse(established.wording_uses(text)), std::cmp::Reverse(count))
     };
     let mut checked: HashMap<&str, Option<(String, String, f64, StepStatus)>> = HashMap::new();
     for step in document.steps() {
@@ -84,15 +86,11 @@ pub fn diagnostics_against(snapshot: &Snapshot, path: &Path, established: &Snaps
             continue;
         }
         let better = checked.entry(step.text.as_str()).or_insert_with(|| {
-            let (own_status, own_count) = standing(&step.text);
+            let own = (standing(&step.text), step.text.as_str());
             snapshot
                 .near_duplicates(&step.text)
                 .into_iter()
-                .find(|candidate| {
-                    let (status, count) = standing(&candidate.text);
-                    (rank(status), std::cmp::Reverse(count), candidate.text.as_ref())
-                        < (rank(own_status), std::cmp::Reverse(own_count), step.text.as_str())
-                })
+                .find(|candidate| (standing(&candidate.text), candidate.text.as_ref()) < own)
                 .map(|candidate| {
                     // The existing wording with this step's own values: the fix changes the
                     // wording, never what the step is written with.

@@ -76,6 +76,10 @@ impl NearPosting {
         &self.text.text
     }
 
+    pub(crate) fn pattern(&self) -> &str {
+        &self.text.pattern
+    }
+
     /// The list order: by size, then by text, so that the texts of one size are a range and a
     /// probe that stops early stops at the same place however the index was built.
     fn order(&self, size: u32, text: &str) -> Ordering {
