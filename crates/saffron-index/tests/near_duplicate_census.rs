@@ -1,5 +1,6 @@
 //! How many distinct texts of a real suite carry a near-duplicate warning (the language server's
-//! rule: a better-established near-duplicate exists), and every flagged pair for labelling.
+//! rule: a better-established near-duplicate exists: recorded, then its wording more used, then
+//! the text more used), and every flagged pair for labelling.
 //! Needs the shared corpus: `SAFFRON_CORPUS=/work/shared/corpus`; prints, asserts nothing, and
 //! is skipped without it.
 
@@ -28,8 +29,11 @@ fn census(name: &str, root: PathBuf) {
         if !found.is_empty() {
             with_any += 1;
         }
-        let own = (rank(entry.status()), std::cmp::Reverse(entry.count()), &*entry.text);
-        if found.iter().any(|d| (rank(d.status), std::cmp::Reverse(d.count), &*d.text) < own) {
+        let standing = |status: StepStatus, text: &str, count: usize| {
+            (rank(status), std::cmp::Reverse(snapshot.wording_uses(text)), std::cmp::Reverse(count))
+        };
+        let own = (standing(entry.status(), &entry.text, entry.count()), &*entry.text);
+        if found.iter().any(|d| (standing(d.status, &d.text, d.count), &*d.text) < own) {
             warned += 1;
         }
         for d in found {
