@@ -97,8 +97,9 @@ pub fn wordings_drift(a: &Wording, b: &Wording) -> bool {
         // Then the texts differ in punctuation, quotes, case, or values.
         return a.values == b.values;
     }
-    let kinds = |wording: &Wording| wording.values.iter().map(|value| kind(value)).collect::<Vec<char>>();
-    if kinds(a) != kinds(b) || a.negations() != b.negations() || !same_order(a, b) {
+    let same_kinds = a.values.len() == b.values.len()
+        && a.values.iter().zip(&b.values).all(|(value, other)| kind(value) == kind(other));
+    if !same_kinds || a.negations() != b.negations() {
         return false;
     }
     let mut only_a = missing_from(&a.words, &b.words);
@@ -117,22 +118,26 @@ pub fn wordings_drift(a: &Wording, b: &Wording) -> bool {
             None => index += 1,
         }
     }
-    only_a.iter().chain(&only_b).all(|word| FUNCTION_WORDS.contains(word))
+    // The order is looked at last: most pairs are told apart by their words, more cheaply.
+    only_a.iter().chain(&only_b).all(|word| FUNCTION_WORDS.contains(word)) && same_order(a, b)
 }
 
 /// Whether the meaningful words both texts have come in the same order: `assign a product to
 /// the taxon` and `assign a taxon to the product` are two steps.
 fn same_order(a: &Wording, b: &Wording) -> bool {
-    let shared = |words: &[String], others: &[String]| -> Vec<String> {
-        let mut seen = Vec::new();
-        for word in words {
-            if others.contains(word) && !FUNCTION_WORDS.contains(&word.as_str()) && !seen.contains(word) {
-                seen.push(word.clone());
-            }
+    shared_in_order(&a.words, &b.words) == shared_in_order(&b.words, &a.words)
+}
+
+/// The meaningful words of `words` that `others` has too, each once, in `words`' order.
+fn shared_in_order<'a>(words: &'a [String], others: &[String]) -> Vec<&'a str> {
+    let mut seen: Vec<&str> = Vec::new();
+    for word in words {
+        let word = word.as_str();
+        if !FUNCTION_WORDS.contains(&word) && !seen.contains(&word) && others.iter().any(|other| other == word) {
+            seen.push(word);
         }
-        seen
-    };
-    shared(&a.words, &b.words) == shared(&b.words, &a.words)
+    }
+    seen
 }
 
 /// The words of `words` that `others` lacks, counting repeats: `product option has the "S"

@@ -73,9 +73,9 @@ pub enum Piece<'a> {
 /// `order's` or `don't` is part of the wording. A quote that does not close is punctuation.
 pub fn pieces(text: &str) -> Vec<(usize, Piece<'_>)> {
     let mut pieces = Vec::new();
-    let bytes_at = |at: usize| text[at..].chars().next();
+    let char_at = |at: usize| text[at..].chars().next();
     let mut at = 0;
-    while let Some(c) = bytes_at(at) {
+    while let Some(c) = char_at(at) {
         let next = at + c.len_utf8();
         let previous_is_alphanumeric = text[..at].chars().next_back().is_some_and(char::is_alphanumeric);
         if c == '"' || (c == '\'' && !previous_is_alphanumeric) {
@@ -222,6 +222,51 @@ mod tests {
         assert_eq!(pattern_key("I search for \"tea\" 3 times"), pattern_key("I Search for \"mugs\" 12 times"));
         assert_eq!(pattern_key("I open <page>"), pattern_key("I open <other>"));
         assert_ne!(pattern_key("I search for \"tea\""), pattern_key("I look for \"tea\""));
+    }
+
+    #[test]
+    fn pieces_cut_values_and_keep_apostrophes_in_words() {
+        let cut: Vec<Piece<'_>> = pieces("the order's 'gift' costs -1.50 <x>, 2nd \"a'b\" 'open")
+            .into_iter()
+            .map(|(_, piece)| piece)
+            .filter(|piece| *piece != Piece::Other(' '))
+            .collect();
+        assert_eq!(
+            cut,
+            [
+                Piece::Word("the"),
+                Piece::Word("order"),
+                Piece::Other('\''),
+                Piece::Word("s"),
+                Piece::Value("'gift'"),
+                Piece::Word("costs"),
+                Piece::Value("-1.50"),
+                Piece::Value("<x>"),
+                Piece::Other(','),
+                Piece::Value("2nd"),
+                Piece::Value("\"a'b\""),
+                Piece::Other('\''),
+                Piece::Word("open"),
+            ]
+        );
+        assert_eq!(pattern_key("I see the order's total of 'ten'"), "i see the order's total of \"\"");
+    }
+
+    proptest::proptest! {
+        /// Any text is cut into pieces that are the text again, in order, with no byte lost.
+        #[test]
+        fn pieces_are_the_text(text in "[a-z0-9 '\"<>.,é€-]{0,40}") {
+            let pieces = pieces(&text);
+            let mut rebuilt = String::new();
+            for (at, piece) in pieces {
+                proptest::prop_assert_eq!(at, rebuilt.len());
+                match piece {
+                    Piece::Word(part) | Piece::Value(part) => rebuilt.push_str(part),
+                    Piece::Other(c) => rebuilt.push(c),
+                }
+            }
+            proptest::prop_assert_eq!(rebuilt, text);
+        }
     }
 
     #[test]
