@@ -122,6 +122,29 @@ pub fn wordings_drift(a: &Wording, b: &Wording) -> bool {
     only_a.iter().chain(&only_b).all(|word| FUNCTION_WORDS.contains(word)) && same_order(a, b)
 }
 
+/// A test that rules most pairs out before their words are cut, for texts with no values
+/// (no quote, `<` or digit: their sorted distinct tokens are their words): when it fails,
+/// [`wordings_drift`] would too. Every word one text lacks must be a function word or have a
+/// relative in the other text: the same word, a typo of it, or a join or half of one (a
+/// substring either way).
+pub(crate) fn value_free_words_may_drift(a: &[String], b: &[String]) -> bool {
+    lacking_have_relatives(a, b) && lacking_have_relatives(b, a)
+}
+
+fn lacking_have_relatives(words: &[String], others: &[String]) -> bool {
+    words.iter().filter(|word| others.binary_search(word).is_err()).all(|word| {
+        FUNCTION_WORDS.contains(&word.as_str())
+            || others
+                .iter()
+                .any(|other| other.contains(word.as_str()) || word.contains(other.as_str()) || same_word(word, other))
+    })
+}
+
+/// Whether a text has no values: no quote, placeholder or digit.
+pub(crate) fn is_value_free(text: &str) -> bool {
+    !text.bytes().any(|byte| matches!(byte, b'"' | b'\'' | b'<') || byte.is_ascii_digit())
+}
+
 /// Whether the meaningful words both texts have come in the same order: `assign a product to
 /// the taxon` and `assign a taxon to the product` are two steps.
 fn same_order(a: &Wording, b: &Wording) -> bool {

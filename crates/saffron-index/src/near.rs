@@ -47,12 +47,21 @@ pub(crate) struct NearText {
     /// A hash of the values (see [`Wording::values`]): two texts of one pattern whose values
     /// differ are one step used with other values, passed over without being cut into words.
     values: u64,
+    /// No values at all (see [`drift::is_value_free`]): its tokens are its words.
+    value_free: bool,
 }
 
 impl NearText {
     pub(crate) fn new(text: Arc<str>, tokens: Arc<[String]>, pattern: Arc<str>) -> NearText {
         let wording = Wording::of(&text);
-        NearText { negations: negation_bits(&wording), values: values_hash(&wording), text, tokens, pattern }
+        NearText {
+            negations: negation_bits(&wording),
+            values: values_hash(&wording),
+            value_free: drift::is_value_free(&text),
+            text,
+            tokens,
+            pattern,
+        }
     }
 }
 
@@ -458,6 +467,7 @@ pub(crate) fn search(postings: &NearPostings, text: &str) -> Search {
     let wording = Wording::of(text);
     let negations = negation_bits(&wording);
     let values = values_hash(&wording);
+    let value_free = drift::is_value_free(text);
     let query_signature = signature(&query);
     // How many of the query's tokens set each signature bit. A text shares at most the query's
     // tokens behind the bits both signatures set; it can reach `overlap` only if the tokens
@@ -517,6 +527,9 @@ pub(crate) fn search(postings: &NearPostings, text: &str) -> Search {
                     }
                     let shared = tokens::shared(&query, &other.tokens);
                     if tokens::is_candidate(shared, n, other.tokens.len())
+                        && !(value_free
+                            && other.value_free
+                            && !drift::value_free_words_may_drift(&query, &other.tokens))
                         && drift::wordings_drift(&wording, &Wording::of(&other.text))
                     {
                         search.found.push((other.text.clone(), tokens::jaccard(&query, &other.tokens)));

@@ -41,8 +41,10 @@ fn census(name: &str, root: PathBuf) {
             pairs.insert((a.to_string(), b.to_string()));
         }
     }
+    let capped = texts.iter().filter(|text| !snapshot.near_duplicate_search(text).complete).count();
     println!(
-        "{name}: {} distinct texts, {with_any} with a near-duplicate ({:.1}%), {warned} warned ({:.1}%), {} pairs",
+        "{name}: {} distinct texts, {with_any} with a near-duplicate ({:.1}%), {warned} warned ({:.1}%), {} pairs, \
+         {capped} searches stopped by the cap",
         texts.len(),
         100.0 * with_any as f64 / texts.len() as f64,
         100.0 * warned as f64 / texts.len() as f64,
