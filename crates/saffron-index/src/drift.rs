@@ -125,18 +125,22 @@ pub fn wordings_drift(a: &Wording, b: &Wording) -> bool {
 /// A test that rules most pairs out before their words are cut, for texts with no values
 /// (no quote, `<` or digit: their sorted distinct tokens are their words): when it fails,
 /// [`wordings_drift`] would too. Every word one text lacks must be a function word or have a
-/// relative in the other text: the same word, a typo of it, or a join or half of one (a
-/// substring either way).
+/// relative in the other text: the same word or a typo of it, two of its words it joins, or a
+/// join of it with another of its own words.
 pub(crate) fn value_free_words_may_drift(a: &[String], b: &[String]) -> bool {
     lacking_have_relatives(a, b) && lacking_have_relatives(b, a)
 }
 
 fn lacking_have_relatives(words: &[String], others: &[String]) -> bool {
-    words.iter().filter(|word| others.binary_search(word).is_err()).all(|word| {
+    let holds = |list: &[String], word: &str| list.binary_search_by(|token| token.as_str().cmp(word)).is_ok();
+    words.iter().filter(|word| !holds(others, word)).all(|word| {
         FUNCTION_WORDS.contains(&word.as_str())
-            || others
-                .iter()
-                .any(|other| other.contains(word.as_str()) || word.contains(other.as_str()) || same_word(word, other))
+            || others.iter().any(|other| {
+                same_word(word, other)
+                    || word.strip_prefix(other.as_str()).is_some_and(|rest| holds(others, rest))
+                    || other.strip_prefix(word.as_str()).is_some_and(|rest| holds(words, rest))
+                    || other.strip_suffix(word.as_str()).is_some_and(|rest| holds(words, rest))
+            })
     })
 }
 
