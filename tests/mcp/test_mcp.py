@@ -272,7 +272,7 @@ def test_find_steps_ranks_existing_wordings(project):
 DRAFT = """Feature: Order history
   Scenario: See the order history
     StepSet signed in as the demo user
-    When I sign in with the demo account now
+    When I sign in with a demo account
     And I open the order history
     Then I see the orders page
 
@@ -298,7 +298,7 @@ def test_check_feature_reports_problems_and_cost_without_writing(project):
             costs = {s["text"]: s["cost"] for s in checked["steps"]}
             assert costs["I see the orders page"] == "free"
             assert costs["I open the order history"] == "needsRecording"
-            assert costs["I sign in with the demo account now"] == "needsRecording"
+            assert costs["I sign in with a demo account"] == "needsRecording"
             first = checked["scenarios"][0]
             assert first["name"] == "See the order history" and first["steps"] == 6
             assert first["needsRecording"] == 2 and first["free"] == 3 and first["recording"] == "unrecorded"

@@ -27,7 +27,7 @@ pub use completion::{
     CompletionItem, CompletionKind, Description, MAX_STEP_ITEMS, SortText, badge, completion_detail,
     completion_documentation, completions, completions_in,
 };
-pub use diagnostics::{IdeDiagnostic, diagnostics};
+pub use diagnostics::{IdeDiagnostic, diagnostics, diagnostics_against};
 pub use folding::{FoldKind, FoldingRange, folding_ranges};
 pub use format::format;
 pub use hover::{Hover, hover};
