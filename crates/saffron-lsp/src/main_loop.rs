@@ -280,7 +280,10 @@ impl GlobalState {
             }
             Task::Indexed { host, snapshot, through } => {
                 self.host = Some(*host);
-                self.snapshot = snapshot;
+                // The old snapshot may hold the last reference to a large file's old text and
+                // tree: freeing them is work for the pool, not the loop.
+                let old = std::mem::replace(&mut self.snapshot, snapshot);
+                self.pool.spawn(move || drop(old));
                 self.indexed_through = through;
                 let (ready, waiting): (Vec<_>, Vec<_>) =
                     std::mem::take(&mut self.waiting).into_iter().partition(|(needs, _)| *needs <= through);
