@@ -87,6 +87,9 @@ pub struct GlobalState {
     /// Bumped on every change; diagnostics computed before a newer change are not sent.
     generation: u64,
     diagnostics_due: Option<Instant>,
+    /// A diagnostics run is on the pool. One at a time: a large file's take a second, and runs
+    /// made stale by typing must not queue up ahead of requests.
+    diagnostics_running: bool,
     server_requests: ReqQueue<(), ResponseHandler>,
 }
 
@@ -138,6 +141,7 @@ impl GlobalState {
             next_result_id: 0,
             generation: 0,
             diagnostics_due: None,
+            diagnostics_running: false,
             server_requests: ReqQueue::default(),
         }
     }
@@ -262,6 +266,7 @@ impl GlobalState {
     fn finish(&mut self, task: Task) {
         match task {
             Task::Diagnostics { generation, published } => {
+                self.diagnostics_running = false;
                 // A change since the snapshot: these are stale, and a newer run is due.
                 if generation == self.generation {
                     for params in published {
@@ -409,6 +414,12 @@ impl GlobalState {
         if self.diagnostics_due.is_some() {
             return;
         }
+        if self.diagnostics_running {
+            // Once the run on the pool is over.
+            self.diagnostics_due = Some(Instant::now() + DIAGNOSTICS_DEBOUNCE);
+            return;
+        }
+        self.diagnostics_running = true;
         let documents: Vec<(lsp::Uri, i32)> =
             self.documents.iter().map(|(uri, document)| (uri.clone(), document.version)).collect();
         let context = self.context_as_indexed();
