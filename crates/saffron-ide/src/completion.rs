@@ -112,12 +112,32 @@ pub fn completions_in<'s>(
     text: &str,
     offset: usize,
 ) -> (Vec<CompletionItem<'s>>, bool) {
-    let indexed = context::file(snapshot, path);
     let offset = floor_char_boundary(text, offset.min(text.len()));
     let line = line_at(text, offset);
-    let line_text = &text[line.start..line.end];
+    let line_number = text[..line.start].matches('\n').count() as u32 + 1;
+    let (mut items, incomplete) =
+        completions_on_line(snapshot, path, &text[line.start..line.end], line_number, offset - line.start);
+    for item in &mut items {
+        item.replace = Span::new(item.replace.start + line.start, item.replace.end + line.start);
+    }
+    (items, incomplete)
+}
+
+/// The completion list at byte `column` of `line_text`, line `line_number` (1-based, without
+/// its line ending) of the file at `path` as the editor has it now. Completion needs nothing
+/// but the cursor's line, so its cost does not grow with the file; the items' spans are
+/// relative to the line's start.
+pub fn completions_on_line<'s>(
+    snapshot: &'s Snapshot,
+    path: &Path,
+    line_text: &str,
+    line_number: u32,
+    column: usize,
+) -> (Vec<CompletionItem<'s>>, bool) {
+    let indexed = context::file(snapshot, path);
+    let offset = floor_char_boundary(line_text, column.min(line_text.len()));
     let trimmed = line_text.trim_start();
-    let content_start = line.start + (line_text.len() - trimmed.len());
+    let content_start = line_text.len() - trimmed.len();
     // A `# language:` header changes rarely; the indexed copy's is good enough.
     let language = indexed
         .as_ref()
@@ -128,20 +148,19 @@ pub fn completions_in<'s>(
     if let Some(keyword) = step_keyword(trimmed, language, is_saffron) {
         let keyword_end = content_start + keyword.len();
         if offset >= keyword_end {
-            let replace = Span::new(keyword_end, line.end.max(keyword_end));
-            let typed = &text[keyword_end..offset];
+            let replace = Span::new(keyword_end, line_text.len().max(keyword_end));
+            let typed = &line_text[keyword_end..offset];
             if keyword == INVOCATION {
                 return (step_set_items(snapshot, typed, replace), false);
             }
-            let cursor_line = text[..offset].matches('\n').count() as u32 + 1;
             let indexed = indexed.as_ref().map(|file| file.data);
-            return step_items(snapshot, path, indexed, cursor_line, typed, replace);
+            return step_items(snapshot, path, indexed, line_number, typed, replace);
         }
     }
     if offset < content_start {
         return (Vec::new(), false);
     }
-    let typed = &text[content_start..offset];
+    let typed = &line_text[content_start..offset];
     (keyword_items(language, is_saffron, typed, Span::new(content_start, offset)), false)
 }
 
@@ -436,6 +455,33 @@ mod tests {
                     "{text:?} / {typed:?}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn a_line_alone_completes_as_the_whole_text_does() {
+        let path = std::path::Path::new("features/a.feature");
+        let text = "Feature: f\n  Scenario: s\n    Given I am on the page\n    When I se\r\n    Then I see it\n    Th";
+        let mut host = saffron_index::IndexHost::new();
+        host.apply(saffron_index::Change::SetFile { path: path.into(), text: text.to_string() });
+        let snapshot = host.snapshot();
+        let mut line_start = 0;
+        for (number, line) in text.split('\n').enumerate() {
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            for column in 0..=line.len() {
+                let (whole, whole_incomplete) = super::completions_in(&snapshot, path, text, line_start + column);
+                let (alone, alone_incomplete) =
+                    super::completions_on_line(&snapshot, path, line, number as u32 + 1, column);
+                let shifted: Vec<_> = alone
+                    .into_iter()
+                    .map(|mut item| {
+                        item.replace = super::Span::new(item.replace.start + line_start, item.replace.end + line_start);
+                        item
+                    })
+                    .collect();
+                assert_eq!((shifted, alone_incomplete), (whole, whole_incomplete), "line {number}, column {column}");
+            }
+            line_start += text[line_start..].find('\n').map_or(0, |end| end + 1);
         }
     }
 

@@ -119,8 +119,13 @@ pub fn diagnostics_against(snapshot: &Snapshot, path: &Path, established: &Snaps
         });
     }
 
+    // By location, once: a search per scenario is quadratic in a file of thousands of them.
+    let mut scenarios = HashMap::new();
+    for scenario in document.scenarios() {
+        scenarios.entry(scenario.header.location).or_insert(scenario);
+    }
     for status in snapshot.scenarios_in(path) {
-        let Some(scenario) = document.scenarios().find(|s| s.header.location == status.location) else { continue };
+        let Some(scenario) = scenarios.get(&status.location) else { continue };
         let span = scenario.header.line_span;
         match &status.recording {
             RecordingState::Stale => out.push(IdeDiagnostic {
