@@ -658,7 +658,10 @@ def test_run_replays_scenarios_and_masks_the_password(project):
             assert "hunter2-wrong" not in json.dumps(result) + text, "the secret reached the client"
 
             unrecorded, _ = await ok(session, "run", {"tags": "@wip", "baseUrl": url})
-            assert unrecorded["red"] == 1 and "needs recording" in unrecorded["scenarios"][0]["message"]
+            # Never recorded: blocked (no verdict about the app), and this tool never records.
+            assert unrecorded["blocked"] == 1 and unrecorded["red"] == 0, unrecorded
+            message = unrecorded["scenarios"][0]["message"]
+            assert "needs recording" in message and "saffron run" in message, message
 
     # Each run changes the app's data: a fresh app for each.
     with demo_app() as url:
