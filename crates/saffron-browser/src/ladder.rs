@@ -171,7 +171,14 @@ impl Context {
         let group = format!("saffron-ladder-{}", self.group_counter);
         let outcome = walk(&page, reference, key.backend_id, &group).await;
         let _ = cdp::call(&page, "Runtime.releaseObjectGroup", json!({ "objectGroup": group })).await;
-        outcome
+        match outcome {
+            // The document was replaced while the ladder walked it (a navigation committed and
+            // took its execution context along): the ref's element is gone, not the browser.
+            Err(RefError::Browser(_)) if main_loader_id(&page).await.ok().as_ref() != Some(&key.loader_id) => {
+                Err(detached())
+            }
+            other => other,
+        }
     }
 }
 
