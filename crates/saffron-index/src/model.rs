@@ -230,6 +230,11 @@ impl FileData {
     pub fn texts_on_line(&self, line: u32) -> impl Iterator<Item = &Arc<str>> {
         self.written.iter().filter(move |(_, used)| used.location.line == line).map(|(text, _)| text)
     }
+
+    /// The texts of the steps written in the file, in order (invocations excluded).
+    pub fn written_texts(&self) -> impl Iterator<Item = &Arc<str>> {
+        self.written.iter().map(|(text, _)| text)
+    }
 }
 
 /// A loaded recording file.
