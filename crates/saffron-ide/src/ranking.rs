@@ -111,6 +111,9 @@ pub fn rank_steps<'s>(
         let role_fit =
             if roles.total() == 0 { 0.5 } else { f64::from(roles.get(context.role)) / f64::from(roles.total()) };
         let share = |count: u32, most: u32| if most == 0 { 0.0 } else { f64::from(count) / f64::from(most) };
+        // The weights keep the order of signals (followers, this feature, its folder,
+        // role, usage) while letting a strong later signal outweigh a weak earlier one; they
+        // were set on the eval's tuning set (features/admin) and checked on its holdout.
         let mut score = 0.0;
         if signals.followed > 0 {
             score += 4.0 + 4.0 * share(signals.followed, most_followed).sqrt();
@@ -121,7 +124,7 @@ pub fn rank_steps<'s>(
         if signals.in_folder > 0 {
             score += 1.0 + share(signals.in_folder, most_in_folder);
         }
-        score += 3.0 * role_fit;
+        score += 5.0 * role_fit;
         score += ((step.uses as f64) + 1.0).ln() / 4.0;
         if step.status == StepStatus::Recorded {
             score += 0.25;
@@ -134,6 +137,16 @@ pub fn rank_steps<'s>(
     let more = ranked.len() > limit;
     ranked.truncate(limit);
     (ranked, more)
+}
+
+/// What usually follows a step elsewhere (`previous` as written; a keyword is not part of it),
+/// best first: the steps that followed its pattern, ranked as completion ranks them after a
+/// bare `And`. At most `limit`.
+pub fn next_steps<'s>(snapshot: &'s Snapshot, previous: &str, role: StepRole, limit: usize) -> Vec<RankedStep<'s>> {
+    let previous = saffron_index::tokens::pattern_key(previous);
+    let context = StepContext { previous: &previous, role, file: None, file_patterns: &[] };
+    let (steps, _) = rank_steps(snapshot, &context, "", std::iter::empty(), &|_, _| false, usize::MAX);
+    steps.into_iter().filter(|step| step.followed > 0).take(limit).collect()
 }
 
 /// Keeps the `most` largest counts.
