@@ -420,11 +420,7 @@ fn step_item<'s>(
         }
         _ => snippet(step.text),
     };
-    let detail = if step.variants > 1 {
-        Cow::Owned(format!("{} variants · {}", step.variants, status_detail(step.status)))
-    } else {
-        Cow::Borrowed(status_detail(step.status))
-    };
+    let detail = step_detail(step.status, step.variants);
     CompletionItem {
         label,
         kind: CompletionKind::Step,
@@ -442,7 +438,17 @@ fn step_item<'s>(
 
 /// The detail line of a step item (`recorded: replays for free`), for a resolve.
 pub fn completion_detail(snapshot: &Snapshot, text: &str) -> Option<String> {
-    snapshot.entry(text).map(|entry| status_detail(entry.status()).to_string())
+    let entry = snapshot.entry(text)?;
+    Some(step_detail(entry.status(), snapshot.variant_count(&entry.pattern)).into_owned())
+}
+
+/// A step item's detail: what it costs, after how many value variants its pattern has.
+fn step_detail(status: StepStatus, variants: usize) -> Cow<'static, str> {
+    if variants > 1 {
+        Cow::Owned(format!("{variants} variants · {}", status_detail(status)))
+    } else {
+        Cow::Borrowed(status_detail(status))
+    }
 }
 
 /// The documentation of a step item, computed when the editor shows it.

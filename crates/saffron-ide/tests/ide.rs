@@ -630,10 +630,10 @@ Feature: Edit taxes
 ";
     expect![[r#"
         I should be notified that it has been successfully edited | ○ unrecorded · 2× | unrecorded: using it costs a recording | insert "I should be notified that it has been successfully edited"
+        I should see the dashboard | ○ unrecorded · 3× | unrecorded: using it costs a recording | insert "I should see the dashboard"
         I am logged in as an administrator | ○ unrecorded · 3× | unrecorded: using it costs a recording | insert "I am logged in as an administrator"
         I save my changes | ○ unrecorded · 3× | unrecorded: using it costs a recording | insert "I save my changes"
         I rename the tax to "VAT" | ○ unrecorded · 1× | unrecorded: using it costs a recording | insert "I rename the tax to \"${1:VAT}\""
-        I should see the dashboard | ○ unrecorded · 3× | unrecorded: using it costs a recording | insert "I should see the dashboard"
         I am logged in as a customer | ○ unrecorded · 3× | unrecorded: using it costs a recording | insert "I am logged in as a customer"
         I open the home page | ○ unrecorded · 3× | unrecorded: using it costs a recording | insert "I open the home page"
         I rename the product to "Cup" | ○ unrecorded · 2× | 2 variants · unrecorded: using it costs a recording | insert "I rename the product to \"${1:Cup}\"""#]].assert_eq(&render_ranked(&format!("{SHOP}{file}")));
@@ -667,4 +667,22 @@ Feature: Search
     When I search$0
 ";
     expect![[r#"I search for "tea" in 2 shops | ○ unrecorded · 3× | 3 variants · unrecorded: using it costs a recording | insert "I search for \"${1:tea}\" in ${2:2} shops""#]].assert_eq(&render_ranked(file));
+}
+
+#[test]
+fn a_grouped_item_resolves_to_the_same_detail() {
+    let (host, path, offset) = fixture(
+        "//- features/search.feature
+Feature: Search
+  Scenario: a
+    When I search for \"tea\"
+    When I search for \"mugs\"
+    When I sea$0
+",
+    );
+    let snapshot = host.snapshot();
+    let (items, _) = completions(&snapshot, &path, offset);
+    let item = items.first().expect("an item");
+    assert_eq!(item.detail.as_deref(), Some("2 variants · unrecorded: using it costs a recording"));
+    assert_eq!(completion_detail(&snapshot, &item.label).as_deref(), item.detail.as_deref());
 }
