@@ -122,7 +122,8 @@ pub struct DraftScenario {
     /// as it is), `stale`, `unrecorded` or `unreadable`.
     pub recording: String,
     /// What followed the scenario's last step in the project's other scenarios, best first
-    /// (at most 3): the likely next step, worded as the project words it.
+    /// (at most 3): the likely next step, worded as the project words it. Left out when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub next: Vec<String>,
 }
 
