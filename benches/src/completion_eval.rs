@@ -41,6 +41,8 @@ pub struct Scores {
     /// List slots, and those that repeat a pattern listed above them.
     pub slots: usize,
     pub repeated_slots: usize,
+    /// How long each list took (`completions_in`, the index already updated).
+    pub times: Vec<std::time::Duration>,
 }
 
 impl Scores {
@@ -54,6 +56,14 @@ impl Scores {
 
     pub fn repeated_share(&self) -> f64 {
         self.repeated_slots as f64 / self.slots.max(1) as f64
+    }
+
+    /// The `p`th percentile of the list times, in milliseconds.
+    pub fn time_percentile_ms(&self, p: f64) -> f64 {
+        let mut times = self.times.clone();
+        times.sort_unstable();
+        let at = ((times.len() as f64 - 1.0) * p).round() as usize;
+        times.get(at).map_or(0.0, |time| time.as_secs_f64() * 1e3)
     }
 }
 
@@ -118,7 +128,9 @@ pub fn evaluate(host: &mut IndexHost, cases: &[Case]) -> Vec<Scores> {
             let keyword_end = line_start + indent.len() + case.keyword.len();
             let editor = format!("{}{}{}", &hidden[..keyword_end], typed, &hidden[keyword_end..]);
             let offset = keyword_end + typed.len();
+            let started = std::time::Instant::now();
             let (items, _) = saffron_ide::completions_in(&snapshot, &case.file, &editor, offset);
+            scores[at].times.push(started.elapsed());
             let patterns: Vec<String> = items.iter().map(|item| pattern_key(&item.label)).collect();
             let score = &mut scores[at];
             score.cases += 1;
@@ -142,21 +154,24 @@ pub fn table(title: &str, scores: &[Scores]) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     let _ = writeln!(out, "{title}");
-    let _ = writeln!(out, "| typed | cases | MRR | top-1 | top-5 | in list | slots repeating a pattern |");
-    let _ = writeln!(out, "|---|---|---|---|---|---|---|");
+    let _ =
+        writeln!(out, "| typed | cases | MRR | top-1 | top-5 | in list | slots repeating a pattern | list p50 / p99 |");
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|");
     for (length, score) in PREFIX_LENGTHS.iter().zip(scores) {
         let _ = writeln!(
             out,
-            "| k={length} | {} | {:.3} | {:.1}% | {:.1}% | {:.1}% | {:.1}% |",
+            "| k={length} | {} | {:.3} | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {:.3} / {:.3} ms |",
             score.cases,
             score.mrr(),
             100.0 * score.share(score.top1),
             100.0 * score.share(score.top5),
             100.0 * score.share(score.found),
             100.0 * score.repeated_share(),
+            score.time_percentile_ms(0.5),
+            score.time_percentile_ms(0.99),
         );
     }
-    let _ = writeln!(out, "| mean | | {:.3} | | | | |", mean_mrr(scores));
+    let _ = writeln!(out, "| mean | | {:.3} | | | | | |", mean_mrr(scores));
     out
 }
 
