@@ -1,6 +1,7 @@
 //! Helpers shared by the benchmarks: corpus loading, timing, running a peer tool, and an LSP
-//! client (also used by the end-to-end tests).
+//! client and a scripted recording agent (also used by the end-to-end tests).
 
+pub mod agent_script;
 pub mod completion_eval;
 pub mod lsp_client;
 

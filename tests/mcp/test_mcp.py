@@ -272,7 +272,7 @@ def test_find_steps_ranks_existing_wordings(project):
 DRAFT = """Feature: Order history
   Scenario: See the order history
     StepSet signed in as the demo user
-    When I sign in with the demo account now
+    When I sign in with a demo account
     And I open the order history
     Then I see the orders page
 
@@ -298,7 +298,7 @@ def test_check_feature_reports_problems_and_cost_without_writing(project):
             costs = {s["text"]: s["cost"] for s in checked["steps"]}
             assert costs["I see the orders page"] == "free"
             assert costs["I open the order history"] == "needsRecording"
-            assert costs["I sign in with the demo account now"] == "needsRecording"
+            assert costs["I sign in with a demo account"] == "needsRecording"
             first = checked["scenarios"][0]
             assert first["name"] == "See the order history" and first["steps"] == 6
             assert first["needsRecording"] == 2 and first["free"] == 3 and first["recording"] == "unrecorded"
@@ -658,7 +658,10 @@ def test_run_replays_scenarios_and_masks_the_password(project):
             assert "hunter2-wrong" not in json.dumps(result) + text, "the secret reached the client"
 
             unrecorded, _ = await ok(session, "run", {"tags": "@wip", "baseUrl": url})
-            assert unrecorded["red"] == 1 and "needs recording" in unrecorded["scenarios"][0]["message"]
+            # Never recorded: blocked (no verdict about the app), and this tool never records.
+            assert unrecorded["blocked"] == 1 and unrecorded["red"] == 0, unrecorded
+            message = unrecorded["scenarios"][0]["message"]
+            assert "needs recording" in message and "saffron run" in message, message
 
     # Each run changes the app's data: a fresh app for each.
     with demo_app() as url:

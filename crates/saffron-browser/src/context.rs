@@ -122,6 +122,8 @@ pub struct Context {
     pub(crate) step_mark: u64,
     pub(crate) default_timeout: Duration,
     pub(crate) group_counter: u64,
+    /// The refs snapshots gave out, and the DOM nodes behind them.
+    pub(crate) refs: crate::snapshot::RefBook,
     watcher: Option<JoinHandle<()>>,
     closed: bool,
 }
@@ -173,6 +175,7 @@ impl Context {
             active: String::new(),
             step_mark: 0,
             group_counter: 0,
+            refs: crate::snapshot::RefBook::default(),
             watcher: Some(watcher),
             closed: false,
         };

@@ -473,3 +473,105 @@ pub(crate) const RESTORE_SECRETS: &str = r##"() => {
   globalThis.__saffronHidden = [];
   return hidden.length;
 }"##;
+
+/// `function ()` on an element: what the selector ladder can identify it by, read as the
+/// locator tiers of [`FIND`] read them. `{ detached }` when it left the document; else its
+/// tag, label, placeholder, test id, shown text, id, stable attributes, a structural CSS path,
+/// and the nearest row-like container (`role`, and the short texts that may single it out).
+pub(crate) const LADDER_FACTS: &str = concat!(
+    "function () {",
+    locator_helpers!(),
+    r##"
+  const el = this;
+  if (!el || el.nodeType !== 1 || !el.isConnected) return { detached: true };
+  const attr = (name) => el.getAttribute(name);
+  const labels = [...(el.labels || [])].map((l) => norm(labelText(l))).filter(Boolean);
+  if (el.hasAttribute('aria-label')) labels.push(norm(attr('aria-label')));
+  if (el.hasAttribute('aria-labelledby')) labels.push(norm(labelledBy(el)));
+  const text = norm(shownText(el));
+  // Stable attributes, sturdiest first, each a list of alternatives (the first that is unique
+  // is kept): the name, else the type with the name; a link's target.
+  const tag = CSS.escape(el.localName);
+  const quoted = (name) => '[' + name + '="' + CSS.escape(attr(name)) + '"]';
+  const attributeCss = [];
+  if (el.hasAttribute('name')) {
+    const byName = [tag + quoted('name')];
+    if (el.hasAttribute('type')) byName.push(tag + quoted('type') + quoted('name'));
+    attributeCss.push(byName);
+  }
+  if (el.localName === 'a' && el.hasAttribute('href')) attributeCss.push([tag + quoted('href')]);
+  // A structural path: each step the tag, narrowed by its position among same-tag siblings.
+  const steps = [];
+  for (let n = el; n && n.nodeType === 1 && n !== document.documentElement; n = n.parentElement) {
+    let step = CSS.escape(n.localName);
+    const parent = n.parentElement;
+    if (parent) {
+      const same = [...parent.children].filter((c) => c.localName === n.localName);
+      if (same.length > 1) step += ':nth-of-type(' + (same.indexOf(n) + 1) + ')';
+    }
+    steps.unshift(step);
+  }
+  const ROWS = { li: 'listitem', tr: 'row', article: 'article' };
+  const ROW_ROLES = ['listitem', 'row', 'article', 'option', 'treeitem', 'gridcell', 'cell'];
+  let row = null;
+  for (let n = el.parentElement; n && n !== document.body; n = n.parentElement) {
+    const role = n.getAttribute('role') || ROWS[n.localName];
+    if (role && ROW_ROLES.includes(role)) {
+      const texts = [];
+      const walker = document.createTreeWalker(n, NodeFilter.SHOW_TEXT);
+      for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+        if (el.contains(t) || SKIP.has(t.parentElement && t.parentElement.tagName)) continue;
+        const whole = norm(t.data);
+        if (!whole) continue;
+        // The first words before a separator often name the row alone ("Order 1002").
+        const head = norm(whole.split(/\s[·•|–—-]\s|,\s|:\s/)[0]);
+        for (const candidate of [head, whole]) {
+          if (candidate && candidate.length <= 60 && !texts.includes(candidate)) texts.push(candidate);
+        }
+      }
+      // In document order: a row usually starts with what identifies it (`#1002`, `Order 1002`),
+      // and a later text (a price, a status) is more likely to change. A row-like container
+      // without text of its own (a grid cell holding only the checkbox) cannot single itself
+      // out: the next one up may.
+      if (texts.length) {
+        row = { role, texts };
+        break;
+      }
+    }
+  }
+  return {
+    tag: el.localName,
+    labels: labels.filter(Boolean),
+    placeholder: attr('placeholder'),
+    testId: attr('data-testid'),
+    text: text.length > 0 && text.length <= 80 ? text : null,
+    id: el.id || null,
+    idCss: el.id ? '#' + CSS.escape(el.id) : null,
+    attributeCss: attributeCss,
+    path: steps.join(' > '),
+    row,
+  };
+}"##
+);
+
+/// `() => element[]`: the fields the accessibility tree does not show as they are: password
+/// fields, and fields whose insides are the browser's own widget (date, time, month, week,
+/// colour), which it shows only as their parts.
+pub(crate) const SPECIAL_FIELDS: &str = r##"() => [...document.querySelectorAll(
+  'input[type=password], input[type=date], input[type=time], input[type=datetime-local], input[type=month], input[type=week], input[type=color]')]"##;
+
+/// `function ()` on the array [`SPECIAL_FIELDS`] returned: each field's kind, label and value
+/// (never a password field's value: only whether it has one).
+pub(crate) const SPECIAL_FIELD_FACTS: &str = concat!(
+    "function () {",
+    locator_helpers!(),
+    r##"
+  return this.map((el) => {
+    if (el.type === 'password') return { password: true, filled: el.value !== '' };
+    const labels = [...(el.labels || [])].map(labelText);
+    if (el.hasAttribute('aria-label')) labels.unshift(el.getAttribute('aria-label'));
+    if (el.hasAttribute('aria-labelledby')) labels.unshift(labelledBy(el));
+    return { label: norm(labels.find((l) => norm(l)) || ''), value: el.value, disabled: el.disabled };
+  });
+}"##
+);

@@ -46,6 +46,7 @@ mod drift;
 mod error;
 mod js;
 mod keys;
+mod ladder;
 #[cfg(test)]
 mod launch_tests;
 mod locate;
@@ -53,6 +54,7 @@ mod network;
 mod perform;
 mod profile;
 mod remote;
+mod snapshot;
 mod timing;
 mod url;
 
@@ -62,9 +64,11 @@ pub use browser::{Browser, BrowserConfig, CHROMIUM_ENV, DEFAULT_CHROMIUM, find_c
 pub use context::{Context, ContextOptions};
 pub use drift::{Drift, Signal};
 pub use error::{ActionFailure, BrowserError, FailureKind};
+pub use ladder::{ElementSummary, LadderTarget, RefError};
 pub use perform::Performed;
 pub use profile::sweep_stale_profiles;
 pub use remote::Endpoint;
+pub use snapshot::{PageSnapshot, TabSummary};
 pub use timing::TIMING_ENV;
 pub use url::{relativize_url, resolve_url};
 

@@ -97,13 +97,14 @@ fn a_missing_browser_is_blocked_not_a_verdict() {
 }
 
 #[test]
-fn an_unrecorded_scenario_is_red_with_needs_recording() {
+fn an_unrecorded_scenario_without_an_agent_is_blocked_with_needs_recording() {
     let runtime = runtime();
     let server = runtime.block_on(DemoServer::start(DemoConfig::default())).expect("demo");
     let output = saffron(&["run", "--base-url", &server.url(), "--tags", "@wip"], "unused");
     let all = text(&output);
-    assert_eq!(output.status.code(), Some(1), "{all}");
-    assert!(all.contains("Refund an order") && all.contains("needs recording"), "{all}");
+    // Not a verdict about the application: blocked, exit 2.
+    assert_eq!(output.status.code(), Some(2), "{all}");
+    assert!(all.contains("! blocked") && all.contains("Refund an order") && all.contains("needs recording"), "{all}");
     let _ = runtime.block_on(server.shutdown());
 }
 
@@ -570,7 +571,7 @@ fn control_characters_in_names_are_escaped_in_the_run_output() {
         .output()
         .expect("runs");
     let all = text(&output);
-    assert_eq!(output.status.code(), Some(1), "{all}");
+    assert_eq!(output.status.code(), Some(2), "{all}");
     assert!(all.contains("Clear \\u{1b}[2J\\u{7f}\\u{9b} the screen") && all.contains("needs recording"), "{all}");
     assert!(!all.chars().any(|c| c.is_control() && c != '\n'), "a control reached the terminal: {all:?}");
     let _ = std::fs::remove_dir_all(&project);

@@ -112,12 +112,36 @@ pub fn completions_in<'s>(
     text: &str,
     offset: usize,
 ) -> (Vec<CompletionItem<'s>>, bool) {
-    let indexed = context::file(snapshot, path);
     let offset = floor_char_boundary(text, offset.min(text.len()));
     let line = line_at(text, offset);
-    let line_text = &text[line.start..line.end];
+    let line_number = text[..line.start].matches('\n').count() as u32 + 1;
+    let lines_above = text[..line.start].lines().rev();
+    let (mut items, incomplete) =
+        completions_on_line(snapshot, path, &text[line.start..line.end], line_number, offset - line.start, lines_above);
+    for item in &mut items {
+        item.replace = Span::new(item.replace.start + line.start, item.replace.end + line.start);
+    }
+    (items, incomplete)
+}
+
+/// The completion list at byte `column` of `line_text`, line `line_number` (1-based, without
+/// its line ending) of the file at `path` as the editor has it now. `lines_above` are the lines
+/// before it, nearest first (line endings may be left on), read lazily: only a step's line
+/// reads them, up to the previous step's keyword, the block's header or
+/// [`PREVIOUS_STEP_LINES`] lines, whichever comes first. So a list's cost does not grow with
+/// the file; the items' spans are relative to the line's start.
+pub fn completions_on_line<'s, Line: AsRef<str>>(
+    snapshot: &'s Snapshot,
+    path: &Path,
+    line_text: &str,
+    line_number: u32,
+    column: usize,
+    lines_above: impl IntoIterator<Item = Line>,
+) -> (Vec<CompletionItem<'s>>, bool) {
+    let indexed = context::file(snapshot, path);
+    let offset = floor_char_boundary(line_text, column.min(line_text.len()));
     let trimmed = line_text.trim_start();
-    let content_start = line.start + (line_text.len() - trimmed.len());
+    let content_start = line_text.len() - trimmed.len();
     // A `# language:` header changes rarely; the indexed copy's is good enough.
     let language = indexed
         .as_ref()
@@ -128,24 +152,29 @@ pub fn completions_in<'s>(
     if let Some((keyword, keyword_type)) = step_keyword(trimmed, language, is_saffron) {
         let keyword_end = content_start + keyword.len();
         if offset >= keyword_end {
-            let replace = Span::new(keyword_end, line.end.max(keyword_end));
-            let typed = &text[keyword_end..offset];
+            let replace = Span::new(keyword_end, line_text.len().max(keyword_end));
+            let typed = &line_text[keyword_end..offset];
             if keyword == INVOCATION {
                 return (step_set_items(snapshot, typed, replace), false);
             }
-            let cursor_line = text[..offset].matches('\n').count() as u32 + 1;
-            let (previous, previous_role) = previous_step(text, line.start, language, is_saffron);
+            let (previous, previous_role) = previous_step(lines_above, language, is_saffron);
             let role = StepRole::of_keyword(keyword_type).or(previous_role).unwrap_or(StepRole::Context);
             let previous = previous.map(|text| saffron_index::tokens::pattern_key(&text));
             let indexed = indexed.as_ref().map(|file| file.data);
-            let at = StepAt { path, indexed, cursor_line, previous: previous.as_deref().unwrap_or(BLOCK_START), role };
+            let at = StepAt {
+                path,
+                indexed,
+                cursor_line: line_number,
+                previous: previous.as_deref().unwrap_or(BLOCK_START),
+                role,
+            };
             return step_items(snapshot, &at, typed, replace);
         }
     }
     if offset < content_start {
         return (Vec::new(), false);
     }
-    let typed = &text[content_start..offset];
+    let typed = &line_text[content_start..offset];
     (keyword_items(language, is_saffron, typed, Span::new(content_start, offset)), false)
 }
 
@@ -167,29 +196,28 @@ fn step_keyword<'d>(trimmed: &str, language: &'d dialect::Dialect, is_saffron: b
 
 /// How far up completion looks for the previous step: past a long table or doc string it is
 /// no longer worth the scan.
-const PREVIOUS_STEP_LINES: usize = 200;
+pub const PREVIOUS_STEP_LINES: usize = 200;
 
-/// The step before the line starting at `line_start`, in the same block, and the role its
-/// keyword gives (`None` for `And` all the way up). Tables, doc strings, comments, tags and
-/// blank lines are stepped over; a block header ends the search.
-fn previous_step(
-    text: &str,
-    line_start: usize,
+/// The step before the cursor's line, in the same block, from the lines above it (nearest
+/// first), and the role its keyword gives (`None` for `And` all the way up). Tables, doc
+/// strings, comments, tags and blank lines are stepped over; a block header ends the search.
+fn previous_step<Line: AsRef<str>>(
+    lines_above: impl IntoIterator<Item = Line>,
     language: &dialect::Dialect,
     is_saffron: bool,
 ) -> (Option<String>, Option<StepRole>) {
     let mut previous = None;
-    let mut in_doc_string: Option<&str> = None;
-    for line in text[..line_start].lines().rev().take(PREVIOUS_STEP_LINES) {
-        let trimmed = line.trim();
+    let mut in_doc_string: Option<&'static str> = None;
+    for line in lines_above.into_iter().take(PREVIOUS_STEP_LINES) {
+        let trimmed = line.as_ref().trim();
         if let Some(fence) = in_doc_string {
             if trimmed.starts_with(fence) {
                 in_doc_string = None;
             }
             continue;
         }
-        if trimmed.starts_with("\"\"\"") || trimmed.starts_with("```") {
-            in_doc_string = Some(&trimmed[..3]);
+        if let Some(fence) = ["\"\"\"", "```"].into_iter().find(|fence| trimmed.starts_with(fence)) {
+            in_doc_string = Some(fence);
             continue;
         }
         if trimmed.is_empty() || trimmed.starts_with('#') || trimmed.starts_with('|') || trimmed.starts_with('@') {
@@ -565,6 +593,76 @@ mod tests {
                     "{text:?} / {typed:?}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn the_previous_step_is_read_from_the_lines_above_and_no_further() {
+        let path = std::path::Path::new("features/a.feature");
+        let text = "Feature: f
+  Scenario: a
+    When I export the orders
+    Then I see that the export is ready
+  Scenario: b
+    When I search the orders
+    Then I see the orders page
+  Scenario: c
+    When I search the orders
+    Then I see the orders page
+";
+        let mut host = saffron_index::IndexHost::new();
+        host.apply(saffron_index::Change::SetFile { path: path.into(), text: text.to_string() });
+        let snapshot = host.snapshot();
+        let first = |above: &mut dyn Iterator<Item = &str>| {
+            let (items, _) = super::completions_on_line(&snapshot, path, "    Then ", 99, 9, above);
+            items.first().map(|item| item.label.to_string())
+        };
+        // A step's keyword with a role ends the walk: a line past it would panic.
+        let past = std::iter::from_fn(|| -> Option<&str> { panic!("read past the previous step") });
+        let mut above =
+            ["      | csv |\n", "    # a comment\n", "    When I export the orders\n"].into_iter().chain(past);
+        assert_eq!(first(&mut above).as_deref(), Some("I see that the export is ready"));
+        // A block's header ends it too: the step above the header is another scenario's, and
+        // the list is a block's first step's (what scenarios start with).
+        let mut above = ["  Scenario: d\n", "    When I export the orders\n"].into_iter();
+        assert_eq!(first(&mut above).as_deref(), Some("I search the orders"));
+        // And it reads no more than PREVIOUS_STEP_LINES lines.
+        let mut count = 0;
+        let mut above = std::iter::from_fn(|| {
+            count += 1;
+            Some("      | a table row |")
+        });
+        first(&mut above);
+        assert_eq!(count, super::PREVIOUS_STEP_LINES);
+    }
+
+    #[test]
+    fn a_line_alone_completes_as_the_whole_text_does() {
+        let path = std::path::Path::new("features/a.feature");
+        let text = "Feature: f\n  Scenario: s\n    Given I am on the page\n    When I se\r\n    Then I see it\n    Th";
+        let mut host = saffron_index::IndexHost::new();
+        host.apply(saffron_index::Change::SetFile { path: path.into(), text: text.to_string() });
+        let snapshot = host.snapshot();
+        // The lines above as a rope gives them: with their endings.
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        let mut line_start = 0;
+        for (number, line) in text.split('\n').enumerate() {
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            for column in 0..=line.len() {
+                let (whole, whole_incomplete) = super::completions_in(&snapshot, path, text, line_start + column);
+                let above = lines[..number].iter().rev();
+                let (alone, alone_incomplete) =
+                    super::completions_on_line(&snapshot, path, line, number as u32 + 1, column, above);
+                let shifted: Vec<_> = alone
+                    .into_iter()
+                    .map(|mut item| {
+                        item.replace = super::Span::new(item.replace.start + line_start, item.replace.end + line_start);
+                        item
+                    })
+                    .collect();
+                assert_eq!((shifted, alone_incomplete), (whole, whole_incomplete), "line {number}, column {column}");
+            }
+            line_start += text[line_start..].find('\n').map_or(0, |end| end + 1);
         }
     }
 

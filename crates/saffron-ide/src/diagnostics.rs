@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use saffron_index::{RecordingState, Snapshot, StepStatus};
+use saffron_index::{RecordingState, Snapshot, StepStatus, drift};
 use saffron_syntax::{DiagnosticCode, Severity, Span, step_sets};
 
 use crate::completion::badge;
@@ -47,6 +47,14 @@ fn rank(status: StepStatus) -> u8 {
 }
 
 pub fn diagnostics(snapshot: &Snapshot, path: &Path) -> Vec<IdeDiagnostic> {
+    diagnostics_against(snapshot, path, snapshot)
+}
+
+/// [`diagnostics`], with near-duplicate wordings ranked by how established they are in
+/// `established`: a draft checked before it is saved is ranked against the project without
+/// it, so that writing the less-used of two wordings is flagged even when the draft's own uses
+/// would make it the more used.
+pub fn diagnostics_against(snapshot: &Snapshot, path: &Path, established: &Snapshot) -> Vec<IdeDiagnostic> {
     let Some(file) = context::file(snapshot, path) else { return Vec::new() };
     let document = file.document();
     let mut out: Vec<IdeDiagnostic> = Vec::new();
@@ -65,27 +73,32 @@ pub fn diagnostics(snapshot: &Snapshot, path: &Path) -> Vec<IdeDiagnostic> {
     }
 
     // One lookup per distinct text; a wording is flagged only against a better-established
-    // one (recorded over unrecorded, then more used), so two near-duplicates do not flag each
-    // other.
-    let mut checked: HashMap<&str, Option<(String, f64, StepStatus)>> = HashMap::new();
+    // one (recorded over unrecorded, then the wording more used with any values, then the text
+    // more used), so two near-duplicates do not flag each other.
+    let standing = |text: &str| {
+        let (status, count) =
+            established.entry(text).map_or((StepStatus::Unrecorded, 0), |entry| (entry.status(), entry.count()));
+        (rank(status), std::cmp::Reverse(established.wording_uses(text)), std::cmp::Reverse(count))
+    };
+    let mut checked: HashMap<&str, Option<(String, String, f64, StepStatus)>> = HashMap::new();
     for step in document.steps() {
         if step.is_invocation || step.text.is_empty() {
             continue;
         }
         let better = checked.entry(step.text.as_str()).or_insert_with(|| {
-            let own = snapshot.entry(&step.text);
-            let own_status = own.map_or(StepStatus::Unrecorded, |entry| entry.status());
-            let own_count = own.map_or(1, |entry| entry.count());
+            let own = (standing(&step.text), step.text.as_str());
             snapshot
                 .near_duplicates(&step.text)
                 .into_iter()
-                .find(|candidate| {
-                    (rank(candidate.status), std::cmp::Reverse(candidate.count), candidate.text.as_ref())
-                        < (rank(own_status), std::cmp::Reverse(own_count), step.text.as_str())
+                .find(|candidate| (standing(&candidate.text), candidate.text.as_ref()) < own)
+                .map(|candidate| {
+                    // The existing wording with this step's own values: the fix changes the
+                    // wording, never what the step is written with.
+                    let replacement = drift::reworded(&step.text, &candidate.text);
+                    (candidate.text.to_string(), replacement, candidate.similarity, candidate.status)
                 })
-                .map(|candidate| (candidate.text.to_string(), candidate.similarity, candidate.status))
         });
-        let Some((wording, similarity, status)) = better.clone() else { continue };
+        let Some((wording, replacement, similarity, status)) = better.clone() else { continue };
         let recorded = match status {
             StepStatus::Recorded => ", which is recorded and replays for free",
             StepStatus::Divergent => ", which is recorded",
@@ -102,12 +115,17 @@ pub fn diagnostics(snapshot: &Snapshot, path: &Path) -> Vec<IdeDiagnostic> {
                 "use the existing wording: a different wording is another step to record ({})",
                 badge(status)
             )),
-            replacement: Some(wording),
+            replacement: Some(replacement),
         });
     }
 
+    // By location, once: a search per scenario is quadratic in a file of thousands of them.
+    let mut scenarios = HashMap::new();
+    for scenario in document.scenarios() {
+        scenarios.entry(scenario.header.location).or_insert(scenario);
+    }
     for status in snapshot.scenarios_in(path) {
-        let Some(scenario) = document.scenarios().find(|s| s.header.location == status.location) else { continue };
+        let Some(scenario) = scenarios.get(&status.location) else { continue };
         let span = scenario.header.line_span;
         match &status.recording {
             RecordingState::Stale => out.push(IdeDiagnostic {

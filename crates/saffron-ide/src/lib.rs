@@ -25,10 +25,10 @@ use std::sync::Arc;
 pub use code_actions::{CodeAction, code_actions};
 pub use code_lens::{CodeLens, LensCommand, code_lenses};
 pub use completion::{
-    CompletionItem, CompletionKind, Description, MAX_STEP_ITEMS, SortText, badge, completion_detail,
-    completion_documentation, completions, completions_in,
+    CompletionItem, CompletionKind, Description, MAX_STEP_ITEMS, PREVIOUS_STEP_LINES, SortText, badge,
+    completion_detail, completion_documentation, completions, completions_in, completions_on_line,
 };
-pub use diagnostics::{IdeDiagnostic, diagnostics};
+pub use diagnostics::{IdeDiagnostic, diagnostics, diagnostics_against};
 pub use folding::{FoldKind, FoldingRange, folding_ranges};
 pub use format::format;
 pub use hover::{Hover, hover};

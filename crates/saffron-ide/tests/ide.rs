@@ -289,6 +289,38 @@ Feature: Orders
     .assert_eq(&render_diagnostics(&host, Path::new("features/sign_in.feature")));
 }
 
+/// The better-established wording is another use of the same step; the fix writes it with the
+/// step's own value, and the step used with another value alone is not flagged.
+#[test]
+fn a_near_duplicate_with_other_values_keeps_its_own() {
+    let (host, path, _) = with_file(
+        "//- features/search.feature
+Feature: Search
+  Scenario: A
+    When I search all the orders of the customer named \"Ada\" by their name
+    Then I search all the orders of the customer named \"Ada\" by their name
+  Scenario: B
+    When I search all the orders of the customer named \"Bob\" by their name
+    When I search all the order of the customer named \"Zed\" by their name
+",
+    );
+    let snapshot = host.snapshot();
+    let near: Vec<(String, Option<String>)> = diagnostics(&snapshot, &path)
+        .into_iter()
+        .filter(|d| d.code == "near-duplicate")
+        .map(|d| (d.message, d.replacement))
+        .collect();
+    assert_eq!(
+        near,
+        [(
+            "near-duplicate of the existing step \"I search all the orders of the customer named \"Ada\" by their \
+             name\" (similarity 0.71)"
+                .to_string(),
+            Some("I search all the orders of the customer named \"Zed\" by their name".to_string())
+        )]
+    );
+}
+
 #[test]
 fn quick_fixes_use_the_existing_wording_and_the_intended_set() {
     let (host, path, _) = with_file(

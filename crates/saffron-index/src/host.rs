@@ -388,11 +388,7 @@ impl IndexHost {
 
 /// What the near-duplicate search keeps of an entry.
 fn near_text(entry: &Arc<Entry>) -> Arc<crate::near::NearText> {
-    Arc::new(crate::near::NearText {
-        text: entry.text.clone(),
-        tokens: entry.tokens.clone(),
-        pattern: entry.pattern.clone(),
-    })
+    Arc::new(crate::near::NearText::new(entry.text.clone(), entry.tokens.clone(), entry.pattern.clone()))
 }
 
 /// Adds a new entry to the vocabulary and the two orders.

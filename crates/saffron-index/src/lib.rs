@@ -7,6 +7,7 @@
 //! unrecorded, its near-duplicates (token-Jaccard, see [`tokens`]) and the texts proven to be
 //! duplicates by identical recordings; for each scenario whether its recording is fresh.
 
+pub mod drift;
 mod host;
 mod load;
 mod model;

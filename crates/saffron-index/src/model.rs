@@ -228,7 +228,10 @@ pub struct FileData {
 impl FileData {
     /// The texts of the steps written on `line` (1-based; invocations excluded).
     pub fn texts_on_line(&self, line: u32) -> impl Iterator<Item = &Arc<str>> {
-        self.written.iter().filter(move |(_, used)| used.location.line == line).map(|(text, _)| text)
+        // `written` is in the document's order, so by line: a look-up costs the same in a file
+        // of any size (completion asks on every keystroke).
+        let first = self.written.partition_point(|(_, used)| used.location.line < line);
+        self.written[first..].iter().take_while(move |(_, used)| used.location.line == line).map(|(text, _)| text)
     }
 
     /// The texts of the steps written in the file, in order (invocations excluded).

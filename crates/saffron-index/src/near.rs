@@ -1,5 +1,7 @@
-//! The near-duplicate search: which texts have a token-Jaccard of at least
-//! [`NEAR_DUPLICATE_THRESHOLD`] with a given one, without comparing it with every text.
+//! The near-duplicate search: which texts are near-duplicate candidates of a given one by their
+//! tokens (a token-Jaccard of at least [`tokens::NEAR_DUPLICATE_THRESHOLD`], or short texts one
+//! token apart: [`tokens::is_candidate`]) and then the same step written two ways by their words
+//! ([`crate::drift`]), without comparing it with every text.
 //!
 //! The texts are filed by token, each token's list ordered by the texts' number of tokens (their
 //! size), so the texts of one size are a range of it. A probe `x` of `n` tokens looks only at
@@ -8,8 +10,10 @@
 //! `n` and `s`: a text missing all of them shares at most `α − 1` tokens with `x` (prefix
 //! filtering, as in all-pairs similarity joins; the larger the size gap, the fewer tokens are
 //! probed). Each posting carries a 64-bit signature of its text's tokens, its negation words
-//! and a hash of its pattern, so most texts are ruled out without being read: the signature
-//! bounds the overlap from above (a token of `x` whose bit is not set is not in the text).
+//! (outside quoted values) and a hash of its pattern (a text of the query's pattern with other
+//! values is the same step used otherwise), so most texts are ruled out without being read:
+//! the signature bounds the overlap from above (a token of `x` whose bit is not set is not in
+//! the text).
 //!
 //! Every filter is exact. What bounds a probe on any input is [`MAX_SCANNED`] and
 //! [`MAX_VERIFIED`]: when texts made of the same few words are so many that a probe reaches
@@ -19,8 +23,9 @@ use std::cmp::Ordering;
 use std::hash::BuildHasher;
 use std::sync::Arc;
 
+use crate::drift::{self, Wording};
 use crate::host::HashMap;
-use crate::tokens::{self, NEAR_DUPLICATE_THRESHOLD};
+use crate::tokens;
 
 /// Postings scanned per probe at most: a probe whose rarest tokens are each in tens of
 /// thousands of texts of its size stops here. On realistic vocabularies a probe scans a few
@@ -37,6 +42,27 @@ pub(crate) struct NearText {
     pub text: Arc<str>,
     pub tokens: Arc<[String]>,
     pub pattern: Arc<str>,
+    /// The negation words outside quoted values, as bits (see [`negation_bits`]).
+    negations: u16,
+    /// A hash of the values (see [`Wording::values`]): two texts of one pattern whose values
+    /// differ are one step used with other values, passed over without being cut into words.
+    values: u64,
+    /// No values at all (see [`drift::is_value_free`]): its tokens are its words.
+    value_free: bool,
+}
+
+impl NearText {
+    pub(crate) fn new(text: Arc<str>, tokens: Arc<[String]>, pattern: Arc<str>) -> NearText {
+        let wording = Wording::of(&text);
+        NearText {
+            negations: negation_bits(&wording),
+            values: values_hash(&wording),
+            value_free: drift::is_value_free(&text),
+            text,
+            tokens,
+            pattern,
+        }
+    }
 }
 
 /// One text in the postings of one token: 24 bytes, so that a probe reads few cache lines.
@@ -57,6 +83,10 @@ const _: () = assert!(std::mem::size_of::<NearPosting>() == 24);
 impl NearPosting {
     pub(crate) fn text(&self) -> &Arc<str> {
         &self.text.text
+    }
+
+    pub(crate) fn pattern(&self) -> &str {
+        &self.text.pattern
     }
 
     /// The list order: by size, then by text, so that the texts of one size are a range and a
@@ -267,18 +297,23 @@ fn pattern_hash(pattern: &str) -> u16 {
     (fixed_hash(pattern) >> 48) as u16
 }
 
-/// The negation words among sorted tokens, as a set of bits (see [`tokens::negations`]).
-fn negation_bits(tokens: &[String]) -> u16 {
-    tokens::negations(tokens)
+/// The negation words of a wording, as a set of bits (see [`tokens::NEGATIONS`]).
+fn negation_bits(wording: &Wording) -> u16 {
+    wording
+        .negations()
         .iter()
         .fold(0, |bits, word| bits | tokens::NEGATIONS.iter().position(|n| n == word).map_or(0, |index| 1 << index))
+}
+
+fn values_hash(wording: &Wording) -> u64 {
+    foldhash::quality::FixedState::with_seed(0x5AFF_2013).hash_one(&wording.values)
 }
 
 fn posting(text: &Arc<NearText>) -> NearPosting {
     NearPosting {
         signature: signature(&text.tokens),
         pattern_hash: pattern_hash(&text.pattern),
-        negations: negation_bits(&text.tokens),
+        negations: text.negations,
         size: size_key(&text.tokens),
         text: text.clone(),
     }
@@ -389,23 +424,18 @@ pub(crate) struct Search {
     pub complete: bool,
 }
 
-/// Jaccard of two sets of sizes `a` and `b` sharing `shared`, computed as [`tokens::jaccard`]
-/// computes it, so the threshold is crossed at exactly the same overlap.
-fn jaccard_of(shared: usize, a: usize, b: usize) -> f64 {
-    shared as f64 / (a + b - shared) as f64
-}
-
-/// The least overlap at which sets of sizes `a` and `b` reach the threshold, if any.
+/// The least overlap at which sets of sizes `a` and `b` are candidates (see
+/// [`tokens::is_candidate`]), if any.
 fn least_overlap(a: usize, b: usize) -> Option<usize> {
     let most = a.min(b);
-    if most == 0 || jaccard_of(most, a, b) < NEAR_DUPLICATE_THRESHOLD {
+    if most == 0 || !tokens::is_candidate(most, a, b) {
         return None;
     }
-    // The Jaccard of a fixed pair of sizes grows with the overlap.
+    // Whether a fixed pair of sizes is a candidate only turns true as the overlap grows.
     let (mut low, mut high) = (1, most);
     while low < high {
         let middle = (low + high) / 2;
-        if jaccard_of(middle, a, b) >= NEAR_DUPLICATE_THRESHOLD { high = middle } else { low = middle + 1 }
+        if tokens::is_candidate(middle, a, b) { high = middle } else { low = middle + 1 }
     }
     Some(low)
 }
@@ -434,7 +464,10 @@ pub(crate) fn search(postings: &NearPostings, text: &str) -> Search {
     by_rarity.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
     let key = tokens::pattern_key(text);
     let pattern_hash = pattern_hash(&key);
-    let negations = negation_bits(&query);
+    let wording = Wording::of(text);
+    let negations = negation_bits(&wording);
+    let values = values_hash(&wording);
+    let value_free = drift::is_value_free(text);
     let query_signature = signature(&query);
     // How many of the query's tokens set each signature bit. A text shares at most the query's
     // tokens behind the bits both signatures set; it can reach `overlap` only if the tokens
@@ -476,7 +509,12 @@ pub(crate) fn search(postings: &NearPostings, text: &str) -> Search {
                         continue;
                     }
                     let other = &posting.text;
-                    if posting.pattern_hash == pattern_hash && *other.pattern == *key {
+                    // One pattern: other values make another use of the step; the same text is
+                    // the query itself.
+                    if posting.pattern_hash == pattern_hash
+                        && *other.pattern == *key
+                        && (other.values != values || *other.text == *text)
+                    {
                         continue;
                     }
                     if !seen.insert(Arc::as_ptr(other)) {
@@ -487,9 +525,14 @@ pub(crate) fn search(postings: &NearPostings, text: &str) -> Search {
                         search.complete = false;
                         return search;
                     }
-                    let similarity = tokens::jaccard(&query, &other.tokens);
-                    if similarity >= NEAR_DUPLICATE_THRESHOLD {
-                        search.found.push((other.text.clone(), similarity));
+                    let shared = tokens::shared(&query, &other.tokens);
+                    if tokens::is_candidate(shared, n, other.tokens.len())
+                        && !(value_free
+                            && other.value_free
+                            && !drift::value_free_words_may_drift(&query, &other.tokens))
+                        && drift::wordings_drift(&wording, &Wording::of(&other.text))
+                    {
+                        search.found.push((other.text.clone(), tokens::jaccard(&query, &other.tokens)));
                     }
                 }
                 if within.len() < slice.len() {
@@ -511,11 +554,11 @@ mod tests {
     use super::*;
 
     fn near_text(text: &str) -> Arc<NearText> {
-        Arc::new(NearText {
-            text: Arc::from(text),
-            tokens: tokens::tokens(text).into(),
-            pattern: Arc::from(tokens::pattern_key(text).as_str()),
-        })
+        Arc::new(NearText::new(
+            Arc::from(text),
+            tokens::tokens(text).into(),
+            Arc::from(tokens::pattern_key(text).as_str()),
+        ))
     }
 
     fn texts_of(list: &PostingList) -> Vec<(u32, String)> {
@@ -559,10 +602,10 @@ mod tests {
     }
 
     #[test]
-    fn least_overlap_is_where_the_jaccard_reaches_the_threshold() {
+    fn least_overlap_is_where_a_pair_becomes_a_candidate() {
         for a in 1..40 {
             for b in 1..80 {
-                let brute = (1..=a.min(b)).find(|&o| jaccard_of(o, a, b) >= NEAR_DUPLICATE_THRESHOLD);
+                let brute = (1..=a.min(b)).find(|&o| tokens::is_candidate(o, a, b));
                 assert_eq!(least_overlap(a, b), brute, "{a} {b}");
             }
         }

@@ -180,6 +180,26 @@ impl Snapshot {
         NearDuplicateSearch { found, complete: search.complete }
     }
 
+    /// How many places write the wording of `text` with any values: the uses of every text of
+    /// its pattern (see [`tokens::pattern_key`]). Which of two near-duplicate wordings is the
+    /// established one is a question about wordings: `I add "tea" to the cart`, written once,
+    /// is the wording of `I add "mugs" to the cart` written ten times.
+    pub fn wording_uses(&self, text: &str) -> usize {
+        let pattern = tokens::pattern_key(text);
+        // Every text of the pattern has all its words: the rarest word's postings hold them all.
+        let rarest = crate::drift::Wording::of(text)
+            .words
+            .iter()
+            .filter_map(|word| self.state.near.get(word.as_str()))
+            .min_by_key(|list| list.len());
+        let Some(list) = rarest else { return self.entry(text).map_or(0, |entry| entry.count()) };
+        list.iter()
+            .filter(|posting| posting.pattern() == pattern)
+            .filter_map(|posting| self.entry(posting.text()))
+            .map(|entry| entry.count())
+            .sum()
+    }
+
     /// The near-duplicates of each text, searched on all cores.
     pub fn near_duplicates_of_each(&self, texts: &[&str]) -> Vec<Vec<NearDuplicate>> {
         crate::host::map_in_parallel(texts.to_vec(), |text| self.near_duplicates(text))

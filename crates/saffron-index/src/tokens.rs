@@ -2,10 +2,10 @@
 //!
 //! A text's tokens are its maximal runs of letters and digits (any script), lowercased, plus
 //! each `<placeholder>` as one token; quotes, punctuation and spaces only separate. Two texts
-//! are near-duplicates when the Jaccard index of their token sets is at least
-//! [`NEAR_DUPLICATE_THRESHOLD`], they are not the same pattern with other values (see
-//! [`pattern_key`]), and they agree on negation (see [`negations`]): `gift wrap is selected` and
-//! `gift wrap is not selected` share most words but say opposite things.
+//! are near-duplicate candidates when the Jaccard index of their token sets is at least
+//! [`NEAR_DUPLICATE_THRESHOLD`], or when they are short and one token apart (see
+//! [`is_candidate`]); [`crate::drift`] then decides on their words whether they are one step
+//! written two ways.
 
 /// Token-Jaccard at or above which two different texts are near-duplicates. Calibrated in the
 /// design log: it catches typo-level drift and leaves synonyms to behaviour-proven duplicates.
@@ -54,51 +54,107 @@ fn flush(current: &mut String, tokens: &mut Vec<String>) {
     }
 }
 
-/// The text with its values generalised: quoted strings become `""`, numbers `0`, placeholders
-/// `<>`, case folded. Texts with equal keys are one step pattern used with different values
-/// (`I search for "tea"` / `I search for "mugs"`), not wording drift.
+/// One piece of a step text: a word, a value, or a character between them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Piece<'a> {
+    /// A run of letters and digits that starts with a letter, as written.
+    Word(&'a str),
+    /// A quoted string (with its quotes), a `<placeholder>`, or a number or ordinal (a run of
+    /// letters and digits that starts with a digit: `3`, `12.50`, `1st`).
+    Value(&'a str),
+    /// Anything else: spaces, punctuation, an unclosed quote.
+    Other(char),
+}
+
+/// A text cut into [`Piece`]s, with each piece's byte offset.
+///
+/// A `'` opens a quoted value only where a word cannot go on (at the start, after a space or
+/// punctuation) and closes one only where a word does not go on after it, so the apostrophe in
+/// `order's` or `don't` is part of the wording. A quote that does not close is punctuation.
+pub fn pieces(text: &str) -> Vec<(usize, Piece<'_>)> {
+    let mut pieces = Vec::new();
+    let char_at = |at: usize| text[at..].chars().next();
+    let mut at = 0;
+    while let Some(c) = char_at(at) {
+        let next = at + c.len_utf8();
+        let previous_is_alphanumeric = text[..at].chars().next_back().is_some_and(char::is_alphanumeric);
+        if c == '"' || (c == '\'' && !previous_is_alphanumeric) {
+            let closing = text[next..].char_indices().find(|&(offset, n)| {
+                n == c && (c == '"' || !text[next + offset + 1..].chars().next().is_some_and(char::is_alphanumeric))
+            });
+            if let Some((offset, _)) = closing {
+                let end = next + offset + 1;
+                pieces.push((at, Piece::Value(&text[at..end])));
+                at = end;
+                continue;
+            }
+        }
+        if c == '<' {
+            let name_end = text[next..]
+                .char_indices()
+                .find(|&(_, n)| n == '>' || n.is_whitespace())
+                .map(|(offset, _)| next + offset);
+            if let Some(end) = name_end.filter(|&end| end > next && text[end..].starts_with('>')) {
+                pieces.push((at, Piece::Value(&text[at..=end])));
+                at = end + 1;
+                continue;
+            }
+        }
+        // A minus sign that starts a number is part of the value: `-1` is not `1`.
+        let signed =
+            c == '-' && !previous_is_alphanumeric && text[next..].chars().next().is_some_and(|n| n.is_ascii_digit());
+        if signed {
+            let end =
+                text[next..].char_indices().find(|&(_, n)| !n.is_alphanumeric()).map_or(text.len(), |(o, _)| next + o);
+            let end = number_end(text, end);
+            pieces.push((at, Piece::Value(&text[at..end])));
+            at = end;
+            continue;
+        }
+        if c.is_alphanumeric() {
+            let mut end =
+                text[at..].char_indices().find(|&(_, n)| !n.is_alphanumeric()).map_or(text.len(), |(o, _)| at + o);
+            if c.is_ascii_digit() {
+                end = number_end(text, end);
+                pieces.push((at, Piece::Value(&text[at..end])));
+            } else {
+                pieces.push((at, Piece::Word(&text[at..end])));
+            }
+            at = end;
+            continue;
+        }
+        pieces.push((at, Piece::Other(c)));
+        at = next;
+    }
+    pieces
+}
+
+/// Where a number that runs to `end` ends once its decimal or grouped parts are taken in:
+/// `12.50`, `1,000` are one value.
+fn number_end(text: &str, mut end: usize) -> usize {
+    while let Some(rest) = text[end..].strip_prefix(['.', ',']) {
+        let digits = rest.chars().take_while(char::is_ascii_digit).count();
+        if digits == 0 {
+            break;
+        }
+        end += 1 + digits;
+        end = text[end..].char_indices().find(|&(_, n)| !n.is_alphanumeric()).map_or(text.len(), |(o, _)| end + o);
+    }
+    end
+}
+
+/// The text with its values generalised: quoted strings become `""`, numbers and ordinals `0`,
+/// placeholders `<>`, case folded. Texts with equal keys are one step pattern used with
+/// different values (`I search for "tea"` / `I search for "mugs"`), not wording drift.
 pub fn pattern_key(text: &str) -> String {
     let mut key = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' | '\'' => {
-                let quote = c;
-                let mut closed = false;
-                for n in chars.by_ref() {
-                    if n == quote {
-                        closed = true;
-                        break;
-                    }
-                }
-                key.push_str(if closed { "\"\"" } else { "\"" });
-            }
-            '<' => {
-                let mut inner = chars.clone();
-                let mut closed = false;
-                for n in inner.by_ref() {
-                    if n == '>' {
-                        closed = true;
-                        break;
-                    }
-                    if n.is_whitespace() {
-                        break;
-                    }
-                }
-                if closed {
-                    chars = inner;
-                    key.push_str("<>");
-                } else {
-                    key.push('<');
-                }
-            }
-            c if c.is_ascii_digit() => {
-                while chars.peek().is_some_and(|n| n.is_ascii_digit() || *n == '.' || *n == ',') {
-                    chars.next();
-                }
-                key.push('0');
-            }
-            c => key.extend(c.to_lowercase()),
+    for (_, piece) in pieces(text) {
+        match piece {
+            Piece::Word(word) => key.extend(word.chars().flat_map(char::to_lowercase)),
+            Piece::Value(value) if value.starts_with(['"', '\'']) => key.push_str("\"\""),
+            Piece::Value(value) if value.starts_with('<') => key.push_str("<>"),
+            Piece::Value(_) => key.push('0'),
+            Piece::Other(c) => key.extend(c.to_lowercase()),
         }
     }
     key
@@ -113,11 +169,8 @@ pub fn negations(tokens: &[String]) -> Vec<&str> {
     tokens.iter().map(String::as_str).filter(|token| NEGATIONS.contains(token)).collect()
 }
 
-/// Jaccard index of two sorted, deduplicated token lists.
-pub fn jaccard(a: &[String], b: &[String]) -> f64 {
-    if a.is_empty() && b.is_empty() {
-        return 1.0;
-    }
+/// How many tokens two sorted, deduplicated token lists share.
+pub fn shared(a: &[String], b: &[String]) -> usize {
     let (mut i, mut j, mut shared) = (0, 0, 0usize);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {
@@ -130,7 +183,27 @@ pub fn jaccard(a: &[String], b: &[String]) -> f64 {
             }
         }
     }
+    shared
+}
+
+/// Jaccard index of two sorted, deduplicated token lists.
+pub fn jaccard(a: &[String], b: &[String]) -> f64 {
+    if a.is_empty() && b.is_empty() {
+        return 1.0;
+    }
+    let shared = shared(a, b);
     shared as f64 / (a.len() + b.len() - shared) as f64
+}
+
+/// Whether two texts of `a` and `b` tokens sharing `shared` are near-duplicate candidates, for
+/// [`crate::drift`] to decide: a token-Jaccard of at least [`NEAR_DUPLICATE_THRESHOLD`], or, for
+/// short texts that Jaccard cannot judge (one word of four replaced is 0.6), sizes at most one
+/// apart that share all tokens of the smaller but one (`I log in` / `I login`).
+pub fn is_candidate(shared: usize, a: usize, b: usize) -> bool {
+    let smaller = a.min(b);
+    let jaccard = shared as f64 / (a + b - shared).max(1) as f64;
+    smaller > 0
+        && (jaccard >= NEAR_DUPLICATE_THRESHOLD || (smaller >= 2 && a.abs_diff(b) <= 1 && shared + 1 >= smaller))
 }
 
 #[cfg(test)]
@@ -149,6 +222,51 @@ mod tests {
         assert_eq!(pattern_key("I search for \"tea\" 3 times"), pattern_key("I Search for \"mugs\" 12 times"));
         assert_eq!(pattern_key("I open <page>"), pattern_key("I open <other>"));
         assert_ne!(pattern_key("I search for \"tea\""), pattern_key("I look for \"tea\""));
+    }
+
+    #[test]
+    fn pieces_cut_values_and_keep_apostrophes_in_words() {
+        let cut: Vec<Piece<'_>> = pieces("the order's 'gift' costs -1.50 <x>, 2nd \"a'b\" 'open")
+            .into_iter()
+            .map(|(_, piece)| piece)
+            .filter(|piece| *piece != Piece::Other(' '))
+            .collect();
+        assert_eq!(
+            cut,
+            [
+                Piece::Word("the"),
+                Piece::Word("order"),
+                Piece::Other('\''),
+                Piece::Word("s"),
+                Piece::Value("'gift'"),
+                Piece::Word("costs"),
+                Piece::Value("-1.50"),
+                Piece::Value("<x>"),
+                Piece::Other(','),
+                Piece::Value("2nd"),
+                Piece::Value("\"a'b\""),
+                Piece::Other('\''),
+                Piece::Word("open"),
+            ]
+        );
+        assert_eq!(pattern_key("I see the order's total of 'ten'"), "i see the order's total of \"\"");
+    }
+
+    proptest::proptest! {
+        /// Any text is cut into pieces that are the text again, in order, with no byte lost.
+        #[test]
+        fn pieces_are_the_text(text in "[a-z0-9 '\"<>.,é€-]{0,40}") {
+            let pieces = pieces(&text);
+            let mut rebuilt = String::new();
+            for (at, piece) in pieces {
+                proptest::prop_assert_eq!(at, rebuilt.len());
+                match piece {
+                    Piece::Word(part) | Piece::Value(part) => rebuilt.push_str(part),
+                    Piece::Other(c) => rebuilt.push(c),
+                }
+            }
+            proptest::prop_assert_eq!(rebuilt, text);
+        }
     }
 
     #[test]

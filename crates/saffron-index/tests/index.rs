@@ -410,3 +410,15 @@ proptest! {
         prop_assert_eq!(canonical, cold.snapshot().canonical());
     }
 }
+
+#[test]
+fn the_texts_on_a_line_are_those_written_there() {
+    let mut host = IndexHost::new();
+    let text = "Feature: f\n  Background:\n    Given a\n  Scenario: s\n    Given b\n    When c\n\n  Rule: r\n    Scenario: t\n      Then d\n";
+    host.apply(file("features/lines.feature", text));
+    let snapshot = host.snapshot();
+    let data = snapshot.file(std::path::Path::new("features/lines.feature")).expect("indexed");
+    let on = |line: u32| data.texts_on_line(line).map(|text| text.to_string()).collect::<Vec<_>>();
+    assert_eq!([on(3), on(5), on(6), on(10)], [["a"], ["b"], ["c"], ["d"]]);
+    assert!(on(1).is_empty() && on(4).is_empty() && on(7).is_empty() && on(11).is_empty());
+}

@@ -4,14 +4,15 @@
 use std::path::PathBuf;
 
 use proptest::prelude::*;
-use saffron_index::tokens::{NEAR_DUPLICATE_THRESHOLD, jaccard, negations, pattern_key, tokens};
+use saffron_index::drift::is_drift;
+use saffron_index::tokens::{is_candidate, jaccard, shared, tokens};
 use saffron_index::{Change, IndexHost, MAX_VERIFIED, Snapshot};
 
-/// Few words, so that generated texts share most of them; values and negations exercise the
-/// pattern and negation rules.
+/// Few words, so that generated texts share most of them; values, negations, endings, typos and
+/// joins exercise the rules that decide.
 const WORDS: &[&str] = &[
     "I", "the", "click", "save", "button", "page", "open", "a", "order", "list", "see", "not", "\"tea\"", "\"mugs\"",
-    "3", "12", "<name>", "Save",
+    "3", "12", "<name>", "Save", "orders", "ordr", "log", "in", "login", "'tea'", "1st", "order's",
 ];
 
 fn feature(texts: &[String]) -> String {
@@ -26,8 +27,8 @@ fn file(number: usize, texts: &[String]) -> Change {
     Change::SetFile { path: PathBuf::from(format!("features/f{number}.feature")), text: feature(texts) }
 }
 
-/// Every other indexed text whose Jaccard with `text` reaches the threshold, with a pattern of
-/// its own and the same negations, ordered as the index orders them.
+/// Every other indexed text that is a candidate by its tokens and the same step written another
+/// way by its words, ordered as the index orders them.
 fn brute_force(snapshot: &Snapshot, text: &str) -> Vec<(String, f64)> {
     let query = tokens(text);
     if query.is_empty() {
@@ -36,10 +37,9 @@ fn brute_force(snapshot: &Snapshot, text: &str) -> Vec<(String, f64)> {
     let mut found: Vec<(String, f64, usize)> = snapshot
         .entries()
         .into_iter()
-        .filter(|entry| pattern_key(&entry.text) != pattern_key(text))
-        .filter(|entry| negations(&entry.tokens) == negations(&query))
+        .filter(|entry| is_candidate(shared(&query, &entry.tokens), query.len(), entry.tokens.len()))
+        .filter(|entry| is_drift(text, &entry.text))
         .map(|entry| (entry.text.to_string(), jaccard(&query, &entry.tokens), entry.count()))
-        .filter(|(_, similarity, _)| *similarity >= NEAR_DUPLICATE_THRESHOLD)
         .collect();
     found.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| b.2.cmp(&a.2)).then_with(|| a.0.cmp(&b.0)));
     found.into_iter().map(|(text, similarity, _)| (text, similarity)).collect()
@@ -156,7 +156,9 @@ fn texts_of_the_same_few_words_are_searched_within_the_bound() {
         assert!(!search.found.is_empty() && search.found.len() <= MAX_VERIFIED, "{probe}: {}", search.found.len());
         let query = tokens(probe);
         for duplicate in &search.found {
-            assert!(jaccard(&query, &tokens(&duplicate.text)) >= NEAR_DUPLICATE_THRESHOLD, "{}", duplicate.text);
+            let other = tokens(&duplicate.text);
+            assert!(is_candidate(shared(&query, &other), query.len(), other.len()), "{}", duplicate.text);
+            assert!(is_drift(probe, &duplicate.text), "{}", duplicate.text);
         }
         assert_eq!(snapshot.near_duplicates(probe), search.found);
     }

@@ -84,11 +84,13 @@ impl<'a> RequestDispatcher<'a> {
         R::Params: Send,
     {
         if let Some((id, params)) = self.take::<R>() {
-            let context = self.state.context();
-            let output = self.state.output.clone();
-            self.state.pool.spawn(move || {
-                let result = guarded(R::METHOD, || handler(&context, params));
-                output.respond(Some(&id), result);
+            self.state.when_indexed(move |state| {
+                let context = state.context_as_indexed();
+                let output = state.output.clone();
+                state.pool.spawn(move || {
+                    let result = guarded(R::METHOD, || handler(&context, params));
+                    output.respond(Some(&id), result);
+                });
             });
         }
         self
@@ -101,15 +103,17 @@ impl<'a> RequestDispatcher<'a> {
         R::Result: Send,
     {
         if let Some((id, params)) = self.take::<R>() {
-            let context = self.state.context();
-            let tasks = self.state.tasks.clone();
-            self.state.pool.spawn(move || {
-                let (result, changes) = match guarded(R::METHOD, || handler(&context, params)) {
-                    Ok((result, changes)) => (Ok(result), changes),
-                    Err(error) => (Err(error), Vec::new()),
-                };
-                let respond = Box::new(move |output: &Output| output.respond(Some(&id), result));
-                let _ = tasks.send(Task::ApplyThenRespond { changes, respond });
+            self.state.when_indexed(move |state| {
+                let context = state.context_as_indexed();
+                let tasks = state.tasks.clone();
+                state.pool.spawn(move || {
+                    let (result, changes) = match guarded(R::METHOD, || handler(&context, params)) {
+                        Ok((result, changes)) => (Ok(result), changes),
+                        Err(error) => (Err(error), Vec::new()),
+                    };
+                    let respond = Box::new(move |output: &Output| output.respond(Some(&id), result));
+                    let _ = tasks.send(Task::ApplyThenRespond { changes, respond });
+                });
             });
         }
         self

@@ -1,5 +1,7 @@
 //! The documents the editor has open, kept as ropes and edited incrementally.
 
+use std::borrow::Cow;
+
 use ls_types::{Position, TextDocumentContentChangeEvent};
 use ropey::Rope;
 use saffron_ide::{SyntaxTree, TextChange};
@@ -7,8 +9,8 @@ use saffron_ide::{SyntaxTree, TextChange};
 pub struct OpenDocument {
     pub rope: Rope,
     pub version: i32,
-    /// The tree-sitter tree, edited with the text and reparsed when next asked for (`tree`):
-    /// a keystroke costs a rope edit, not a parse.
+    /// The tree-sitter tree, edited with the text and reparsed when next asked for (`syntax`),
+    /// off the loop: a keystroke costs a rope edit, not a parse.
     tree: Option<SyntaxTree>,
     tree_is_stale: bool,
 }
@@ -43,22 +45,47 @@ impl OpenDocument {
         self.tree_is_stale = true;
     }
 
+    #[cfg(test)]
     pub fn text(&self) -> String {
         self.rope.to_string()
     }
 
-    /// The syntax tree of the current text (cheap to clone), reparsed incrementally if edits
-    /// came in since it was last asked for.
-    pub fn tree(&mut self) -> Option<SyntaxTree> {
-        if self.tree_is_stale {
-            let text = self.text();
-            match &mut self.tree {
-                Some(tree) => tree.reparse(&text),
-                None => self.tree = SyntaxTree::parse(&text),
-            }
-            self.tree_is_stale = false;
+    /// Line `line` (0-based) without its line ending, and the byte column of a UTF-16
+    /// `character` in it (clamped to the line), in time that does not grow with the document.
+    pub fn line(&self, line: u32, character: u32) -> Option<(String, usize)> {
+        let line = line as usize;
+        if line >= self.rope.len_lines() {
+            return None;
         }
-        self.tree.clone()
+        let slice = self.rope.line(line);
+        let mut text = slice.to_string();
+        while text.ends_with(['\n', '\r']) {
+            text.pop();
+        }
+        let mut units = 0u32;
+        let column = text
+            .char_indices()
+            .find(|(_, c)| {
+                let past = units >= character;
+                units += c.len_utf16() as u32;
+                past
+            })
+            .map_or(text.len(), |(index, _)| index);
+        Some((text, column))
+    }
+
+    /// The lines before line `line` (0-based), nearest first, with their line endings, read
+    /// from the rope as they are asked for: a caller that stops early pays only for the lines
+    /// it read, however long the document.
+    pub fn lines_above(&self, line: u32) -> impl Iterator<Item = Cow<'_, str>> {
+        let line = (line as usize).min(self.rope.len_lines());
+        self.rope.lines_at(line).reversed().map(Cow::from)
+    }
+
+    /// What the syntax tree of the current text is made from, cheap to take on the loop: the
+    /// text (a rope) and the tree edited with it, reparsed by [`Syntax::parse`] off the loop.
+    pub fn syntax(&self) -> Syntax {
+        Syntax { rope: self.rope.clone(), tree: self.tree.clone(), tree_is_stale: self.tree_is_stale }
     }
 
     /// The edit of chars `start..end` to `inserted`, in bytes and (row, byte column) points.
@@ -102,6 +129,30 @@ impl OpenDocument {
     }
 }
 
+/// An open document's text and syntax tree as of one moment (see [`OpenDocument::syntax`]).
+pub struct Syntax {
+    rope: Rope,
+    tree: Option<SyntaxTree>,
+    tree_is_stale: bool,
+}
+
+impl Syntax {
+    /// The text, and its tree: the old tree reparsed where the edits touched it (a fresh parse
+    /// when there is none).
+    pub fn parse(self) -> (String, Option<SyntaxTree>) {
+        let text = self.rope.to_string();
+        let tree = match self.tree {
+            Some(mut tree) if self.tree_is_stale => {
+                tree.reparse(&text);
+                Some(tree)
+            }
+            Some(tree) => Some(tree),
+            None => SyntaxTree::parse(&text),
+        };
+        (text, tree)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,13 +184,36 @@ mod tests {
     }
 
     #[test]
+    fn a_line_and_a_column_come_from_utf16_units() {
+        let document = OpenDocument::new("Feature: 😀 é\r\n  Scenario: s\nlast", 1);
+        // "Feature: " is 9 units, the emoji 2 (4 bytes), the space 1: the é is at byte 14.
+        assert_eq!(document.line(0, 12), Some(("Feature: 😀 é".to_string(), 14)));
+        // Past the end of the line (into its line ending): the line's end.
+        assert_eq!(document.line(0, 99), Some(("Feature: 😀 é".to_string(), 16)));
+        assert_eq!(document.line(1, 4), Some(("  Scenario: s".to_string(), 4)));
+        assert_eq!(document.line(2, 2), Some(("last".to_string(), 2)));
+        assert_eq!(document.line(3, 0), None);
+    }
+
+    #[test]
+    fn the_lines_above_come_nearest_first_and_only_as_read() {
+        let mut document = OpenDocument::new("Feature: f\n  Scenario: s\n    Given a\n", 1);
+        document.apply(vec![change((3, 0), (3, 0), "    When b\r\n    Then ")], 2);
+        let above: Vec<_> = document.lines_above(4).collect();
+        assert_eq!(above, ["    When b\r\n", "    Given a\n", "  Scenario: s\n", "Feature: f\n"]);
+        assert_eq!(document.lines_above(1).next().as_deref(), Some("Feature: f\n"));
+        assert_eq!(document.lines_above(0).next(), None);
+        assert_eq!(document.lines_above(99).next().as_deref(), Some("    Then "), "past the end: the last line");
+    }
+
+    #[test]
     fn the_syntax_tree_follows_the_edits() {
         let mut document = OpenDocument::new("Feature: f\n  Scenario: s\n    Given a\n", 1);
         document.apply(vec![change((2, 11), (2, 11), " and b\n    When c"), change((0, 9), (0, 10), "g")], 2);
         let fresh = SyntaxTree::parse(&document.text()).expect("parses");
-        assert_eq!(document.tree().as_ref().map(SyntaxTree::sexp), Some(fresh.sexp()));
+        assert_eq!(document.syntax().parse().1.as_ref().map(SyntaxTree::sexp), Some(fresh.sexp()));
         document.apply(vec![change((0, 0), (0, 0), "# a comment\n")], 3);
         let fresh = SyntaxTree::parse(&document.text()).expect("parses");
-        assert_eq!(document.tree().as_ref().map(SyntaxTree::sexp), Some(fresh.sexp()));
+        assert_eq!(document.syntax().parse().1.as_ref().map(SyntaxTree::sexp), Some(fresh.sexp()));
     }
 }

@@ -22,7 +22,7 @@ use saffron_recording::Store;
 
 use crate::context::{ClientFeatures, Error, RequestContext, guarded, relative_path};
 use crate::dispatch::{Pool, RequestDispatcher};
-use crate::documents::OpenDocument;
+use crate::documents::{OpenDocument, Syntax};
 use crate::ext;
 use crate::handlers;
 use crate::transport::{Incoming, Output};
@@ -39,7 +39,12 @@ pub enum Task {
     Diagnostics { generation: u64, published: Vec<lsp::PublishDiagnosticsParams> },
     /// Changes to apply to the index (files the server wrote itself) before a reply goes out.
     ApplyThenRespond { changes: Vec<Change>, respond: Box<dyn FnOnce(&Output) + Send> },
+    /// The index host back from the pool, with every change up to `through` applied.
+    Indexed { host: Box<IndexHost>, snapshot: Snapshot, through: u64 },
 }
+
+/// Work that needs the index in step with every change made before it.
+type Waiting = Box<dyn FnOnce(&mut GlobalState)>;
 
 /// What to do with a reply to a request the server sent.
 pub type ResponseHandler = Box<dyn FnOnce(&mut GlobalState, Result<serde_json::Value, lsp_server::ResponseError>)>;
@@ -60,12 +65,21 @@ pub struct GlobalState {
     phase: Phase,
     root: PathBuf,
     pub client: ClientFeatures,
-    host: IndexHost,
+    /// The index's writer; `None` while it is on the pool, catching up (`catch_up`).
+    host: Option<IndexHost>,
     snapshot: Snapshot,
     documents: HashMap<lsp::Uri, OpenDocument>,
     /// Open documents edited since the index last saw them. A keystroke only edits the rope;
-    /// the index catches up when a request needs it or typing pauses (`flush`).
+    /// the index catches up on the pool when a request needs it or typing pauses.
     dirty: HashSet<lsp::Uri>,
+    /// Changes to files the editor does not hold (watched files, a closed document's disk
+    /// text, the server's own writes), in order, not yet given to the index.
+    pending: Vec<Change>,
+    /// Changes counted as they come (edits and `pending` alike), and how many of them the
+    /// index has: work in `waiting` runs once the index has every change made before it.
+    changes_seen: u64,
+    indexed_through: u64,
+    waiting: Vec<(u64, Waiting)>,
     /// The last semantic tokens sent per document, for deltas: (result id, data). Written by
     /// the pool, which computes them.
     pub semantic_tokens: SentTokens,
@@ -73,6 +87,9 @@ pub struct GlobalState {
     /// Bumped on every change; diagnostics computed before a newer change are not sent.
     generation: u64,
     diagnostics_due: Option<Instant>,
+    /// A diagnostics run is on the pool. One at a time: a large file's take a second, and runs
+    /// made stale by typing must not queue up ahead of requests.
+    diagnostics_running: bool,
     server_requests: ReqQueue<(), ResponseHandler>,
 }
 
@@ -104,6 +121,7 @@ impl GlobalState {
     fn new(output: Output, tasks: Sender<Task>) -> GlobalState {
         let host = IndexHost::new();
         let snapshot = host.snapshot();
+        let host = Some(host);
         GlobalState {
             output,
             pool: Pool::new(),
@@ -115,10 +133,15 @@ impl GlobalState {
             snapshot,
             documents: HashMap::new(),
             dirty: HashSet::new(),
+            pending: Vec::new(),
+            changes_seen: 0,
+            indexed_through: 0,
+            waiting: Vec::new(),
             semantic_tokens: Arc::default(),
             next_result_id: 0,
             generation: 0,
             diagnostics_due: None,
+            diagnostics_running: false,
             server_requests: ReqQueue::default(),
         }
     }
@@ -243,6 +266,7 @@ impl GlobalState {
     fn finish(&mut self, task: Task) {
         match task {
             Task::Diagnostics { generation, published } => {
+                self.diagnostics_running = false;
                 // A change since the snapshot: these are stale, and a newer run is due.
                 if generation == self.generation {
                     for params in published {
@@ -251,11 +275,30 @@ impl GlobalState {
                 }
             }
             Task::ApplyThenRespond { changes, respond } => {
-                if !changes.is_empty() {
-                    self.apply(changes);
-                    self.schedule_diagnostics();
+                if changes.is_empty() {
+                    return respond(&self.output);
                 }
-                respond(&self.output);
+                self.apply(changes);
+                self.schedule_diagnostics();
+                let output = self.output.clone();
+                self.when_indexed(move |_| respond(&output));
+            }
+            Task::Indexed { host, snapshot, through } => {
+                self.host = Some(*host);
+                // The old snapshot may hold the last reference to a large file's old text and
+                // tree: freeing them is work for the pool, not the loop.
+                let old = std::mem::replace(&mut self.snapshot, snapshot);
+                self.pool.spawn(move || drop(old));
+                self.indexed_through = through;
+                let (ready, waiting): (Vec<_>, Vec<_>) =
+                    std::mem::take(&mut self.waiting).into_iter().partition(|(needs, _)| *needs <= through);
+                self.waiting = waiting;
+                for (_, work) in ready {
+                    self.guarded("work waiting for the index", work);
+                }
+                if !self.waiting.is_empty() {
+                    self.catch_up();
+                }
             }
         }
     }
@@ -269,7 +312,11 @@ impl GlobalState {
         self.root = root;
         self.client = client;
         let (changes, report) = saffron_index::load_project(&self.root);
-        self.apply(changes);
+        // Before any document is open: the index is built here, before `initialize` is answered.
+        if let Some(host) = &mut self.host {
+            host.apply_all(changes);
+            self.snapshot = host.snapshot();
+        }
         for problem in report.problems {
             let message = format!("skipped {}: {}", problem.path.display(), problem.message);
             self.log(lsp::MessageType::WARNING, message);
@@ -277,25 +324,19 @@ impl GlobalState {
         self.phase = Phase::Running;
     }
 
-    /// A snapshot in step with every open document.
-    pub fn context(&mut self) -> RequestContext {
-        self.flush();
-        self.context_as_indexed()
-    }
-
     /// The last snapshot, which may lag the open documents by the edits of the last moments.
     pub fn context_as_indexed(&self) -> RequestContext {
         RequestContext { snapshot: self.snapshot.clone(), root: self.root.clone(), client: self.client.clone() }
     }
 
-    /// The current text of an open document.
-    pub fn open_text(&self, uri: &lsp::Uri) -> Option<String> {
-        self.documents.get(uri).map(OpenDocument::text)
+    /// An open document, as the editor has it now.
+    pub fn opened(&self, uri: &lsp::Uri) -> Option<&OpenDocument> {
+        self.documents.get(uri)
     }
 
-    /// The incrementally maintained syntax tree of an open document (cheap to clone).
-    pub fn open_tree(&mut self, uri: &lsp::Uri) -> Option<saffron_ide::SyntaxTree> {
-        self.documents.get_mut(uri).and_then(OpenDocument::tree)
+    /// An open document's text and incrementally maintained syntax tree, to be read off the loop.
+    pub fn open_syntax(&self, uri: &lsp::Uri) -> Option<Syntax> {
+        self.documents.get(uri).map(OpenDocument::syntax)
     }
 
     pub fn next_result_id(&mut self) -> String {
@@ -303,32 +344,52 @@ impl GlobalState {
         self.next_result_id.to_string()
     }
 
-    /// Something changed: index it, and let diagnostics computed before it give way.
+    /// Something changed: it goes to the index, and diagnostics computed before it give way.
     fn apply(&mut self, changes: Vec<Change>) {
-        self.apply_to_index(changes);
+        self.changes_seen += 1;
+        self.pending.extend(changes);
         self.generation += 1;
     }
 
-    fn apply_to_index(&mut self, changes: Vec<Change>) {
-        self.host.apply_all(changes);
-        self.snapshot = self.host.snapshot();
+    /// Runs `work` on the loop once the index has every change made so far (at once when it
+    /// has them): a request then sees the edits sent before it, and typing is never held up by
+    /// the index catching up with a large file, which happens on the pool.
+    pub fn when_indexed(&mut self, work: impl FnOnce(&mut GlobalState) + 'static) {
+        if self.indexed_through == self.changes_seen {
+            return work(self);
+        }
+        self.waiting.push((self.changes_seen, Box::new(work)));
+        self.catch_up();
     }
 
-    /// Brings the index up to date with the edited open documents. The edits were counted
-    /// as changes when they came in, so this does not bump the generation.
-    fn flush(&mut self) {
-        if self.dirty.is_empty() {
+    /// Sends the index host to the pool with the changes it has not seen (the edited open
+    /// documents' texts and `pending`), unless it is there already (it comes back with
+    /// `Task::Indexed`, and goes again if more is waiting).
+    fn catch_up(&mut self) {
+        if self.indexed_through == self.changes_seen {
             return;
         }
-        let changes: Vec<Change> = self
+        let Some(mut host) = self.host.take() else { return };
+        let mut changes = std::mem::take(&mut self.pending);
+        let edited: Vec<(PathBuf, ropey::Rope)> = self
             .dirty
             .drain()
             .filter_map(|uri| {
                 let path = relative_path(&self.root, &uri.to_file_path()?);
-                Some(Change::SetFile { path, text: self.documents.get(&uri)?.text() })
+                Some((path, self.documents.get(&uri)?.rope.clone()))
             })
             .collect();
-        self.apply_to_index(changes);
+        let through = self.changes_seen;
+        let tasks = self.tasks.clone();
+        self.pool.spawn(move || {
+            // Whatever happens here, the host must go back to the loop.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                changes.extend(edited.into_iter().map(|(path, rope)| Change::SetFile { path, text: rope.to_string() }));
+                host.apply_all(changes);
+            }));
+            let snapshot = host.snapshot();
+            let _ = tasks.send(Task::Indexed { host: Box::new(host), snapshot, through });
+        });
     }
 
     fn path_of(&self, uri: &lsp::Uri) -> Option<PathBuf> {
@@ -340,12 +401,27 @@ impl GlobalState {
         self.diagnostics_due = Some(Instant::now() + DIAGNOSTICS_DEBOUNCE);
     }
 
-    /// Computes the diagnostics of the open documents on the pool, from a snapshot taken now.
+    /// Computes the diagnostics of the open documents on the pool, once the index has caught
+    /// up with every change so far.
     fn start_diagnostics(&mut self) {
         self.diagnostics_due = None;
+        self.when_indexed(GlobalState::compute_diagnostics);
+    }
+
+    fn compute_diagnostics(&mut self) {
+        // A change came in while the index caught up: its own run is due.
+        if self.diagnostics_due.is_some() {
+            return;
+        }
+        if self.diagnostics_running {
+            // Once the run on the pool is over.
+            self.diagnostics_due = Some(Instant::now() + DIAGNOSTICS_DEBOUNCE);
+            return;
+        }
+        self.diagnostics_running = true;
         let documents: Vec<(lsp::Uri, i32)> =
             self.documents.iter().map(|(uri, document)| (uri.clone(), document.version)).collect();
-        let context = self.context();
+        let context = self.context_as_indexed();
         let generation = self.generation;
         let tasks = self.tasks.clone();
         self.pool.spawn(move || {
@@ -364,10 +440,8 @@ impl GlobalState {
     fn open_document(&mut self, params: lsp::DidOpenTextDocumentParams) {
         let document = params.text_document;
         self.documents.insert(document.uri.clone(), OpenDocument::new(&document.text, document.version));
-        self.dirty.remove(&document.uri);
-        if let Some(path) = self.path_of(&document.uri) {
-            self.apply(vec![Change::SetFile { path, text: document.text }]);
-            self.schedule_diagnostics();
+        if self.path_of(&document.uri).is_some() {
+            self.edited(document.uri);
         }
     }
 
@@ -375,7 +449,13 @@ impl GlobalState {
         let uri = params.text_document.uri;
         let Some(document) = self.documents.get_mut(&uri) else { return };
         document.apply(params.content_changes, params.text_document.version);
+        self.edited(uri);
+    }
+
+    /// An open document's text changed: the index gets it when it next catches up.
+    fn edited(&mut self, uri: lsp::Uri) {
         self.dirty.insert(uri);
+        self.changes_seen += 1;
         self.generation += 1;
         self.schedule_diagnostics();
     }

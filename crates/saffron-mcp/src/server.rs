@@ -43,7 +43,8 @@ const INSTRUCTIONS: &str = "Saffron runs Gherkin browser tests with no step glue
     first; then call check_feature with the draft and fix its errors and near-duplicate warnings. list_scenarios \
     and status tell which recordings are fresh, stale or missing; list_proposals and show_proposal show healed \
     recordings waiting for a person's review. run replays scenarios in headless Chromium (no tokens: only \
-    recorded scenarios pass; the others are red with \"needs recording\") and gives each a verdict.";
+    recorded scenarios pass; the others are blocked with \"needs recording\": `saffron run` in a terminal records \
+    them with the project's agent) and gives each a verdict.";
 
 /// The server: one project, behind a lock, since every tool call refreshes its index first.
 #[derive(Clone)]
@@ -304,7 +305,8 @@ fn tool_list(allow_accept: bool) -> Vec<Tool> {
          URL from baseUrl, $SAFFRON_BASE_URL or saffron.toml), with the project's setup and teardown hooks, and \
          answers with a verdict per scenario: green (replayed as recorded), yellow (passed by replaying a \
          proposal pending review), red (failed: the step, what was expected and what was found) or blocked (no \
-         browser...). A scenario without a fresh recording is red with \"needs recording\". Writes the reports \
+         browser..., or a scenario without a fresh recording: \"needs recording\", which `saffron run` records with \
+         the project's agent). Writes the reports \
          under .saffron/reports/. Costs no tokens: nothing is recorded.",
         ToolAnnotations::with_title("Run scenarios")
             .read_only(false)

@@ -28,6 +28,11 @@ pub struct RunOptions {
     pub agent: Result<Arc<dyn AgentDriver>, String>,
     /// Scenarios recorded at once (at least 1), each in its own browser context.
     pub agent_workers: usize,
+    /// The project root: new recordings are saved under it, evidence under `.saffron/artifacts/`.
+    pub root: std::path::PathBuf,
+    /// Names of the secrets the project declares (its `.env`): the recording agent may type
+    /// them as `{env:NAME}` and is told their names, never their values.
+    pub secret_names: Vec<String>,
 }
 
 /// Replays every execution; results come back in the order of `executions`.
@@ -42,8 +47,11 @@ pub async fn run_with_progress(
     options: &RunOptions,
     mut on_result: impl FnMut(&ScenarioResult),
 ) -> Vec<ScenarioResult> {
-    let needs_browser =
-        executions.iter().any(|e| e.recording.is_ok() || e.fixture.as_ref().is_some_and(|f| f.recording.is_ok()));
+    let needs_browser = executions.iter().any(|e| {
+        e.recording.is_ok()
+            || e.fixture.as_ref().is_some_and(|f| f.recording.is_ok())
+            || (e.needs_recording && options.agent.is_ok())
+    });
     let browser = if needs_browser {
         match Browser::start(options.browser.clone()).await {
             Ok(browser) => Some(browser),
@@ -87,19 +95,59 @@ pub async fn run_with_progress(
         let masker = masker.clone();
         async move {
             let result = match &floor {
-                Some(fixture) if !fixture.passed() => fixture_failed(&execution, &fixture.verdict),
-                _ => with_fixture_floor(replay(browser, execution, options, masker).await, floor.as_ref()),
+                Some(fixture) if !fixture.passed() => Some(fixture_failed(&execution, &fixture.verdict)),
+                _ if execution.needs_recording => match &options.agent {
+                    // Recorded after the replays, on the agent workers.
+                    Ok(_) => None,
+                    Err(why) => {
+                        let reason = execution.recording.as_ref().err().map_or("needs recording", String::as_str);
+                        Some(blocked(&execution, &format!("{reason}, and no agent can record it: {why}")))
+                    }
+                },
+                _ => Some(with_fixture_floor(replay(browser, execution, options, masker).await, floor.as_ref())),
             };
-            (index, result)
+            (index, result, floor)
         }
     });
     let mut finished = futures::stream::iter(runs).buffer_unordered(options.workers.max(1));
     let mut results: Vec<Option<ScenarioResult>> = vec![None; executions.len()];
-    while let Some((index, result)) = finished.next().await {
-        on_result(&result);
-        results[index] = Some(result);
+    let mut to_record: Vec<(usize, Option<ScenarioResult>)> = Vec::new();
+    while let Some((index, result, floor)) = finished.next().await {
+        match result {
+            Some(result) => {
+                on_result(&result);
+                results[index] = Some(result);
+            }
+            None => to_record.push((index, floor)),
+        }
     }
     drop(finished);
+    if let (Ok(driver), Some(browser)) = (&options.agent, &browser) {
+        to_record.sort_by_key(|(index, _)| *index);
+        // An Outline's rows share one recording: the first row is recorded, the others replay it.
+        let mut groups: Vec<Vec<(usize, Option<ScenarioResult>)>> = Vec::new();
+        for (index, floor) in to_record {
+            match groups
+                .iter_mut()
+                .find(|group| executions[group[0].0].recording_path == executions[index].recording_path)
+            {
+                Some(group) => group.push((index, floor)),
+                None => groups.push(vec![(index, floor)]),
+            }
+        }
+        let recordings = groups.into_iter().map(|group| {
+            let executions = &executions;
+            let masker = masker.clone();
+            async move { record_group(browser, executions, group, options, driver, masker).await }
+        });
+        let mut recorded = futures::stream::iter(recordings).buffer_unordered(options.agent_workers.max(1));
+        while let Some(group) = recorded.next().await {
+            for (index, result) in group {
+                on_result(&result);
+                results[index] = Some(result);
+            }
+        }
+    }
     if let Some(browser) = browser {
         browser.close().await;
     }
@@ -108,6 +156,48 @@ pub async fn run_with_progress(
         .zip(&executions)
         .map(|(result, execution)| result.unwrap_or_else(|| blocked(execution, "the worker running it crashed")))
         .collect()
+}
+
+/// Records the first execution of `group` (the rows of one scenario), then replays the others
+/// with the new recording; without a saved recording they share the first row's verdict.
+async fn record_group(
+    browser: &Browser,
+    executions: &[Execution],
+    group: Vec<(usize, Option<ScenarioResult>)>,
+    options: &RunOptions,
+    driver: &Arc<dyn AgentDriver>,
+    masker: Masker,
+) -> Vec<(usize, ScenarioResult)> {
+    let mut results = Vec::with_capacity(group.len());
+    let mut rows = group.into_iter();
+    let Some((first, floor)) = rows.next() else { return results };
+    let (outcome, recording) =
+        crate::record::record(browser, &executions[first], options, driver, masker.clone()).await;
+    let first_name = executions[first].name.clone();
+    let verdict = outcome.verdict.clone();
+    results.push((first, with_fixture_floor(outcome, floor.as_ref())));
+    for (index, floor) in rows {
+        let execution = executions[index].clone();
+        let result = match &recording {
+            Some(recording) => {
+                let execution = Execution { recording: Ok(recording.clone()), needs_recording: false, ..execution };
+                replay(Some(browser.clone()), execution, options.clone(), masker.clone()).await
+            }
+            None => {
+                let verdict = match &verdict {
+                    Verdict::Red { message, .. } => Verdict::Red {
+                        step: None,
+                        step_text: None,
+                        message: format!("not run: recording the scenario with \"{first_name}\" failed: {message}"),
+                    },
+                    other => other.clone(),
+                };
+                masked(result(&execution, verdict, Instant::now()), &masker)
+            }
+        };
+        results.push((index, with_fixture_floor(result, floor.as_ref())));
+    }
+    results
 }
 
 /// A scenario whose Fixture failed: not run, red (or blocked) with the Fixture's reason.
@@ -142,7 +232,7 @@ fn with_fixture_floor(mut outcome: ScenarioResult, fixture: Option<&ScenarioResu
     outcome
 }
 
-fn result(execution: &Execution, verdict: Verdict, started: Instant) -> ScenarioResult {
+pub(crate) fn result(execution: &Execution, verdict: Verdict, started: Instant) -> ScenarioResult {
     ScenarioResult {
         file: execution.file.display().to_string(),
         line: execution.line,
@@ -190,7 +280,7 @@ fn failed_action(action: &Action, locator: Option<String>, duration_ms: u64, not
 }
 
 /// Every text of `result` masked: a page's text or URL may quote a secret in any spelling.
-fn masked(mut result: ScenarioResult, masker: &Masker) -> ScenarioResult {
+pub(crate) fn masked(mut result: ScenarioResult, masker: &Masker) -> ScenarioResult {
     if masker.is_empty() {
         return result;
     }
@@ -224,7 +314,7 @@ async fn replay(browser: Option<Browser>, execution: Execution, options: RunOpti
     masked(outcome, &masker)
 }
 
-async fn replay_unmasked(
+pub(crate) async fn replay_unmasked(
     browser: Option<Browser>,
     execution: Execution,
     options: RunOptions,

@@ -1,12 +1,14 @@
 //! The runner: selects scenarios, replays their recordings in Chromium and gives each a
 //! verdict. A recording is replayed only when it is fresh (made for the scenario's current
-//! steps); without an agent, a stale or missing one is red with "needs recording", never a
-//! silent skip. A runner failure (no browser) is `blocked`, never a verdict about the app.
+//! steps); a stale or missing one is recorded by the agent (`record`), and without an agent it
+//! is blocked with "needs recording", never a silent skip. A runner failure (no browser, no
+//! agent, a provider down) is `blocked`, never a verdict about the app.
 
 pub mod config;
 mod execute;
 pub mod hooks;
 mod plan;
+mod record;
 mod report;
 mod resolve;
 mod secrets;

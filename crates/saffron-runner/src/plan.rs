@@ -8,6 +8,7 @@ use saffron_index::{RecordingState, Snapshot, recording_paths, step_specs};
 use saffron_recording::{Recording, StepSpec};
 use saffron_syntax::pickles;
 
+use crate::seed::{SeedSources, Seeding, seed};
 use crate::tags::TagExpression;
 
 /// What the user asked for.
@@ -40,6 +41,17 @@ pub struct Execution {
     /// The feature's `Fixture`, replayed once before the first of its scenarios; its verdict
     /// is the scenario's floor.
     pub fixture: Option<Arc<Execution>>,
+    /// True when there is no fresh recording to replay (never recorded, or the steps changed):
+    /// an agent records it; without one it is blocked. An unreadable recording is not
+    /// recorded over.
+    pub needs_recording: bool,
+    /// The scenario as its recording holds it: the name and steps as written, `<param>`
+    /// placeholders kept (an Outline's rows share one recording).
+    pub template_name: String,
+    pub template_steps: Vec<StepSpec>,
+    /// For a scenario that needs recording: which of its steps other fresh recordings already
+    /// perform (replayed at zero tokens), and the gaps the agent records.
+    pub seeding: Option<Arc<Seeding>>,
 }
 
 /// A target's file or folder and, for `FILE:LINE`, its line.
@@ -53,6 +65,7 @@ pub fn line_target(target: &str) -> (PathBuf, Option<u32>) {
 pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
     let targets: Vec<(PathBuf, Option<u32>)> = selection.targets.iter().map(|t| line_target(t)).collect();
     let registry = snapshot.step_sets();
+    let seed_sources = SeedSources::of(snapshot);
     let mut executions = Vec::new();
     let mut files: Vec<_> = snapshot.files().collect();
     files.sort_by(|a, b| a.source.path.cmp(&b.source.path));
@@ -84,6 +97,10 @@ pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
                     recording,
                     pending_proposal,
                     fixture: None,
+                    needs_recording: false,
+                    template_name: template.scenario.header.name.clone(),
+                    template_steps: step_specs(template),
+                    seeding: None,
                 })
             })
         });
@@ -92,6 +109,11 @@ pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
                 continue;
             }
             let (recording, pending_proposal) = replayable(snapshot, template, &recording_path, &state);
+            let needs_recording = pending_proposal.is_none()
+                && matches!(state.recording, RecordingState::Stale | RecordingState::Unrecorded);
+            // The rows of an Outline share one recording, so one seeding: of the template's steps.
+            let seeding =
+                needs_recording.then(|| Arc::new(seed(&step_specs(template), &seed_sources.except(&recording_path))));
             let rows: Vec<_> = pickles::compile(document, &registry)
                 .into_iter()
                 .filter(|pickle| std::ptr::eq(pickle.scenario, template.scenario))
@@ -138,6 +160,10 @@ pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
                     recording: recording.clone(),
                     pending_proposal: pending_proposal.clone(),
                     fixture: fixture.clone(),
+                    needs_recording,
+                    template_name: template.scenario.header.name.clone(),
+                    template_steps: step_specs(template),
+                    seeding: seeding.clone(),
                 });
             }
         }
@@ -158,13 +184,8 @@ fn replayable(
             .recording(recording_path)
             .map(|data| data.recording.clone())
             .ok_or_else(|| "needs recording: the recording disappeared".to_string()),
-        RecordingState::Stale => {
-            Err("needs recording: the scenario changed since it was recorded, and no agent is configured to record it"
-                .to_string())
-        }
-        RecordingState::Unrecorded => {
-            Err("needs recording: it has never been recorded, and no agent is configured to record it".to_string())
-        }
+        RecordingState::Stale => Err("needs recording: the scenario changed since it was recorded".to_string()),
+        RecordingState::Unrecorded => Err("needs recording: it has never been recorded".to_string()),
         RecordingState::Unreadable { reason } => Err(format!("the recording cannot be used: {reason}")),
     };
     // A proposal exists because the committed recording failed and was healed: replay the

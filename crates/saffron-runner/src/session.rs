@@ -84,6 +84,9 @@ pub fn options_with_env(root: &Path, overrides: Vec<(String, String)>) -> RunOpt
     let dotenv: Vec<(String, String)> = dotenvy::from_path_iter(root.join(".env"))
         .map(|entries| entries.filter_map(Result::ok).collect())
         .unwrap_or_default();
+    let mut secret_names: Vec<String> = overrides.iter().map(|(name, _)| name.clone()).collect();
+    secret_names
+        .extend(dotenv.iter().map(|(name, _)| name.clone()).filter(|name| !overrides.iter().any(|(n, _)| n == name)));
     let lookup = move |name: &str| {
         overrides
             .iter()
@@ -98,14 +101,49 @@ pub fn options_with_env(root: &Path, overrides: Vec<(String, String)>) -> RunOpt
         browser: BrowserConfig::default(),
         workers: 1,
         env: Arc::new(lookup),
-        agent: Err(saffron_agent::AgentConfigError::NotConfigured.to_string()),
+        agent: Err(crate::record::agent_unavailable(&saffron_agent::AgentConfigError::NotConfigured)),
         agent_workers: 1,
+        root: root.to_path_buf(),
+        secret_names,
     }
 }
 
 /// Scenarios recorded at once: the request's, else `[agent] workers`, else 1 (0 reads as 1).
 fn agent_workers(requested: Option<usize>, agent: Option<&saffron_agent::AgentConfig>) -> usize {
     requested.or_else(|| agent.and_then(|agent| agent.workers)).unwrap_or(1).max(1)
+}
+
+/// Builds the driver of an external agent program (`command` in `[agent]`): the caller's, since
+/// serving the gateway to a program is the MCP layer's work, not the runner's.
+pub type ExternalDrivers<'a> = &'a dyn Fn(saffron_agent::ExternalAgent) -> Arc<dyn saffron_agent::AgentDriver>;
+
+/// Sets [`RunOptions::agent`] to the agent `[agent]` describes: a built-in provider's driver,
+/// an external program's (made by `external`), or why there is none (the problem and the hint
+/// that fixes it), said in the blocked verdict of each scenario that needs recording. The key is
+/// read with the run's env lookup (environment, `.env`), and its variable is taken off the
+/// secrets the agent may type: the model's key must never be typed into the application.
+pub fn resolve_agent(
+    config: Option<&saffron_agent::AgentConfig>,
+    options: &mut RunOptions,
+    external: Option<ExternalDrivers<'_>>,
+) {
+    let config = config.cloned().unwrap_or_default();
+    let env = options.env.clone();
+    options.agent = match config.resolve(&|name| env(name)) {
+        Ok(saffron_agent::AgentSetup::BuiltIn(agent)) => {
+            options.secret_names.retain(|name| Some(name) != agent.key_env.as_ref());
+            saffron_agent::ProviderDriver::connect(&agent, &saffron_agent::HttpSettings::default())
+                .map(|driver| Arc::new(driver) as Arc<dyn saffron_agent::AgentDriver>)
+                .map_err(|error| error.to_string())
+        }
+        Ok(saffron_agent::AgentSetup::External(agent)) => match external {
+            Some(external) => Ok(external(agent)),
+            None => Err("`command` in [agent] runs an external agent program, which this caller cannot serve; \
+                         run `saffron run` from a terminal"
+                .into()),
+        },
+        Err(error) => Err(crate::record::agent_unavailable(&error)),
+    };
 }
 
 impl Session {
@@ -249,5 +287,31 @@ mod tests {
         let request = RunRequest { agent_workers: Some(2), ..request };
         let session = Session::prepare(root.path(), &snapshot, request).expect("prepared");
         assert_eq!(session.options.agent_workers, 2);
+    }
+
+    #[test]
+    fn the_agent_is_resolved_from_the_env_file_and_its_key_is_no_secret_the_agent_may_type() {
+        let project = tempfile::tempdir().expect("temp dir");
+        std::fs::write(project.path().join(".env"), "DEMO_PASSWORD=pw-123\nANTHROPIC_API_KEY=sk-test\n")
+            .expect("write");
+        let mut options = options_with_env(project.path(), Vec::new());
+        assert_eq!(options.secret_names, ["DEMO_PASSWORD", "ANTHROPIC_API_KEY"]);
+        let Err(why) = &options.agent else { panic!("no agent before one is resolved") };
+        assert!(why.contains("no agent is configured") && why.contains("add an [agent] table"), "{why}");
+        let config = saffron_agent::AgentConfig {
+            provider: Some("anthropic".into()),
+            model: Some("m".into()),
+            base_url: Some("http://127.0.0.1:9".into()),
+            ..saffron_agent::AgentConfig::default()
+        };
+        resolve_agent(Some(&config), &mut options, None);
+        assert!(options.agent.is_ok());
+        assert_eq!(options.secret_names, ["DEMO_PASSWORD"]);
+        resolve_agent(Some(&saffron_agent::AgentConfig { model: None, ..config }), &mut options, None);
+        assert!(
+            options.agent.as_ref().is_err_and(|why| why.contains("no model")),
+            "{:?}",
+            options.agent.as_ref().err()
+        );
     }
 }

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
@@ -90,7 +91,18 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     // Unknown keys are warnings; an invalid file is the session's error (exit 2) below.
     problems.extend(project::config_problems(&root).into_iter().filter(|problem| !problem.is_error()));
     project::report(&problems)?;
-    let session = Session::prepare(&root, &snapshot, request)?;
+    let mut session = Session::prepare(&root, &snapshot, request)?;
+    // `[agent]` is checked only when a scenario needs recording: a replay-only run never stops
+    // over it.
+    if session.executions.iter().any(|execution| execution.needs_recording) {
+        let config = saffron_runner::session::load_config(&root)?;
+        let project_root = root.clone();
+        let external = move |agent: saffron_agent::ExternalAgent| {
+            Arc::new(saffron_mcp::ExternalDriver::new(agent).with_working_dir(project_root.clone()))
+                as Arc<dyn saffron_agent::AgentDriver>
+        };
+        saffron_runner::session::resolve_agent(config.agent.as_ref(), &mut session.options, Some(&external));
+    }
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the runtime")?;
     // From here on, Ctrl-C or SIGTERM interrupts the run: a setup command is stopped with its

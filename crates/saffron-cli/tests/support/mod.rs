@@ -7,6 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+pub mod agent;
+
 pub use saffron_benches::lsp_client::{LspClient, position_of, uri};
 
 /// Starts the real `saffron lsp` in `root`.

@@ -1,13 +1,15 @@
 //! Semantic tokens, full and delta. A delta is computed against the last result sent for the
 //! document: the common prefix and suffix of the encoded arrays are kept, the middle replaced
-//! by one edit. The loop hands the pool the open document's syntax tree (kept up to date as it
-//! is edited) and a result id; the tokens are encoded there.
+//! by one edit. The loop hands the pool the open document's text and syntax tree (edited with
+//! it, reparsed there where the edits touched it) and a result id; the tokens are encoded
+//! there, so the request never waits for the index.
 
 use ls_types as lsp;
 use saffron_ide::TokenType;
 
 use crate::context::{RequestContext, Result};
 use crate::dispatch::Deferred;
+use crate::documents::Syntax;
 use crate::line_index::LineIndex;
 use crate::main_loop::{GlobalState, SentTokens};
 
@@ -16,9 +18,9 @@ pub fn full(
     state: &mut GlobalState,
     params: lsp::SemanticTokensParams,
 ) -> Result<Deferred<Option<lsp::SemanticTokensResult>>> {
-    let (uri, tree, context, id, sent) = prepare(state, params.text_document.uri);
+    let (uri, syntax, context, id, sent) = prepare(state, params.text_document.uri);
     Ok(Box::new(move || {
-        let data = encode(&context, &uri, tree)?;
+        let data = encode(&context, &uri, syntax)?;
         let tokens = to_tokens(&data, id.clone());
         remember(&sent, uri, id, data);
         Ok(Some(lsp::SemanticTokensResult::Tokens(tokens)))
@@ -31,9 +33,9 @@ pub fn full_delta(
     params: lsp::SemanticTokensDeltaParams,
 ) -> Result<Deferred<Option<lsp::SemanticTokensFullDeltaResult>>> {
     let previous_id = params.previous_result_id;
-    let (uri, tree, context, id, sent) = prepare(state, params.text_document.uri);
+    let (uri, syntax, context, id, sent) = prepare(state, params.text_document.uri);
     Ok(Box::new(move || {
-        let data = encode(&context, &uri, tree)?;
+        let data = encode(&context, &uri, syntax)?;
         let previous = sent.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).get(&uri).cloned();
         let result = match previous {
             Some((sent_id, sent_data)) if sent_id == previous_id => {
@@ -49,14 +51,12 @@ pub fn full_delta(
     }))
 }
 
-/// What the pool needs, taken on the loop: the document's tree, a snapshot, a new result id.
-fn prepare(
-    state: &mut GlobalState,
-    uri: lsp::Uri,
-) -> (lsp::Uri, Option<saffron_ide::SyntaxTree>, RequestContext, String, SentTokens) {
-    let tree = state.open_tree(&uri);
-    let context = state.context();
-    (uri, tree, context, state.next_result_id(), state.semantic_tokens.clone())
+/// What the pool needs, taken on the loop: the open document's text and tree (the indexed copy
+/// of a file that is not open), a new result id.
+fn prepare(state: &mut GlobalState, uri: lsp::Uri) -> (lsp::Uri, Option<Syntax>, RequestContext, String, SentTokens) {
+    let syntax = state.open_syntax(&uri);
+    let context = state.context_as_indexed();
+    (uri, syntax, context, state.next_result_id(), state.semantic_tokens.clone())
 }
 
 fn remember(sent: &SentTokens, uri: lsp::Uri, id: String, data: Vec<u32>) {
@@ -82,16 +82,26 @@ pub fn legend() -> lsp::SemanticTokensLegend {
 }
 
 /// The encoded tokens of a document (LSP's relative five-number form), from its tree-sitter
-/// tree: the open document's incrementally maintained one, or a fresh parse.
-pub fn encode(context: &RequestContext, uri: &lsp::Uri, tree: Option<saffron_ide::SyntaxTree>) -> Result<Vec<u32>> {
+/// tree: the open document's incrementally maintained one, or a fresh parse of the indexed text.
+pub fn encode(context: &RequestContext, uri: &lsp::Uri, syntax: Option<Syntax>) -> Result<Vec<u32>> {
     let path = context.path(uri)?;
-    let Some(file) = context.snapshot.file(&path) else { return Ok(Vec::new()) };
-    let text = &file.source.text;
-    let tree = tree.or_else(|| saffron_ide::SyntaxTree::parse(text));
-    let tokens = match &tree {
-        Some(tree) => tree.semantic_tokens(text),
-        None => saffron_ide::semantic_tokens(&file.source.parsed.document, text),
+    let indexed = context.snapshot.file(&path);
+    let (text, tree) = match syntax {
+        Some(syntax) => syntax.parse(),
+        None => {
+            let Some(file) = indexed else { return Ok(Vec::new()) };
+            (file.source.text.clone(), saffron_ide::SyntaxTree::parse(&file.source.text))
+        }
     };
+    let tokens = match (&tree, indexed) {
+        (Some(tree), _) => tree.semantic_tokens(&text),
+        // No tree-sitter tree: the parser's document, when it is of this very text.
+        (None, Some(file)) if file.source.text == text => {
+            saffron_ide::semantic_tokens(&file.source.parsed.document, &text)
+        }
+        (None, _) => Vec::new(),
+    };
+    let text = text.as_str();
     let index = LineIndex::new(text);
     let mut data = Vec::new();
     let (mut previous_line, mut previous_start) = (0u32, 0u32);

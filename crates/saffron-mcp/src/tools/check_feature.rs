@@ -153,7 +153,7 @@ pub fn run(project: &mut Project, args: CheckFeatureArgs) -> Result<CheckFeature
     let text = args.text;
     let before = project.snapshot();
     Ok(project.with_draft(&path, text.clone(), |after| {
-        let mut output = check(after, &path, &text);
+        let mut output = check(after, &before, &path, &text);
         let caused = caused_elsewhere(&before, after, &path);
         output.totals.errors += caused.iter().filter(|d| d.severity == "error").count();
         output.totals.warnings += caused.iter().filter(|d| d.severity == "warning").count();
@@ -192,9 +192,12 @@ fn draft_path(path: Option<&str>, kind: Option<DraftKind>) -> Result<PathBuf, To
     Ok(path)
 }
 
-fn check(snapshot: &Snapshot, path: &Path, text: &str) -> CheckFeatureOutput {
+/// `established` is the project without the draft: a wording is ranked by its uses there, so a
+/// draft that writes the less-used of two near-duplicate wordings is warned however often it
+/// writes it.
+fn check(snapshot: &Snapshot, established: &Snapshot, path: &Path, text: &str) -> CheckFeatureOutput {
     let lines = LineIndex::new(text);
-    let diagnostics: Vec<Diagnostic> = saffron_ide::diagnostics(snapshot, path)
+    let diagnostics: Vec<Diagnostic> = saffron_ide::diagnostics_against(snapshot, path, established)
         .into_iter()
         .map(|d| {
             let (line, column) = lines.position(d.span);
@@ -429,6 +432,35 @@ mod tests {
         assert_eq!(index.position(Span::new(3, 3)), (2, 1));
         assert_eq!(index.position(Span::new(7, 7)), (2, 3));
         assert_eq!(index.position(Span::new(99, 99)), (3, 1));
+    }
+
+    /// Both wordings are in the project; the draft writes the less-used one often enough to make
+    /// it the more used once saved. It is still the one to change.
+    #[test]
+    fn a_draft_using_the_less_used_wording_is_warned() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let features = dir.path().join("features");
+        std::fs::create_dir_all(&features).expect("mkdir");
+        let scenario = |name: &str, step: &str| format!("  Scenario: {name}\n    Given {step}\n");
+        let established = format!(
+            "Feature: A\n{}{}",
+            scenario("one", "I open the orders page"),
+            scenario("two", "I open the orders page")
+        );
+        std::fs::write(features.join("a.feature"), established).expect("write");
+        std::fs::write(features.join("b.feature"), format!("Feature: B\n{}", scenario("one", "I open the order page")))
+            .expect("write");
+        let mut project = Project::open(dir.path().to_path_buf());
+        let draft = format!(
+            "Feature: D\n{}{}{}",
+            scenario("one", "I open the order page"),
+            scenario("two", "I open the order page"),
+            scenario("three", "I open the order page")
+        );
+        let output = run(&mut project, CheckFeatureArgs { text: draft, path: None, kind: None }).expect("checked");
+        let near: Vec<&Diagnostic> = output.diagnostics.iter().filter(|d| d.code == "near-duplicate").collect();
+        assert_eq!(near.len(), 3, "{:?}", output.diagnostics);
+        assert!(near.iter().all(|d| d.replacement.as_deref() == Some("I open the orders page")));
     }
 
     #[test]

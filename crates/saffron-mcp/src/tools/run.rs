@@ -127,7 +127,7 @@ pub fn prepare(project: &Project, args: RunArgs) -> Result<Session, ToolError> {
         browser_url: args.browser_url,
         agent_workers: None,
     };
-    Session::prepare(project.root(), &project.snapshot(), request).map_err(|error| {
+    let mut session = Session::prepare(project.root(), &project.snapshot(), request).map_err(|error| {
         let hint = match error {
             saffron_runner::SessionError::NoBaseUrl => "pass baseUrl, the address the application under test runs on",
             saffron_runner::SessionError::InvalidBaseUrl(_) => {
@@ -143,7 +143,14 @@ pub fn prepare(project: &Project, args: RunArgs) -> Result<Session, ToolError> {
             _ => "fix saffron.toml, or ask the user to",
         };
         ToolError::new(error.to_string(), hint)
-    })
+    })?;
+    // This tool replays and never spends the project's model tokens: recording is `saffron run`'s.
+    session.options.agent = Err(
+        "this tool only replays; record it with `saffron run` in a terminal (it uses the agent of [agent] in \
+         saffron.toml)"
+            .into(),
+    );
+    Ok(session)
 }
 
 /// A target as given by the client, checked to stay inside the project as every tool's paths

@@ -1,0 +1,433 @@
+//! The selector ladder: from the element behind a snapshot ref to the sturdiest recordable
+//! target that finds exactly that element.
+//!
+//! Each candidate locator is checked with [`locate::locate`], the resolution replay uses, and
+//! counts only when it finds exactly one element and that element is the ref's own: a
+//! recording holds only what replay will find. The rungs, sturdiest first:
+//! 1. role + accessible name, label, placeholder, test id, text (the semantic tiers);
+//! 2. when none of those is unique, the same tiers inside the nearest row-like ancestor
+//!    (listitem, row, article, ...) narrowed by a short text of its own (`within` + `hasText`);
+//! 3. CSS: an id that does not look generated, then stable attributes (name, type + name,
+//!    href), then a structural path, which alone makes the target fragile.
+//!
+//! The sturdiest unique locator gives the tier; every other unique one is kept on the target
+//! too, as a drift signal (and, for CSS, a fallback). A structural path is kept only when
+//! nothing else identifies the element: it changes with every layout change.
+
+use std::fmt;
+
+use chromiumoxide::Page;
+use saffron_recording::{Scope, Target, Tier};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::cdp::{self, Argument, CdpFail};
+use crate::context::Context;
+use crate::error::BrowserError;
+use crate::js;
+use crate::locate::{self, Located};
+use crate::snapshot::main_loader_id;
+
+/// The target recorded for a ref.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LadderTarget {
+    /// The target, its tier set: the winning locator plus every other unique one.
+    pub target: Target,
+    /// Only CSS by position identifies the element: replay will break on layout changes.
+    pub fragile: bool,
+    /// What the element is, for the answer the agent reads.
+    pub element: ElementSummary,
+}
+
+/// What an element is: its role, accessible name and tag.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ElementSummary {
+    /// Its role in the accessibility tree (`button`, `textbox`, `generic`, ...).
+    pub role: String,
+    /// Its accessible name (empty when it has none).
+    pub name: String,
+    /// Its tag name, lower case (`button`, `input`, ...).
+    pub tag: String,
+}
+
+/// Why a ref has no target.
+#[derive(Debug, thiserror::Error)]
+pub enum RefError {
+    /// The ref was never given out by a snapshot of this context.
+    #[error("there is no element {reference}: use a ref from the latest snapshot (refs look like e12)")]
+    Unknown {
+        /// The ref as given.
+        reference: String,
+    },
+    /// The element left the page (removed, or the page navigated).
+    #[error("element {reference} is no longer on the page: take a new snapshot and use a ref from it")]
+    Detached {
+        /// The ref as given.
+        reference: String,
+    },
+    /// No locator finds exactly that element.
+    #[error(
+        "element {reference} cannot be told apart from other elements (tried: {}): act on an element that names it, or take a new snapshot",
+        tried.join("; ")
+    )]
+    NoUniqueTarget {
+        /// The ref as given.
+        reference: String,
+        /// Each locator tried, with what it found.
+        tried: Vec<String>,
+    },
+    /// The browser failed underneath.
+    #[error(transparent)]
+    Browser(#[from] BrowserError),
+}
+
+/// What [`js::LADDER_FACTS`] reads from the element.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct Facts {
+    detached: bool,
+    tag: String,
+    labels: Vec<String>,
+    placeholder: Option<String>,
+    test_id: Option<String>,
+    text: Option<String>,
+    id: Option<String>,
+    id_css: Option<String>,
+    /// Groups of alternatives: the first unique selector of each group is kept.
+    attribute_css: Vec<Vec<String>>,
+    path: String,
+    row: Option<RowFacts>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct RowFacts {
+    role: String,
+    texts: Vec<String>,
+}
+
+fn protocol(error: CdpFail) -> BrowserError {
+    match error {
+        CdpFail::Dead(message) => BrowserError::Closed(message),
+        other => BrowserError::Protocol(other.to_string()),
+    }
+}
+
+/// True when an id looks made by a framework or a build (digit runs, hashes, `:r1:`), so it
+/// will not be the same on the next run.
+pub(crate) fn looks_generated(id: &str) -> bool {
+    if id.is_empty() || id.contains(':') || id.starts_with(|c: char| c.is_ascii_digit()) {
+        return true;
+    }
+    let mut digits = 0;
+    for c in id.chars() {
+        digits = if c.is_ascii_digit() { digits + 1 } else { 0 };
+        if digits >= 3 {
+            return true;
+        }
+    }
+    // A hash-like segment: long, mixing letters and digits.
+    id.split(['-', '_', '.']).any(|segment| {
+        segment.len() >= 6
+            && segment.chars().any(|c| c.is_ascii_digit())
+            && segment.chars().any(|c| c.is_ascii_alphabetic())
+    })
+}
+
+/// One way to find the element, with the tier it counts as.
+struct Candidate {
+    tier: Tier,
+    target: Target,
+}
+
+impl Candidate {
+    fn describe(&self) -> String {
+        let mut described = self.target.describe_locator(self.tier, 0);
+        if let Some(scope) = &self.target.within {
+            described.push_str(&format!(" within {scope}"));
+        }
+        described
+    }
+}
+
+impl Context {
+    /// The sturdiest recordable target that finds exactly the element behind `reference`.
+    pub async fn target_for_ref(&mut self, reference: &str) -> Result<LadderTarget, RefError> {
+        let _timed = crate::timing::lone_span("ladder");
+        let Some(key) = self.refs.node(reference).cloned() else {
+            return Err(RefError::Unknown { reference: reference.to_owned() });
+        };
+        let detached = || RefError::Detached { reference: reference.to_owned() };
+        if key.target_id != self.active {
+            return Err(detached());
+        }
+        let page = self.active_page()?;
+        // The role tier's accessibility queries wait for a frame a background tab never draws.
+        self.front(&page).await.map_err(protocol)?;
+        if main_loader_id(&page).await.map_err(protocol)? != key.loader_id {
+            return Err(detached());
+        }
+        self.group_counter += 1;
+        let group = format!("saffron-ladder-{}", self.group_counter);
+        let outcome = walk(&page, reference, key.backend_id, &group).await;
+        let _ = cdp::call(&page, "Runtime.releaseObjectGroup", json!({ "objectGroup": group })).await;
+        outcome
+    }
+}
+
+async fn walk(page: &Page, reference: &str, backend_id: i64, group: &str) -> Result<LadderTarget, RefError> {
+    let detached = || RefError::Detached { reference: reference.to_owned() };
+    let resolved =
+        cdp::call(page, "DOM.resolveNode", json!({ "backendNodeId": backend_id, "objectGroup": group })).await;
+    let object_id = match resolved {
+        Ok(answer) => match answer.pointer("/object/objectId").and_then(Value::as_str) {
+            Some(id) => id.to_owned(),
+            None => return Err(detached()),
+        },
+        Err(CdpFail::Protocol(_)) => return Err(detached()),
+        Err(error) => return Err(protocol(error).into()),
+    };
+    let facts = cdp::call_on(page, &object_id, js::LADDER_FACTS, &[], true).await.map_err(protocol)?;
+    let facts: Facts = serde_json::from_value(facts.value.unwrap_or(Value::Null))
+        .map_err(|error| BrowserError::Protocol(format!("unexpected ladder facts: {error}")))?;
+    if facts.detached {
+        return Err(detached());
+    }
+    let ax = ax_facts(page, backend_id).await.map_err(protocol)?;
+    let element = ElementSummary { role: ax.role.clone(), name: ax.name.clone(), tag: facts.tag.clone() };
+
+    let mut tried = Vec::new();
+    let semantic = semantic_candidates(&ax, &facts);
+    let mut unique_semantic = Vec::new();
+    for candidate in semantic {
+        if is_own_unique(page, &candidate.target, &object_id, group, &mut tried, &candidate).await? {
+            unique_semantic.push(candidate);
+        }
+    }
+    // Each group's alternatives, sturdiest first: an id that does not look generated, then
+    // the stable attributes.
+    let id_css = facts.id.as_deref().filter(|id| !looks_generated(id)).and(facts.id_css.clone());
+    let stable_css: Vec<Vec<String>> =
+        id_css.map(|css| vec![css]).into_iter().chain(facts.attribute_css.clone()).collect();
+    if !unique_semantic.is_empty() {
+        let mut target = merge(&unique_semantic, None);
+        target.css = unique_css(page, &stable_css, None, &object_id, group, &mut tried).await?;
+        return Ok(LadderTarget { target, fragile: false, element });
+    }
+    // Nothing on the page names the element alone: look inside its row.
+    if let Some(row) = &facts.row {
+        for text in &row.texts {
+            let scope = Scope {
+                container: Target { role: Some(row.role.clone()), ..Target::default() },
+                has_text: Some(text.clone()),
+                has_text_regex: None,
+            };
+            let mut unique = Vec::new();
+            for mut candidate in semantic_candidates(&ax, &facts) {
+                candidate.target.within = Some(Box::new(scope.clone()));
+                if is_own_unique(page, &candidate.target, &object_id, group, &mut tried, &candidate).await? {
+                    unique.push(candidate);
+                }
+            }
+            if !unique.is_empty() {
+                let mut target = merge(&unique, Some(&scope));
+                let mut scoped_css = stable_css.clone();
+                scoped_css.push(vec![facts.tag.clone()]);
+                target.css = unique_css(page, &scoped_css, Some(&scope), &object_id, group, &mut tried).await?;
+                return Ok(LadderTarget { target, fragile: false, element });
+            }
+        }
+    }
+    let css = unique_css(page, &stable_css, None, &object_id, group, &mut tried).await?;
+    if !css.is_empty() {
+        let target = Target { css, tier: Some(Tier::Css), ..Target::default() };
+        return Ok(LadderTarget { target, fragile: false, element });
+    }
+    let path = unique_css(page, &[vec![facts.path.clone()]], None, &object_id, group, &mut tried).await?;
+    if !path.is_empty() {
+        let target = Target { css: path, tier: Some(Tier::Css), ..Target::default() };
+        return Ok(LadderTarget { target, fragile: true, element });
+    }
+    Err(RefError::NoUniqueTarget { reference: reference.to_owned(), tried })
+}
+
+/// The element in the accessibility tree: its role and accessible name as the role tier
+/// computes them, and whether the name comes from the placeholder alone.
+#[derive(Debug, Default)]
+struct AxFacts {
+    role: String,
+    name: String,
+    named_by_placeholder: bool,
+}
+
+async fn ax_facts(page: &Page, backend_id: i64) -> Result<AxFacts, CdpFail> {
+    let answer = cdp::call(
+        page,
+        "Accessibility.getPartialAXTree",
+        json!({ "backendNodeId": backend_id, "fetchRelatives": false }),
+    )
+    .await?;
+    let node = answer.pointer("/nodes/0").cloned().unwrap_or(Value::Null);
+    if node.get("ignored").and_then(Value::as_bool).unwrap_or(false) {
+        return Ok(AxFacts::default());
+    }
+    let text = |pointer: &str| node.pointer(pointer).and_then(Value::as_str).unwrap_or_default().to_owned();
+    // Chromium lists the name's sources in precedence order; the first with a value won.
+    let sources = node.pointer("/name/sources").and_then(Value::as_array).cloned().unwrap_or_default();
+    let winner = sources.iter().find(|source| source.get("value").is_some());
+    let named_by_placeholder = winner
+        .and_then(|source| source.get("attribute"))
+        .and_then(Value::as_str)
+        .is_some_and(|attribute| matches!(attribute, "placeholder" | "aria-placeholder"));
+    Ok(AxFacts { role: text("/role/value"), name: text("/name/value"), named_by_placeholder })
+}
+
+/// Roles the role tier cannot usefully query: Chromium's own, and the nameless generic ones.
+fn queryable_role(role: &str) -> bool {
+    !role.is_empty()
+        && role.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+        && !matches!(role, "generic" | "none" | "presentation" | "paragraph")
+}
+
+fn semantic_candidates(ax: &AxFacts, facts: &Facts) -> Vec<Candidate> {
+    let (role, name) = (ax.role.as_str(), ax.name.as_str());
+    let mut candidates = Vec::new();
+    // A name only the placeholder gives is the placeholder tier's signal, not a name: a field
+    // labelled later would change it.
+    if queryable_role(role) && !ax.named_by_placeholder {
+        let target = Target {
+            role: Some(role.to_owned()),
+            name: (!name.is_empty()).then(|| name.to_owned()),
+            ..Target::default()
+        };
+        candidates.push(Candidate { tier: Tier::Role, target });
+    }
+    if let Some(label) = facts.labels.first() {
+        candidates
+            .push(Candidate { tier: Tier::Label, target: Target { label: Some(label.clone()), ..Target::default() } });
+    }
+    if let Some(placeholder) = facts.placeholder.as_ref().filter(|p| !p.trim().is_empty()) {
+        candidates.push(Candidate {
+            tier: Tier::Placeholder,
+            target: Target { placeholder: Some(placeholder.clone()), ..Target::default() },
+        });
+    }
+    if let Some(test_id) = facts.test_id.as_ref().filter(|t| !t.is_empty()) {
+        candidates.push(Candidate {
+            tier: Tier::TestId,
+            target: Target { test_id: Some(test_id.clone()), ..Target::default() },
+        });
+    }
+    if let Some(text) = &facts.text {
+        candidates
+            .push(Candidate { tier: Tier::Text, target: Target { text: Some(text.clone()), ..Target::default() } });
+    }
+    candidates
+}
+
+/// One target from the unique candidates: their locators together, the sturdiest as the tier.
+fn merge(unique: &[Candidate], scope: Option<&Scope>) -> Target {
+    let mut target = Target::default();
+    for candidate in unique {
+        let found = &candidate.target;
+        target.role = target.role.take().or_else(|| found.role.clone());
+        target.name = target.name.take().or_else(|| found.name.clone());
+        target.label = target.label.take().or_else(|| found.label.clone());
+        target.placeholder = target.placeholder.take().or_else(|| found.placeholder.clone());
+        target.test_id = target.test_id.take().or_else(|| found.test_id.clone());
+        target.text = target.text.take().or_else(|| found.text.clone());
+    }
+    target.tier = unique.iter().map(|candidate| candidate.tier).max();
+    target.within = scope.map(|scope| Box::new(scope.clone()));
+    target
+}
+
+/// The first selector of each group of `alternatives` that finds exactly the element (inside
+/// `scope`), in order.
+async fn unique_css(
+    page: &Page,
+    alternatives: &[Vec<String>],
+    scope: Option<&Scope>,
+    object_id: &str,
+    group: &str,
+    tried: &mut Vec<String>,
+) -> Result<Vec<String>, RefError> {
+    let mut unique: Vec<String> = Vec::new();
+    for selectors in alternatives {
+        for selector in selectors {
+            if unique.contains(selector) {
+                break;
+            }
+            let target = Target {
+                css: vec![selector.clone()],
+                within: scope.map(|scope| Box::new(scope.clone())),
+                ..Target::default()
+            };
+            let candidate = Candidate { tier: Tier::Css, target };
+            if is_own_unique(page, &candidate.target, object_id, group, tried, &candidate).await? {
+                unique.push(selector.clone());
+                break;
+            }
+        }
+    }
+    Ok(unique)
+}
+
+/// Resolves `target` as replay would, and says whether it found exactly the ref's element.
+async fn is_own_unique(
+    page: &Page,
+    target: &Target,
+    object_id: &str,
+    group: &str,
+    tried: &mut Vec<String>,
+    candidate: &Candidate,
+) -> Result<bool, RefError> {
+    let located = locate::locate(page, target, group).await.map_err(protocol)?;
+    let outcome = match located {
+        Located::One(found) => {
+            let same = cdp::call_with(
+                page,
+                object_id,
+                "function (other) { return this === other; }",
+                &[Argument::Object(found.object_id.clone())],
+                true,
+            )
+            .await
+            .map_err(protocol)?;
+            if same.value == Some(Value::Bool(true)) { Ok(()) } else { Err("finds another element".to_owned()) }
+        }
+        Located::None(report) => Err(report.summary()),
+    };
+    match outcome {
+        Ok(()) => Ok(true),
+        Err(why) => {
+            tried.push(format!("{}: {why}", candidate.describe()));
+            Ok(false)
+        }
+    }
+}
+
+impl fmt::Display for ElementSummary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.role.is_empty(), self.name.is_empty()) {
+            (false, false) => write!(f, "{} {:?}", self.role, self.name),
+            (false, true) => write!(f, "{} <{}>", self.role, self.tag),
+            _ => write!(f, "<{}>", self.tag),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_ids_are_told_from_hand_written_ones() {
+        for generated in [":r1:", "ember123", "mui-12345", "a1b2c3d4", "x-9f8e7d6c", "1st", "input_abc123def"] {
+            assert!(looks_generated(generated), "{generated} looks generated");
+        }
+        for written in ["email", "search-button", "q", "order-1", "step2", "customer_name"] {
+            assert!(!looks_generated(written), "{written} looks hand-written");
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! The recording agent's snapshot: every interactive element with a ref, refs that name DOM
+//! nodes (stable across snapshots, detached when the node goes), secrets never shown.
+
+mod common;
+
+use common::{Scenario, run};
+use expect_test::expect;
+use saffron_browser::{PageSnapshot, RefError};
+use saffron_demo::DemoConfig;
+use serde_json::json;
+
+/// The ref on the first line of the snapshot that contains `needle`.
+fn ref_on_line(snapshot: &PageSnapshot, needle: &str) -> String {
+    let line = snapshot
+        .text
+        .lines()
+        .find(|line| line.contains(needle))
+        .unwrap_or_else(|| panic!("no line with {needle:?} in\n{}", snapshot.text));
+    let start = line.find("[ref=").unwrap_or_else(|| panic!("no ref on {line:?}")) + 5;
+    let end = line[start..].find(']').expect("a closed ref") + start;
+    line[start..end].to_owned()
+}
+
+/// Every line holding `needle` has a ref.
+fn assert_has_ref(snapshot: &PageSnapshot, needle: &str) {
+    assert!(
+        snapshot.text.lines().any(|line| line.contains(needle) && line.contains("[ref=e")),
+        "{needle} has no line with a ref in\n{}",
+        snapshot.text
+    );
+}
+
+#[test]
+fn the_sign_in_page_reads_as_one_line_per_element() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/login" })).await;
+        let snapshot = s.context.snapshot().await.expect("a snapshot");
+        assert_eq!(snapshot.url, format!("{}/login", s.server.url()));
+        assert_eq!(snapshot.tabs.len(), 1);
+        assert_eq!(snapshot.active_tab, 0);
+        expect![[r#"
+            url: /login
+            title: Sign in · Saffron Shop back office
+            Saffron Shop back office
+            h1 [ref=e1]: Sign in
+            textbox "Email" [ref=e2]
+            textbox "Password" [ref=e3]
+            button "Sign in" [ref=e4]
+        "#]]
+        .assert_eq(&snapshot.text);
+        s.close().await;
+    });
+}
+
+#[test]
+fn every_interactive_element_of_the_orders_page_has_a_ref() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.sign_in().await;
+        let snapshot = s.context.snapshot().await.expect("a snapshot");
+        for element in [
+            r#"link "Orders""#,
+            r#"button "Help""#,
+            r#"searchbox "Search orders""#,
+            r#"button "Search""#,
+            r##"link "#1001""##,
+            r##"link "#1004""##,
+            r##"button "Delete order #1001""##,
+            r##"button "Delete order #1004""##,
+            r#"link "New order""#,
+            r##"link "Open invoice of #1001""##,
+            r#"button "Export orders""#,
+        ] {
+            assert_has_ref(&snapshot, element);
+        }
+        // The text around them: the heading, each row's cells, the status line.
+        for text in ["h1 [ref=", ": Orders", "Ada Lovelace | €9.00 | Paid", "status [ref=", ": 4 orders"] {
+            assert!(snapshot.text.contains(text), "{text:?} missing from\n{}", snapshot.text);
+        }
+        // A select lists its options; a checkbox says when it is checked.
+        s.ok(json!({ "type": "goto", "url": "/orders/new" })).await;
+        s.ok(json!({ "type": "check", "target": { "label": "Gift wrap" } })).await;
+        let snapshot = s.context.snapshot().await.expect("a snapshot");
+        assert_has_ref(&snapshot, r#"combobox "Product""#);
+        assert!(snapshot.text.contains("[options: Tea (selected) | Mugs | Saffron]"), "{}", snapshot.text);
+        assert_has_ref(&snapshot, r#"checkbox "Gift wrap" [checked]"#);
+        assert_has_ref(&snapshot, r#"spinbutton "Quantity""#);
+        s.close().await;
+    });
+}
+
+#[test]
+fn a_node_keeps_its_ref_across_snapshots_and_a_removed_one_is_detached() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/lab/rows" })).await;
+        let before = s.context.snapshot().await.expect("a snapshot");
+        let row_1002 = ref_on_line(&before, "Order 1002");
+        let insert = ref_on_line(&before, "Insert an order at the top");
+        s.ok(json!({ "type": "click", "target": { "role": "button", "name": "Insert an order at the top" } })).await;
+        s.ok(json!({ "type": "click", "target": { "role": "button", "name": "Reverse the list" } })).await;
+        let after = s.context.snapshot().await.expect("a snapshot");
+        assert_eq!(ref_on_line(&after, "Order 1002"), row_1002, "{}\n{}", before.text, after.text);
+        assert_eq!(ref_on_line(&after, "Insert an order at the top"), insert);
+        let inserted = ref_on_line(&after, "Order 1000");
+        assert!(!before.text.contains(&format!("[ref={inserted}]")), "a new node gets a new ref");
+
+        // The row's delete button goes with its row: its ref is then detached, not reused.
+        let line = after.text.lines().find(|line| line.contains("Order 1003")).expect("row 1003").to_owned();
+        let delete = line.rsplit("[ref=").next().and_then(|rest| rest.split(']').next()).expect("a ref").to_owned();
+        s.ok(json!({ "type": "click", "target": { "role": "button", "within": { "role": "listitem", "hasText": "Order 1003" } } }))
+            .await;
+        s.ok(json!({ "type": "expectText", "target": { "css": ["#deleted"] }, "text": "Deleted: Order 1003" })).await;
+        match s.context.target_for_ref(&delete).await {
+            Err(RefError::Detached { reference }) => assert_eq!(reference, delete),
+            other => panic!("expected a detached ref, got {other:?}"),
+        }
+        let message = RefError::Detached { reference: delete.clone() }.to_string();
+        assert!(message.contains("take a new snapshot"), "{message}");
+        // A new document detaches every ref of the old one.
+        s.ok(json!({ "type": "goto", "url": "/lab/rows" })).await;
+        assert!(matches!(s.context.target_for_ref(&row_1002).await, Err(RefError::Detached { .. })));
+        let fresh = s.context.snapshot().await.expect("a snapshot");
+        assert_ne!(ref_on_line(&fresh, "Order 1002"), row_1002);
+        s.close().await;
+    });
+}
+
+#[test]
+fn a_made_up_ref_is_unknown() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/login" })).await;
+        s.context.snapshot().await.expect("a snapshot");
+        for made_up in ["e999", "e0", "button", "", "e-1"] {
+            match s.context.target_for_ref(made_up).await {
+                Err(RefError::Unknown { reference }) => assert_eq!(reference, made_up),
+                other => panic!("{made_up:?}: expected an unknown ref, got {other:?}"),
+            }
+        }
+        s.close().await;
+    });
+}
+
+#[test]
+fn a_password_never_shows_in_the_snapshot() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/login" })).await;
+        s.ok(json!({ "type": "fill", "target": { "label": "Password" }, "value": "correct-horse-battery" })).await;
+        s.ok(json!({ "type": "fill", "target": { "label": "Email" }, "value": "ada@example.test" })).await;
+        let snapshot = s.context.snapshot().await.expect("a snapshot");
+        assert!(!snapshot.text.contains("correct-horse-battery"), "{}", snapshot.text);
+        assert!(snapshot.text.lines().any(|line| line == r#"textbox "Password" [ref=e3]: ••••"#), "{}", snapshot.text);
+        // Other fields show what they hold.
+        assert!(snapshot.text.contains(r#"textbox "Email" [ref=e2]: ada@example.test"#), "{}", snapshot.text);
+        s.close().await;
+    });
+}
+
+#[test]
+fn the_header_lists_the_tabs_when_there_are_several() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.sign_in().await;
+        s.ok(json!({ "type": "click", "target": { "role": "link", "name": "Open invoice of #1001" } })).await;
+        // The new tab took the front; the orders tab is still the active one, and is read.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let orders = loop {
+            let snapshot = s.context.snapshot().await.expect("a snapshot of the tab behind");
+            if snapshot.tabs.len() == 2 || std::time::Instant::now() > deadline {
+                break snapshot;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        };
+        assert_eq!(orders.tabs.len(), 2, "the invoice tab opened: {:?}", orders.tabs);
+        assert_eq!(orders.active_tab, 0);
+        assert!(orders.text.starts_with("url: /orders"), "{}", orders.text);
+        let export = ref_on_line(&orders, r#"button "Export orders""#);
+        let found = s.context.target_for_ref(&export).await.expect("a target in the tab behind");
+        assert_eq!(found.target.name.as_deref(), Some("Export orders"));
+        s.ok(json!({ "type": "switchTab", "urlPattern": "/invoices/" })).await;
+        // A ref of the tab left behind is not one of the active tab's.
+        assert!(matches!(s.context.target_for_ref(&export).await, Err(RefError::Detached { .. })));
+        let snapshot = s.context.snapshot().await.expect("a snapshot");
+        assert_eq!(snapshot.tabs.len(), 2, "{:?}", snapshot.tabs);
+        assert_eq!(snapshot.active_tab, 1);
+        assert!(snapshot.tabs[0].url.ends_with("/orders"), "{:?}", snapshot.tabs);
+        assert!(snapshot.url.ends_with("/invoices/1001"));
+        assert!(snapshot.text.contains("tabs: 0: Orders"), "{}", snapshot.text);
+        assert!(snapshot.text.contains("/invoices/1001 (active)"), "{}", snapshot.text);
+        assert!(snapshot.text.contains("Invoice #1001"), "{}", snapshot.text);
+        s.close().await;
+    });
+}
+
+#[test]
+fn a_snapshot_taken_while_the_page_navigates_reads_one_whole_document() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        for round in 0..6 {
+            s.ok(json!({ "type": "goto", "url": "/login" })).await;
+            s.ok(json!({ "type": "fill", "target": { "label": "Email" }, "value": saffron_demo::DEMO_EMAIL })).await;
+            s.ok(json!({ "type": "fill", "target": { "label": "Password" }, "value": saffron_demo::DEFAULT_PASSWORD }))
+                .await;
+            // The click returns as soon as it is dispatched; the sign-in request and the
+            // navigation to the orders page run while the snapshot is taken.
+            s.ok(json!({ "type": "click", "target": { "role": "button", "name": "Sign in" } })).await;
+            let snapshot = s.context.snapshot().await.unwrap_or_else(|error| panic!("round {round}: {error}"));
+            // Whichever document it read, each of its refs names an element of that document.
+            let on_orders = snapshot.text.starts_with("url: /orders");
+            let first_ref = ref_on_line(&snapshot, if on_orders { r#"link "Orders""# } else { r#"button "Sign in""# });
+            match s.context.target_for_ref(&first_ref).await {
+                Ok(_) | Err(RefError::Detached { .. }) => {}
+                Err(other) => panic!("round {round}: {other}\n{}", snapshot.text),
+            }
+            s.ok(json!({ "type": "expectUrl", "url": "/orders" })).await;
+        }
+        s.close().await;
+    });
+}
+
+#[test]
+fn hidden_elements_and_their_text_are_left_out() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/lab/ladder" })).await;
+        let snapshot = s.context.snapshot().await.expect("a snapshot");
+        for hidden in ["Decoration", "Invisible", "invisible text", "Undisplayed"] {
+            assert!(!snapshot.text.contains(hidden), "{hidden:?} shows in\n{}", snapshot.text);
+        }
+        assert!(snapshot.text.contains(r#"button "Save" [ref="#), "{}", snapshot.text);
+        assert!(snapshot.text.contains("status [ref="), "{}", snapshot.text);
+        s.close().await;
+    });
+}

@@ -1,0 +1,263 @@
+//! `saffron run` records what has no recording: the real binary, real Chromium, the demo app,
+//! and a scripted agent on the fake Anthropic and OpenAI servers that reads the snapshots the
+//! gateway sends to find its refs. Then the same run replays at zero provider requests.
+
+mod support;
+
+use saffron_agent::testing::{FakeServer, Reply, Wire};
+use saffron_agent::{Request, testing};
+use saffron_demo::{DemoConfig, DemoServer};
+use serde_json::json;
+use support::agent::{
+    Plans, Seen, check, check_on, click, configure_agent, done, errors_told, every_file, fill, goto, line_of,
+    new_order_form, on, op, project, reply, runtime, saffron_run, scenario_at, sign_in, step, text, wait,
+};
+
+fn plans() -> Plans {
+    let then = |mut ops: Vec<support::agent::Op>, more: Vec<support::agent::Op>| {
+        ops.extend(more);
+        ops
+    };
+    let mut plans = Plans::new();
+    plans.insert(
+        "Sign in with the demo account".into(),
+        then(sign_in(), vec![step(4), check(json!({ "check": "noConsoleErrors" })), done()]),
+    );
+    plans.insert(
+        "Search orders by customer".into(),
+        then(
+            sign_in(),
+            vec![
+                step(4),
+                fill("searchbox \"Search orders\"", "Ada Lovelace"),
+                click("button \"Search\""),
+                wait("^/api/orders\\?q=", "GET", "200"),
+                step(5),
+                check_on("status", json!({ "check": "text", "text": "2 orders" })),
+                step(6),
+                check(json!({ "check": "count", "role": "cell", "name": "Ada Lovelace", "count": 2 })),
+                done(),
+            ],
+        ),
+    );
+    plans.insert(
+        "Open an invoice in a new tab".into(),
+        then(
+            sign_in(),
+            vec![
+                step(4),
+                click("link \"Open invoice of #1001\""),
+                op("browser_switch_tab", json!({ "url_pattern": "/invoices/1001$" })),
+                step(5),
+                check(json!({ "check": "url", "pattern": "/invoices/1001$" })),
+                check_on("h1", json!({ "check": "visible" })),
+                done(),
+            ],
+        ),
+    );
+    let form = |more: Vec<support::agent::Op>| then(then(sign_in(), new_order_form()), more);
+    plans.insert(
+        "An order needs a customer".into(),
+        form(vec![
+            step(7),
+            click("button \"Save order\""),
+            step(8),
+            check_on("alert", json!({ "check": "text", "text": "Customer is required" })),
+            done(),
+        ]),
+    );
+    plans.insert(
+        "Gift wrap can be chosen and removed".into(),
+        form(vec![
+            step(7),
+            on("browser_check", "checkbox \"Gift wrap\"", json!({})),
+            step(8),
+            check_on("checkbox \"Gift wrap\"", json!({ "check": "state", "state": "checked" })),
+            step(9),
+            on("browser_uncheck", "checkbox \"Gift wrap\"", json!({})),
+            step(10),
+            check_on("checkbox \"Gift wrap\"", json!({ "check": "state", "state": "unchecked" })),
+            done(),
+        ]),
+    );
+    plans.insert(
+        "Create an order for <customer>".into(),
+        form(vec![
+            step(7),
+            fill("textbox \"Customer\"", "<table:Customer>"),
+            fill("spinbutton \"Quantity\"", "<table:Quantity>"),
+            on("browser_select", "combobox \"Product\"", json!({ "option": "<table:Product>" })),
+            step(8),
+            click("button \"Save order\""),
+            wait("^/api/orders$", "POST", "201"),
+            step(9),
+            check_on("Order saved", json!({ "check": "text", "text": "Order saved" })),
+            step(10),
+            check_on("Total: €13.50", json!({ "check": "text", "text": "Total: <total>" })),
+            step(11),
+            check(json!({ "check": "response", "pattern": "^/api/orders$", "method": "POST", "status": "201" })),
+            step(12),
+            goto("/orders"),
+            // The shop keeps every order the recording, its proof and the replays create, so the
+            // customer's name is in several rows: the count of orders is what stays checkable.
+            check_on("status [ref=", json!({ "check": "text", "pattern": "^\\d+ orders$" })),
+            done(),
+        ]),
+    );
+    plans
+}
+
+async fn scripted(wire: Wire, seen: Seen) -> FakeServer {
+    let plans = plans();
+    FakeServer::start(wire, move |request: &Request| {
+        seen.push(request);
+        reply(&plans, request)
+    })
+    .await
+    .expect("fake server")
+}
+
+#[test]
+fn six_example_scenarios_are_recorded_on_both_wires_saved_and_then_replayed_with_zero_requests() {
+    let runtime = runtime();
+    let config = DemoConfig::default();
+    let password = config.password.clone();
+    let demo = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let root = project("six", &password);
+    let (seen_anthropic, seen_openai) = (Seen::default(), Seen::default());
+    let anthropic = runtime.block_on(scripted(Wire::Anthropic, seen_anthropic.clone()));
+    let openai = runtime.block_on(scripted(Wire::OpenAi, seen_openai.clone()));
+
+    // The Anthropic wire: a plain scenario, a search with a count, a new tab.
+    let first = vec![
+        scenario_at(&root, "features/sign_in.feature", "Sign in with the demo account"),
+        scenario_at(&root, "features/orders.saffron", "Search orders by customer"),
+        scenario_at(&root, "features/orders.saffron", "Open an invoice in a new tab"),
+    ];
+    configure_agent(&root, "anthropic", &anthropic, "");
+    let output = saffron_run(&root, &demo.url(), &first);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{all}\nerrors told to the agent:\n{}", errors_told(&seen_anthropic));
+    assert!(all.contains("3 scenario(s): 3 green"), "{all}");
+
+    // The OpenAI wire: an Outline with a table step (two rows, one recording), a field error, a
+    // checkbox.
+    let second = vec![
+        line_of(&root, "features/new_order.saffron", "| Margaret Hamilton"),
+        line_of(&root, "features/new_order.saffron", "| Katherine Johnson"),
+        scenario_at(&root, "features/new_order.saffron", "An order needs a customer"),
+        scenario_at(&root, "features/new_order.saffron", "Gift wrap can be chosen and removed"),
+    ];
+    configure_agent(&root, "openai", &openai, "");
+    let output = saffron_run(&root, &demo.url(), &second);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{all}\nerrors told to the agent:\n{}", errors_told(&seen_openai));
+    assert!(all.contains("4 scenario(s): 4 green"), "{all}");
+
+    // Saved, with tokens where the values were.
+    let cache = root.join(".saffron/cache");
+    let outline = std::fs::read_to_string(cache.join("new-order/create-an-order-for-customer.json")).expect("saved");
+    assert!(outline.contains("<table:Customer>") && outline.contains("Total: <total>"), "{outline}");
+    let sign_in = std::fs::read_to_string(cache.join("sign-in/sign-in-with-the-demo-account.json")).expect("saved");
+    assert!(sign_in.contains("{env:DEMO_PASSWORD}") && sign_in.contains("expectNoConsoleErrors"), "{sign_in}");
+    let invoice = std::fs::read_to_string(cache.join("orders/open-an-invoice-in-a-new-tab.json")).expect("saved");
+    assert!(invoice.contains("\"switchTab\""), "{invoice}");
+    let anthropic_requests = anthropic.requests().len();
+    let openai_requests = openai.requests().len();
+    assert!(anthropic_requests > 0 && openai_requests > 0);
+
+    // Everything again: replayed green, not one request to either provider.
+    let every: Vec<String> = first.iter().chain(&second).cloned().collect();
+    let output = saffron_run(&root, &demo.url(), &every);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{all}");
+    assert!(all.contains("7 scenario(s): 7 green"), "{all}");
+    assert_eq!(anthropic.requests().len(), anthropic_requests, "a replay asked the Anthropic server");
+    assert_eq!(openai.requests().len(), openai_requests, "a replay asked the OpenAI server");
+
+    // The secret reached no request body and no file Saffron wrote.
+    for captured in anthropic.requests().iter().chain(&openai.requests()) {
+        assert!(!captured.body.contains(&password), "a request held the password");
+    }
+    let mut files = Vec::new();
+    every_file(&root.join(".saffron"), &mut files);
+    assert!(!files.is_empty());
+    for file in files {
+        let bytes = std::fs::read(&file).expect("read");
+        assert!(!String::from_utf8_lossy(&bytes).contains(&password), "{} holds the password", file.display());
+    }
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = runtime.block_on(demo.shutdown());
+    let _ = testing::sequence(Vec::<Reply>::new());
+}
+
+/// Steps other scenarios' recordings already perform are replayed, not recorded: the agent is
+/// asked only about the gap, and a scenario with no gap takes no request at all.
+#[test]
+fn steps_recorded_elsewhere_are_seeded_and_the_agent_is_asked_only_about_the_gap() {
+    let runtime = runtime();
+    let config = DemoConfig::default();
+    let password = config.password.clone();
+    let demo = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let root = project("seeded", &password);
+    let repository = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    support::copy_dir(&repository.join(".saffron/cache"), &root.join(".saffron/cache"));
+    let orders = root.join("features/orders.saffron");
+    let mut source = std::fs::read_to_string(&orders).expect("orders.saffron");
+    source.push_str(
+        "\n  Scenario: Search, then read the heading\n    When I search orders for \"Ada Lovelace\"\n    \
+         Then the orders table shows 2 orders\n    And I see the page heading \"Orders\"\n\
+         \n  Scenario: Search once more\n    When I search orders for \"Ada Lovelace\"\n    \
+         Then the orders table shows 2 orders\n",
+    );
+    std::fs::write(&orders, source).expect("write orders.saffron");
+    let seen = Seen::default();
+    let mut plans = Plans::new();
+    // Steps 1-3 are the sign-in StepSet of the Background, 4-5 the search: all recorded elsewhere.
+    plans.insert(
+        "Search, then read the heading".into(),
+        vec![step(6), check(json!({ "check": "visible", "role": "heading", "name": "Orders" })), done()],
+    );
+    let recorded = seen.clone();
+    let server = runtime
+        .block_on(FakeServer::start(Wire::Anthropic, move |request: &Request| {
+            recorded.push(request);
+            reply(&plans, request)
+        }))
+        .expect("fake server");
+    configure_agent(&root, "anthropic", &server, "");
+    let targets = vec![
+        scenario_at(&root, "features/orders.saffron", "Search, then read the heading"),
+        scenario_at(&root, "features/orders.saffron", "Search once more"),
+    ];
+    let output = saffron_run(&root, &demo.url(), &targets);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{all}\nerrors told to the agent:\n{}", errors_told(&seen));
+    assert!(all.contains("2 scenario(s): 2 green"), "{all}");
+    assert!(all.contains("5 of 6 steps seeded") && all.contains("5 of 5 steps seeded"), "{all}");
+
+    // One session of three turns, about step 6 only; the gap-free scenario asked nothing.
+    let requests = seen.all();
+    assert_eq!(requests.len(), 3, "{all}");
+    let task = requests[0].messages[0].text();
+    assert!(task.contains("Scenario: Search, then read the heading"), "{task}");
+    assert!(task.contains("Perform steps 6 to 6."), "{task}");
+    for number in 1..=5 {
+        let line = task.lines().find(|line| line.starts_with(&format!("{number}. "))).expect("a numbered step");
+        assert!(line.ends_with("(done by Saffron, not by you)"), "{line}");
+    }
+    assert!(!task.contains("Search once more"));
+
+    // Saved, the seeded steps with the actions they were copied from; replayed with no request.
+    let cache = root.join(".saffron/cache/orders");
+    let gap = std::fs::read_to_string(cache.join("search-then-read-the-heading.json")).expect("saved");
+    assert!(gap.contains("\"expectVisible\"") && gap.contains("Ada Lovelace"), "{gap}");
+    assert!(cache.join("search-once-more.json").exists());
+    let output = saffron_run(&root, &demo.url(), &targets);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{all}");
+    assert!(all.contains("2 scenario(s): 2 green"), "{all}");
+    assert_eq!(server.requests().len(), 3, "a replay asked the provider");
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = runtime.block_on(demo.shutdown());
+}

@@ -1,0 +1,88 @@
+//! The end-to-end recording tests' helpers: the scripted agent (shared with the recording
+//! benchmark), a copy of the example project without recordings, and `saffron run` on it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use saffron_agent::testing::FakeServer;
+pub use saffron_benches::agent_script::*;
+
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime")
+}
+
+pub fn text(output: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
+}
+
+/// The example project's features without any recording, the demo password in its `.env`.
+pub fn project(name: &str, password: &str) -> PathBuf {
+    let repository = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = std::env::temp_dir().join(format!("saffron-record-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    super::copy_dir(&repository.join("features"), &root.join("features"));
+    std::fs::write(root.join(".env"), format!("DEMO_PASSWORD={password}\n")).expect("write .env");
+    root
+}
+
+pub fn configure_agent(root: &Path, provider: &str, server: &FakeServer, extra: &str) {
+    let toml = format!(
+        "[agent]\nprovider = \"{provider}\"\nmodel = \"fake-model\"\nbase_url = \"{}\"\napi_key_env = \"\"\n{extra}",
+        server.base_url()
+    );
+    std::fs::write(root.join("saffron.toml"), toml).expect("write saffron.toml");
+}
+
+pub fn saffron_run(root: &Path, base_url: &str, targets: &[String]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .args(["run", "--base-url", base_url])
+        .args(targets)
+        .current_dir(root)
+        .env_remove("DEMO_PASSWORD")
+        .output()
+        .expect("saffron runs")
+}
+
+/// `FILE:LINE` of the scenario named `name` in the project's `file`.
+pub fn scenario_at(root: &Path, file: &str, name: &str) -> String {
+    line_of(root, file, &format!(": {name}"))
+}
+
+/// `FILE:LINE` of the first line of `file` that holds `text` (an Examples row selects its row).
+pub fn line_of(root: &Path, file: &str, text: &str) -> String {
+    let source = std::fs::read_to_string(root.join(file)).expect("feature");
+    let line = source.lines().position(|line| line.contains(text)).expect("line");
+    format!("{file}:{}", line + 1)
+}
+
+pub fn every_file(root: &Path, files: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(root).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            every_file(&path, files);
+        } else {
+            files.push(path);
+        }
+    }
+}
+
+/// What went wrong in the agent's conversations, for a failing assertion's message.
+pub fn errors_told(seen: &Seen) -> String {
+    let mut errors: Vec<String> = Vec::new();
+    for request in seen.all() {
+        for (content, is_error) in tool_results(&request) {
+            if is_error && !errors.contains(&content) {
+                errors.push(content);
+            }
+        }
+    }
+    if std::env::var_os("SAFFRON_TEST_DUMP").is_some()
+        && let Some(last) =
+            seen.all().iter().rev().find(|request| tool_results(request).iter().any(|(_, error)| *error)).cloned()
+    {
+        for (content, _) in tool_results(&last) {
+            errors.push(format!("RESULT: {content}"));
+        }
+    }
+    errors.join("\n---\n")
+}

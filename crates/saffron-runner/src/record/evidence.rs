@@ -1,0 +1,61 @@
+//! What is kept of a recording that was not saved: each attempt's recording, its proof
+//! replay's verdict and the conversation with the agent, masked, under
+//! `.saffron/artifacts/recording/<feature>/<scenario>/`.
+
+use std::path::Path;
+
+use saffron_agent::{Block, Message, Role, ToolInput};
+use saffron_recording::{Masker, write_atomic};
+use serde_json::{Value, json};
+
+use super::Attempt;
+use crate::plan::Execution;
+
+/// Writes every attempt's evidence; the folder, relative to the root.
+pub(super) fn keep(
+    root: &Path,
+    execution: &Execution,
+    attempts: &[Attempt],
+    masker: &Masker,
+) -> Result<String, String> {
+    // `.saffron/cache/<feature>/<scenario>.json` → `.saffron/artifacts/recording/<feature>/<scenario>/`.
+    let relative = execution.recording_path.strip_prefix(".saffron/cache").unwrap_or(&execution.recording_path);
+    let folder = Path::new(".saffron/artifacts/recording").join(relative.with_extension(""));
+    for (number, attempt) in attempts.iter().enumerate() {
+        let evidence = json!({
+            "attempt": number + 1,
+            "recording": attempt.recording,
+            "proof": attempt.proof.as_ref().map(|proof| json!({ "verdict": proof.verdict, "steps": proof.steps })),
+            "conversation": attempt.conversation.iter().map(message_json).collect::<Vec<_>>(),
+        });
+        let text = serde_json::to_string_pretty(&evidence).map_err(|error| error.to_string())?;
+        let path = root.join(&folder).join(format!("attempt-{}.json", number + 1));
+        write_atomic(&path, masker.mask(&text).as_bytes()).map_err(|error| format!("{}: {error}", path.display()))?;
+    }
+    Ok(folder.to_string_lossy().replace('\\', "/"))
+}
+
+fn message_json(message: &Message) -> Value {
+    let role = match message.role {
+        Role::User => "user",
+        Role::Assistant => "assistant",
+    };
+    let content: Vec<Value> = message
+        .content
+        .iter()
+        .map(|block| match block {
+            Block::Text { text } => json!({ "text": text }),
+            Block::ToolUse { id, name, input } => {
+                let input = match input {
+                    ToolInput::Json(value) => value.clone(),
+                    ToolInput::Malformed { raw, .. } => Value::String(raw.clone()),
+                };
+                json!({ "toolUse": { "id": id, "name": name, "input": input } })
+            }
+            Block::ToolResult { tool_use_id, content, is_error } => {
+                json!({ "toolResult": { "id": tool_use_id, "content": content, "isError": is_error } })
+            }
+        })
+        .collect();
+    json!({ "role": role, "content": content })
+}

@@ -1,0 +1,701 @@
+//! The recording gateway: the only way the agent touches the browser, and the only recorder.
+//!
+//! Each action the agent asks for is built as a recording-format [`Action`] (its target from
+//! the selector ladder walked against the element behind the ref), its tokens are filled in
+//! the way replay fills them, and it runs through the page's `perform`: what is recorded is
+//! what was performed, tokens kept, values never. Every answer is masked here, before the
+//! session masks it again.
+
+use std::ops::Range;
+use std::sync::Arc;
+use std::time::Duration;
+
+use saffron_agent::{BoxFuture, ToolGateway, ToolOutput, ToolSpec};
+use saffron_recording::{Action, Date, ElementState, Masker, ResponseMatcher, StepKind, StepSpec, TokenKind, tokenize};
+use serde_json::Value;
+
+use super::page::{LivePage, PageError};
+use super::tools::{self, AssertInput, CheckKind, StateInput};
+use crate::execute::EnvLookup;
+use crate::resolve::{ExecutionValues, resolve_action};
+
+/// How long a check waits for the page before it is refused: the agent looks at the page as it
+/// is; replay waits the configured assertion timeout.
+const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// One performed action, with the step it was performed under (`None`: before any announced
+/// step, diagnosis).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub step: Option<usize>,
+    pub action: Action,
+    /// `step 4 click css "#x"`: only CSS or position identifies the element.
+    pub fragile: Option<String>,
+}
+
+/// How the agent ended the session, as the gateway judged it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Finish {
+    Success,
+    /// Success claimed twice while Then steps had no verified check (their 0-based indices).
+    Unverified(Vec<usize>),
+    /// The agent found the application not doing what a step says.
+    Failure(String),
+    /// The browser went away under the session.
+    BrowserLost(String),
+}
+
+/// The values the scenario's execution fills tokens with.
+pub struct Values {
+    pub params: Vec<(String, String)>,
+    pub unique_seed: String,
+    pub today: Date,
+    pub env: EnvLookup,
+    /// The steps' tables with the row's values, for `<table:key>`.
+    pub tables: Vec<Option<Vec<Vec<String>>>>,
+    /// Names the agent may type as `{env:NAME}`.
+    pub secret_names: Vec<String>,
+}
+
+pub struct Gateway<P: LivePage> {
+    page: P,
+    steps: Vec<StepSpec>,
+    segment: Range<usize>,
+    base_url: String,
+    values: Arc<Values>,
+    masker: Masker,
+    action_timeout: Duration,
+    navigation_timeout: Duration,
+    current: Option<usize>,
+    entries: Vec<Entry>,
+    verified: Vec<bool>,
+    refused_done: bool,
+    finish: Option<Finish>,
+    /// The target of the action being built is fragile.
+    pending_fragile: bool,
+}
+
+impl<P: LivePage> Gateway<P> {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        page: P,
+        steps: Vec<StepSpec>,
+        segment: Range<usize>,
+        base_url: String,
+        values: Arc<Values>,
+        masker: Masker,
+        action_timeout: Duration,
+        navigation_timeout: Duration,
+    ) -> Gateway<P> {
+        let verified = vec![false; steps.len()];
+        Gateway {
+            page,
+            steps,
+            segment,
+            base_url,
+            values,
+            masker,
+            action_timeout,
+            navigation_timeout,
+            current: None,
+            entries: Vec::new(),
+            verified,
+            refused_done: false,
+            finish: None,
+            pending_fragile: false,
+        }
+    }
+
+    pub fn finish(&self) -> Option<&Finish> {
+        self.finish.as_ref()
+    }
+
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The masker with every secret substituted so far.
+    pub fn masker(&self) -> &Masker {
+        &self.masker
+    }
+
+    pub fn into_page(self) -> P {
+        self.page
+    }
+
+    /// The page as the agent reads it, masked.
+    pub async fn snapshot_text(&mut self) -> Result<String, PageError> {
+        let view = self.page.snapshot().await?;
+        Ok(self.masker.mask(&view.text))
+    }
+
+    async fn call_inner(&mut self, name: &str, input: &Value) -> Result<String, String> {
+        match name {
+            tools::SNAPSHOT => {
+                tools::parse::<tools::NoInput>(name, input)?;
+                self.snapshot_text().await.map_err(|error| self.page_error(error))
+            }
+            tools::STEP => {
+                let input: tools::StepInput = tools::parse(name, input)?;
+                self.announce(input.step)
+            }
+            tools::ASSERT => {
+                let input: AssertInput = tools::parse(name, input)?;
+                let action = self.assertion(&input).await?;
+                self.run(action, true).await
+            }
+            tools::DONE => {
+                let input: tools::DoneInput = tools::parse(name, input)?;
+                self.done(input.success, &input.narrative)
+            }
+            _ => {
+                let action = self.action(name, input).await?;
+                self.run(action, false).await
+            }
+        }
+    }
+
+    fn announce(&mut self, number: usize) -> Result<String, String> {
+        let index = number.wrapping_sub(1);
+        if !self.segment.contains(&index) {
+            return Err(format!(
+                "there is no step {number} to perform here: announce one of steps {} to {}",
+                self.segment.start + 1,
+                self.segment.end
+            ));
+        }
+        if self.current.is_some_and(|current| index < current) {
+            return Err(format!(
+                "step {number} comes before the step you announced last ({}): steps are performed in order",
+                self.current.map_or(0, |current| current + 1)
+            ));
+        }
+        self.current = Some(index);
+        self.page.begin_step();
+        let step = &self.steps[index];
+        let then = if step.kind == StepKind::Outcome {
+            " It is a Then step: verify it with saffron_assert; do not change the page to make it pass."
+        } else {
+            ""
+        };
+        Ok(format!("Step {number} announced: {}.{then}", step.text))
+    }
+
+    fn done(&mut self, success: bool, narrative: &str) -> Result<String, String> {
+        if !success {
+            self.finish = Some(Finish::Failure(self.masker.mask(narrative)));
+            return Ok("Recorded as a failure of the application.".into());
+        }
+        let missing: Vec<usize> = self
+            .segment
+            .clone()
+            .filter(|&index| self.steps[index].kind == StepKind::Outcome && !self.verified[index])
+            .collect();
+        if missing.is_empty() {
+            self.finish = Some(Finish::Success);
+            return Ok("Done.".into());
+        }
+        if !self.refused_done {
+            self.refused_done = true;
+            let list: Vec<String> =
+                missing.iter().map(|index| format!("{} \"{}\"", index + 1, self.steps[*index].text)).collect();
+            return Err(format!(
+                "not done: Then step(s) {} have no verified check. Announce each and verify it with saffron_assert, \
+                 or call saffron_done with success=false if the application does not do what it says.",
+                list.join(", ")
+            ));
+        }
+        self.finish = Some(Finish::Unverified(missing));
+        Ok("Ended, unverified: the scenario is not green.".into())
+    }
+
+    /// The recording-format action of a browser tool call, tokens as the agent typed them.
+    async fn action(&mut self, name: &str, input: &Value) -> Result<Action, String> {
+        Ok(match name {
+            tools::CLICK => {
+                let input: tools::RefInput = tools::parse(name, input)?;
+                Action::Click { target: self.target(&input.element).await?, timeout_ms: None }
+            }
+            tools::HOVER => {
+                let input: tools::RefInput = tools::parse(name, input)?;
+                Action::Hover { target: self.target(&input.element).await?, timeout_ms: None }
+            }
+            tools::CHECK => {
+                let input: tools::RefInput = tools::parse(name, input)?;
+                Action::Check { target: self.target(&input.element).await?, timeout_ms: None }
+            }
+            tools::UNCHECK => {
+                let input: tools::RefInput = tools::parse(name, input)?;
+                Action::Uncheck { target: self.target(&input.element).await?, timeout_ms: None }
+            }
+            tools::FILL => {
+                let input: tools::FillInput = tools::parse(name, input)?;
+                Action::Fill { target: self.target(&input.element).await?, value: input.value, timeout_ms: None }
+            }
+            tools::SELECT => {
+                let input: tools::SelectInput = tools::parse(name, input)?;
+                Action::Select {
+                    target: self.target(&input.element).await?,
+                    values: vec![input.option],
+                    timeout_ms: None,
+                }
+            }
+            tools::PRESS => {
+                let input: tools::PressInput = tools::parse(name, input)?;
+                let target = match &input.element {
+                    Some(element) => Some(self.target(element).await?),
+                    None => None,
+                };
+                Action::Press { target, key: input.key, timeout_ms: None }
+            }
+            tools::GOTO => {
+                let input: tools::GotoInput = tools::parse(name, input)?;
+                let url = saffron_browser::relativize_url(&self.base_url, input.url.trim());
+                Action::Goto { url, timeout_ms: None }
+            }
+            tools::SWITCH_TAB => {
+                let input: tools::SwitchTabInput = tools::parse(name, input)?;
+                if input.index.is_some() == input.url_pattern.is_some() {
+                    return Err("give either `index` or `url_pattern`".into());
+                }
+                Action::SwitchTab { index: input.index, url_pattern: input.url_pattern, timeout_ms: None }
+            }
+            tools::DIALOG => {
+                let input: tools::DialogInput = tools::parse(name, input)?;
+                Action::Dialog { accept: input.accept, prompt_text: input.text, timeout_ms: None }
+            }
+            tools::WAIT_RESPONSE => {
+                let input: tools::WaitResponseInput = tools::parse(name, input)?;
+                Action::WaitForResponse {
+                    response: ResponseMatcher {
+                        url_regex: input.url_pattern,
+                        method: input.method.map(|method| method.to_ascii_uppercase()),
+                        status: input.status,
+                        body_regex: input.body_pattern,
+                    },
+                    timeout_ms: None,
+                }
+            }
+            other => {
+                let names: Vec<String> = tools::specs().into_iter().map(|spec| spec.name).collect();
+                return Err(format!("there is no tool `{other}`; the tools are: {}", names.join(", ")));
+            }
+        })
+    }
+
+    async fn assertion(&mut self, input: &AssertInput) -> Result<Action, String> {
+        let needs = |field: Option<&String>, what: &str| {
+            field.cloned().ok_or_else(|| format!("check `{:?}` needs `{what}`", input.check).to_lowercase())
+        };
+        Ok(match input.check {
+            CheckKind::Visible => Action::ExpectVisible { target: self.check_target(input).await?, timeout_ms: None },
+            CheckKind::Hidden => Action::ExpectHidden { target: self.check_target(input).await?, timeout_ms: None },
+            CheckKind::Text => {
+                if input.text.is_none() && input.pattern.is_none() {
+                    return Err("check `text` needs `text` or `pattern`".into());
+                }
+                Action::ExpectText {
+                    target: self.check_target(input).await?,
+                    text: input.text.clone().filter(|_| input.pattern.is_none()),
+                    text_regex: input.pattern.clone(),
+                    timeout_ms: None,
+                }
+            }
+            CheckKind::Value => Action::ExpectValue {
+                target: self.check_target(input).await?,
+                value: needs(input.value.as_ref().or(input.text.as_ref()), "value")?,
+                timeout_ms: None,
+            },
+            CheckKind::Url => {
+                let url = input.url.as_ref().map(|url| saffron_browser::relativize_url(&self.base_url, url.trim()));
+                if url.is_none() && input.pattern.is_none() {
+                    return Err("check `url` needs `url` or `pattern`".into());
+                }
+                Action::ExpectUrl {
+                    url: url.filter(|_| input.pattern.is_none()),
+                    url_regex: input.pattern.clone(),
+                    timeout_ms: None,
+                }
+            }
+            CheckKind::State => {
+                let state = match input.state.ok_or("check `state` needs `state`")? {
+                    StateInput::Checked => ElementState::Checked,
+                    StateInput::Unchecked => ElementState::Unchecked,
+                    StateInput::Enabled => ElementState::Enabled,
+                    StateInput::Disabled => ElementState::Disabled,
+                    StateInput::Focused => ElementState::Focused,
+                };
+                Action::ExpectState { target: self.check_target(input).await?, state, timeout_ms: None }
+            }
+            CheckKind::Count => Action::ExpectCount {
+                target: saffron_recording::Target {
+                    role: Some(needs(input.role.as_ref(), "role")?),
+                    name: input.name.clone(),
+                    ..saffron_recording::Target::default()
+                },
+                count: input.count.ok_or("check `count` needs `count`")?,
+                timeout_ms: None,
+            },
+            CheckKind::Response => Action::ExpectResponse {
+                response: ResponseMatcher {
+                    url_regex: needs(input.pattern.as_ref().or(input.url.as_ref()), "pattern")?,
+                    method: input.method.as_ref().map(|method| method.to_ascii_uppercase()),
+                    status: input.status.clone(),
+                    body_regex: None,
+                },
+                timeout_ms: None,
+            },
+            CheckKind::NoConsoleErrors => Action::ExpectNoConsoleErrors { timeout_ms: None },
+        })
+    }
+
+    /// The element a check is about: a ref, or a role and name (which may hold tokens such as
+    /// `<customer>`, for an element whose name is a value the agent does not see).
+    async fn check_target(&mut self, input: &AssertInput) -> Result<saffron_recording::Target, String> {
+        match (&input.element, &input.role) {
+            (Some(element), _) => self.target(element).await,
+            (None, Some(role)) => Ok(saffron_recording::Target {
+                role: Some(role.clone()),
+                name: input.name.clone(),
+                ..saffron_recording::Target::default()
+            }),
+            // Text the page shows outside any element with a ref ("2 items left"): the element
+            // that shows exactly this text, found by the text tier as replay will find it.
+            (None, None) if matches!(input.check, CheckKind::Visible | CheckKind::Text) && input.text.is_some() => {
+                Ok(saffron_recording::Target {
+                    text: input.text.clone(),
+                    tier: Some(saffron_recording::Tier::Text),
+                    ..saffron_recording::Target::default()
+                })
+            }
+            (None, None) => Err(format!(
+                "check `{}` needs `ref` (or `role` and `name`; a visible or text check may give only `text`)",
+                check_name(input.check)
+            )),
+        }
+    }
+
+    async fn target(&mut self, element: &str) -> Result<saffron_recording::Target, String> {
+        match self.page.target_for_ref(element).await {
+            Ok(found) => {
+                if found.fragile {
+                    self.pending_fragile = true;
+                }
+                Ok(found.target)
+            }
+            Err(error) => Err(self.page_error(error)),
+        }
+    }
+
+    /// Turns a page error into the tool error; a lost browser also ends the session.
+    fn page_error(&mut self, error: PageError) -> String {
+        match error {
+            PageError::Refused(message) => message,
+            PageError::BrowserLost(cause) => {
+                self.finish = Some(Finish::BrowserLost(cause.clone()));
+                format!("the browser went away: {cause}")
+            }
+        }
+    }
+
+    /// Fills the tokens in, performs, records, answers with the new page.
+    async fn run(&mut self, action: Action, is_check: bool) -> Result<String, String> {
+        let fragile = std::mem::take(&mut self.pending_fragile);
+        self.check_secrets(&action)?;
+        let table = self.current.and_then(|index| self.values.tables.get(index).cloned().flatten());
+        let values = ExecutionValues {
+            params: &self.values.params,
+            unique_seed: &self.values.unique_seed,
+            today: self.values.today,
+            env: self.values.env.clone(),
+        };
+        let (resolved, secrets) = resolve_action(&action, &values, table.as_ref())
+            .map_err(|error| format!("cannot fill in the values of `{action}`: {error}"))?;
+        self.masker.add_all(&secrets);
+        let timeout = if is_check {
+            CHECK_TIMEOUT
+        } else if matches!(action, Action::Goto { .. }) {
+            self.navigation_timeout
+        } else {
+            self.action_timeout
+        };
+        let notes = match self.page.perform(&resolved, timeout).await {
+            Ok(notes) => notes,
+            Err(PageError::Refused(message)) if is_check => {
+                return Err(format!("the check does not hold, so it is not recorded: {message}"));
+            }
+            Err(error) => return Err(self.page_error(error)),
+        };
+        if let Some(step) = self.current
+            && is_check
+        {
+            self.verified[step] = true;
+        }
+        let fragile = fragile.then(|| match self.current {
+            Some(step) => format!("step {} `{action}`", step + 1),
+            None => format!("`{action}`"),
+        });
+        let said = match self.current {
+            Some(step) if is_check => format!("The check holds; recorded under step {}: {action}.", step + 1),
+            Some(step) => format!("Performed and recorded under step {}: {action}.", step + 1),
+            None if is_check => format!("The check holds; not recorded (no step announced yet): {action}."),
+            None => format!("Performed, not recorded (no step announced yet): {action}."),
+        };
+        let action = with_row_tokens(action, &self.values.params);
+        self.entries.push(Entry { step: self.current, action, fragile });
+        let mut answer = said;
+        for note in notes {
+            answer.push_str(&format!("\nNote: {note}"));
+        }
+        // A check leaves the page as it was: the last snapshot still holds, and a new one would
+        // cost the agent tokens and the recording time.
+        if !is_check {
+            match self.snapshot_text().await {
+                Ok(snapshot) => answer.push_str(&format!("\n\n{snapshot}")),
+                Err(error) => answer.push_str(&format!("\n\n(no snapshot: {})", self.page_error(error))),
+            }
+        }
+        Ok(answer)
+    }
+
+    /// Only secrets the project declares may be typed: an agent must not read the environment
+    /// into the page.
+    fn check_secrets(&self, action: &Action) -> Result<(), String> {
+        let json = serde_json::to_string(action).unwrap_or_default();
+        for token in tokenize(&json) {
+            if let TokenKind::Env(name) = token.kind
+                && !self.values.secret_names.iter().any(|known| known == name)
+            {
+                return Err(format!(
+                    "`{{env:{name}}}` is not a secret this project declares (in the scenario's steps or its .env)"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<P: LivePage> ToolGateway for Gateway<P> {
+    fn tools(&self) -> Vec<ToolSpec> {
+        tools::specs()
+    }
+
+    fn call<'a>(&'a mut self, name: &'a str, input: &'a Value) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(async move {
+            if self.finish.is_some() {
+                return ToolOutput::error("the session is over");
+            }
+            match self.call_inner(name, input).await {
+                Ok(text) => ToolOutput::ok(self.masker.mask(&text)),
+                Err(text) => ToolOutput::error(self.masker.mask(&text)),
+            }
+        })
+    }
+
+    fn is_done(&self) -> bool {
+        self.finish.is_some()
+    }
+
+    fn nudge(&self) -> String {
+        "You answered without calling a tool. Act only through the tools: announce each step with saffron_step, \
+         perform it, verify each Then step with saffron_assert, and end with saffron_done."
+            .into()
+    }
+}
+
+fn check_name(check: CheckKind) -> String {
+    serde_json::to_value(check).ok().and_then(|value| value.as_str().map(str::to_owned)).unwrap_or_default()
+}
+
+/// The action with each Outline value that a locator took from the page written back as its
+/// `<param>`: the recording serves every row, and another row's page shows another value.
+/// Values shorter than three characters are left alone (a `1` is in too many places), and so
+/// are patterns, where the value may be escaped.
+pub fn with_row_tokens(action: Action, params: &[(String, String)]) -> Action {
+    if params.iter().all(|(_, value)| value.chars().count() < 3) {
+        return action;
+    }
+    let Ok(mut json) = serde_json::to_value(&action) else { return action };
+    replace_values(&mut json, None, params);
+    serde_json::from_value(json).unwrap_or(action)
+}
+
+fn replace_values(value: &mut Value, key: Option<&str>, params: &[(String, String)]) {
+    match value {
+        Value::String(text) => {
+            let vocabulary = matches!(key, Some("type" | "tier" | "kind"));
+            let pattern = key.is_some_and(|key| key.ends_with("Regex") || key == "urlPattern");
+            if vocabulary || pattern {
+                return;
+            }
+            for (name, row_value) in params.iter().filter(|(_, value)| value.chars().count() >= 3) {
+                if text.contains(row_value.as_str()) {
+                    *text = text.replace(row_value.as_str(), &format!("<{name}>"));
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| replace_values(item, key, params)),
+        Value::Object(map) => map.iter_mut().for_each(|(name, item)| replace_values(item, Some(name), params)),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use saffron_recording::Target;
+    use serde_json::json;
+
+    use super::super::page::{PageView, RefTarget};
+    use super::*;
+
+    const SECRET: &str = "hunter2-secret";
+
+    /// A page that shows the secret in its text, has one element (`e1`), and refuses checks
+    /// of the text "nope".
+    struct FakePage {
+        performed: Arc<Mutex<Vec<Action>>>,
+    }
+
+    impl LivePage for FakePage {
+        fn snapshot(&mut self) -> BoxFuture<'_, Result<PageView, PageError>> {
+            Box::pin(async { Ok(PageView { text: format!("textbox \"Password\" [ref=e1]: {SECRET}") }) })
+        }
+
+        fn target_for_ref<'a>(&'a mut self, element: &'a str) -> BoxFuture<'a, Result<RefTarget, PageError>> {
+            Box::pin(async move {
+                match element {
+                    "e1" => Ok(RefTarget { target: Target::role("textbox", "Password"), fragile: false }),
+                    other => Err(PageError::Refused(format!("there is no element {other}"))),
+                }
+            })
+        }
+
+        fn perform<'a>(&'a mut self, action: &'a Action, _: Duration) -> BoxFuture<'a, Result<Vec<String>, PageError>> {
+            Box::pin(async move {
+                if matches!(action, Action::ExpectText { text: Some(text), .. } if text == "nope") {
+                    return Err(PageError::Refused(format!("expected text \"nope\", found \"{SECRET}\"")));
+                }
+                self.performed.lock().expect("lock").push(action.clone());
+                Ok(Vec::new())
+            })
+        }
+
+        fn begin_step(&mut self) {}
+    }
+
+    fn gateway() -> (Gateway<FakePage>, Arc<Mutex<Vec<Action>>>) {
+        let performed = Arc::new(Mutex::new(Vec::new()));
+        let env: EnvLookup = Arc::new(|name: &str| (name == "PASSWORD").then(|| SECRET.to_string()));
+        let values = Values {
+            params: Vec::new(),
+            unique_seed: "seed".into(),
+            today: Date::today_utc(),
+            env,
+            tables: vec![None, None],
+            secret_names: vec!["PASSWORD".into()],
+        };
+        let mut masker = Masker::new();
+        masker.add(&saffron_recording::Secret { name: "PASSWORD".into(), value: SECRET.into() });
+        let steps = vec![StepSpec::new(StepKind::Action, "I sign in"), StepSpec::new(StepKind::Outcome, "I see it")];
+        let page = FakePage { performed: Arc::clone(&performed) };
+        let gateway = Gateway::new(
+            page,
+            steps,
+            0..2,
+            "http://127.0.0.1:1".into(),
+            Arc::new(values),
+            masker,
+            Duration::from_secs(1),
+            Duration::from_secs(1),
+        );
+        (gateway, performed)
+    }
+
+    fn call(gateway: &mut Gateway<FakePage>, name: &str, input: serde_json::Value) -> ToolOutput {
+        futures::executor::block_on(ToolGateway::call(gateway, name, &input))
+    }
+
+    #[test]
+    fn a_secret_is_typed_as_a_token_performed_as_its_value_recorded_as_the_token_and_never_shown() {
+        let (mut gateway, performed) = gateway();
+        let snapshot = call(&mut gateway, tools::SNAPSHOT, json!({}));
+        assert!(!snapshot.content.contains(SECRET) && snapshot.content.contains("{env:PASSWORD}"), "{snapshot:?}");
+        assert!(!call(&mut gateway, tools::STEP, json!({ "step": 1 })).is_error);
+        let filled = call(&mut gateway, tools::FILL, json!({ "ref": "e1", "value": "{env:PASSWORD}" }));
+        assert!(!filled.is_error && !filled.content.contains(SECRET), "{filled:?}");
+        assert!(matches!(&performed.lock().expect("lock")[0], Action::Fill { value, .. } if value == SECRET));
+        assert!(matches!(&gateway.entries()[0].action, Action::Fill { value, .. } if value == "{env:PASSWORD}"));
+        // A failed check quotes the page, masked too.
+        let refused = call(&mut gateway, tools::ASSERT, json!({ "check": "text", "ref": "e1", "text": "nope" }));
+        assert!(refused.is_error && !refused.content.contains(SECRET), "{refused:?}");
+        // The environment is not the agent's to read.
+        let home = call(&mut gateway, tools::FILL, json!({ "ref": "e1", "value": "{env:HOME}" }));
+        assert!(home.is_error && home.content.contains("not a secret this project declares"), "{home:?}");
+    }
+
+    #[test]
+    fn done_is_refused_once_while_a_then_is_unverified_then_ends_unverified() {
+        let (mut gateway, _) = gateway();
+        assert!(call(&mut gateway, "run_shell", json!({ "command": "ls" })).is_error);
+        assert!(call(&mut gateway, tools::CLICK, json!({ "ref": "e7" })).is_error);
+        assert!(!gateway.is_done(), "a refusal does not end the session");
+        call(&mut gateway, tools::STEP, json!({ "step": 2 }));
+        let first = call(&mut gateway, tools::DONE, json!({ "success": true, "narrative": "ok" }));
+        assert!(first.is_error && first.content.contains("2 \"I see it\""), "{first:?}");
+        assert!(!gateway.is_done());
+        let second = call(&mut gateway, tools::DONE, json!({ "success": true, "narrative": "ok" }));
+        assert!(!second.is_error);
+        assert_eq!(gateway.finish(), Some(&Finish::Unverified(vec![1])));
+    }
+
+    #[test]
+    fn a_verified_then_lets_done_succeed_and_actions_before_a_step_are_diagnosis() {
+        let (mut gateway, _) = gateway();
+        call(&mut gateway, tools::CLICK, json!({ "ref": "e1" }));
+        call(&mut gateway, tools::STEP, json!({ "step": 2 }));
+        assert!(!call(&mut gateway, tools::ASSERT, json!({ "check": "visible", "ref": "e1" })).is_error);
+        assert!(!call(&mut gateway, tools::DONE, json!({ "success": true, "narrative": "ok" })).is_error);
+        assert_eq!(gateway.finish(), Some(&Finish::Success));
+        assert_eq!(gateway.entries()[0].step, None);
+        assert_eq!(gateway.entries()[1].step, Some(1));
+    }
+
+    #[test]
+    fn text_outside_any_element_with_a_ref_is_checked_by_its_text() {
+        let (mut gateway, performed) = gateway();
+        call(&mut gateway, tools::STEP, json!({ "step": 2 }));
+        let checked = call(&mut gateway, tools::ASSERT, json!({ "check": "text", "text": "2 items left" }));
+        assert!(!checked.is_error, "{checked:?}");
+        let expected = Target {
+            text: Some("2 items left".into()),
+            tier: Some(saffron_recording::Tier::Text),
+            ..Target::default()
+        };
+        assert!(
+            matches!(&performed.lock().expect("lock")[0], Action::ExpectText { target, .. } if *target == expected),
+            "{:?}",
+            performed.lock().expect("lock")
+        );
+        let no_target = call(&mut gateway, tools::ASSERT, json!({ "check": "value", "value": "x" }));
+        assert!(no_target.is_error && no_target.content.contains("needs `ref`"), "{no_target:?}");
+    }
+
+    #[test]
+    fn outline_values_from_the_page_become_their_params() {
+        let params = vec![("customer".to_string(), "Ada Lovelace".to_string()), ("qty".to_string(), "3".to_string())];
+        let action = Action::ExpectText {
+            target: Target { role: Some("cell".into()), name: Some("Ada Lovelace".into()), ..Target::default() },
+            text: Some("Order for Ada Lovelace, 3 items".into()),
+            text_regex: Some("Ada Lovelace".into()),
+            timeout_ms: None,
+        };
+        let Action::ExpectText { target, text, text_regex, .. } = with_row_tokens(action, &params) else {
+            panic!("same action type")
+        };
+        assert_eq!(target.name.as_deref(), Some("<customer>"));
+        assert_eq!(text.as_deref(), Some("Order for <customer>, 3 items"), "short values are left alone");
+        assert_eq!(text_regex.as_deref(), Some("Ada Lovelace"), "patterns are left alone");
+    }
+}

@@ -1,0 +1,442 @@
+//! Recording a scenario with the agent: a live browser context behind the [`Gateway`], one
+//! agent session per segment of steps the agent records, the result proof-replayed at zero AI
+//! in a fresh context, and only then saved. A failed proof gets one refine session; an agent
+//! that reports a defect makes the scenario red; a provider that fails, a spent budget, an
+//! agent that gives up or a browser that dies make it blocked. Nothing unproven is written.
+//!
+//! - [`gateway`]: the tools, performed on the live page and recorded.
+//! - [`recorder`]: accepted calls to a recording.
+//! - [`prompt`]: the rules and the task.
+//! - [`page`]: the live page behind the gateway.
+//! - [`evidence`]: what is kept of attempts that were not saved.
+
+pub(crate) mod evidence;
+pub(crate) mod gateway;
+pub(crate) mod page;
+pub(crate) mod prompt;
+pub(crate) mod recorder;
+pub(crate) mod tools;
+
+use std::ops::Range;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use saffron_agent::{AgentConfigError, AgentDriver, Cost, Message, SessionReport, Usage};
+use saffron_browser::{Browser, ContextOptions};
+use saffron_recording::{Date, Masker, Recording, Secret, Store, TokenKind, new_unique_seed, tokenize};
+
+use self::gateway::{Entry, Finish, Gateway, Values};
+use self::page::{ContextPage, LivePage};
+use self::recorder::StepSource;
+use crate::execute::RunOptions;
+use crate::plan::Execution;
+use crate::resolve::{ExecutionValues, resolve_action};
+use crate::{AgentRun, AgentUsage, ScenarioResult, Verdict};
+
+/// The blocked cause of a scenario that needs recording when no agent can record it: the
+/// problem and the line that tells how to fix it.
+pub fn agent_unavailable(error: &AgentConfigError) -> String {
+    format!("{error}; {}", error.hint())
+}
+
+/// How many recordings a scenario gets: the first, and one refine after a failed proof.
+const ATTEMPTS: usize = 2;
+
+/// What one attempt left behind.
+struct Attempt {
+    recording: Option<Recording>,
+    conversation: Vec<Message>,
+    proof: Option<ScenarioResult>,
+}
+
+/// The bookkeeping of one scenario's recording, for [`AgentRun`].
+struct Tally {
+    usage: Usage,
+    sessions: u32,
+    fragile: Vec<String>,
+    /// Steps whose actions came from other recordings.
+    seeded: usize,
+}
+
+/// Records `execution` (the first row of an Outline) and returns its result: green with the
+/// saved recording, red, or blocked. `masker` holds the run's secrets; the result comes back
+/// masked.
+pub(crate) async fn record(
+    browser: &Browser,
+    execution: &Execution,
+    options: &RunOptions,
+    driver: &Arc<dyn AgentDriver>,
+    masker: Masker,
+) -> (ScenarioResult, Option<Recording>) {
+    let started = Instant::now();
+    // Steps other recordings already perform are replayed between the agent's segments; more
+    // than a few gaps, and the agent records the whole scenario (seeding says so).
+    let sources: Vec<StepSource> = match execution.seeding.as_deref() {
+        Some(seeding) if !seeding.whole_scenario && seeding.steps.len() == execution.template_steps.len() => seeding
+            .steps
+            .iter()
+            .map(|seed| match seed {
+                Some(seed) => StepSource::Given(seed.actions.clone()),
+                None => StepSource::Agent,
+            })
+            .collect(),
+        _ => vec![StepSource::Agent; execution.template_steps.len()],
+    };
+    let (mut result, masker, saved) = record_with(browser, execution, options, driver, masker, &sources).await;
+    result.duration_ms = started.elapsed().as_millis() as u64;
+    (crate::execute::masked(result, &masker), saved)
+}
+
+async fn record_with(
+    browser: &Browser,
+    execution: &Execution,
+    options: &RunOptions,
+    driver: &Arc<dyn AgentDriver>,
+    mut masker: Masker,
+    sources: &[StepSource],
+) -> (ScenarioResult, Masker, Option<Recording>) {
+    let secret_names = secret_names(execution, options);
+    for name in &secret_names {
+        if let Some(value) = (options.env)(name) {
+            masker.add(&Secret { name: name.clone(), value });
+        }
+    }
+    let values = Arc::new(Values {
+        params: execution.params.clone(),
+        unique_seed: new_unique_seed(),
+        today: Date::today_utc(),
+        env: options.env.clone(),
+        tables: execution.steps.iter().map(|step| step.table.clone()).collect(),
+        secret_names,
+    });
+    let mut tally = Tally {
+        usage: Usage::default(),
+        sessions: 0,
+        fragile: Vec::new(),
+        seeded: sources.iter().filter(|source| matches!(source, StepSource::Given(_))).count(),
+    };
+    let mut attempts: Vec<Attempt> = Vec::new();
+    let mut refine: Option<String> = None;
+    for _ in 0..ATTEMPTS {
+        let attempt =
+            attempt(browser, execution, options, driver, &mut masker, sources, &values, &mut tally, refine.take())
+                .await;
+        let (recording, conversation) = match attempt {
+            Ok(done) => done,
+            Err(verdict) => {
+                // A refine that ended without a recording: the first attempt's evidence is kept.
+                let artifacts = (!attempts.is_empty())
+                    .then(|| evidence::keep(&options.root, execution, &attempts, &masker).ok())
+                    .flatten();
+                return (finished(execution, driver, &tally, verdict, None, artifacts), masker, None);
+            }
+        };
+        let proof = proof(browser, execution, options, &recording, masker.clone()).await;
+        match &proof.verdict {
+            Verdict::Green => {
+                let path = options.root.join(&execution.recording_path);
+                let saved = Store::open(&options.root).and_then(|store| store.write_recording(&path, &recording));
+                let verdict = match saved {
+                    Ok(()) => Verdict::Green,
+                    Err(error) => Verdict::Blocked {
+                        cause: format!("the recording passed its proof but cannot be saved: {error}"),
+                    },
+                };
+                let saved = matches!(verdict, Verdict::Green).then(|| execution.recording_path.display().to_string());
+                let mut result = finished(execution, driver, &tally, verdict, saved, None);
+                result.steps = proof.steps;
+                result.drift = proof.drift;
+                let saved = result.agent.as_ref().and_then(|agent| agent.saved.as_ref()).map(|_| recording);
+                return (result, masker, saved);
+            }
+            Verdict::Red { step, step_text, message } => {
+                refine = Some(match (step, step_text) {
+                    (Some(step), Some(text)) => format!("step {step} \"{text}\": {message}"),
+                    _ => message.clone(),
+                });
+                attempts.push(Attempt { recording: Some(recording), conversation, proof: Some(proof) });
+            }
+            // The proof could not run (the browser went away): no verdict about the recording.
+            _ => return (finished(execution, driver, &tally, proof.verdict, None, None), masker, None),
+        }
+    }
+    let failure = refine.unwrap_or_default();
+    let artifacts = evidence::keep(&options.root, execution, &attempts, &masker);
+    let message = format!(
+        "the agent's recording did not pass its proof replay, twice (nothing was saved): {failure}{}",
+        match &artifacts {
+            Ok(path) => format!("; evidence in {path}"),
+            Err(error) => format!("; the evidence cannot be kept: {error}"),
+        }
+    );
+    let last = attempts.last().and_then(|attempt| attempt.proof.as_ref());
+    let (step, step_text) = match last.map(|proof| &proof.verdict) {
+        Some(Verdict::Red { step, step_text, .. }) => (*step, step_text.clone()),
+        _ => (None, None),
+    };
+    let verdict = Verdict::Red { step, step_text, message };
+    let mut result = finished(execution, driver, &tally, verdict, None, artifacts.ok());
+    if let Some(proof) = last {
+        result.steps = proof.steps.clone();
+        result.screenshot = proof.screenshot.clone();
+        result.url = proof.url.clone();
+    }
+    (result, masker, None)
+}
+
+/// The scenario's result with what the agent did.
+fn finished(
+    execution: &Execution,
+    driver: &Arc<dyn AgentDriver>,
+    tally: &Tally,
+    verdict: Verdict,
+    saved: Option<String>,
+    artifacts: Option<String>,
+) -> ScenarioResult {
+    let cost = Cost::of(&tally.usage, driver.prices());
+    let (cost_usd, cost_source) = match cost {
+        Cost::Known { usd, source } => {
+            let source = match source {
+                saffron_agent::CostSource::ConfiguredPrices => "configured prices",
+                saffron_agent::CostSource::Reported => "reported by the provider",
+            };
+            (Some(usd), Some(source.to_string()))
+        }
+        Cost::NotReported => (None, None),
+    };
+    let mut result = crate::execute::result(execution, verdict, Instant::now());
+    result.agent = Some(AgentRun {
+        agent: driver.describe(),
+        usage: AgentUsage::from(&tally.usage),
+        cost_usd,
+        cost_source,
+        seeded_steps: tally.seeded,
+        steps: execution.template_steps.len(),
+        sessions: tally.sessions,
+        fragile_targets: tally.fragile.clone(),
+        saved,
+        artifacts,
+    });
+    result
+}
+
+/// The secrets the agent may type: those the scenario's steps name and those the project
+/// declares. Their values are masked from the first snapshot on.
+fn secret_names(execution: &Execution, options: &RunOptions) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for step in &execution.template_steps {
+        let texts =
+            std::iter::once(&step.text).chain(step.table.iter().flatten().flatten()).chain(step.doc_string.as_ref());
+        for text in texts {
+            for token in tokenize(text) {
+                if let TokenKind::Env(name) = token.kind
+                    && !names.iter().any(|known| known == name)
+                {
+                    names.push(name.to_owned());
+                }
+            }
+        }
+    }
+    for name in &options.secret_names {
+        if !names.contains(name) {
+            names.push(name.clone());
+        }
+    }
+    names
+}
+
+/// One recording attempt in a new live context: each agent segment in its own session, the
+/// given steps replayed between them. The recording, or the verdict that ends the scenario.
+#[allow(clippy::too_many_arguments)]
+async fn attempt(
+    browser: &Browser,
+    execution: &Execution,
+    options: &RunOptions,
+    driver: &Arc<dyn AgentDriver>,
+    masker: &mut Masker,
+    sources: &[StepSource],
+    values: &Arc<Values>,
+    tally: &mut Tally,
+    refine: Option<String>,
+) -> Result<(Recording, Vec<Message>), Verdict> {
+    let context = match browser.new_context(ContextOptions { base_url: options.base_url.clone() }).await {
+        Ok(context) => context,
+        Err(error) => {
+            let cause = browser.lost_connection().await.unwrap_or_else(|| error.to_string());
+            return Err(Verdict::Blocked { cause });
+        }
+    };
+    let mut page = match ContextPage::start(context, browser.clone()) {
+        Ok(page) => page,
+        Err(cause) => return Err(Verdict::Blocked { cause }),
+    };
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut conversation: Vec<Message> = Vec::new();
+    let mut position = 0;
+    let outcome = loop {
+        let Some(segment) = next_segment(sources, position) else { break Ok(()) };
+        if let Err(verdict) =
+            replay_given(&mut page, execution, options, masker, sources, position..segment.start, values).await
+        {
+            break Err(verdict);
+        }
+        let (report, gateway) =
+            session(page, execution, options, driver, masker, segment.clone(), values, refine.clone()).await;
+        tally.usage += &report.usage;
+        tally.sessions += 1;
+        conversation.extend(report.conversation.iter().cloned());
+        *masker = gateway.masker().clone();
+        let finish = gateway.finish().cloned();
+        entries.extend(
+            gateway.entries().iter().filter(|entry| entry.step.is_some_and(|step| segment.contains(&step))).cloned(),
+        );
+        page = gateway.into_page();
+        if let Some(cause) = report.outcome.cause() {
+            break Err(Verdict::Blocked { cause: format!("the recording agent: {cause}") });
+        }
+        match finish {
+            Some(Finish::Success) => {}
+            Some(Finish::Failure(narrative)) => {
+                break Err(Verdict::Red {
+                    step: None,
+                    step_text: None,
+                    message: format!("the recording agent found the application failing: {narrative}"),
+                });
+            }
+            Some(Finish::Unverified(steps)) => {
+                let list: Vec<String> = steps
+                    .iter()
+                    .map(|index| format!("{} \"{}\"", index + 1, execution.template_steps[*index].text))
+                    .collect();
+                break Err(Verdict::Red {
+                    step: steps.first().map(|index| index + 1),
+                    step_text: steps.first().map(|index| execution.template_steps[*index].text.clone()),
+                    message: format!(
+                        "unverified: the agent ended without a verified check of Then step(s) {}; nothing was saved",
+                        list.join(", ")
+                    ),
+                });
+            }
+            Some(Finish::BrowserLost(cause)) => break Err(Verdict::Blocked { cause }),
+            None => break Err(Verdict::Blocked { cause: "the recording agent ended without finishing".into() }),
+        }
+        position = segment.end;
+    };
+    page.close().await;
+    outcome?;
+    for line in recorder::fragile_lines(&entries) {
+        if !tally.fragile.contains(&line) {
+            tally.fragile.push(line);
+        }
+    }
+    let actions = recorder::step_actions(sources, &entries);
+    let feature = execution.file.to_string_lossy().replace('\\', "/");
+    Ok((recorder::build(&feature, &execution.template_name, &execution.template_steps, actions), conversation))
+}
+
+/// The next run of steps the agent records, from `position` on.
+fn next_segment(sources: &[StepSource], position: usize) -> Option<Range<usize>> {
+    let start = (position..sources.len()).find(|&index| sources[index] == StepSource::Agent)?;
+    let end = (start..sources.len()).find(|&index| sources[index] != StepSource::Agent).unwrap_or(sources.len());
+    Some(start..end)
+}
+
+/// Performs the given steps of `range` on the live page, as replay would.
+async fn replay_given(
+    page: &mut ContextPage,
+    execution: &Execution,
+    options: &RunOptions,
+    masker: &mut Masker,
+    sources: &[StepSource],
+    range: Range<usize>,
+    values: &Values,
+) -> Result<(), Verdict> {
+    let execution_values = ExecutionValues {
+        params: &values.params,
+        unique_seed: &values.unique_seed,
+        today: values.today,
+        env: values.env.clone(),
+    };
+    for index in range {
+        let StepSource::Given(actions) = &sources[index] else { continue };
+        page.begin_step();
+        let table = execution.steps.get(index).and_then(|step| step.table.as_ref());
+        for action in actions {
+            let step_text = Some(execution.template_steps[index].text.clone());
+            let (resolved, secrets) =
+                resolve_action(action, &execution_values, table).map_err(|error| Verdict::Red {
+                    step: Some(index + 1),
+                    step_text: step_text.clone(),
+                    message: format!("cannot resolve `{action}`: {error}"),
+                })?;
+            masker.add_all(&secrets);
+            let timeout = options.timeouts.for_action(&resolved);
+            page.perform(&resolved, timeout).await.map_err(|error| match error {
+                page::PageError::BrowserLost(cause) => Verdict::Blocked { cause },
+                page::PageError::Refused(message) => {
+                    Verdict::Red { step: Some(index + 1), step_text, message: format!("`{action}`: {message}") }
+                }
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// One agent session over `segment`, on `page`.
+#[allow(clippy::too_many_arguments)]
+async fn session(
+    page: ContextPage,
+    execution: &Execution,
+    options: &RunOptions,
+    driver: &Arc<dyn AgentDriver>,
+    masker: &Masker,
+    segment: Range<usize>,
+    values: &Arc<Values>,
+    refine: Option<String>,
+) -> (SessionReport, Gateway<ContextPage>) {
+    let mut gateway = Gateway::new(
+        page,
+        execution.template_steps.clone(),
+        segment.clone(),
+        options.base_url.clone(),
+        Arc::clone(values),
+        masker.clone(),
+        Duration::from_millis(options.timeouts.action_ms),
+        Duration::from_millis(options.timeouts.navigation_ms),
+    );
+    let snapshot = match gateway.snapshot_text().await {
+        Ok(text) => text,
+        Err(error) => format!("(no snapshot: {error:?})"),
+    };
+    let feature = execution.file.to_string_lossy().replace('\\', "/");
+    let task = prompt::task(&prompt::Task {
+        feature: &feature,
+        scenario: &execution.template_name,
+        steps: &execution.template_steps,
+        segment,
+        base_url: &options.base_url,
+        params: execution.params.iter().map(|(name, _)| name.as_str()).collect(),
+        secret_names: &values.secret_names,
+        snapshot: &snapshot,
+        refine,
+    });
+    let session_masker = gateway.masker().clone();
+    let report = driver.run(&mut gateway, &session_masker, prompt::SYSTEM, &task).await;
+    (report, gateway)
+}
+
+/// Replays `recording` at zero AI in a fresh context, as `saffron run` will.
+async fn proof(
+    browser: &Browser,
+    execution: &Execution,
+    options: &RunOptions,
+    recording: &Recording,
+    masker: Masker,
+) -> ScenarioResult {
+    let mut proof = execution.clone();
+    proof.recording = Ok(recording.clone());
+    proof.pending_proposal = None;
+    proof.needs_recording = false;
+    let (result, _) = crate::execute::replay_unmasked(Some(browser.clone()), proof, options.clone(), masker).await;
+    result
+}

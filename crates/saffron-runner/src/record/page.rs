@@ -1,0 +1,184 @@
+//! The live page the gateway works on: a browser context, seen through the few operations the
+//! gateway needs. Actions go through the same `perform` replay uses, so what is recorded is
+//! exactly what was performed.
+
+use std::time::Duration;
+
+use saffron_agent::BoxFuture;
+use saffron_recording::{Action, Target};
+
+/// The page as the agent sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageView {
+    /// The trimmed accessibility snapshot: a header (URL, title, the tabs when there are
+    /// several), then the elements with their refs.
+    pub text: String,
+}
+
+/// The recording-format target of the element behind a ref.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefTarget {
+    pub target: Target,
+    /// Only CSS or position identifies it.
+    pub fragile: bool,
+}
+
+/// What went wrong with a page operation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PageError {
+    /// The agent's fault (a ref that does not exist, a check that does not hold): a tool error.
+    Refused(String),
+    /// The browser went away: the session cannot go on.
+    BrowserLost(String),
+}
+
+pub trait LivePage: Send {
+    fn snapshot(&mut self) -> BoxFuture<'_, Result<PageView, PageError>>;
+
+    fn target_for_ref<'a>(&'a mut self, element: &'a str) -> BoxFuture<'a, Result<RefTarget, PageError>>;
+
+    /// Performs an action whose tokens are already resolved; `Ok` carries notes worth telling.
+    fn perform<'a>(
+        &'a mut self,
+        action: &'a Action,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<Vec<String>, PageError>>;
+
+    /// A new step begins: response waits look from here on.
+    fn begin_step(&mut self);
+}
+
+/// A live browser context, driven on a thread of its own.
+///
+/// The gateway must be `Send` (an MCP server runs it on any thread), and the browser's
+/// `perform` future is not accepted as `Send` by the compiler (borrows held inside it lose
+/// their lifetimes in the check, rust-lang/rust#102211). So the context lives on its own
+/// thread, with a runtime of its own, and the gateway sends it commands.
+pub struct ContextPage {
+    commands: tokio::sync::mpsc::UnboundedSender<Command>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+type Reply<T> = tokio::sync::oneshot::Sender<Result<T, PageError>>;
+
+enum Command {
+    Snapshot(Reply<PageView>),
+    Target(String, Reply<RefTarget>),
+    Perform(Box<Action>, Duration, Reply<Vec<String>>),
+    BeginStep,
+}
+
+const GONE: &str = "the thread driving the browser context stopped";
+
+impl ContextPage {
+    /// Takes `context` over; it is closed when the page is dropped or closed.
+    pub fn start(context: saffron_browser::Context, browser: saffron_browser::Browser) -> Result<ContextPage, String> {
+        let (commands, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Command>();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|error| format!("cannot start a runtime for the live page: {error}"))?;
+        let thread = std::thread::Builder::new()
+            .name("saffron-live-page".into())
+            .spawn(move || {
+                runtime.block_on(async move {
+                    let mut live = Live { context, browser };
+                    while let Some(command) = receiver.recv().await {
+                        live.handle(command).await;
+                    }
+                    live.context.close().await;
+                });
+            })
+            .map_err(|error| format!("cannot start the live page's thread: {error}"))?;
+        Ok(ContextPage { commands, thread: Some(thread) })
+    }
+
+    /// Closes the context and waits for it.
+    pub async fn close(mut self) {
+        let (commands, _) = tokio::sync::mpsc::unbounded_channel();
+        drop(std::mem::replace(&mut self.commands, commands));
+        if let Some(thread) = self.thread.take() {
+            let _ = tokio::task::spawn_blocking(move || thread.join()).await;
+        }
+    }
+
+    fn ask<T: Send + 'static>(
+        &self,
+        command: impl FnOnce(Reply<T>) -> Command,
+    ) -> BoxFuture<'static, Result<T, PageError>> {
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        let sent = self.commands.send(command(reply));
+        Box::pin(async move {
+            if sent.is_err() {
+                return Err(PageError::BrowserLost(GONE.into()));
+            }
+            answer.await.unwrap_or_else(|_| Err(PageError::BrowserLost(GONE.into())))
+        })
+    }
+}
+
+impl LivePage for ContextPage {
+    fn snapshot(&mut self) -> BoxFuture<'_, Result<PageView, PageError>> {
+        self.ask(Command::Snapshot)
+    }
+
+    fn target_for_ref<'a>(&'a mut self, element: &'a str) -> BoxFuture<'a, Result<RefTarget, PageError>> {
+        let element = element.to_owned();
+        self.ask(move |reply| Command::Target(element, reply))
+    }
+
+    fn perform<'a>(
+        &'a mut self,
+        action: &'a Action,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<Vec<String>, PageError>> {
+        let action = Box::new(action.clone());
+        self.ask(move |reply| Command::Perform(action, timeout, reply))
+    }
+
+    fn begin_step(&mut self) {
+        let _ = self.commands.send(Command::BeginStep);
+    }
+}
+
+struct Live {
+    context: saffron_browser::Context,
+    browser: saffron_browser::Browser,
+}
+
+impl Live {
+    async fn handle(&mut self, command: Command) {
+        match command {
+            Command::Snapshot(reply) => {
+                let answer = match self.context.snapshot().await {
+                    Ok(snapshot) => Ok(PageView { text: snapshot.text }),
+                    Err(error) => Err(self.lost_or(format!("no snapshot: {error}")).await),
+                };
+                let _ = reply.send(answer);
+            }
+            Command::Target(element, reply) => {
+                let answer = match self.context.target_for_ref(&element).await {
+                    Ok(found) => Ok(RefTarget { target: found.target, fragile: found.fragile }),
+                    Err(saffron_browser::RefError::Browser(error)) => Err(self.lost_or(error.to_string()).await),
+                    Err(error) => Err(PageError::Refused(error.to_string())),
+                };
+                let _ = reply.send(answer);
+            }
+            Command::Perform(action, timeout, reply) => {
+                let answer = match self.context.perform(&action, Some(timeout)).await {
+                    Ok(performed) => Ok(performed.notes),
+                    Err(failure) => Err(self.lost_or(failure.message).await),
+                };
+                let _ = reply.send(answer);
+            }
+            Command::BeginStep => self.context.begin_step(),
+        }
+    }
+
+    async fn lost_or(&self, refused: String) -> PageError {
+        match self.browser.lost_connection().await {
+            Some(cause) => PageError::BrowserLost(cause),
+            None => PageError::Refused(refused),
+        }
+    }
+}
