@@ -98,7 +98,7 @@ async fn round(number: usize, demo: &DemoServer, password: &str, server: &FakeSe
         api_key_env: Some(String::new()),
         ..AgentConfig::default()
     };
-    saffron_runner::session::resolve_agent(Some(&config), &mut options);
+    saffron_runner::session::resolve_agent(Some(&config), &mut options, None);
     let results = saffron_runner::run(executions, &options).await;
     let mut measured = Vec::new();
     for result in results {

@@ -145,11 +145,10 @@ pub fn prepare(project: &Project, args: RunArgs) -> Result<Session, ToolError> {
         ToolError::new(error.to_string(), hint)
     })?;
     // This tool replays and never spends the project's model tokens: recording is `saffron run`'s.
-    session.options.agent = Err(
-        "this tool only replays; record it with `saffron run` in a terminal (it uses the agent of [agent] in \
+    session.options.agent =
+        Err("this tool only replays; record it with `saffron run` in a terminal (it uses the agent of [agent] in \
          saffron.toml)"
-            .into(),
-    );
+            .into());
     Ok(session)
 }
 
