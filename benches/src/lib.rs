@@ -2,6 +2,7 @@
 //! client and a scripted recording agent (also used by the end-to-end tests).
 
 pub mod agent_script;
+pub mod completion_eval;
 pub mod lsp_client;
 
 use std::path::{Path, PathBuf};

@@ -5,8 +5,8 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use saffron_index::{Entry, FileData, RankKey, Snapshot, StepStatus};
-use saffron_syntax::{SourceKind, Span, dialect};
+use saffron_index::{BLOCK_START, Entry, FileData, RankKey, Snapshot, StepRole, StepStatus};
+use saffron_syntax::{KeywordType, SourceKind, Span, dialect};
 
 use crate::context::{self, line_at};
 use crate::snippet::snippet;
@@ -115,8 +115,9 @@ pub fn completions_in<'s>(
     let offset = floor_char_boundary(text, offset.min(text.len()));
     let line = line_at(text, offset);
     let line_number = text[..line.start].matches('\n').count() as u32 + 1;
+    let lines_above = text[..line.start].lines().rev();
     let (mut items, incomplete) =
-        completions_on_line(snapshot, path, &text[line.start..line.end], line_number, offset - line.start);
+        completions_on_line(snapshot, path, &text[line.start..line.end], line_number, offset - line.start, lines_above);
     for item in &mut items {
         item.replace = Span::new(item.replace.start + line.start, item.replace.end + line.start);
     }
@@ -124,15 +125,18 @@ pub fn completions_in<'s>(
 }
 
 /// The completion list at byte `column` of `line_text`, line `line_number` (1-based, without
-/// its line ending) of the file at `path` as the editor has it now. Completion needs nothing
-/// but the cursor's line, so its cost does not grow with the file; the items' spans are
-/// relative to the line's start.
-pub fn completions_on_line<'s>(
+/// its line ending) of the file at `path` as the editor has it now. `lines_above` are the lines
+/// before it, nearest first (line endings may be left on), read lazily: only a step's line
+/// reads them, up to the previous step's keyword, the block's header or
+/// [`PREVIOUS_STEP_LINES`] lines, whichever comes first. So a list's cost does not grow with
+/// the file; the items' spans are relative to the line's start.
+pub fn completions_on_line<'s, Line: AsRef<str>>(
     snapshot: &'s Snapshot,
     path: &Path,
     line_text: &str,
     line_number: u32,
     column: usize,
+    lines_above: impl IntoIterator<Item = Line>,
 ) -> (Vec<CompletionItem<'s>>, bool) {
     let indexed = context::file(snapshot, path);
     let offset = floor_char_boundary(line_text, column.min(line_text.len()));
@@ -145,7 +149,7 @@ pub fn completions_on_line<'s>(
         .unwrap_or_else(dialect::default_dialect);
     let is_saffron = SourceKind::from_path(path) == Some(SourceKind::Saffron);
 
-    if let Some(keyword) = step_keyword(trimmed, language, is_saffron) {
+    if let Some((keyword, keyword_type)) = step_keyword(trimmed, language, is_saffron) {
         let keyword_end = content_start + keyword.len();
         if offset >= keyword_end {
             let replace = Span::new(keyword_end, line_text.len().max(keyword_end));
@@ -153,8 +157,18 @@ pub fn completions_on_line<'s>(
             if keyword == INVOCATION {
                 return (step_set_items(snapshot, typed, replace), false);
             }
+            let (previous, previous_role) = previous_step(lines_above, language, is_saffron);
+            let role = StepRole::of_keyword(keyword_type).or(previous_role).unwrap_or(StepRole::Context);
+            let previous = previous.map(|text| saffron_index::tokens::pattern_key(&text));
             let indexed = indexed.as_ref().map(|file| file.data);
-            return step_items(snapshot, path, indexed, line_number, typed, replace);
+            let at = StepAt {
+                path,
+                indexed,
+                cursor_line: line_number,
+                previous: previous.as_deref().unwrap_or(BLOCK_START),
+                role,
+            };
+            return step_items(snapshot, &at, typed, replace);
         }
     }
     if offset < content_start {
@@ -173,10 +187,54 @@ fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
 
 const INVOCATION: &str = "StepSet ";
 
-/// The step keyword a line starts with, longest first.
-fn step_keyword<'d>(trimmed: &str, language: &'d dialect::Dialect, is_saffron: bool) -> Option<&'d str> {
-    let keyword = language.step_keywords().iter().map(|(k, _)| k.as_str()).find(|k| trimmed.starts_with(k));
-    keyword.or_else(|| (is_saffron && trimmed.starts_with(INVOCATION)).then_some(INVOCATION))
+/// The step keyword a line starts with (longest first) and its type.
+fn step_keyword<'d>(trimmed: &str, language: &'d dialect::Dialect, is_saffron: bool) -> Option<(&'d str, KeywordType)> {
+    let keyword =
+        language.step_keywords().iter().find(|(k, _)| trimmed.starts_with(k.as_str())).map(|(k, t)| (k.as_str(), *t));
+    keyword.or_else(|| (is_saffron && trimmed.starts_with(INVOCATION)).then_some((INVOCATION, KeywordType::Unknown)))
+}
+
+/// How far up completion looks for the previous step: past a long table or doc string it is
+/// no longer worth the scan.
+pub const PREVIOUS_STEP_LINES: usize = 200;
+
+/// The step before the cursor's line, in the same block, from the lines above it (nearest
+/// first), and the role its keyword gives (`None` for `And` all the way up). Tables, doc
+/// strings, comments, tags and blank lines are stepped over; a block header ends the search.
+fn previous_step<Line: AsRef<str>>(
+    lines_above: impl IntoIterator<Item = Line>,
+    language: &dialect::Dialect,
+    is_saffron: bool,
+) -> (Option<String>, Option<StepRole>) {
+    let mut previous = None;
+    let mut in_doc_string: Option<&'static str> = None;
+    for line in lines_above.into_iter().take(PREVIOUS_STEP_LINES) {
+        let trimmed = line.as_ref().trim();
+        if let Some(fence) = in_doc_string {
+            if trimmed.starts_with(fence) {
+                in_doc_string = None;
+            }
+            continue;
+        }
+        if let Some(fence) = ["\"\"\"", "```"].into_iter().find(|fence| trimmed.starts_with(fence)) {
+            in_doc_string = Some(fence);
+            continue;
+        }
+        if trimmed.is_empty() || trimmed.starts_with('#') || trimmed.starts_with('|') || trimmed.starts_with('@') {
+            continue;
+        }
+        let Some((keyword, keyword_type)) = step_keyword(trimmed, language, is_saffron) else { break };
+        if keyword == INVOCATION {
+            continue;
+        }
+        if previous.is_none() {
+            previous = Some(trimmed[keyword.len()..].trim_end().to_string());
+        }
+        if let Some(role) = StepRole::of_keyword(keyword_type) {
+            return (previous, Some(role));
+        }
+    }
+    (previous, None)
 }
 
 /// How a step's status reads in lists: `✓ recorded`, `⚠ divergent`, `○ unrecorded`.
@@ -199,7 +257,7 @@ pub(crate) fn status_detail(status: StepStatus) -> &'static str {
 /// How well an entry matches what was typed (both lowercase): 0 prefix, 1 every typed word
 /// starts a word of the text, in order; `None` for no match. (Looser, fuzzy matching is the
 /// editor's job: it filters the list it gets as the user types.)
-fn match_class(lowercase: &str, typed: &str) -> Option<u8> {
+pub(crate) fn match_class(lowercase: &str, typed: &str) -> Option<u8> {
     if typed.is_empty() || lowercase.starts_with(typed) {
         return Some(0);
     }
@@ -209,7 +267,7 @@ fn match_class(lowercase: &str, typed: &str) -> Option<u8> {
 
 /// [`match_class`] of a text as written (not lowercased): ASCII text is compared without
 /// building its lowercase form, and split on ASCII spaces only.
-fn match_class_of_text(text: &str, typed: &str) -> Option<u8> {
+pub(crate) fn match_class_of_text(text: &str, typed: &str) -> Option<u8> {
     if !text.is_ascii() || !typed.is_ascii() {
         return match_class(&text.to_lowercase(), typed);
     }
@@ -230,14 +288,27 @@ type Ranked<'a> = (u8, StepStatus, std::cmp::Reverse<usize>, &'a str);
 /// rank order (they are dense, so it stops early) rather than by ranking them all.
 const DENSE_PREFIX: usize = 400;
 
+/// Where a step is being completed.
+struct StepAt<'a> {
+    path: &'a Path,
+    indexed: Option<&'a FileData>,
+    cursor_line: u32,
+    /// The previous step's pattern, or [`BLOCK_START`].
+    previous: &'a str,
+    role: StepRole,
+}
+
+/// How many of the best texts by usage join the context's candidates: enough that, grouped
+/// by pattern, they still fill the list.
+const GLOBAL_CANDIDATES: usize = 2 * MAX_STEP_ITEMS;
+
 fn step_items<'s>(
     snapshot: &'s Snapshot,
-    path: &Path,
-    indexed: Option<&FileData>,
-    cursor_line: u32,
+    at: &StepAt<'_>,
     typed: &str,
     replace: Span,
 ) -> (Vec<CompletionItem<'s>>, bool) {
+    let StepAt { path, indexed, cursor_line, .. } = *at;
     let typed_trimmed = typed.trim();
     let typed_lower = typed.trim_start().to_lowercase();
     // The text being typed is in the index too (as typed now, or a few keystrokes ago); it is
@@ -264,10 +335,10 @@ fn step_items<'s>(
         (class, entry.status(), std::cmp::Reverse(entry.count()), entry.text.as_ref())
     };
     let best_of = |mut ranked: Vec<Ranked<'s>>| {
-        let incomplete = ranked.len() > MAX_STEP_ITEMS;
+        let incomplete = ranked.len() > GLOBAL_CANDIDATES;
         if incomplete {
-            ranked.select_nth_unstable(MAX_STEP_ITEMS);
-            ranked.truncate(MAX_STEP_ITEMS);
+            ranked.select_nth_unstable(GLOBAL_CANDIDATES);
+            ranked.truncate(GLOBAL_CANDIDATES);
         }
         ranked.sort_unstable();
         (ranked, incomplete)
@@ -286,13 +357,13 @@ fn step_items<'s>(
     let starting: Vec<&RankKey> = snapshot.ranks_starting_with(&typed_lower).take(DENSE_PREFIX + 1).collect();
     let (ranked, incomplete) = if starting.len() > DENSE_PREFIX {
         // Many: the best of them are the first a walk in rank order meets.
-        best_of(walk(0, MAX_STEP_ITEMS + 1, &|key| key.lowercase.starts_with(typed_lower.as_str())))
+        best_of(walk(0, GLOBAL_CANDIDATES + 1, &|key| key.lowercase.starts_with(typed_lower.as_str())))
     } else {
         let mut ranked: Vec<Ranked<'s>> =
             starting.into_iter().filter(|key| !is_the_typed_line_key(key)).map(|key| from_key(0, key)).collect();
         // Unless they are enough that no looser match can make the list, then the texts whose
         // words start with the typed words.
-        if ranked.len() <= MAX_STEP_ITEMS {
+        if ranked.len() <= GLOBAL_CANDIDATES {
             match snapshot.completion_candidates(&typed_lower) {
                 // A selective word: few candidates, ranked whole, matched on the text itself so
                 // only the matches' entries are looked up.
@@ -306,39 +377,106 @@ fn step_items<'s>(
                 ),
                 // Common words only: the best are the first a walk in rank order meets.
                 None => {
-                    let wanted = MAX_STEP_ITEMS + 1 - ranked.len();
+                    let wanted = GLOBAL_CANDIDATES + 1 - ranked.len();
                     ranked.extend(walk(1, wanted, &|key| match_class(&key.lowercase, &typed_lower) == Some(1)));
                 }
             }
         }
         best_of(ranked)
     };
-    let items = ranked
-        .into_iter()
-        .enumerate()
-        .map(|(rank, (_, status, count, text))| {
-            let snippet = snippet(text);
-            CompletionItem {
-                label: Cow::Borrowed(text),
-                kind: CompletionKind::Step,
-                description: Some(Description::Step { status, count: count.0 }),
-                detail: Some(Cow::Borrowed(status_detail(status))),
-                // Filled in on demand (`completion_documentation`): most items are never looked at.
-                documentation: None,
-                is_snippet: snippet.is_some(),
-                insert_text: snippet,
-                replace,
-                rank,
-                filter_text: None,
+    // The file's own patterns, the typed line's left out.
+    let file_patterns: Vec<(&'s str, u32)> = indexed
+        .and_then(|_| snapshot.file(path))
+        .map(|file| {
+            let mut counts: Vec<(&'s str, u32)> = Vec::new();
+            for text in file.written_texts().take(MAX_FILE_STEPS) {
+                if let Some(entry) = snapshot.entry(text).filter(|entry| !is_the_typed_line(entry)) {
+                    counts.push((entry.pattern.as_ref(), 1));
+                }
             }
+            counts.sort_unstable();
+            counts.dedup_by(|b, a| {
+                let same = a.0 == b.0;
+                if same {
+                    a.1 += b.1;
+                }
+                same
+            });
+            counts
         })
-        .collect();
-    (items, incomplete)
+        .unwrap_or_default();
+    let context = crate::ranking::StepContext {
+        previous: at.previous,
+        role: at.role,
+        file: Some(path),
+        file_patterns: &file_patterns,
+    };
+    // A variant that is only the line being typed is not a suggestion.
+    let excluded = |text: &str, count: u32| {
+        count == 1
+            && (text == typed_trimmed || on_cursor_line.contains(&text))
+            && snapshot.entry(text).is_some_and(|entry| is_the_typed_line(entry))
+    };
+    let global = ranked.iter().map(|(_, _, _, text)| *text);
+    let (steps, more) = crate::ranking::rank_steps(snapshot, &context, &typed_lower, global, &excluded, MAX_STEP_ITEMS);
+    let items = steps.into_iter().enumerate().map(|(rank, step)| step_item(snapshot, step, rank, replace)).collect();
+    (items, incomplete || more)
+}
+
+/// The steps of the file being edited that count as its own: a file of thousands of steps is
+/// generated, and its first few hundred say what it is about.
+const MAX_FILE_STEPS: usize = 500;
+
+fn step_item<'s>(
+    snapshot: &'s Snapshot,
+    step: crate::RankedStep<'s>,
+    rank: usize,
+    replace: Span,
+) -> CompletionItem<'s> {
+    // A pattern written with several values: a tab stop per value, its most used the default,
+    // and the label the text those defaults write when it is one (its documentation is found
+    // by its text).
+    let mut label = Cow::Borrowed(step.text);
+    let snippet = match snapshot.entry(step.text) {
+        Some(entry) if step.variants > 1 => {
+            let variants = snapshot.variants(&entry.pattern).map(|(text, uses)| (text.as_ref(), uses));
+            let (written, body) = crate::snippet::pattern_snippet(step.text, variants);
+            if let Some(entry) = snapshot.entry(&written) {
+                label = Cow::Borrowed(entry.text.as_ref());
+            }
+            Some(body)
+        }
+        _ => snippet(step.text),
+    };
+    let detail = step_detail(step.status, step.variants);
+    CompletionItem {
+        label,
+        kind: CompletionKind::Step,
+        description: Some(Description::Step { status: step.status, count: step.uses }),
+        detail: Some(detail),
+        // Filled in on demand (`completion_documentation`): most items are never looked at.
+        documentation: None,
+        is_snippet: snippet.is_some(),
+        insert_text: snippet,
+        replace,
+        rank,
+        filter_text: None,
+    }
 }
 
 /// The detail line of a step item (`recorded: replays for free`), for a resolve.
 pub fn completion_detail(snapshot: &Snapshot, text: &str) -> Option<String> {
-    snapshot.entry(text).map(|entry| status_detail(entry.status()).to_string())
+    let entry = snapshot.entry(text)?;
+    Some(step_detail(entry.status(), snapshot.variant_count(&entry.pattern)).into_owned())
+}
+
+/// A step item's detail: what it costs, after how many value variants its pattern has.
+fn step_detail(status: StepStatus, variants: usize) -> Cow<'static, str> {
+    if variants > 1 {
+        Cow::Owned(format!("{variants} variants · {}", status_detail(status)))
+    } else {
+        Cow::Borrowed(status_detail(status))
+    }
 }
 
 /// The documentation of a step item, computed when the editor shows it.
@@ -459,19 +597,62 @@ mod tests {
     }
 
     #[test]
+    fn the_previous_step_is_read_from_the_lines_above_and_no_further() {
+        let path = std::path::Path::new("features/a.feature");
+        let text = "Feature: f
+  Scenario: a
+    When I export the orders
+    Then I see that the export is ready
+  Scenario: b
+    When I search the orders
+    Then I see the orders page
+  Scenario: c
+    When I search the orders
+    Then I see the orders page
+";
+        let mut host = saffron_index::IndexHost::new();
+        host.apply(saffron_index::Change::SetFile { path: path.into(), text: text.to_string() });
+        let snapshot = host.snapshot();
+        let first = |above: &mut dyn Iterator<Item = &str>| {
+            let (items, _) = super::completions_on_line(&snapshot, path, "    Then ", 99, 9, above);
+            items.first().map(|item| item.label.to_string())
+        };
+        // A step's keyword with a role ends the walk: a line past it would panic.
+        let past = std::iter::from_fn(|| -> Option<&str> { panic!("read past the previous step") });
+        let mut above =
+            ["      | csv |\n", "    # a comment\n", "    When I export the orders\n"].into_iter().chain(past);
+        assert_eq!(first(&mut above).as_deref(), Some("I see that the export is ready"));
+        // A block's header ends it too: the step above the header is another scenario's, and
+        // the list is a block's first step's (what scenarios start with).
+        let mut above = ["  Scenario: d\n", "    When I export the orders\n"].into_iter();
+        assert_eq!(first(&mut above).as_deref(), Some("I search the orders"));
+        // And it reads no more than PREVIOUS_STEP_LINES lines.
+        let mut count = 0;
+        let mut above = std::iter::from_fn(|| {
+            count += 1;
+            Some("      | a table row |")
+        });
+        first(&mut above);
+        assert_eq!(count, super::PREVIOUS_STEP_LINES);
+    }
+
+    #[test]
     fn a_line_alone_completes_as_the_whole_text_does() {
         let path = std::path::Path::new("features/a.feature");
         let text = "Feature: f\n  Scenario: s\n    Given I am on the page\n    When I se\r\n    Then I see it\n    Th";
         let mut host = saffron_index::IndexHost::new();
         host.apply(saffron_index::Change::SetFile { path: path.into(), text: text.to_string() });
         let snapshot = host.snapshot();
+        // The lines above as a rope gives them: with their endings.
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
         let mut line_start = 0;
         for (number, line) in text.split('\n').enumerate() {
             let line = line.strip_suffix('\r').unwrap_or(line);
             for column in 0..=line.len() {
                 let (whole, whole_incomplete) = super::completions_in(&snapshot, path, text, line_start + column);
+                let above = lines[..number].iter().rev();
                 let (alone, alone_incomplete) =
-                    super::completions_on_line(&snapshot, path, line, number as u32 + 1, column);
+                    super::completions_on_line(&snapshot, path, line, number as u32 + 1, column, above);
                 let shifted: Vec<_> = alone
                     .into_iter()
                     .map(|mut item| {

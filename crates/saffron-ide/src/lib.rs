@@ -12,6 +12,7 @@ mod folding;
 mod format;
 mod hover;
 mod navigation;
+mod ranking;
 mod rename;
 mod semantic_tokens;
 mod snippet;
@@ -24,14 +25,15 @@ use std::sync::Arc;
 pub use code_actions::{CodeAction, code_actions};
 pub use code_lens::{CodeLens, LensCommand, code_lenses};
 pub use completion::{
-    CompletionItem, CompletionKind, Description, MAX_STEP_ITEMS, SortText, badge, completion_detail,
-    completion_documentation, completions, completions_in, completions_on_line,
+    CompletionItem, CompletionKind, Description, MAX_STEP_ITEMS, PREVIOUS_STEP_LINES, SortText, badge,
+    completion_detail, completion_documentation, completions, completions_in, completions_on_line,
 };
 pub use diagnostics::{IdeDiagnostic, diagnostics, diagnostics_against};
 pub use folding::{FoldKind, FoldingRange, folding_ranges};
 pub use format::format;
 pub use hover::{Hover, hover};
 pub use navigation::{FileRange, definition, references};
+pub use ranking::{RankedStep, StepContext, next_steps, rank_steps};
 pub use rename::{RenameError, RenameTarget, prepare_rename, rename};
 pub use saffron_index::Snapshot;
 pub use saffron_syntax::{Severity, Span};

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use expect_test::{Expect, expect};
 use saffron_ide::*;
-use saffron_index::{Change, IndexHost, StepStatus};
+use saffron_index::{Change, IndexHost};
 
 /// Files separated by `//- path` lines; one of them holds `$0`. Files under `.saffron/cache`
 /// are recordings.
@@ -513,34 +513,20 @@ fn large_vocabulary() -> IndexHost {
     host
 }
 
-/// The step list as its definition reads: every text that starts with what was typed, then
-/// every text whose words start with the typed words in order; each group by status, usage
-/// (most first) and text; the first `MAX_STEP_ITEMS`.
-fn ranked_by_definition(snapshot: &saffron_index::Snapshot, typed: &str) -> (Vec<String>, bool) {
-    let typed = typed.trim_start().to_lowercase();
-    let status_rank = |status| match status {
-        StepStatus::Recorded => 0,
-        StepStatus::Divergent => 1,
-        StepStatus::Unrecorded => 2,
+/// The step list as its definition reads: every step pattern with a variant matching what was
+/// typed, ranked in context ([`rank_steps`]) with every text of the vocabulary a candidate;
+/// the first `MAX_STEP_ITEMS`.
+fn ranked_by_definition(snapshot: &saffron_index::Snapshot, path: &Path, typed: &str) -> (Vec<String>, bool) {
+    let context = StepContext {
+        previous: saffron_index::BLOCK_START,
+        role: saffron_index::StepRole::Action,
+        file: Some(path),
+        file_patterns: &[],
     };
-    let mut ranked: Vec<_> = snapshot
-        .entries_unordered()
-        .filter_map(|entry| {
-            let class = if entry.lowercase.starts_with(&typed) {
-                0
-            } else {
-                let mut words = entry.lowercase.split_whitespace();
-                if !typed.split_whitespace().all(|wanted| words.any(|word| word.starts_with(wanted))) {
-                    return None;
-                }
-                1
-            };
-            Some((class, status_rank(entry.status()), std::cmp::Reverse(entry.count()), entry.text.to_string()))
-        })
-        .collect();
-    ranked.sort();
-    let incomplete = ranked.len() > MAX_STEP_ITEMS;
-    (ranked.into_iter().take(MAX_STEP_ITEMS).map(|key| key.3).collect(), incomplete)
+    let typed = typed.trim_start().to_lowercase();
+    let every_text = snapshot.entries_unordered().map(|entry| entry.text.as_ref());
+    let (steps, incomplete) = rank_steps(snapshot, &context, &typed, every_text, &|_, _| false, MAX_STEP_ITEMS);
+    (steps.into_iter().map(|step| step.text.to_string()).collect(), incomplete)
 }
 
 #[test]
@@ -579,8 +565,13 @@ fn step_lists_match_their_definition_on_a_large_vocabulary() {
     for typed in typed {
         let text = format!("Feature: F\n  Scenario: S\n    When {typed}\n");
         let (items, incomplete) = completions_in(&snapshot, path, &text, text.len() - 1);
-        let labels: Vec<String> = items.into_iter().map(|item| item.label.into_owned()).collect();
-        assert_eq!((labels, incomplete), ranked_by_definition(&snapshot, typed), "typed {typed:?}");
+        // One item per pattern, labelled by the variant its defaults write: compared by pattern.
+        let pattern = saffron_index::tokens::pattern_key;
+        let labels: Vec<String> = items.iter().map(|item| pattern(&item.label)).collect();
+        let (expected, _) = ranked_by_definition(&snapshot, path, typed);
+        let expected: Vec<String> = expected.iter().map(|text| pattern(text)).collect();
+        assert_eq!(labels, expected, "typed {typed:?}");
+        assert!(incomplete || labels.len() < MAX_STEP_ITEMS, "typed {typed:?}");
     }
 }
 
@@ -607,4 +598,123 @@ fn the_line_being_typed_is_not_offered_even_as_the_index_last_saw_it() {
     let other = "Feature: O\n  Scenario: s\n    When I see the\n";
     let (elsewhere, _) = completions_in(&snapshot, Path::new("features/other.feature"), other, other.len() - 1);
     assert!(elsewhere.iter().any(|item| item.label == "I see the orders of last week"), "{elsewhere:?}");
+}
+
+/// The step list with each item's detail, for the ranking tests.
+fn render_ranked(text: &str) -> String {
+    let (host, path, offset) = fixture(text);
+    let snapshot = host.snapshot();
+    let (items, _) = completions(&snapshot, &path, offset);
+    items
+        .iter()
+        .map(|item| {
+            format!(
+                "{} | {} | {} | insert {:?}",
+                item.label,
+                item.description.as_ref().map(ToString::to_string).unwrap_or_default(),
+                item.detail.as_deref().unwrap_or_default(),
+                item.insert_text(),
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Steps a shop's features share: "I save my changes" is followed by the notification check
+/// everywhere, and "I should see the dashboard" is the most used outcome.
+const SHOP: &str = "//- features/admin/products/edit.feature
+Feature: Edit products
+  Scenario: a
+    Given I am logged in as an administrator
+    When I rename the product to \"Mug\"
+    And I save my changes
+    Then I should be notified that it has been successfully edited
+  Scenario: b
+    Given I am logged in as an administrator
+    When I rename the product to \"Cup\"
+    And I save my changes
+    Then I should be notified that it has been successfully edited
+//- features/shop/home.feature
+Feature: Home
+  Scenario: a
+    Given I am logged in as a customer
+    When I open the home page
+    Then I should see the dashboard
+  Scenario: b
+    Given I am logged in as a customer
+    When I open the home page
+    Then I should see the dashboard
+  Scenario: c
+    Given I am logged in as a customer
+    When I open the home page
+    Then I should see the dashboard
+";
+
+#[test]
+fn after_a_step_what_followed_it_elsewhere_comes_first() {
+    let file = "//- features/admin/taxes/edit.feature
+Feature: Edit taxes
+  Scenario: a
+    Given I am logged in as an administrator
+    When I rename the tax to \"VAT\"
+    And I save my changes
+    Then $0
+";
+    expect![[r#"
+        I should be notified that it has been successfully edited | ○ unrecorded · 2× | unrecorded: using it costs a recording | insert "I should be notified that it has been successfully edited"
+        I should see the dashboard | ○ unrecorded · 3× | unrecorded: using it costs a recording | insert "I should see the dashboard"
+        I am logged in as an administrator | ○ unrecorded · 3× | unrecorded: using it costs a recording | insert "I am logged in as an administrator"
+        I save my changes | ○ unrecorded · 3× | unrecorded: using it costs a recording | insert "I save my changes"
+        I rename the tax to "VAT" | ○ unrecorded · 1× | unrecorded: using it costs a recording | insert "I rename the tax to \"${1:VAT}\""
+        I am logged in as a customer | ○ unrecorded · 3× | unrecorded: using it costs a recording | insert "I am logged in as a customer"
+        I open the home page | ○ unrecorded · 3× | unrecorded: using it costs a recording | insert "I open the home page"
+        I rename the product to "Cup" | ○ unrecorded · 2× | 2 variants · unrecorded: using it costs a recording | insert "I rename the product to \"${1:Cup}\"""#]].assert_eq(&render_ranked(&format!("{SHOP}{file}")));
+}
+
+#[test]
+fn a_then_wants_outcomes_and_a_given_context() {
+    let file = "//- features/shop/cart.feature
+Feature: Cart
+  Scenario: a
+    Given $0
+";
+    expect![[r#"
+        I am logged in as a customer | ○ unrecorded · 3× | unrecorded: using it costs a recording | insert "I am logged in as a customer"
+        I am logged in as an administrator | ○ unrecorded · 2× | unrecorded: using it costs a recording | insert "I am logged in as an administrator"
+        I open the home page | ○ unrecorded · 3× | unrecorded: using it costs a recording | insert "I open the home page"
+        I should see the dashboard | ○ unrecorded · 3× | unrecorded: using it costs a recording | insert "I should see the dashboard"
+        I rename the product to "Cup" | ○ unrecorded · 2× | 2 variants · unrecorded: using it costs a recording | insert "I rename the product to \"${1:Cup}\""
+        I save my changes | ○ unrecorded · 2× | unrecorded: using it costs a recording | insert "I save my changes"
+        I should be notified that it has been successfully edited | ○ unrecorded · 2× | unrecorded: using it costs a recording | insert "I should be notified that it has been successfully edited""#]].assert_eq(&render_ranked(&format!("{SHOP}{file}")));
+}
+
+#[test]
+fn value_variants_are_one_snippet_item_with_the_most_used_value() {
+    let file = "//- features/search.feature
+Feature: Search
+  Scenario: a
+    When I search for \"tea\" in 2 shops
+    When I search for \"tea\" in 3 shops
+    When I search for \"mugs\" in 2 shops
+    When I search$0
+";
+    expect![[r#"I search for "tea" in 2 shops | ○ unrecorded · 3× | 3 variants · unrecorded: using it costs a recording | insert "I search for \"${1:tea}\" in ${2:2} shops""#]].assert_eq(&render_ranked(file));
+}
+
+#[test]
+fn a_grouped_item_resolves_to_the_same_detail() {
+    let (host, path, offset) = fixture(
+        "//- features/search.feature
+Feature: Search
+  Scenario: a
+    When I search for \"tea\"
+    When I search for \"mugs\"
+    When I sea$0
+",
+    );
+    let snapshot = host.snapshot();
+    let (items, _) = completions(&snapshot, &path, offset);
+    let item = items.first().expect("an item");
+    assert_eq!(item.detail.as_deref(), Some("2 variants · unrecorded: using it costs a recording"));
+    assert_eq!(completion_detail(&snapshot, &item.label).as_deref(), item.detail.as_deref());
 }

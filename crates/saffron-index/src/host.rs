@@ -89,6 +89,8 @@ pub(crate) struct IndexState {
     /// being typed are a range, however few they are, and can be ranked without a look-up of
     /// their entries.
     pub by_lowercase: imbl::OrdMap<(Arc<str>, Arc<str>), RankKey>,
+    /// Which step patterns follow which, and their roles, variants and folders.
+    pub succession: crate::succession::Succession,
 }
 
 /// The index's writer.
@@ -182,6 +184,8 @@ impl IndexHost {
         uses.added.insert(path.clone(), written.clone());
         let new_sets = step_set_blocks(&source.parsed.document);
         let sets_changed = old_sets.as_ref() != Some(&new_sets) && !(old_sets.is_none() && new_sets.is_empty());
+        let old_document = self.state.files.get(&path).map(|old| &old.source.parsed.document);
+        self.state.succession.replace_file(&path, old_document, Some(&source.parsed.document));
         self.state.files.insert(path, Arc::new(FileData { source, written }));
         sets_changed
     }
@@ -191,7 +195,9 @@ impl IndexHost {
             self.state.files.get(path).is_some_and(|old| !step_set_blocks(&old.source.parsed.document).is_empty());
         let path: Arc<Path> = Arc::from(path);
         self.forget_uses(&path, uses);
-        self.state.files.remove(&path);
+        if let Some(old) = self.state.files.remove(&path) {
+            self.state.succession.replace_file(&path, Some(&old.source.parsed.document), None);
+        }
         had_sets
     }
 

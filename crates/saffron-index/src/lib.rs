@@ -15,6 +15,7 @@ mod near;
 mod orphans;
 mod snapshot;
 pub mod staleness;
+mod succession;
 pub mod tokens;
 
 pub use host::{Change, IndexHost};
@@ -27,6 +28,7 @@ pub use near::{MAX_SCANNED, MAX_VERIFIED};
 pub use orphans::{ClosestScenario, OrphanRecording};
 pub use snapshot::{CACHE_DIR, Invocation, PROPOSALS_DIR, Snapshot, is_runnable, recording_paths, step_specs};
 pub use staleness::{StepAspect, StepChange, StepDifference, step_differences};
+pub use succession::{BLOCK_START, RoleCounts, StepRole};
 
 impl IndexHost {
     /// Loads the project at `root` from disk.

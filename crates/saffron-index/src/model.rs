@@ -233,6 +233,11 @@ impl FileData {
         let first = self.written.partition_point(|(_, used)| used.location.line < line);
         self.written[first..].iter().take_while(move |(_, used)| used.location.line == line).map(|(text, _)| text)
     }
+
+    /// The texts of the steps written in the file, in order (invocations excluded).
+    pub fn written_texts(&self) -> impl Iterator<Item = &Arc<str>> {
+        self.written.iter().map(|(text, _)| text)
+    }
 }
 
 /// A loaded recording file.

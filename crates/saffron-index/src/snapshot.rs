@@ -119,6 +119,32 @@ impl Snapshot {
         Some(texts)
     }
 
+    /// The step patterns written right after `previous` (a pattern, or [`crate::BLOCK_START`]
+    /// for a block's first step), with how often.
+    pub fn followers(&self, previous: &str) -> impl Iterator<Item = (&Arc<str>, u32)> {
+        self.state.succession.followers(previous).into_iter().flat_map(|map| map.iter().map(|(k, v)| (k, *v)))
+    }
+
+    /// How often a step pattern is written as context, action and outcome.
+    pub fn roles(&self, pattern: &str) -> crate::RoleCounts {
+        self.state.succession.roles(pattern)
+    }
+
+    /// The texts written with a step pattern, with how often each.
+    pub fn variants(&self, pattern: &str) -> impl Iterator<Item = (&Arc<str>, u32)> {
+        self.state.succession.variants(pattern).into_iter().flat_map(|map| map.iter().map(|(k, v)| (k, *v)))
+    }
+
+    /// How many texts are written with a step pattern.
+    pub fn variant_count(&self, pattern: &str) -> usize {
+        self.state.succession.variants(pattern).map_or(0, |map| map.len())
+    }
+
+    /// The step patterns written by the files directly in `folder`, with how often.
+    pub fn folder_patterns(&self, folder: &Path) -> impl Iterator<Item = (&Arc<str>, u32)> {
+        self.state.succession.folder(folder).into_iter().flat_map(|map| map.iter().map(|(k, v)| (k, *v)))
+    }
+
     pub fn entry(&self, text: &str) -> Option<&Arc<Entry>> {
         self.state.vocabulary.get(text)
     }
@@ -273,6 +299,7 @@ impl Snapshot {
             "behaviours": behaviours,
             "stepSets": step_sets,
             "scenarios": self.scenarios(),
+            "succession": self.state.succession.listing(),
         })
     }
 

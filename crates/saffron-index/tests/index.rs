@@ -203,6 +203,58 @@ const TEXTS: &[&str] = &[
     "I save the order",
 ];
 
+#[test]
+fn succession_counts_followers_roles_variants_and_folders_as_files_change() {
+    let mut host = IndexHost::new();
+    host.apply_all([
+        file(
+            "features/a.feature",
+            "Feature: A\n  Scenario: s\n    Given I am on the shop\n    When I search for \"tea\"\n    Then I see 2 results\n",
+        ),
+        file(
+            "features/b.feature",
+            "Feature: B\n  Scenario: s\n    Given I am on the shop\n    When I search for \"mugs\"\n    And I see 3 results\n",
+        ),
+    ]);
+    let sorted = |pairs: Vec<(String, u32)>| {
+        let mut pairs = pairs;
+        pairs.sort();
+        pairs
+    };
+    let followers = |host: &IndexHost, previous: &str| {
+        sorted(host.snapshot().followers(previous).map(|(pattern, count)| (pattern.to_string(), count)).collect())
+    };
+    let variants = |host: &IndexHost, pattern: &str| {
+        sorted(host.snapshot().variants(pattern).map(|(text, count)| (text.to_string(), count)).collect())
+    };
+    assert_eq!(followers(&host, saffron_index::BLOCK_START), [("i am on the shop".to_string(), 2)]);
+    assert_eq!(followers(&host, "i am on the shop"), [("i search for \"\"".to_string(), 2)]);
+    assert_eq!(followers(&host, "i search for \"\""), [("i see 0 results".to_string(), 2)]);
+    // `Then` makes an outcome, `And` after `When` an action.
+    assert_eq!(host.snapshot().roles("i see 0 results").0, [0, 1, 1]);
+    assert_eq!(
+        variants(&host, "i search for \"\""),
+        [("I search for \"mugs\"".to_string(), 1), ("I search for \"tea\"".to_string(), 1)]
+    );
+    assert_eq!(host.snapshot().folder_patterns(std::path::Path::new("features")).count(), 3);
+
+    // An edit moves only what it changes; a removal takes the file's counts away.
+    host.apply(file(
+        "features/b.feature",
+        "Feature: B\n  Scenario: s\n    Given I am on the shop\n    When I search for \"tea\"\n    Then I see the cart\n",
+    ));
+    assert_eq!(
+        followers(&host, "i search for \"\""),
+        [("i see 0 results".to_string(), 1), ("i see the cart".to_string(), 1)]
+    );
+    assert_eq!(variants(&host, "i search for \"\""), [("I search for \"tea\"".to_string(), 2)]);
+    assert_eq!(host.snapshot().roles("i see 0 results").0, [0, 0, 1]);
+    host.apply(Change::RemoveFile { path: PathBuf::from("features/a.feature") });
+    assert_eq!(followers(&host, "i search for \"\""), [("i see the cart".to_string(), 1)]);
+    assert_eq!(host.snapshot().roles("i see 0 results").0, [0, 0, 0]);
+    assert_eq!(variants(&host, "i search for \"\""), [("I search for \"tea\"".to_string(), 1)]);
+}
+
 fn feature_text(steps: &[usize], with_set: bool, invoke: bool) -> String {
     let mut text = String::from("Feature: F\n");
     if with_set {
@@ -213,7 +265,8 @@ fn feature_text(steps: &[usize], with_set: bool, invoke: bool) -> String {
         text.push_str("    StepSet common\n");
     }
     for (i, step) in steps.iter().enumerate() {
-        let keyword = if i == 0 { "Given" } else { "And" };
+        // Every keyword, so the succession's roles (And takes the previous step's) are exercised.
+        let keyword = ["Given", "When", "Then", "And"][(step + i) % 4];
         text.push_str(&format!("    {keyword} {}\n", TEXTS[*step % TEXTS.len()]));
     }
     text

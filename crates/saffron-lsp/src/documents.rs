@@ -1,5 +1,7 @@
 //! The documents the editor has open, kept as ropes and edited incrementally.
 
+use std::borrow::Cow;
+
 use ls_types::{Position, TextDocumentContentChangeEvent};
 use ropey::Rope;
 use saffron_ide::{SyntaxTree, TextChange};
@@ -70,6 +72,14 @@ impl OpenDocument {
             })
             .map_or(text.len(), |(index, _)| index);
         Some((text, column))
+    }
+
+    /// The lines before line `line` (0-based), nearest first, with their line endings, read
+    /// from the rope as they are asked for: a caller that stops early pays only for the lines
+    /// it read, however long the document.
+    pub fn lines_above(&self, line: u32) -> impl Iterator<Item = Cow<'_, str>> {
+        let line = (line as usize).min(self.rope.len_lines());
+        self.rope.lines_at(line).reversed().map(Cow::from)
     }
 
     /// What the syntax tree of the current text is made from, cheap to take on the loop: the
@@ -183,6 +193,17 @@ mod tests {
         assert_eq!(document.line(1, 4), Some(("  Scenario: s".to_string(), 4)));
         assert_eq!(document.line(2, 2), Some(("last".to_string(), 2)));
         assert_eq!(document.line(3, 0), None);
+    }
+
+    #[test]
+    fn the_lines_above_come_nearest_first_and_only_as_read() {
+        let mut document = OpenDocument::new("Feature: f\n  Scenario: s\n    Given a\n", 1);
+        document.apply(vec![change((3, 0), (3, 0), "    When b\r\n    Then ")], 2);
+        let above: Vec<_> = document.lines_above(4).collect();
+        assert_eq!(above, ["    When b\r\n", "    Given a\n", "  Scenario: s\n", "Feature: f\n"]);
+        assert_eq!(document.lines_above(1).next().as_deref(), Some("Feature: f\n"));
+        assert_eq!(document.lines_above(0).next(), None);
+        assert_eq!(document.lines_above(99).next().as_deref(), Some("    Then "), "past the end: the last line");
     }
 
     #[test]

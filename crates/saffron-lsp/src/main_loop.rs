@@ -329,10 +329,9 @@ impl GlobalState {
         RequestContext { snapshot: self.snapshot.clone(), root: self.root.clone(), client: self.client.clone() }
     }
 
-    /// A line of an open document and the byte column of a UTF-16 character in it (see
-    /// [`OpenDocument::line`]).
-    pub fn open_line(&self, uri: &lsp::Uri, position: lsp::Position) -> Option<(String, usize)> {
-        self.documents.get(uri)?.line(position.line, position.character)
+    /// An open document, as the editor has it now.
+    pub fn opened(&self, uri: &lsp::Uri) -> Option<&OpenDocument> {
+        self.documents.get(uri)
     }
 
     /// An open document's text and incrementally maintained syntax tree, to be read off the loop.

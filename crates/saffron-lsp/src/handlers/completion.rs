@@ -19,24 +19,42 @@ use crate::main_loop::GlobalState;
 /// the only thing the index may not have yet, and it is never offered).
 ///
 /// Only the cursor's line is read (from the open document, or the indexed copy of a file that
-/// is not open), so a keystroke's completion costs the same in a file of any size.
+/// is not open), and, on a step's line, the lines above it up to the previous step (for the
+/// ranking by what follows it), read from the rope one at a time and never more than
+/// [`saffron_ide::PREVIOUS_STEP_LINES`]: a keystroke's completion costs the same in a file of
+/// any size.
 pub fn handle(state: &GlobalState, params: lsp::CompletionParams) -> Result<Option<CompletionList>> {
     let position = params.text_document_position;
     let context = state.context_as_indexed();
     let path = context.path(&position.text_document.uri)?;
-    let line = match state.open_line(&position.text_document.uri, position.position) {
-        Some(line) => Some(line),
-        None => context.text(&path).and_then(|text| indexed_line(text, position.position)),
+    let (line, character) = (position.position.line, position.position.character);
+    let line_number = line + 1;
+    let (items, line_text, incomplete) = if let Some(document) = state.opened(&position.text_document.uri) {
+        let Some((line_text, column)) = document.line(line, character) else { return Ok(None) };
+        let (items, incomplete) = saffron_ide::completions_on_line(
+            &context.snapshot,
+            &path,
+            &line_text,
+            line_number,
+            column,
+            document.lines_above(line),
+        );
+        (items, line_text, incomplete)
+    } else {
+        let Some(text) = context.text(&path) else { return Ok(None) };
+        let Some((start, line_text, column)) = indexed_line(text, position.position) else { return Ok(None) };
+        let lines_above = text[..start].lines().rev();
+        let (items, incomplete) =
+            saffron_ide::completions_on_line(&context.snapshot, &path, &line_text, line_number, column, lines_above);
+        (items, line_text, incomplete)
     };
-    let Some((line_text, column)) = line else { return Ok(None) };
-    let (items, incomplete) =
-        saffron_ide::completions_on_line(&context.snapshot, &path, &line_text, position.position.line + 1, column);
-    let index = LineIndex::of_line(&line_text, position.position.line);
+    let index = LineIndex::of_line(&line_text, line);
     Ok(Some(to_list(&context, &index, &items, incomplete)))
 }
 
-/// Line `position.line` of an indexed file's text and the byte column of the position in it.
-fn indexed_line(text: &str, position: lsp::Position) -> Option<(String, usize)> {
+/// Line `position.line` of an indexed file's text: where it starts, its text and the byte
+/// column of the position in it.
+fn indexed_line(text: &str, position: lsp::Position) -> Option<(usize, String, usize)> {
     let index = LineIndex::new(text);
     if position.line as usize >= index.line_count() {
         return None;
@@ -44,7 +62,7 @@ fn indexed_line(text: &str, position: lsp::Position) -> Option<(String, usize)> 
     let offset = index.offset(position);
     let start = index.offset(lsp::Position { line: position.line, character: 0 });
     let end = index.offset(lsp::Position { line: position.line, character: u32::MAX });
-    Some((text[start..end].to_string(), offset - start))
+    Some((start, text[start..end].to_string(), offset - start))
 }
 
 fn to_list(

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use saffron_index::{Snapshot, StepStatus};
+use saffron_index::{Snapshot, StepRole, StepStatus};
 use saffron_syntax::{Span, pickles, step_sets};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -18,6 +18,9 @@ use crate::project::{Project, display_path, project_path};
 
 /// Drafts larger than this are refused: a feature file is a few kilobytes.
 const MAX_DRAFT_BYTES: usize = 1 << 20;
+
+/// How many likely next steps a scenario of the draft gets.
+const NEXT_STEPS: usize = 3;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -118,6 +121,10 @@ pub struct DraftScenario {
     /// The scenario's own recording when the draft edits an existing file: `fresh` (replays
     /// as it is), `stale`, `unrecorded` or `unreadable`.
     pub recording: String,
+    /// What followed the scenario's last step in the project's other scenarios, best first
+    /// (at most 3): the likely next step, worded as the project words it. Left out when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub next: Vec<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -252,7 +259,19 @@ fn check(snapshot: &Snapshot, established: &Snapshot, path: &Path, text: &str) -
             } else {
                 (counts[Cost::Free as usize], counts[Cost::Divergent as usize], counts[Cost::NeedsRecording as usize])
             };
+            let next = steps.last().map_or_else(Vec::new, |last| {
+                let role = match last.step_type {
+                    pickles::PickleStepType::Context => StepRole::Context,
+                    pickles::PickleStepType::Action => StepRole::Action,
+                    pickles::PickleStepType::Outcome | pickles::PickleStepType::Unknown => StepRole::Outcome,
+                };
+                saffron_ide::next_steps(snapshot, &last.text, role, NEXT_STEPS)
+                    .into_iter()
+                    .map(|step| step.text.to_string())
+                    .collect()
+            });
             scenarios.push(DraftScenario {
+                next,
                 name: pickle.scenario.header.name.clone(),
                 line: pickle.scenario.header.location.line,
                 steps: steps.len(),
@@ -393,6 +412,10 @@ impl Render for CheckFeatureOutput {
                 scenario.needs_recording,
                 scenario.recording
             );
+            if !scenario.next.is_empty() {
+                let _ =
+                    writeln!(out, "  after its last step, the project usually writes: {}", scenario.next.join(" | "));
+            }
         }
         out
     }

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use saffron_index::{Snapshot, StepStatus, tokens};
+use saffron_index::{Snapshot, StepRole, StepStatus, tokens};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -25,6 +25,10 @@ pub struct FindStepsArgs {
     /// At most this many wordings (default 10, at most 50).
     #[serde(default)]
     pub limit: Option<u32>,
+    /// The draft's previous step ("When I save my changes"), when the step sought comes after
+    /// it: wordings that followed it elsewhere rank higher, and `next` lists what usually does.
+    #[serde(default)]
+    pub after: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -34,6 +38,9 @@ pub struct FindStepsOutput {
     pub query: String,
     /// Best first.
     pub matches: Vec<StepMatch>,
+    /// With `after`: the steps that followed it in the project, best first (at most 5).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub next: Vec<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -92,7 +99,56 @@ pub fn run(snapshot: &Snapshot, args: FindStepsArgs) -> Result<FindStepsOutput, 
     if query.len() > 2000 {
         return Err(ToolError::new("the query is longer than 2000 bytes", "pass one step or one sentence of intent"));
     }
-    Ok(FindStepsOutput { query: query.to_string(), matches: rank(snapshot, query, limit) })
+    let after = args.after.as_deref().map(|after| strip_keyword(after.trim())).filter(|after| !after.is_empty());
+    let Some(after) = after else {
+        return Ok(FindStepsOutput {
+            query: query.to_string(),
+            matches: rank(snapshot, query, limit),
+            next: Vec::new(),
+        });
+    };
+    let next = saffron_ide::next_steps(snapshot, after, query_role(&args.query), MAX_NEXT);
+    let mut matches = rank(snapshot, query, limit.max(MAX_NEXT * 4));
+    follow_bonus(snapshot, after, &mut matches);
+    matches.truncate(limit);
+    Ok(FindStepsOutput {
+        query: query.to_string(),
+        matches,
+        next: next.into_iter().map(|s| s.text.to_string()).collect(),
+    })
+}
+
+/// How many next steps `after` lists.
+const MAX_NEXT: usize = 5;
+
+/// The role a query's keyword asks for (`Then` an outcome); an action without one.
+fn query_role(query: &str) -> StepRole {
+    let lower = query.trim_start().to_lowercase();
+    if lower.starts_with("given ") {
+        StepRole::Context
+    } else if lower.starts_with("then ") {
+        StepRole::Outcome
+    } else {
+        StepRole::Action
+    }
+}
+
+/// Raises the matches that followed `after` elsewhere, by how often, and re-sorts: between
+/// two equally relevant wordings, the one the project writes after that step wins.
+fn follow_bonus(snapshot: &Snapshot, after: &str, matches: &mut [StepMatch]) {
+    let previous = tokens::pattern_key(after);
+    let followers: HashMap<&str, u32> =
+        snapshot.followers(&previous).map(|(pattern, count)| (pattern.as_ref(), count)).collect();
+    let most = followers.values().copied().max().unwrap_or(0);
+    if most == 0 {
+        return;
+    }
+    for found in matches.iter_mut() {
+        let Some(&count) = followers.get(tokens::pattern_key(&found.text).as_str()) else { continue };
+        found.score = ((found.score + 0.15 * (f64::from(count) / f64::from(most)).sqrt()) * 1000.0).round() / 1000.0;
+        let _ = write!(found.reason, "; followed \"{after}\" {count}× elsewhere");
+    }
+    matches.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.text.cmp(&b.text)));
 }
 
 fn strip_keyword(text: &str) -> &str {
@@ -293,6 +349,9 @@ impl Render for FindStepsOutput {
         for (index, found) in self.matches.iter().enumerate() {
             let _ = writeln!(out, "{}. {}  {}\n   {}", index + 1, found.status.badge(), found.text, found.reason);
         }
+        if !self.next.is_empty() {
+            let _ = writeln!(out, "After that step the project usually writes: {}", self.next.join(" | "));
+        }
         out
     }
 }
@@ -307,5 +366,40 @@ mod tests {
         assert_eq!(strip_keyword("and   then"), "then");
         assert_eq!(strip_keyword("Whenever"), "Whenever");
         assert_eq!(strip_keyword("* I go"), "I go");
+    }
+
+    #[test]
+    fn after_a_step_what_followed_it_elsewhere_ranks_first_and_is_listed() {
+        let feature = |name: &str, steps: &[&str]| saffron_index::Change::SetFile {
+            path: format!("features/{name}.feature").into(),
+            text: format!(
+                "Feature: {name}\n  Scenario: s\n{}",
+                steps.iter().map(|step| format!("    {step}\n")).collect::<String>()
+            ),
+        };
+        let mut host = saffron_index::IndexHost::new();
+        host.apply_all([
+            feature("a", &["When I save my changes", "Then I should see a success message"]),
+            feature("b", &["When I save my changes", "Then I should see a success message"]),
+            feature("c", &["When I delete it", "Then I should see an error message"]),
+            feature("d", &["When I delete it", "Then I should see an error message"]),
+            feature("e", &["When I reload it", "Then I should see an error message"]),
+        ]);
+        let snapshot = host.snapshot();
+        let find = |after: Option<&str>| {
+            let args = FindStepsArgs {
+                query: "Then I should see the message".into(),
+                limit: Some(2),
+                after: after.map(Into::into),
+            };
+            run(&snapshot, args).expect("found")
+        };
+        let texts = |output: &FindStepsOutput| output.matches.iter().map(|m| m.text.clone()).collect::<Vec<_>>();
+        let alone = find(None);
+        assert_eq!(texts(&alone), ["I should see an error message", "I should see a success message"]);
+        assert!(alone.next.is_empty());
+        let after_save = find(Some("When I save my changes"));
+        assert_eq!(texts(&after_save), ["I should see a success message", "I should see an error message"]);
+        assert_eq!(after_save.next, ["I should see a success message"]);
     }
 }

@@ -1,0 +1,227 @@
+//! Succession: which step patterns follow which, each pattern's role (context, action,
+//! outcome), its value variants and the folders that use it. Completion ranks by it, so that
+//! after a "save" action the check that follows it elsewhere comes first.
+//!
+//! Everything is counted by step pattern ([`crate::tokens::pattern_key`]): `I search for "tea"`
+//! and `I search for "mugs"` are one step with two values. A file's contribution is a list of
+//! facts; an edit applies only the difference between the file's old and new facts, so a
+//! keystroke touches a handful of counts whatever the file's size.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use saffron_syntax::{Document, FeatureChild, KeywordType, RuleChild, Step};
+use serde::Serialize;
+
+use crate::host::HashMap;
+
+/// What a step does in its scenario, from its keyword (`And`, `But` and `*` take the role of
+/// the step before them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StepRole {
+    Context,
+    Action,
+    Outcome,
+}
+
+impl StepRole {
+    /// The role a keyword gives, or `None` for a conjunction (it takes the previous step's).
+    pub fn of_keyword(keyword: KeywordType) -> Option<StepRole> {
+        match keyword {
+            KeywordType::Context => Some(StepRole::Context),
+            KeywordType::Action => Some(StepRole::Action),
+            KeywordType::Outcome => Some(StepRole::Outcome),
+            KeywordType::Conjunction | KeywordType::Unknown => None,
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// How often a pattern is written in each role: context, action, outcome.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct RoleCounts(pub [u32; 3]);
+
+impl RoleCounts {
+    pub fn get(&self, role: StepRole) -> u32 {
+        self.0[role.index()]
+    }
+
+    pub fn total(&self) -> u32 {
+        self.0.iter().sum()
+    }
+}
+
+/// The succession counts of the whole project.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Succession {
+    /// Previous pattern → next pattern → how often. The previous pattern of a block's first
+    /// step is [`BLOCK_START`].
+    follows: HashMap<Arc<str>, HashMap<Arc<str>, u32>>,
+    roles: HashMap<Arc<str>, RoleCounts>,
+    /// Pattern → each text written with it → how often.
+    variants: HashMap<Arc<str>, HashMap<Arc<str>, u32>>,
+    /// Folder → pattern → how often a file directly in it writes the pattern.
+    folders: HashMap<Arc<Path>, HashMap<Arc<str>, u32>>,
+}
+
+/// The "previous step" of a block's first step: no pattern can be it (a step text is one line).
+pub const BLOCK_START: &str = "\n";
+
+/// One thing a file says about succession; a fact written twice counts twice.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Fact {
+    Follows(Arc<str>, Arc<str>),
+    Role(Arc<str>, StepRole),
+    Variant(Arc<str>, Arc<str>),
+    Folder(Arc<Path>, Arc<str>),
+}
+
+/// The facts of one file, sorted.
+fn facts(path: &Path, document: &Document) -> Vec<Fact> {
+    let mut facts = Vec::new();
+    let Some(feature) = &document.feature else { return facts };
+    let folder: Arc<Path> = Arc::from(path.parent().unwrap_or(Path::new("")));
+    let mut block = |steps: &[Step]| {
+        let mut previous: Arc<str> = Arc::from(BLOCK_START);
+        let mut role = StepRole::Context;
+        for step in steps.iter().filter(|step| !step.is_invocation) {
+            let pattern: Arc<str> = Arc::from(crate::tokens::pattern_key(&step.text));
+            role = StepRole::of_keyword(step.keyword_type).unwrap_or(role);
+            facts.push(Fact::Follows(previous, pattern.clone()));
+            facts.push(Fact::Role(pattern.clone(), role));
+            facts.push(Fact::Variant(pattern.clone(), Arc::from(step.text.as_str())));
+            facts.push(Fact::Folder(folder.clone(), pattern.clone()));
+            previous = pattern;
+        }
+    };
+    for child in &feature.children {
+        match child {
+            FeatureChild::Background(background) => block(&background.steps),
+            FeatureChild::Scenario(scenario) => block(&scenario.steps),
+            FeatureChild::Rule(rule) => {
+                for child in &rule.children {
+                    match child {
+                        RuleChild::Background(background) => block(&background.steps),
+                        RuleChild::Scenario(scenario) => block(&scenario.steps),
+                    }
+                }
+            }
+        }
+    }
+    facts.sort_unstable();
+    facts
+}
+
+impl Succession {
+    /// Replaces a file's facts (`old` absent for a new file, `new` absent for a removed one).
+    pub(crate) fn replace_file(&mut self, path: &Path, old: Option<&Document>, new: Option<&Document>) {
+        let old = old.map(|document| facts(path, document)).unwrap_or_default();
+        let new = new.map(|document| facts(path, document)).unwrap_or_default();
+        // A merge of the two sorted lists: equal facts cancel.
+        let (mut i, mut j) = (0, 0);
+        while i < old.len() || j < new.len() {
+            match (old.get(i), new.get(j)) {
+                (Some(a), Some(b)) if a == b => {
+                    i += 1;
+                    j += 1;
+                }
+                (Some(a), Some(b)) if a < b => {
+                    self.count(a, -1);
+                    i += 1;
+                }
+                (Some(a), None) => {
+                    self.count(a, -1);
+                    i += 1;
+                }
+                (_, Some(b)) => {
+                    self.count(b, 1);
+                    j += 1;
+                }
+                (None, None) => break,
+            }
+        }
+    }
+
+    fn count(&mut self, fact: &Fact, delta: i64) {
+        match fact {
+            Fact::Follows(previous, next) => bump(&mut self.follows, previous, next, delta),
+            Fact::Variant(pattern, text) => bump(&mut self.variants, pattern, text, delta),
+            Fact::Folder(folder, pattern) => bump(&mut self.folders, folder, pattern, delta),
+            Fact::Role(pattern, role) => {
+                let mut counts = self.roles.get(pattern).copied().unwrap_or_default();
+                let slot = &mut counts.0[role.index()];
+                *slot = add(*slot, delta);
+                if counts.total() == 0 {
+                    self.roles.remove(pattern);
+                } else {
+                    self.roles.insert(pattern.clone(), counts);
+                }
+            }
+        }
+    }
+
+    pub(crate) fn followers(&self, previous: &str) -> Option<&HashMap<Arc<str>, u32>> {
+        self.follows.get(previous)
+    }
+
+    pub(crate) fn roles(&self, pattern: &str) -> RoleCounts {
+        self.roles.get(pattern).copied().unwrap_or_default()
+    }
+
+    pub(crate) fn variants(&self, pattern: &str) -> Option<&HashMap<Arc<str>, u32>> {
+        self.variants.get(pattern)
+    }
+
+    pub(crate) fn folder(&self, folder: &Path) -> Option<&HashMap<Arc<str>, u32>> {
+        self.folders.get(folder)
+    }
+
+    /// Every count, sorted: equal for two indexes of the same files however they were built.
+    pub(crate) fn listing(&self) -> serde_json::Value {
+        fn nested<K: std::fmt::Debug>(map: &HashMap<K, HashMap<Arc<str>, u32>>) -> Vec<String> {
+            let mut lines: Vec<String> = map
+                .iter()
+                .flat_map(|(outer, inner)| inner.iter().map(move |(key, count)| format!("{outer:?} → {key} ×{count}")))
+                .collect();
+            lines.sort();
+            lines
+        }
+        let mut roles: Vec<String> =
+            self.roles.iter().map(|(pattern, counts)| format!("{pattern} {:?}", counts.0)).collect();
+        roles.sort();
+        serde_json::json!({
+            "follows": nested(&self.follows),
+            "roles": roles,
+            "variants": nested(&self.variants),
+            "folders": nested(&self.folders),
+        })
+    }
+}
+
+fn add(count: u32, delta: i64) -> u32 {
+    u32::try_from((i64::from(count) + delta).max(0)).unwrap_or(u32::MAX)
+}
+
+fn bump<K: std::hash::Hash + Eq + Clone>(
+    map: &mut HashMap<K, HashMap<Arc<str>, u32>>,
+    outer: &K,
+    inner: &Arc<str>,
+    delta: i64,
+) {
+    let mut counts = map.get(outer).cloned().unwrap_or_default();
+    let count = add(counts.get(inner).copied().unwrap_or(0), delta);
+    if count == 0 {
+        counts.remove(inner);
+    } else {
+        counts.insert(inner.clone(), count);
+    }
+    if counts.is_empty() {
+        map.remove(outer);
+    } else {
+        map.insert(outer.clone(), counts);
+    }
+}
