@@ -193,30 +193,22 @@ fn finished(
     saved: Option<String>,
     artifacts: Option<String>,
 ) -> ScenarioResult {
-    let cost = Cost::of(&tally.usage, driver.prices());
-    let (cost_usd, cost_source) = match cost {
-        Cost::Known { usd, source } => {
-            let source = match source {
-                saffron_agent::CostSource::ConfiguredPrices => "configured prices",
-                saffron_agent::CostSource::Reported => "reported by the provider",
-            };
-            (Some(usd), Some(source.to_string()))
-        }
-        Cost::NotReported => (None, None),
-    };
     let mut result = crate::execute::result(execution, verdict, Instant::now());
-    result.agent = Some(AgentRun {
+    let mut run = AgentRun {
         agent: driver.describe(),
         usage: AgentUsage::from(&tally.usage),
-        cost_usd,
-        cost_source,
+        cost_usd: None,
+        cost_source: None,
         seeded_steps: tally.seeded,
         steps: execution.template_steps.len(),
         sessions: tally.sessions,
         fragile_targets: tally.fragile.clone(),
         saved,
         artifacts,
-    });
+    };
+    // The report module owns how a cost is written down.
+    run.set_cost(Cost::of(&tally.usage, driver.prices()));
+    result.agent = Some(run);
     result
 }
 
