@@ -319,6 +319,7 @@ fn file_pending_proposal(project: &Path) -> std::path::PathBuf {
             adaptations: Vec::new(),
             usage: None,
             filed_at: None,
+            unverified: None,
         },
         Some(&broken),
     );

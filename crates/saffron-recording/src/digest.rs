@@ -94,12 +94,17 @@ pub fn contract_digest(recording: &Recording) -> String {
 
 /// Digest of a proposal's executable content: the recording `saffron accept` would write and
 /// the feature edits `--with-feature-edit` would apply. The narrative, adaptations, diff and
-/// usage are read, never applied, so they are not bound.
+/// usage are read, never applied, so they are not bound. An unverified proposal binds its proof
+/// failure too, so deleting the mark by hand makes it stale rather than acceptable (verified
+/// proposals keep the digest they always had).
 pub fn content_digest(proposal: &Proposal) -> String {
-    let value = json!({
+    let mut value = json!({
         "recording": serde_json::to_value(&proposal.recording).unwrap_or(Value::Null),
         "featureEdits": serde_json::to_value(&proposal.feature_edits).unwrap_or(Value::Null),
     });
+    if let Some(failure) = &proposal.unverified {
+        value["unverified"] = json!(failure);
+    }
     sha256_hex(&value)
 }
 

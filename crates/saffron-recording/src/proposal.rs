@@ -42,6 +42,11 @@ pub struct Proposal {
     /// When it was filed (RFC 3339), informational.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filed_at: Option<String>,
+    /// Set when the repaired recording did not pass its proof replay (after one refine): how the
+    /// proof failed. Such a proposal is kept for a person to read; it is never replayed as
+    /// pending and `saffron accept` refuses it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unverified: Option<String>,
 }
 
 /// The scenario a proposal is for.
@@ -119,6 +124,8 @@ pub struct ProposalDraft {
     pub usage: Option<Usage>,
     /// See [`Proposal::filed_at`].
     pub filed_at: Option<String>,
+    /// See [`Proposal::unverified`].
+    pub unverified: Option<String>,
 }
 
 /// Why a proposal no longer fits and cannot be accepted.
@@ -167,6 +174,7 @@ impl Proposal {
             adaptations: draft.adaptations,
             usage: draft.usage,
             filed_at: draft.filed_at,
+            unverified: draft.unverified,
         };
         proposal.binding.content_digest = content_digest(&proposal);
         proposal
@@ -222,6 +230,7 @@ mod tests {
             adaptations: vec!["locator: Buy → Buy now".into()],
             usage: Some(Usage { input_tokens: Some(1200), output_tokens: Some(300), cost_usd: Some(0.0123) }),
             filed_at: None,
+            unverified: None,
         }
     }
 

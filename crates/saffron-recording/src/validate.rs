@@ -725,6 +725,7 @@ fn check_proposal(value: &Value) -> Check {
         .ok_or_else(|| invalid("binding", "a proposal needs its binding: file it again with this saffron"))?;
     check_binding(binding, "binding")?;
     optional_string(proposal, "", "filedAt")?;
+    optional_string(proposal, "", "unverified")?;
     Ok(())
 }
 

@@ -230,6 +230,7 @@ fn proposal() -> impl Strategy<Value = Proposal> {
                     cost_usd,
                 }),
                 filed_at: None,
+                unverified: None,
             };
             Proposal::file(draft, committed.as_ref())
         })

@@ -854,6 +854,7 @@ mod tests {
                 adaptations: Vec::new(),
                 usage: None,
                 filed_at: None,
+                unverified: None,
             },
             None,
         );

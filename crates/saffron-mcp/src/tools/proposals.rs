@@ -467,6 +467,7 @@ mod tests {
             adaptations: vec![],
             usage: None,
             filed_at: None,
+            unverified: None,
         }
     }
 

@@ -114,6 +114,7 @@ fn proposals_round_trip_and_are_removed_under_the_lock() {
             adaptations: vec![],
             usage: None,
             filed_at: None,
+            unverified: None,
         },
         Some(&committed),
     );

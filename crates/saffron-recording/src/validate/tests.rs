@@ -606,6 +606,7 @@ fn base_proposal() -> Proposal {
             adaptations: vec!["locator or label: Sign in → Log in".into()],
             usage: Some(Usage { input_tokens: Some(10), output_tokens: None, cost_usd: Some(0.5) }),
             filed_at: Some("2026-11-29T10:00:00Z".into()),
+            unverified: None,
         },
         Some(&committed),
     )
