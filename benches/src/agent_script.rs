@@ -60,6 +60,15 @@ pub fn done() -> Op {
     op("saffron_done", json!({ "success": true, "narrative": "Every step performed and verified." }))
 }
 
+/// Ends a repair: success, the kind of change, and rewordings as (step, text).
+pub fn repaired(change: &str, rewrites: &[(usize, &str)]) -> Op {
+    let rewrites: Vec<Value> = rewrites.iter().map(|(step, text)| json!({ "step": step, "text": text })).collect();
+    op(
+        "saffron_done",
+        json!({ "success": true, "narrative": "The interface changed; adapted.", "change": change, "rewrites": rewrites }),
+    )
+}
+
 /// Steps 1 to 3: the `signed in as the demo user` set (or the same steps written out).
 pub fn sign_in() -> Vec<Op> {
     vec![
@@ -97,9 +106,17 @@ pub type Plans = HashMap<String, Vec<Op>>;
 pub fn reply(plans: &Plans, request: &Request) -> Reply {
     let task = request.messages.first().map(|message| message.text()).unwrap_or_default();
     let scenario = task.lines().find_map(|line| line.strip_prefix("Scenario: ")).unwrap_or_default();
-    // A refine session (the first recording failed its proof) may have a plan of its own.
+    // A refine session (the first recording failed its proof) may have a plan of its own, and
+    // so may a repair of a failed replay and its refine.
     let refine = plans.get(&format!("{scenario} (refine)")).filter(|_| task.contains("failed when replayed"));
-    let Some(plan) = refine.or_else(|| plans.get(scenario)) else {
+    let repair = if task.contains("replayed from the start without you") {
+        plans.get(&format!("{scenario} (repair refine)")).or_else(|| plans.get(&format!("{scenario} (repair)")))
+    } else if task.contains("Replay failed at step") {
+        plans.get(&format!("{scenario} (repair)"))
+    } else {
+        None
+    };
+    let Some(plan) = repair.or(refine).or_else(|| plans.get(scenario)) else {
         return Reply::text("I have no plan for this scenario.");
     };
     let index = request.answers_so_far();

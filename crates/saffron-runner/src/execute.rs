@@ -7,7 +7,7 @@ use std::time::Instant;
 use futures::StreamExt;
 use saffron_agent::AgentDriver;
 use saffron_browser::{Browser, BrowserConfig, ContextOptions, Performed, Signal};
-use saffron_recording::{Action, Date, Masker, new_unique_seed};
+use saffron_recording::{Action, Date, Masker, Recording, new_unique_seed};
 
 use crate::plan::Execution;
 use crate::resolve::{ExecutionValues, resolve_action};
@@ -82,11 +82,13 @@ pub async fn run_with_progress(
     });
     let fixture_results: Vec<(std::path::PathBuf, ScenarioResult)> =
         futures::stream::iter(fixture_runs).buffer_unordered(options.workers.max(1)).collect().await;
+    let repairs = Repairs::default();
     // The workers are futures driven together on this task: CDP calls wait on I/O, so they
     // overlap, and nothing has to be `Send` across threads.
     let runs = executions.iter().cloned().enumerate().map(|(index, execution)| {
         let browser = browser.clone();
         let options = options.clone();
+        let repairs = repairs.clone();
         let floor = execution
             .fixture
             .as_ref()
@@ -104,7 +106,10 @@ pub async fn run_with_progress(
                         Some(blocked(&execution, &format!("{reason}, and no agent can record it: {why}")))
                     }
                 },
-                _ => Some(with_fixture_floor(replay(browser, execution, options, masker).await, floor.as_ref())),
+                _ => Some(with_fixture_floor(
+                    replay_or_repair(browser, execution, options, masker, repairs).await,
+                    floor.as_ref(),
+                )),
             };
             (index, result, floor)
         }
@@ -306,6 +311,45 @@ pub(crate) fn masked(mut result: ScenarioResult, masker: &Masker) -> ScenarioRes
     result
 }
 
+/// Repairs already proven in this run, by recording path: the recording and its proposal.
+/// Repairs run one at a time (an agent works on one live page, and the rows of an Outline share
+/// one recording): a row that fails after another row's repair was proven replays that repair
+/// instead of asking the agent again.
+type Repairs = Arc<futures::lock::Mutex<std::collections::HashMap<std::path::PathBuf, (Recording, String)>>>;
+
+/// Replays one execution and, with an agent, repairs a replay that fails on an action no
+/// fallback found (see `heal`).
+async fn replay_or_repair(
+    browser: Option<Browser>,
+    execution: Execution,
+    options: RunOptions,
+    masker: Masker,
+    repairs: Repairs,
+) -> ScenarioResult {
+    let (Ok(driver), Some(live_browser)) = (&options.agent, &browser) else {
+        return replay(browser, execution, options, masker).await;
+    };
+    let replayed =
+        replay_live(browser.clone(), execution.clone(), options.clone(), masker, crate::heal::ESCALATING).await;
+    if replayed.stopped.is_none() {
+        return masked(replayed.outcome, &replayed.masker);
+    }
+    let mut proven = repairs.lock().await;
+    if let Some((recording, proposal)) = proven.get(&execution.recording_path).cloned() {
+        drop(proven);
+        if let Some(stopped) = replayed.stopped {
+            stopped.context.close().await;
+        }
+        let again = Execution { recording: Ok(recording), pending_proposal: Some(proposal.into()), ..execution };
+        return replay(browser, again, options, replayed.masker).await;
+    }
+    let (result, recording) = crate::heal::heal(live_browser, &execution, &options, driver, replayed).await;
+    if let (Some(recording), Verdict::Yellow { proposal }) = (recording, &result.verdict) {
+        proven.insert(execution.recording_path.clone(), (recording, proposal.clone()));
+    }
+    result
+}
+
 /// Replays one execution; `masker` holds the run's secrets (more are added as they are
 /// substituted), and the result comes back masked: this is the one place a result's texts are
 /// masked, once, with every secret the replay may have used.
@@ -318,23 +362,65 @@ pub(crate) async fn replay_unmasked(
     browser: Option<Browser>,
     execution: Execution,
     options: RunOptions,
-    mut masker: Masker,
+    masker: Masker,
 ) -> (ScenarioResult, Masker) {
+    let replayed = replay_live(browser, execution, options, masker, ReplayMode::default()).await;
+    (replayed.outcome, replayed.masker)
+}
+
+/// How a replay treats a failed action.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ReplayMode {
+    /// Keep the browser context open when an action fails after its waits (not a lost browser,
+    /// not an unresolvable token), and hand it back: a repair continues on that page.
+    pub keep_live: bool,
+    /// A failed Then step is re-run exactly as recorded on the live page before the replay
+    /// gives up: if it passes the replay goes on, if it fails again the scenario is red and
+    /// the failure is never handed to a repair.
+    pub rerun_failed_then: bool,
+}
+
+/// A replay that stopped on an action, with its page still open.
+pub(crate) struct Stopped {
+    /// 0-based step and action indices.
+    pub step: usize,
+    pub action: usize,
+    pub context: saffron_browser::Context,
+    /// The unique seed the replay filled `{unique}` with: the page holds data made with it.
+    pub unique_seed: String,
+}
+
+pub(crate) struct Replayed {
+    pub outcome: ScenarioResult,
+    pub masker: Masker,
+    /// Set when the replay stopped on an action a repair may take over.
+    pub stopped: Option<Stopped>,
+}
+
+pub(crate) async fn replay_live(
+    browser: Option<Browser>,
+    execution: Execution,
+    options: RunOptions,
+    mut masker: Masker,
+    mode: ReplayMode,
+) -> Replayed {
     let started = Instant::now();
     let recording = match &execution.recording {
         Ok(recording) => recording.clone(),
         Err(reason) => {
             let verdict = Verdict::Red { step: None, step_text: None, message: reason.clone() };
-            return (result(&execution, verdict, started), masker);
+            return Replayed { outcome: result(&execution, verdict, started), masker, stopped: None };
         }
     };
-    let Some(browser) = browser else { return (blocked(&execution, "no browser was started"), masker) };
+    let Some(browser) = browser else {
+        return Replayed { outcome: blocked(&execution, "no browser was started"), masker, stopped: None };
+    };
     let base_url = options.base_url.clone();
     let mut context = match browser.new_context(ContextOptions { base_url }).await {
         Ok(context) => context,
         Err(error) => {
             let cause = browser.lost_connection().await.unwrap_or_else(|| error.to_string());
-            return (blocked(&execution, &cause), masker);
+            return Replayed { outcome: blocked(&execution, &cause), masker, stopped: None };
         }
     };
     let seed = new_unique_seed();
@@ -346,6 +432,7 @@ pub(crate) async fn replay_unmasked(
     };
     let mut outcome = result(&execution, Verdict::Green, started);
     let mut failed = false;
+    let mut stopped_at: Option<(usize, usize)> = None;
     // Owned steps and actions: the replay holds no borrow across its awaits.
     for (index, step) in recording.steps.into_iter().enumerate() {
         let mut report = StepResult {
@@ -362,7 +449,7 @@ pub(crate) async fn replay_unmasked(
         let step_started = Instant::now();
         context.begin_step();
         let table = execution.steps.get(index).and_then(|spec| spec.table.clone());
-        for action in step.actions {
+        for (action_index, action) in step.actions.into_iter().enumerate() {
             let (resolved, secrets) = match resolve_action(&action, &values, table.as_ref()) {
                 Ok(resolved) => resolved,
                 Err(error) => {
@@ -379,10 +466,27 @@ pub(crate) async fn replay_unmasked(
             masker.add_all(&secrets);
             let timeout = options.timeouts.for_action(&resolved);
             let action_started = Instant::now();
-            match context.perform(&resolved, Some(timeout)).await {
+            let mut attempt = context.perform(&resolved, Some(timeout)).await;
+            let mut rerun_note = None;
+            let is_then = step.kind == saffron_recording::StepKind::Outcome;
+            if attempt.is_err() && is_then && mode.rerun_failed_then && resolved.may_repeat() {
+                // The browser went away: nothing to re-run on.
+                if browser.lost_connection().await.is_none() {
+                    attempt = context.perform(&resolved, Some(timeout)).await;
+                    rerun_note = Some(match &attempt {
+                        Ok(_) => "failed once, passed when re-run as recorded".to_string(),
+                        Err(_) => "failed again when re-run as recorded on the live page: a Then step is never \
+                                   repaired"
+                            .to_string(),
+                    });
+                }
+            }
+            match attempt {
                 Ok(performed) => {
                     let drift = drift_lines(index + 1, &action, &performed);
                     outcome.drift.extend(drift.iter().cloned());
+                    let mut notes = performed.notes.clone();
+                    notes.extend(rerun_note);
                     report.actions.push(ActionResult {
                         action: action.to_string(),
                         passed: true,
@@ -390,7 +494,7 @@ pub(crate) async fn replay_unmasked(
                         locator: performed.locator.clone(),
                         duration_ms: performed.duration.as_millis() as u64,
                         drift,
-                        notes: performed.notes.clone(),
+                        notes,
                     });
                 }
                 Err(failure) => {
@@ -404,13 +508,21 @@ pub(crate) async fn replay_unmasked(
                     let secrets: Vec<&str> = masker.values().collect();
                     outcome.screenshot = context.screenshot_hiding(&secrets).await.ok();
                     outcome.url = context.url().await.ok();
-                    outcome.verdict = Verdict::Red {
-                        step: Some(index + 1),
-                        step_text: Some(step.text.clone()),
-                        message: format!("`{action}`: {}", failure.message),
+                    let message = match &rerun_note {
+                        Some(note) => format!("`{action}`: {} ({note})", failure.message),
+                        None => format!("`{action}`: {}", failure.message),
                     };
+                    outcome.verdict =
+                        Verdict::Red { step: Some(index + 1), step_text: Some(step.text.clone()), message };
                     let duration_ms = action_started.elapsed().as_millis() as u64;
-                    report.actions.push(failed_action(&action, failure.found_by.clone(), duration_ms, failure.message));
+                    let mut report_action =
+                        failed_action(&action, failure.found_by.clone(), duration_ms, failure.message);
+                    report_action.notes.extend(rerun_note);
+                    report.actions.push(report_action);
+                    // A failed Then is never handed to a repair: its check is what the scenario says.
+                    if !is_then {
+                        stopped_at = Some((index, action_index));
+                    }
                     failed = true;
                     break;
                 }
@@ -422,7 +534,13 @@ pub(crate) async fn replay_unmasked(
         report.duration_ms = step_started.elapsed().as_millis() as u64;
         outcome.steps.push(report);
     }
-    context.close().await;
+    let stopped = match stopped_at {
+        Some((step, action)) if mode.keep_live => Some(Stopped { step, action, context, unique_seed: seed }),
+        _ => {
+            context.close().await;
+            None
+        }
+    };
     if let Some(proposal) = &execution.pending_proposal {
         let proposal = proposal.display().to_string();
         outcome.verdict = match outcome.verdict {
@@ -436,7 +554,7 @@ pub(crate) async fn replay_unmasked(
         };
     }
     outcome.duration_ms = started.elapsed().as_millis() as u64;
-    (outcome, masker)
+    Replayed { outcome, masker, stopped }
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 
 pub mod config;
 mod execute;
+mod heal;
 pub mod hooks;
 mod plan;
 mod record;
@@ -118,6 +119,12 @@ pub struct AgentRun {
     /// Where the evidence of a recording that was not saved is kept, relative to the root.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub artifacts: Option<String>,
+    /// The proposal a repair filed, relative to the root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposal: Option<String>,
+    /// Set for a repair: the 1-based step replay failed at, where the agent took over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repaired_from_step: Option<usize>,
 }
 
 /// What the agent's model calls used (zero for an agent that reports nothing).

@@ -52,6 +52,37 @@ pub struct Execution {
     /// For a scenario that needs recording: which of its steps other fresh recordings already
     /// perform (replayed at zero tokens), and the gaps the agent records.
     pub seeding: Option<Arc<Seeding>>,
+    /// The recording committed in the cache now, fresh or not: a proposal is bound to it.
+    pub committed: Option<Recording>,
+    /// Where the scenario's proposal is filed.
+    pub proposal_path: PathBuf,
+    /// Where each of the template's steps is written (a StepSet's steps in the set's file): a
+    /// proposal's feature edits land there.
+    pub step_origins: Vec<StepOrigin>,
+}
+
+/// The line a step is written on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepOrigin {
+    pub file: PathBuf,
+    pub line: u32,
+    /// The StepSet the step comes from, when it does.
+    pub from_set: Option<String>,
+}
+
+fn step_origins(path: &Path, template: &pickles::Pickle<'_>) -> Vec<StepOrigin> {
+    template
+        .steps
+        .iter()
+        .map(|step| {
+            let provenance = step.provenance(path);
+            StepOrigin {
+                file: provenance.file.to_path_buf(),
+                line: provenance.line,
+                from_set: provenance.from_set.map(str::to_owned),
+            }
+        })
+        .collect()
 }
 
 /// A target's file or folder and, for `FILE:LINE`, its line.
@@ -84,31 +115,40 @@ pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
         let paths = recording_paths(path, &templates);
         let states: Vec<_> = snapshot.scenarios_in(path);
         // The Fixture first, wherever it is written: every scenario of the file needs it.
-        let fixture = templates.iter().zip(&paths).zip(&states).find_map(|((template, (recording_path, _)), state)| {
-            (template.scenario.kind == saffron_syntax::ScenarioKind::Fixture).then(|| {
-                let (recording, pending_proposal) = replayable(snapshot, template, recording_path, state);
-                Arc::new(Execution {
-                    file: path.to_path_buf(),
-                    name: template.scenario.header.name.clone(),
-                    line: template.scenario.header.location.line,
-                    params: Vec::new(),
-                    steps: step_specs(template),
-                    recording_path: recording_path.clone(),
-                    recording,
-                    pending_proposal,
-                    fixture: None,
-                    needs_recording: false,
-                    template_name: template.scenario.header.name.clone(),
-                    template_steps: step_specs(template),
-                    seeding: None,
+        let committed_of =
+            |recording_path: &Path| snapshot.recording(recording_path).map(|data| data.recording.clone());
+        let fixture = templates.iter().zip(&paths).zip(&states).find_map(
+            |((template, (recording_path, proposal_path)), state)| {
+                (template.scenario.kind == saffron_syntax::ScenarioKind::Fixture).then(|| {
+                    let (recording, pending_proposal) = replayable(snapshot, template, recording_path, state);
+                    Arc::new(Execution {
+                        file: path.to_path_buf(),
+                        name: template.scenario.header.name.clone(),
+                        line: template.scenario.header.location.line,
+                        params: Vec::new(),
+                        steps: step_specs(template),
+                        recording_path: recording_path.clone(),
+                        recording,
+                        pending_proposal,
+                        fixture: None,
+                        needs_recording: false,
+                        template_name: template.scenario.header.name.clone(),
+                        template_steps: step_specs(template),
+                        seeding: None,
+                        committed: committed_of(recording_path),
+                        proposal_path: proposal_path.clone(),
+                        step_origins: step_origins(path, template),
+                    })
                 })
-            })
-        });
-        for ((template, (recording_path, _)), state) in templates.iter().zip(paths).zip(states) {
+            },
+        );
+        for ((template, (recording_path, proposal_path)), state) in templates.iter().zip(paths).zip(states) {
             if template.scenario.kind == saffron_syntax::ScenarioKind::Fixture {
                 continue;
             }
             let (recording, pending_proposal) = replayable(snapshot, template, &recording_path, &state);
+            let committed = committed_of(&recording_path);
+            let origins = step_origins(path, template);
             let needs_recording = pending_proposal.is_none()
                 && matches!(state.recording, RecordingState::Stale | RecordingState::Unrecorded);
             // The rows of an Outline share one recording, so one seeding: of the template's steps.
@@ -164,6 +204,9 @@ pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
                     template_name: template.scenario.header.name.clone(),
                     template_steps: step_specs(template),
                     seeding: seeding.clone(),
+                    committed: committed.clone(),
+                    proposal_path: proposal_path.clone(),
+                    step_origins: origins.clone(),
                 });
             }
         }
@@ -190,12 +233,14 @@ fn replayable(
     };
     // A proposal exists because the committed recording failed and was healed: replay the
     // healed one. A stale proposal (the scenario or the cache moved since it was filed) proves
-    // nothing about now, so the committed recording is replayed instead.
+    // nothing about now, and an unverified one failed its own proof: the committed recording is
+    // replayed instead, and healed again if it fails.
     let committed = snapshot.recording(recording_path).map(|data| &data.recording);
     let pending = state
         .pending_proposal
         .as_deref()
         .and_then(|path| snapshot.proposal(path))
+        .filter(|data| data.proposal.unverified.is_none())
         .filter(|data| data.proposal.stale_reasons(&step_specs(template), committed).is_empty());
     match pending {
         Some(data) => (Ok(data.proposal.recording.clone()), Some(data.path.to_path_buf())),

@@ -623,6 +623,8 @@ mod tests {
             fragile_targets: vec!["step 4 `click css \"div > span:nth-child(2)\"`: css only".into()],
             saved: Some(".saffron/cache/orders/export-the-orders.json".into()),
             artifacts: None,
+            proposal: None,
+            repaired_from_step: None,
         };
         if let Some(usd) = cost {
             run.set_cost(saffron_agent::Cost::Known { usd, source: saffron_agent::CostSource::ConfiguredPrices });

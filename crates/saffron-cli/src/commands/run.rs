@@ -92,10 +92,11 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     problems.extend(project::config_problems(&root).into_iter().filter(|problem| !problem.is_error()));
     project::report(&problems)?;
     let mut session = Session::prepare(&root, &snapshot, request)?;
-    // `[agent]` is checked only when a scenario needs recording: a replay-only run never stops
-    // over it.
-    if session.executions.iter().any(|execution| execution.needs_recording) {
-        let config = saffron_runner::session::load_config(&root)?;
+    // The agent records what needs recording and repairs a replay that fails on a changed
+    // interface. `[agent]` is checked only when a scenario needs recording or it is configured:
+    // a replay-only run never stops over it (without an agent, a failed replay is red).
+    let config = saffron_runner::session::load_config(&root)?;
+    if config.agent.is_some() || session.executions.iter().any(|execution| execution.needs_recording) {
         let project_root = root.clone();
         let external = move |agent: saffron_agent::ExternalAgent| {
             Arc::new(saffron_mcp::ExternalDriver::new(agent).with_working_dir(project_root.clone()))
@@ -440,6 +441,8 @@ mod tests {
             fragile_targets: vec!["step 4 `click css \"#help\"`: css only".into()],
             saved: Some(".saffron/cache/orders/export-the-orders.json".into()),
             artifacts: None,
+            proposal: None,
+            repaired_from_step: None,
         }
     }
 

@@ -291,6 +291,8 @@ mod tests {
             fragile_targets: Vec::new(),
             saved: Some(".saffron/cache/orders/export-the-orders.json".into()),
             artifacts: None,
+            proposal: None,
+            repaired_from_step: None,
         };
         let result = ScenarioResult {
             file: "features/orders.saffron".into(),

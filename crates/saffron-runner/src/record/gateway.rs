@@ -73,6 +73,18 @@ pub struct Gateway<P: LivePage> {
     finish: Option<Finish>,
     /// The target of the action being built is fragile.
     pending_fragile: bool,
+    /// A repair: nothing may change the page before a step is announced.
+    announce_first: bool,
+    account: Account,
+}
+
+/// What the agent said about its work when it ended the session (repairs use it).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Account {
+    pub narrative: String,
+    pub change: Option<tools::ChangeKind>,
+    /// (0-based step, new text), as the agent asked.
+    pub rewrites: Vec<(usize, String)>,
 }
 
 impl<P: LivePage> Gateway<P> {
@@ -103,7 +115,21 @@ impl<P: LivePage> Gateway<P> {
             refused_done: false,
             finish: None,
             pending_fragile: false,
+            announce_first: false,
+            account: Account::default(),
         }
+    }
+
+    /// A repair on a page replay stopped on: until the failed step is announced, the agent
+    /// may look (snapshots, checks) but not act. What it would do before that is diagnosis,
+    /// and a state-changing diagnosis would land on the page the repair starts from.
+    pub fn announcing_first(mut self) -> Gateway<P> {
+        self.announce_first = true;
+        self
+    }
+
+    pub fn account(&self) -> &Account {
+        &self.account
     }
 
     pub fn finish(&self) -> Option<&Finish> {
@@ -146,8 +172,22 @@ impl<P: LivePage> Gateway<P> {
             }
             tools::DONE => {
                 let input: tools::DoneInput = tools::parse(name, input)?;
+                self.account = Account {
+                    narrative: self.masker.mask(&input.narrative),
+                    change: input.change,
+                    rewrites: input
+                        .rewrites
+                        .iter()
+                        .map(|rewrite| (rewrite.step.wrapping_sub(1), self.masker.mask(&rewrite.text)))
+                        .collect(),
+                };
                 self.done(input.success, &input.narrative)
             }
+            _ if self.announce_first && self.current.is_none() => Err(format!(
+                "announce step {} with saffron_step before you act: until then you may only look \
+                 (browser_snapshot, saffron_assert), and nothing is performed",
+                self.segment.start + 1
+            )),
             _ => {
                 let action = self.action(name, input).await?;
                 self.run(action, false).await

@@ -205,6 +205,8 @@ fn finished(
         fragile_targets: tally.fragile.clone(),
         saved,
         artifacts,
+        proposal: None,
+        repaired_from_step: None,
     };
     // The report module owns how a cost is written down.
     run.set_cost(Cost::of(&tally.usage, driver.prices()));
@@ -214,7 +216,7 @@ fn finished(
 
 /// The secrets the agent may type: those the scenario's steps name and those the project
 /// declares. Their values are masked from the first snapshot on.
-fn secret_names(execution: &Execution, options: &RunOptions) -> Vec<String> {
+pub(crate) fn secret_names(execution: &Execution, options: &RunOptions) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for step in &execution.template_steps {
         let texts =

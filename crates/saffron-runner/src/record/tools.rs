@@ -176,6 +176,50 @@ pub struct DoneInput {
     pub success: bool,
     /// What you did and saw, in a few sentences.
     pub narrative: String,
+    /// Repairs only: what kind of change you adapted to.
+    #[serde(default)]
+    pub change: Option<ChangeKind>,
+    /// Repairs only: new wording for Given/When steps that the changed flow no longer
+    /// describes truly (Then steps are never reworded).
+    #[serde(default)]
+    pub rewrites: Vec<RewriteInput>,
+}
+
+/// The kind of change a repair adapted to, as the agent classifies it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChangeKind {
+    /// A control or label renamed, moved or restyled.
+    Locator,
+    /// A page or dialog added to the flow.
+    PageAdded,
+    /// A page removed from or merged into the flow.
+    PageRemoved,
+    /// Pages or steps in another order.
+    Reordered,
+    /// The page was slower or faster than recorded.
+    Timing,
+}
+
+impl ChangeKind {
+    pub fn describe(self) -> &'static str {
+        match self {
+            ChangeKind::Locator => "a control or label changed",
+            ChangeKind::PageAdded => "a page was added to the flow",
+            ChangeKind::PageRemoved => "a page was removed from the flow",
+            ChangeKind::Reordered => "the flow was reordered",
+            ChangeKind::Timing => "the timing changed",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RewriteInput {
+    /// The step's number.
+    pub step: usize,
+    /// The step's new text, without its keyword.
+    pub text: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -50,9 +50,15 @@ impl AgentRun {
     /// What the agent did, one line each: [`summary`](AgentRun::summary), what was saved or
     /// where the evidence of an unsaved recording is kept, each fragile target.
     pub fn lines(&self) -> Vec<String> {
-        let mut lines = vec![format!("recorded by {}", self.summary())];
+        let mut lines = match self.repaired_from_step {
+            Some(step) => vec![format!("repaired from step {step} by {}", self.summary())],
+            None => vec![format!("recorded by {}", self.summary())],
+        };
         if let Some(saved) = &self.saved {
             lines.push(format!("saved {saved}"));
+        }
+        if let Some(proposal) = &self.proposal {
+            lines.push(format!("proposal filed for review: {proposal}"));
         }
         if let Some(artifacts) = &self.artifacts {
             lines.push(format!("nothing saved; the evidence is in {artifacts}"));

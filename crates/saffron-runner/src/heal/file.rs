@@ -1,0 +1,144 @@
+//! Filing a repair as a proposal: bound to the scenario and the committed recording it repairs,
+//! with the action diff, the feature edits the agent's rewordings make (in the StepSet's file
+//! when the step comes from one), the adaptation and flow-change notes, the narrative and what
+//! it cost. Written atomically under the store lock.
+
+use saffron_agent::{Cost, Usage};
+use saffron_recording::{FeatureEdit, Masker, Proposal, ProposalDraft, Recording, ScenarioRef, StepKind, Store};
+
+use super::Repair;
+use super::merge::flow_changes;
+use crate::execute::RunOptions;
+use crate::plan::Execution;
+
+/// Files `repair` (against `replayed`, the recording it repairs) and returns the proposal's
+/// path relative to the project root. `unverified` is the proof failure of a repair that did
+/// not pass its proof.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn file(
+    options: &RunOptions,
+    execution: &Execution,
+    repair: &Repair,
+    replayed: &Recording,
+    usage: &Usage,
+    cost: &Cost,
+    unverified: Option<String>,
+    masker: &Masker,
+) -> Result<String, String> {
+    let root = &options.root;
+    let mut adaptations: Vec<String> = Vec::new();
+    if let Some(change) = repair.account.change {
+        adaptations.push(format!("change: {}", change.describe()));
+    }
+    adaptations.extend(repair.notes.iter().cloned());
+    adaptations.extend(flow_changes(replayed, &repair.recording));
+    let (feature_edits, refused) = feature_edits(root, execution, &repair.account.rewrites);
+    adaptations.extend(refused);
+    let relative = |path: &std::path::Path| path.to_string_lossy().replace('\\', "/");
+    let draft = ProposalDraft {
+        scenario: ScenarioRef {
+            feature: relative(&execution.file),
+            name: execution.template_name.clone(),
+            cache_path: relative(&execution.recording_path),
+        },
+        recording: repair.recording.clone(),
+        feature_edits,
+        narrative: masker.mask(&repair.account.narrative),
+        adaptations: adaptations.iter().map(|line| masker.mask(line)).collect(),
+        usage: Some(saffron_recording::Usage {
+            input_tokens: Some(usage.input_tokens),
+            output_tokens: Some(usage.output_tokens),
+            cost_usd: match cost {
+                Cost::Known { usd, .. } => Some(*usd),
+                Cost::NotReported => None,
+            },
+        }),
+        filed_at: Some(now_rfc3339()),
+        unverified: unverified.map(|failure| masker.mask(&failure)),
+    };
+    let proposal = Proposal::file(draft, execution.committed.as_ref());
+    let store = Store::open(root).map_err(|error| error.to_string())?;
+    let lock = store.lock().map_err(|error| error.to_string())?;
+    lock.write_proposal(&root.join(&execution.proposal_path), &proposal).map_err(|error| error.to_string())?;
+    Ok(relative(&execution.proposal_path))
+}
+
+/// One edit per reworded Given/When step, on the line the step is written on; the rewordings
+/// that cannot be made become notes (a Then step's wording is what the scenario checks).
+fn feature_edits(
+    root: &std::path::Path,
+    execution: &Execution,
+    rewrites: &[(usize, String)],
+) -> (Vec<FeatureEdit>, Vec<String>) {
+    let mut edits: Vec<FeatureEdit> = Vec::new();
+    let mut refused = Vec::new();
+    for (index, text) in rewrites {
+        let number = index.wrapping_add(1);
+        let text = text.trim();
+        let (Some(step), Some(origin)) = (execution.template_steps.get(*index), execution.step_origins.get(*index))
+        else {
+            refused.push(format!("rewording of step {number} ignored: the scenario has no such step"));
+            continue;
+        };
+        if step.kind == StepKind::Outcome {
+            refused.push(format!(
+                "rewording of Then step {number} refused: a Then step's wording is what the scenario checks"
+            ));
+            continue;
+        }
+        if text.is_empty() || text == step.text || text.contains('\n') {
+            continue;
+        }
+        let source = match saffron_recording::read_inside(root, &root.join(&origin.file)) {
+            Ok(source) => source,
+            Err(error) => {
+                refused.push(format!("rewording of step {number} not proposed: {error}"));
+                continue;
+            }
+        };
+        let Some(before) = source.lines().nth(origin.line.saturating_sub(1) as usize) else { continue };
+        if !before.contains(step.text.as_str()) {
+            refused.push(format!(
+                "rewording of step {number} not proposed: line {} of {} no longer holds the step",
+                origin.line,
+                origin.file.display()
+            ));
+            continue;
+        }
+        let file = origin.file.to_string_lossy().replace('\\', "/");
+        if edits.iter().any(|edit| edit.file == file && edit.line == origin.line) {
+            continue;
+        }
+        edits.push(FeatureEdit {
+            file,
+            line: origin.line,
+            before: before.to_string(),
+            after: before.replacen(step.text.as_str(), text, 1),
+            from_set: origin.from_set.clone(),
+        });
+    }
+    (edits, refused)
+}
+
+/// Now as `2026-12-01T15:04:05Z`.
+fn now_rfc3339() -> String {
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|elapsed| elapsed.as_secs())
+        .unwrap_or_default();
+    let days = (seconds / 86_400) as i64;
+    let date = saffron_recording::Date::from_ymd(1970, 1, 1).and_then(|epoch| epoch.add_days(days));
+    let time = seconds % 86_400;
+    match date {
+        Some(date) => format!(
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
+            date.year(),
+            date.month(),
+            date.day(),
+            time / 3600,
+            time / 60 % 60,
+            time % 60
+        ),
+        None => String::new(),
+    }
+}

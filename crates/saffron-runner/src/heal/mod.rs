@@ -1,0 +1,382 @@
+//! Repairing a replay mid-run: when a recorded action fails after its waits, the agent takes
+//! over on the live page at that step; the repair is merged mechanically ([`merge`]), replayed
+//! from scratch at zero AI in a fresh context (the proof), and filed as a proposal ([`file`])
+//! for a person to accept or reject. The scenario is yellow only when the proof passed.
+//!
+//! - A failed Then step never reaches here: replay re-runs it as recorded and it is red.
+//! - A proof that fails gets one refine session from the proof's failure; a second failure
+//!   files the proposal marked unverified and the scenario is red.
+//! - An agent or provider that dies mid-repair gets one retry (a fresh replay to the failure);
+//!   a second death leaves the scenario blocked, with nothing filed.
+//! - The agent's word decides nothing: its "success" only leads to the proof.
+
+pub(crate) mod file;
+pub(crate) mod merge;
+pub(crate) mod prompt;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use saffron_agent::{AgentDriver, Cost, Usage};
+use saffron_browser::Browser;
+use saffron_recording::{Date, Masker, Recording, Secret};
+
+use self::merge::MergeInput;
+use crate::execute::{ReplayMode, Replayed, RunOptions, Stopped, masked, replay_live};
+use crate::plan::Execution;
+use crate::record::gateway::{Account, Finish, Gateway, Values};
+use crate::record::page::ContextPage;
+use crate::record::recorder::{self, StepSource};
+use crate::{AgentRun, AgentUsage, ScenarioResult, Verdict};
+
+/// A merged repair, not yet proven.
+pub(crate) struct Repair {
+    pub recording: Recording,
+    /// Adaptation notes of the merge.
+    pub notes: Vec<String>,
+    pub account: Account,
+    /// The 0-based step the session took over at.
+    pub from_step: usize,
+}
+
+enum SessionEnd {
+    Repaired(Repair),
+    /// The session settled the scenario (a defect the agent found, an unverified end, a lost
+    /// browser).
+    Verdict(Verdict),
+    /// The agent or its provider failed: worth one retry.
+    AgentFailed(String),
+}
+
+#[derive(Default)]
+struct Tally {
+    usage: Usage,
+    sessions: u32,
+    fragile: Vec<String>,
+}
+
+/// The replay modes of a scenario that may be repaired: the live page kept on a failure, and a
+/// failed Then re-run as recorded.
+pub(crate) const ESCALATING: ReplayMode = ReplayMode { keep_live: true, rerun_failed_then: true };
+
+/// The proof replay: zero AI, from scratch; its live page is kept for one refine.
+const PROOF: ReplayMode = ReplayMode { keep_live: true, rerun_failed_then: false };
+
+/// Repairs the scenario `first` stopped on and returns its result (masked): yellow with a
+/// verified proposal (and the proven recording), red (a defect, an unverified repair), or
+/// blocked.
+pub(crate) async fn heal(
+    browser: &Browser,
+    execution: &Execution,
+    options: &RunOptions,
+    driver: &Arc<dyn AgentDriver>,
+    first: Replayed,
+) -> (ScenarioResult, Option<Recording>) {
+    let started = Instant::now();
+    let Replayed { outcome: failed, mut masker, stopped } = first;
+    let (Some(stopped), Ok(replayed)) = (stopped, execution.recording.clone()) else {
+        return (masked(failed, &masker), None);
+    };
+    let committed = execution.committed.clone().unwrap_or_else(|| replayed.clone());
+    let secret_names = crate::record::secret_names(execution, options);
+    for name in &secret_names {
+        if let Some(value) = (options.env)(name) {
+            masker.add(&Secret { name: name.clone(), value });
+        }
+    }
+    let mut tally = Tally::default();
+    let context = Context { browser, execution, options, driver, secret_names: &secret_names };
+
+    // The repair on the live page; after an agent failure, once more from a fresh replay.
+    let mut live = Some((stopped, failed));
+    let mut agent_failure: Option<String> = None;
+    let repair = loop {
+        let (stop, failed) = match live.take() {
+            Some(live) => live,
+            None => {
+                let again =
+                    replay_live(Some(browser.clone()), execution.clone(), options.clone(), masker.clone(), ESCALATING)
+                        .await;
+                masker = again.masker;
+                match again.stopped {
+                    Some(stop) => (stop, again.outcome),
+                    // It passed this time, or failed where no repair may go: that is the verdict.
+                    None => return (finished(&context, &tally, again.outcome, None, None, &masker, started), None),
+                }
+            }
+        };
+        let step = Some(stop.step);
+        match context.session(stop, &failed, &replayed, &committed, false, &mut masker, &mut tally).await {
+            SessionEnd::Repaired(repair) => break repair,
+            SessionEnd::Verdict(verdict) => {
+                let outcome = ScenarioResult { verdict, ..failed };
+                return (finished(&context, &tally, outcome, None, step, &masker, started), None);
+            }
+            SessionEnd::AgentFailed(cause) => match agent_failure {
+                None => agent_failure = Some(cause),
+                Some(first) => {
+                    let verdict = Verdict::Blocked {
+                        cause: format!("the repairing agent failed twice, nothing was filed: {cause} (first: {first})"),
+                    };
+                    let outcome = ScenarioResult { verdict, ..failed };
+                    return (finished(&context, &tally, outcome, None, step, &masker, started), None);
+                }
+            },
+        }
+    };
+    let first_step = repair.from_step;
+
+    // The proof, and one refine from its failure.
+    let proof = context.proof(&repair.recording, &masker).await;
+    let (repair, proof) = match (&proof.outcome.verdict, proof.stopped) {
+        (Verdict::Green, _) => (repair, proof.outcome),
+        (Verdict::Red { .. }, Some(stop)) => {
+            let proof_outcome = proof.outcome;
+            match context
+                .session(stop, &proof_outcome, &repair.recording, &committed, true, &mut masker, &mut tally)
+                .await
+            {
+                SessionEnd::Repaired(mut refined) => {
+                    refined.notes.splice(0..0, repair.notes.iter().cloned());
+                    refined.from_step = first_step;
+                    let second = context.proof(&refined.recording, &masker).await;
+                    if let Some(stop) = second.stopped {
+                        stop.context.close().await;
+                    }
+                    (refined, second.outcome)
+                }
+                SessionEnd::Verdict(Verdict::Blocked { cause }) | SessionEnd::AgentFailed(cause) => {
+                    let verdict = Verdict::Blocked {
+                        cause: format!("the repair's refine could not finish, nothing was filed: {cause}"),
+                    };
+                    let outcome = ScenarioResult { verdict, ..proof_outcome };
+                    return (finished(&context, &tally, outcome, None, Some(first_step), &masker, started), None);
+                }
+                // The agent ended the refine another way (a defect, unverified): the repair stays
+                // unproven.
+                SessionEnd::Verdict(_) => (repair, proof_outcome),
+            }
+        }
+        (Verdict::Red { .. }, None) => (repair, proof.outcome),
+        // The proof could not run (the browser went away): no verdict about the repair.
+        _ => return (finished(&context, &tally, proof.outcome, None, Some(first_step), &masker, started), None),
+    };
+
+    let cost = Cost::of(&tally.usage, driver.prices());
+    let repaired = Some(first_step);
+    match proof.verdict.clone() {
+        Verdict::Green => {
+            match file::file(options, execution, &repair, &replayed, &tally.usage, &cost, None, &masker) {
+                Ok(path) => {
+                    let outcome = ScenarioResult { verdict: Verdict::Yellow { proposal: path.clone() }, ..proof };
+                    (
+                        finished(&context, &tally, outcome, Some(path), repaired, &masker, started),
+                        Some(repair.recording),
+                    )
+                }
+                Err(error) => {
+                    let cause = format!("the repair passed its proof but cannot be filed: {error}");
+                    let outcome = ScenarioResult { verdict: Verdict::Blocked { cause }, ..proof };
+                    (finished(&context, &tally, outcome, None, repaired, &masker, started), None)
+                }
+            }
+        }
+        Verdict::Red { step, step_text, message } => {
+            let failure = match (step, &step_text) {
+                (Some(step), Some(text)) => format!("step {step} \"{text}\": {message}"),
+                _ => message.clone(),
+            };
+            let unverified = Some(failure.clone());
+            let filed = file::file(options, execution, &repair, &replayed, &tally.usage, &cost, unverified, &masker);
+            let kept = match &filed {
+                Ok(path) => format!("the proposal is kept for review, unverified: {path}"),
+                Err(error) => format!("the proposal could not be kept: {error}"),
+            };
+            let message = format!("the repair did not pass its proof replay ({failure}); {kept}");
+            let outcome = ScenarioResult { verdict: Verdict::Red { step, step_text, message }, ..proof };
+            (finished(&context, &tally, outcome, filed.ok(), repaired, &masker, started), None)
+        }
+        _ => (finished(&context, &tally, proof, None, repaired, &masker, started), None),
+    }
+}
+
+struct Context<'a> {
+    browser: &'a Browser,
+    execution: &'a Execution,
+    options: &'a RunOptions,
+    driver: &'a Arc<dyn AgentDriver>,
+    secret_names: &'a [String],
+}
+
+impl Context<'_> {
+    /// One agent session on the page `stop` left open, from the step it failed at; the result
+    /// merged onto `replayed`.
+    #[allow(clippy::too_many_arguments)]
+    async fn session(
+        &self,
+        stop: Stopped,
+        failed: &ScenarioResult,
+        replayed: &Recording,
+        committed: &Recording,
+        refine: bool,
+        masker: &mut Masker,
+        tally: &mut Tally,
+    ) -> SessionEnd {
+        let Stopped { step: failed_step, action: performed, context, unique_seed } = stop;
+        let execution = self.execution;
+        let steps = &execution.template_steps;
+        let url = context.url().await.unwrap_or_default();
+        let mut page = match ContextPage::start(context, self.browser.clone()) {
+            Ok(page) => page,
+            Err(cause) => return SessionEnd::Verdict(Verdict::Blocked { cause }),
+        };
+        let values = Arc::new(Values {
+            params: execution.params.clone(),
+            unique_seed,
+            today: Date::today_utc(),
+            env: self.options.env.clone(),
+            tables: execution.steps.iter().map(|step| step.table.clone()).collect(),
+            secret_names: self.secret_names.to_vec(),
+        });
+        use crate::record::page::LivePage as _;
+        page.begin_step();
+        let mut gateway = Gateway::new(
+            page,
+            steps.clone(),
+            failed_step..steps.len(),
+            self.options.base_url.clone(),
+            values,
+            masker.clone(),
+            Duration::from_millis(self.options.timeouts.action_ms),
+            Duration::from_millis(self.options.timeouts.navigation_ms),
+        )
+        .announcing_first();
+        let snapshot = match gateway.snapshot_text().await {
+            Ok(text) => text,
+            Err(error) => format!("(no snapshot: {error:?})"),
+        };
+        let replayed_step = replayed.steps.get(failed_step);
+        let done_before: Vec<_> =
+            replayed_step.map(|step| step.actions.iter().take(performed).cloned().collect()).unwrap_or_default();
+        let Some(failed_action) = replayed_step.and_then(|step| step.actions.get(performed)).cloned() else {
+            gateway.into_page().close().await;
+            return SessionEnd::Verdict(failed.verdict.clone());
+        };
+        let failure = match &failed.verdict {
+            Verdict::Red { message, .. } => message.clone(),
+            other => other.name().to_string(),
+        };
+        let feature = execution.file.to_string_lossy().replace('\\', "/");
+        let task = prompt::task(&prompt::Task {
+            feature: &feature,
+            scenario: &execution.template_name,
+            steps,
+            failed_step,
+            performed: &done_before,
+            failed_action: &failed_action,
+            failure: &masker.mask(&failure),
+            url: &masker.mask(&url),
+            params: execution.params.iter().map(|(name, _)| name.as_str()).collect(),
+            secret_names: self.secret_names,
+            snapshot: &snapshot,
+            refine,
+        });
+        let session_masker = gateway.masker().clone();
+        let report = self.driver.run(&mut gateway, &session_masker, prompt::SYSTEM, &task).await;
+        tally.usage += &report.usage;
+        tally.sessions += 1;
+        *masker = gateway.masker().clone();
+        let finish = gateway.finish().cloned();
+        let account = gateway.account().clone();
+        let segment = failed_step..steps.len();
+        let entries: Vec<_> = gateway
+            .entries()
+            .iter()
+            .filter(|entry| entry.step.is_some_and(|step| segment.contains(&step)))
+            .cloned()
+            .collect();
+        gateway.into_page().close().await;
+        if let Some(cause) = report.outcome.cause() {
+            return SessionEnd::AgentFailed(format!("the repairing agent: {cause}"));
+        }
+        let step_text = steps.get(failed_step).map(|step| step.text.clone());
+        match finish {
+            Some(Finish::Success) => {}
+            Some(Finish::Failure(narrative)) => {
+                return SessionEnd::Verdict(Verdict::Red {
+                    step: Some(failed_step + 1),
+                    step_text,
+                    message: format!(
+                        "`{failed_action}`: {failure}; the repairing agent diagnosed an application defect: {narrative}"
+                    ),
+                });
+            }
+            Some(Finish::Unverified(unverified)) => {
+                let list: Vec<String> =
+                    unverified.iter().map(|index| format!("{} \"{}\"", index + 1, steps[*index].text)).collect();
+                return SessionEnd::Verdict(Verdict::Red {
+                    step: Some(failed_step + 1),
+                    step_text,
+                    message: format!(
+                        "`{failed_action}`: {failure}; the repair ended without a verified check of Then step(s) {}, \
+                         nothing was filed",
+                        list.join(", ")
+                    ),
+                });
+            }
+            Some(Finish::BrowserLost(cause)) => return SessionEnd::Verdict(Verdict::Blocked { cause }),
+            None => return SessionEnd::AgentFailed("the repairing agent ended without finishing".into()),
+        }
+        for line in recorder::fragile_lines(&entries) {
+            if !tally.fragile.contains(&line) {
+                tally.fragile.push(line);
+            }
+        }
+        let sources = vec![StepSource::Agent; steps.len()];
+        let agent = recorder::step_actions(&sources, &entries);
+        let (merged, notes) = merge::merge(&MergeInput { replayed, committed, failed_step, performed, agent: &agent });
+        let recording = recorder::build(&feature, &execution.template_name, steps, merged);
+        SessionEnd::Repaired(Repair { recording, notes, account, from_step: failed_step })
+    }
+
+    /// Replays `recording` from scratch at zero AI in a fresh context.
+    async fn proof(&self, recording: &Recording, masker: &Masker) -> Replayed {
+        let mut proof = self.execution.clone();
+        proof.recording = Ok(recording.clone());
+        proof.pending_proposal = None;
+        proof.needs_recording = false;
+        replay_live(Some(self.browser.clone()), proof, self.options.clone(), masker.clone(), PROOF).await
+    }
+}
+
+/// The scenario's result with what the agent did, masked.
+fn finished(
+    context: &Context<'_>,
+    tally: &Tally,
+    mut outcome: ScenarioResult,
+    proposal: Option<String>,
+    repaired_step: Option<usize>,
+    masker: &Masker,
+    started: Instant,
+) -> ScenarioResult {
+    let mut run = AgentRun {
+        agent: context.driver.describe(),
+        usage: AgentUsage::from(&tally.usage),
+        cost_usd: None,
+        cost_source: None,
+        seeded_steps: 0,
+        steps: context.execution.template_steps.len(),
+        sessions: tally.sessions,
+        fragile_targets: tally.fragile.clone(),
+        saved: None,
+        artifacts: None,
+        proposal,
+        repaired_from_step: repaired_step.map(|step| step + 1),
+    };
+    run.set_cost(Cost::of(&tally.usage, context.driver.prices()));
+    if tally.sessions > 0 {
+        outcome.agent = Some(run);
+    }
+    outcome.duration_ms = started.elapsed().as_millis() as u64;
+    masked(outcome, masker)
+}

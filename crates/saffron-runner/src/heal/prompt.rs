@@ -1,0 +1,94 @@
+//! What the repairing agent is told: the rules, and the failure on the page it takes over.
+
+use std::fmt::Write as _;
+
+use saffron_recording::{Action, StepKind, StepSpec};
+
+pub const SYSTEM: &str = "\
+You repair a browser test whose replay just failed. You act only through the tools. What you do \
+after announcing a step is recorded and replayed later without you.
+Rules:
+- First diagnose by looking (browser_snapshot, saffron_assert): did the interface change (a control \
+renamed or moved, a page added or removed, slower loading), or does the application no longer do what \
+the steps say (a defect)?
+- A defect: call saffron_done with success=false and say what you saw. Never work around a defect.
+- An interface change: announce the failed step with saffron_step before any action, do what remains \
+of it, then every later step in order, verifying each Then step with saffron_assert. The Then steps' \
+recorded checks are kept exactly as they are; yours only confirm them.
+- Use refs from the latest snapshot. Type values as the step gives them: `<param>`, `<table:Key>` and \
+`{env:NAME}` exactly as written.
+- End with saffron_done success=true, `change` (what kind of change you adapted to) and, only when \
+the new flow makes a Given or When step's wording untrue, `rewrites` with its new wording.";
+
+pub struct Task<'a> {
+    pub feature: &'a str,
+    pub scenario: &'a str,
+    pub steps: &'a [StepSpec],
+    /// 0-based.
+    pub failed_step: usize,
+    /// The actions of the failed step replay performed before the failure.
+    pub performed: &'a [Action],
+    pub failed_action: &'a Action,
+    pub failure: &'a str,
+    pub url: &'a str,
+    pub params: Vec<&'a str>,
+    pub secret_names: &'a [String],
+    pub snapshot: &'a str,
+    /// Set for the refine after a failed proof replay.
+    pub refine: bool,
+}
+
+pub fn task(task: &Task<'_>) -> String {
+    let mut text = String::new();
+    let _ = writeln!(text, "Feature file: {}\nScenario: {}", task.feature, task.scenario);
+    if task.refine {
+        text.push_str(
+            "Your repair of this scenario was replayed from the start without you, and that replay failed below. \
+             Repair it again from there.\n",
+        );
+    }
+    if !task.params.is_empty() {
+        let names: Vec<String> = task.params.iter().map(|name| format!("<{name}>")).collect();
+        let _ = writeln!(text, "Outline values (type them as written): {}", names.join(", "));
+    }
+    if !task.secret_names.is_empty() {
+        let names: Vec<String> = task.secret_names.iter().map(|name| format!("{{env:{name}}}")).collect();
+        let _ = writeln!(text, "Secrets you may type (as written): {}", names.join(", "));
+    }
+    text.push_str("Steps:\n");
+    for (index, step) in task.steps.iter().enumerate() {
+        let keyword = match step.kind {
+            StepKind::Context => "Given",
+            StepKind::Action => "When",
+            StepKind::Outcome => "Then",
+        };
+        let state = if index < task.failed_step {
+            " (replayed, passed)"
+        } else if index == task.failed_step {
+            " (FAILED here)"
+        } else {
+            ""
+        };
+        let _ = writeln!(text, "{}. {keyword} {}{state}", index + 1, step.text);
+        for row in step.table.iter().flatten() {
+            let _ = writeln!(text, "   | {} |", row.join(" | "));
+        }
+        if let Some(doc) = &step.doc_string {
+            let _ = writeln!(text, "   \"\"\"\n{doc}\n   \"\"\"");
+        }
+    }
+    let number = task.failed_step + 1;
+    let _ = writeln!(text, "Replay failed at step {number} on `{}`: {}", task.failed_action, task.failure);
+    if !task.performed.is_empty() {
+        let done: Vec<String> = task.performed.iter().map(|action| format!("`{action}`")).collect();
+        let _ = writeln!(text, "Already performed in step {number} (do not repeat): {}", done.join(", "));
+    }
+    let _ = write!(
+        text,
+        "Live page (it is where replay stopped): {}\nRepair steps {number} to {}. The page now:\n{}",
+        task.url,
+        task.steps.len(),
+        task.snapshot
+    );
+    text
+}
