@@ -6,6 +6,7 @@
 mod support;
 
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 use saffron_agent::Request;
 use saffron_agent::testing::{FakeServer, Wire};
@@ -106,6 +107,269 @@ fn a_missing_control_is_repaired_proven_filed_and_replayed_yellow() {
     assert!(all.contains("1 yellow"), "{all}");
     assert_eq!(server.requests().len(), requests, "a replay of the proposal asked the agent");
 
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = runtime.block_on(demo.shutdown());
+}
+
+const CREATE: &str = "Create an order for <customer>";
+const CREATE_CACHE: &str = ".saffron/cache/new-order/create-an-order-for-customer.json";
+const CREATE_PROPOSAL: &str = ".saffron/proposals/new-order/create-an-order-for-customer.json";
+
+/// The Outline's committed recording with a save button the app does not have.
+fn missing_save_button(root: &Path) -> serde_json::Value {
+    let mut recording = recording_of(root, CREATE_CACHE);
+    recording["steps"][7]["actions"][0]["target"] =
+        json!({ "role": "button", "name": "Submit the order", "testId": "submit-order", "css": ["#submit-order"] });
+    write_json(root, CREATE_CACHE, &recording);
+    recording
+}
+
+/// A repair of the save step whose Then checks are whatever holds on the page (`then_checks`
+/// per Then step 9 to 12).
+fn save_then(then_checks: [Op; 4]) -> Vec<Op> {
+    let [confirmation, total, sent, listed] = then_checks;
+    vec![
+        step(8),
+        click("button \"Save order\""),
+        support::agent::wait("^/api/orders$", "POST", "201"),
+        step(9),
+        confirmation,
+        step(10),
+        total,
+        step(11),
+        sent,
+        step(12),
+        support::agent::goto("/orders"),
+        listed,
+        repaired("locator", &[]),
+    ]
+}
+
+/// A check that holds on any page of the shop: an agent happy to pass at any price.
+fn anything() -> Op {
+    support::agent::check(json!({ "check": "url", "pattern": "/" }))
+}
+
+fn margaret(root: &Path) -> String {
+    support::agent::line_of(root, "features/new_order.saffron", "| Margaret Hamilton")
+}
+
+fn demo_with(runtime: &tokio::runtime::Runtime, defects: &[saffron_demo::Defect]) -> DemoServer {
+    let mut config = DemoConfig::default();
+    config.defects.extend(defects.iter().copied());
+    runtime.block_on(DemoServer::start(config)).expect("demo")
+}
+
+/// A failed Then step is re-run as recorded on the live page; failing again it is red, and the
+/// agent is never asked.
+#[test]
+fn a_failed_then_is_rerun_as_recorded_and_red_without_asking_the_agent() {
+    let runtime = runtime();
+    let demo = demo_with(&runtime, &[saffron_demo::Defect::WrongTotal]);
+    let root = project("then-rerun", &demo.config().password);
+    let mut plans = Plans::new();
+    plans.insert(format!("{CREATE} (repair)"), save_then([anything(), anything(), anything(), anything()]));
+    let server = runtime.block_on(scripted(Wire::Anthropic, plans, Seen::default()));
+    configure_agent(&root, "anthropic", &server, TIMEOUTS);
+
+    let output = saffron_run(&root, &demo.url(), &[margaret(&root)]);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{all}");
+    assert!(all.contains("1 red"), "{all}");
+    assert!(all.contains("step 10") && all.contains("re-run as recorded"), "{all}");
+    assert_eq!(server.requests().len(), 0, "a failed Then reached the agent");
+    assert!(!root.join(CREATE_PROPOSAL).exists());
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = runtime.block_on(demo.shutdown());
+}
+
+/// The agent repairs the save step and then "verifies" the wrong total the defect shows: its
+/// check is discarded, the committed one is kept, the proof fails on it, and the run is red
+/// with the proposal kept unverified. No weakened check is on disk.
+#[test]
+fn a_repair_that_records_the_wrong_total_is_red_and_the_committed_check_stays() {
+    let runtime = runtime();
+    let demo = demo_with(&runtime, &[saffron_demo::Defect::WrongTotal]);
+    let root = project("wrong-total", &demo.config().password);
+    let committed = missing_save_button(&root);
+    let wrong_total = check_on("Total: €14.50", json!({ "check": "text", "text": "Total: €14.50" }));
+    let mut plans = Plans::new();
+    plans.insert(format!("{CREATE} (repair)"), save_then([anything(), wrong_total, anything(), anything()]));
+    let seen = Seen::default();
+    let server = runtime.block_on(scripted(Wire::OpenAi, plans, seen.clone()));
+    configure_agent(&root, "openai", &server, TIMEOUTS);
+
+    let output = saffron_run(&root, &demo.url(), &[margaret(&root)]);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{all}\nerrors told to the agent:\n{}", errors_told(&seen));
+    assert!(all.contains("1 red") && all.contains("did not pass its proof replay"), "{all}");
+    let proposal: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join(CREATE_PROPOSAL)).expect("kept")).expect("json");
+    assert!(proposal["unverified"].as_str().is_some_and(|failure| failure.contains("step 10")), "{proposal:#}");
+    for then in 8..12 {
+        assert_eq!(proposal["recording"]["steps"][then], committed["steps"][then], "Then step {} changed", then + 1);
+    }
+    assert_eq!(recording_of(&root, CREATE_CACHE), committed);
+    let mut files = Vec::new();
+    support::agent::every_file(&root.join(".saffron"), &mut files);
+    for file in files.iter().filter(|file| file.extension().is_some_and(|e| e == "json")) {
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        assert!(!text.contains("\"Total: €14.50\""), "{} holds the weakened check", file.display());
+    }
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = runtime.block_on(demo.shutdown());
+}
+
+/// Every defect switch, with the save button changed so the agent is called, and an agent that
+/// "verifies" each Then with a check that holds anywhere: no defect ends green or yellow. The
+/// same agent on the healthy app gets a yellow: the committed checks are what decide.
+#[test]
+fn no_defect_ends_green_or_yellow_with_a_heal_happy_agent() {
+    let runtime = runtime();
+    let mut plans = Plans::new();
+    plans.insert(format!("{CREATE} (repair)"), save_then([anything(), anything(), anything(), anything()]));
+    plans.insert(format!("{CREATE} (repair refine)"), save_then([anything(), anything(), anything(), anything()]));
+    // The live repair saves an order for the row's customer and so does the proof: the data is
+    // reset when the agent ends its session, as a fresh environment would be, so that the
+    // committed "the orders list shows an order for ..." finds one row.
+    let current_demo: Arc<Mutex<Option<Arc<DemoServer>>>> = Arc::default();
+    let demo_of_script = current_demo.clone();
+    let server = runtime
+        .block_on(FakeServer::start(Wire::Anthropic, move |request: &Request| {
+            let answer = reply(&plans, request);
+            if format!("{answer:?}").contains("saffron_done")
+                && let Some(demo) = demo_of_script.lock().ok().and_then(|demo| demo.clone())
+            {
+                demo.reset();
+            }
+            answer
+        }))
+        .expect("fake server");
+    let mut cases: Vec<Option<saffron_demo::Defect>> = saffron_demo::Defect::ALL.iter().copied().map(Some).collect();
+    cases.push(None);
+    for defect in cases {
+        let demo = Arc::new(demo_with(&runtime, defect.as_slice()));
+        if let Ok(mut current) = current_demo.lock() {
+            *current = Some(demo.clone());
+        }
+        let root = project(&format!("happy-{}", defect.map_or("none", |d| d.as_str())), &demo.config().password);
+        missing_save_button(&root);
+        configure_agent(&root, "anthropic", &server, TIMEOUTS);
+        let output = saffron_run(&root, &demo.url(), &[margaret(&root)]);
+        let all = text(&output);
+        match defect {
+            Some(defect) => {
+                assert!(all.contains("1 red"), "{defect}: {all}");
+                assert_eq!(output.status.code(), Some(1), "{defect}: {all}");
+                let kept = std::fs::read_to_string(root.join(CREATE_PROPOSAL)).unwrap_or_default();
+                assert!(kept.is_empty() || kept.contains("\"unverified\""), "{defect}: a verified proposal: {kept}");
+            }
+            None => assert!(all.contains("1 yellow"), "healthy app: {all}"),
+        }
+        let _ = std::fs::remove_dir_all(&root);
+        current_demo.lock().ok().and_then(|mut current| current.take());
+        if let Ok(demo) = Arc::try_unwrap(demo) {
+            let _ = runtime.block_on(demo.shutdown());
+        }
+    }
+}
+
+/// An agent that skips a Then step is told once, then the session ends unverified: red, and
+/// nothing is filed.
+#[test]
+fn a_repair_that_skips_a_then_is_red_and_files_nothing() {
+    let runtime = runtime();
+    let demo = demo_with(&runtime, &[]);
+    let root = project("skip-then", &demo.config().password);
+    let mut plans = Plans::new();
+    plans.insert(
+        format!("{NEEDS_CUSTOMER} (repair)"),
+        vec![step(7), click("button \"Save order\""), repaired("locator", &[]), repaired("locator", &[])],
+    );
+    let cache = ".saffron/cache/new-order/an-order-needs-a-customer.json";
+    let mut recording = recording_of(&root, cache);
+    recording["steps"][6]["actions"][0]["target"] = json!({ "role": "button", "name": "Submit the order" });
+    write_json(&root, cache, &recording);
+    let server = runtime.block_on(scripted(Wire::Anthropic, plans, Seen::default()));
+    configure_agent(&root, "anthropic", &server, TIMEOUTS);
+
+    let output = saffron_run(&root, &demo.url(), &[scenario_at(&root, "features/new_order.saffron", NEEDS_CUSTOMER)]);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{all}");
+    assert!(all.contains("without a verified check of Then step(s) 8"), "{all}");
+    assert!(!root.join(".saffron/proposals/new-order/an-order-needs-a-customer.json").exists());
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = runtime.block_on(demo.shutdown());
+}
+
+/// A committed check in the When step that the repair cannot make true: the live session ends
+/// in "success", the proof fails on the check, the one refine claims success again, the second
+/// proof fails too: red, the proposal kept unverified, the check still as committed.
+#[test]
+fn success_claimed_after_a_failed_proof_gets_one_refine_then_red_unverified() {
+    let runtime = runtime();
+    let demo = demo_with(&runtime, &[]);
+    let root = project("claims-success", &demo.config().password);
+    let cache = ".saffron/cache/new-order/an-order-needs-a-customer.json";
+    let mut recording = recording_of(&root, cache);
+    recording["steps"][6]["actions"] = json!([
+        { "type": "click", "target": { "role": "button", "name": "Submit the order" } },
+        { "type": "expectVisible", "target": { "role": "heading", "name": "Order accepted" } }
+    ]);
+    write_json(&root, cache, &recording);
+    let mut plans = Plans::new();
+    plans.insert(format!("{NEEDS_CUSTOMER} (repair)"), save_repair());
+    plans.insert(format!("{NEEDS_CUSTOMER} (repair refine)"), save_repair());
+    let seen = Seen::default();
+    let server = runtime.block_on(scripted(Wire::Anthropic, plans, seen.clone()));
+    configure_agent(&root, "anthropic", &server, TIMEOUTS);
+
+    let output = saffron_run(&root, &demo.url(), &[scenario_at(&root, "features/new_order.saffron", NEEDS_CUSTOMER)]);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{all}");
+    assert!(all.contains("did not pass its proof replay"), "{all}");
+    let tasks: Vec<String> = seen
+        .all()
+        .iter()
+        .filter(|request| request.messages.len() == 1)
+        .map(|request| request.messages[0].text())
+        .collect();
+    assert_eq!(tasks.len(), 2, "one repair and one refine: {tasks:#?}");
+    assert!(tasks[1].contains("replayed from the start without you"), "{}", tasks[1]);
+    let proposal: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join(".saffron/proposals/new-order/an-order-needs-a-customer.json"))
+            .expect("kept"),
+    )
+    .expect("json");
+    assert!(proposal["unverified"].is_string(), "{proposal:#}");
+    let step7 = &proposal["recording"]["steps"][6]["actions"];
+    assert_eq!(step7.as_array().and_then(|actions| actions.last()), recording["steps"][6]["actions"].get(1));
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = runtime.block_on(demo.shutdown());
+}
+
+/// A provider that fails mid-repair: one retry from a fresh replay, then blocked with its
+/// cause, nothing filed.
+#[test]
+fn an_agent_that_dies_mid_repair_is_retried_once_then_blocked_with_nothing_filed() {
+    let runtime = runtime();
+    let demo = demo_with(&runtime, &[]);
+    let root = project("agent-dies", &demo.config().password);
+    let cache = ".saffron/cache/new-order/an-order-needs-a-customer.json";
+    let mut recording = recording_of(&root, cache);
+    recording["steps"][6]["actions"][0]["target"] = json!({ "role": "button", "name": "Submit the order" });
+    write_json(&root, cache, &recording);
+    let server = runtime
+        .block_on(FakeServer::start(Wire::Anthropic, |_: &Request| saffron_agent::testing::Reply::garbage()))
+        .expect("fake server");
+    configure_agent(&root, "anthropic", &server, TIMEOUTS);
+
+    let output = saffron_run(&root, &demo.url(), &[scenario_at(&root, "features/new_order.saffron", NEEDS_CUSTOMER)]);
+    let all = text(&output);
+    assert!(all.contains("1 blocked") && all.contains("failed twice"), "{all}");
+    assert_eq!(server.requests().len(), 2, "one session and one retry");
+    assert!(!root.join(".saffron/proposals/new-order/an-order-needs-a-customer.json").exists());
+    assert_eq!(recording_of(&root, cache), recording);
     let _ = std::fs::remove_dir_all(&root);
     let _ = runtime.block_on(demo.shutdown());
 }
