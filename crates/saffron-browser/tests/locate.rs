@@ -112,6 +112,26 @@ fn renamed_label_drifts_from_role_to_test_id() {
 }
 
 #[test]
+fn confirm_step_sends_rows_found_by_a_search_to_the_confirmation_too() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, with_drift(Drift::ConfirmStep)).await;
+        s.sign_in().await;
+        // The search re-renders the rows in the page's script, not on the server.
+        s.ok(json!({ "type": "fill", "target": { "role": "searchbox", "name": "Search orders" }, "value": "Ada" }))
+            .await;
+        s.ok(json!({ "type": "click", "target": { "role": "button", "name": "Search" } })).await;
+        s.ok(json!({ "type": "expectText", "target": { "testId": "result-count" }, "text": "2 orders" })).await;
+        s.ok(json!({ "type": "click", "target": { "role": "link", "name": "#1002" } })).await;
+        s.ok(json!({ "type": "expectUrl", "url": "/orders/1002/confirm" })).await;
+        s.ok(json!({ "type": "expectVisible", "target": { "role": "heading", "name": "Open order #1002?" } })).await;
+        s.ok(json!({ "type": "click", "target": { "role": "button", "name": "Continue" } })).await;
+        s.ok(json!({ "type": "expectUrl", "url": "/orders/1002" })).await;
+        s.ok(json!({ "type": "expectVisible", "target": { "role": "heading", "name": "Order #1002" } })).await;
+        s.close().await;
+    });
+}
+
+#[test]
 fn removed_test_id_drifts_to_css() {
     run(|browser| async move {
         let mut s = Scenario::start(&browser, with_drift(Drift::RemovedTestId)).await;

@@ -227,7 +227,8 @@ fn posts_of_orders(requests: &[saffron_demo::RequestLog]) -> usize {
 #[test]
 fn every_drift_switch_passes_through_a_lower_tier_and_reports_drift() {
     let runtime = runtime();
-    for drift in Drift::ALL {
+    // The others need a heal: tests/drift_needs_heal.rs.
+    for drift in Drift::ALL.iter().filter(|drift| !drift.needs_heal()) {
         let config = DemoConfig { drift: [*drift].into(), ..DemoConfig::default() };
         let password = config.password.clone();
         let server = runtime.block_on(DemoServer::start(config)).expect("demo");

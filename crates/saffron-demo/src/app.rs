@@ -313,6 +313,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/orders", get(pages::orders))
         .route("/orders/new", get(pages::new_order))
         .route("/orders/{id}", get(pages::order))
+        .route("/orders/{id}/confirm", get(pages::confirm_order))
         .route("/invoices/{id}", get(pages::invoice))
         .route("/api/orders", get(api::list_orders).post(api::create_order))
         .route("/api/orders/{id}", get(api::get_order).delete(api::delete_order))

@@ -34,6 +34,8 @@ const NEW_ORDER: &str = include_str!("pages/new_order.html");
 const NEW_ORDER_JS: &str = include_str!("pages/new_order.js");
 const ORDER: &str = include_str!("pages/order.html");
 const ORDER_JS: &str = include_str!("pages/order.js");
+const CONFIRM_ORDER: &str = include_str!("pages/confirm_order.html");
+const CONFIRM_ORDER_JS: &str = include_str!("pages/confirm_order.js");
 const INVOICE: &str = include_str!("pages/invoice.html");
 const NOT_FOUND: &str = include_str!("pages/not_found.html");
 
@@ -105,6 +107,31 @@ fn actions_wrapper(config: &DemoConfig) -> (&'static str, &'static str) {
     if config.has_drift(Drift::RestyledButton) { ("<div class=\"actions\">", "</div>") } else { ("", "") }
 }
 
+/// The form's submit button, as (the toolbar at the top of the form, the button at its foot).
+fn save_button(config: &DemoConfig) -> (String, String) {
+    let class = primary_class(config);
+    if config.has_drift(Drift::RelocatedSave) {
+        // No `type` attribute: a button's default type is submit, so it still submits the form,
+        // but the recorded `form button[type=submit]` selects nothing.
+        let toolbar = format!(
+            "<div class=\"toolbar\"><button data-testid=\"place-order\" class=\"{class}\">Place order</button></div>"
+        );
+        (toolbar, String::new())
+    } else {
+        let (open, close) = actions_wrapper(config);
+        let button = format!(
+            "{open}<button type=\"submit\" data-testid=\"save-order\" class=\"{class}\">Save order</button>{close}"
+        );
+        (String::new(), button)
+    }
+}
+
+/// What the orders list's links add to `/orders/{id}`: `Drift::ConfirmStep` sends them to the
+/// confirmation page first.
+fn order_link_suffix(config: &DemoConfig) -> &'static str {
+    if config.has_drift(Drift::ConfirmStep) { "/confirm" } else { "" }
+}
+
 /// "1 order", "4 orders": the text of the result count and the export status.
 pub fn plural(n: usize) -> String {
     if n == 1 { "1 order".to_owned() } else { format!("{n} orders") }
@@ -172,10 +199,10 @@ pub async fn login(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Re
     finish(&config, page)
 }
 
-fn order_row(order: &Order) -> String {
+fn order_row(order: &Order, link_suffix: &str) -> String {
     let number = order.number();
     format!(
-        "<tr><td><a href=\"/orders/{id}\">{number}</a></td><td>{customer}</td><td>{total}</td><td>{status}</td>\
+        "<tr><td><a href=\"/orders/{id}{link_suffix}\">{number}</a></td><td>{customer}</td><td>{total}</td><td>{status}</td>\
          <td><button type=\"button\" class=\"btn btn-danger\" data-id=\"{id}\" aria-label=\"Delete order {number}\">\
          Delete</button></td></tr>\n",
         id = order.id,
@@ -190,7 +217,8 @@ pub async fn orders(State(app): State<Arc<App>>, Extension(session): Extension<S
     let (rows, count) = {
         let shop = app.shop();
         let orders = shop.search("");
-        (orders.iter().map(|o| order_row(o)).collect::<String>(), orders.len())
+        let link_suffix = order_link_suffix(&config);
+        (orders.iter().map(|o| order_row(o, link_suffix)).collect::<String>(), orders.len())
     };
     let (before_table, new_order_below, after_table) = if config.has_drift(Drift::MovedElement) {
         // A compact sidebar keeps no room for the search box's visible label: its placeholder
@@ -221,14 +249,14 @@ pub async fn orders(State(app): State<Arc<App>>, Extension(session): Extension<S
         help: true,
         overlay: session.overlay,
         content,
-        script: ORDERS_JS.to_owned(),
+        script: render(ORDERS_JS, &[("order_link_suffix", order_link_suffix(&config))]),
     };
     finish(&config, page)
 }
 
 pub async fn new_order(State(app): State<Arc<App>>, Extension(session): Extension<SessionCtx>) -> Response {
     let config = app.config();
-    let (open, close) = actions_wrapper(&config);
+    let (toolbar, save_button) = save_button(&config);
     let customer_label = if config.has_drift(Drift::RenamedLabel) { "Customer name" } else { "Customer" };
     let options: String =
         PRODUCTS.iter().map(|p| format!("<option value=\"{0}\">{0}</option>\n", p.name)).collect::<String>();
@@ -245,9 +273,8 @@ pub async fn new_order(State(app): State<Arc<App>>, Extension(session): Extensio
             ("customer_label", customer_label),
             ("product_options", options.trim_end()),
             ("initial_total", &initial_total),
-            ("primary_class", primary_class(&config)),
-            ("actions_open", open),
-            ("actions_close", close),
+            ("toolbar", &toolbar),
+            ("save_button", &save_button),
             ("confirmation", confirmation),
         ],
     );
@@ -319,6 +346,42 @@ pub async fn order(
         overlay: session.overlay,
         content,
         script,
+    };
+    finish(&config, page)
+}
+
+/// `Drift::ConfirmStep`'s page between the orders list and an order. Without that drift there
+/// is no such page.
+pub async fn confirm_order(
+    State(app): State<Arc<App>>,
+    Extension(session): Extension<SessionCtx>,
+    Path(id): Path<String>,
+) -> Response {
+    let config = app.config();
+    if !config.has_drift(Drift::ConfirmStep) {
+        return not_found(&config, "Page not found");
+    }
+    let Some(order) = find_order(&app, &id) else { return not_found(&config, "Order not found") };
+    let number = order.number();
+    let content = render(
+        CONFIRM_ORDER,
+        &[
+            ("id", &order.id.to_string()),
+            ("number", &number),
+            ("customer", &escape(&order.customer)),
+            ("total", &money(order.total_cents)),
+            ("status", &escape(&order.status)),
+        ],
+    );
+    let title = format!("Open order {number}?");
+    let page = Page {
+        status: StatusCode::OK,
+        title: &title,
+        nav: true,
+        help: false,
+        overlay: session.overlay,
+        content,
+        script: CONFIRM_ORDER_JS.to_owned(),
     };
     finish(&config, page)
 }

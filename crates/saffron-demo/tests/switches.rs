@@ -130,6 +130,80 @@ async fn restyled_button_changes_classes_and_wraps_the_primary_buttons() {
 }
 
 #[tokio::test]
+async fn relocated_save_renames_retags_and_moves_the_save_button_to_the_top_of_the_form() {
+    let normal = start(DemoConfig::default()).await;
+    let drifted = start(config_with(|c| {
+        c.drift.insert(Drift::RelocatedSave);
+    }))
+    .await;
+    let before = Client::signed_in(&normal).await.get("/orders/new").await.body;
+    let after = Client::signed_in(&drifted).await.get("/orders/new").await.body;
+    let save = r#"<button type="submit" data-testid="save-order" class="btn btn-primary">Save order</button>"#;
+    let toolbar =
+        r#"<div class="toolbar"><button data-testid="place-order" class="btn btn-primary">Place order</button></div>"#;
+    assert!(before.contains(save));
+    let form = after.find(r#"<form id="order-form""#).expect("the form");
+    let moved = after.find(toolbar).expect("the toolbar");
+    let first_field = after.find(r#"<input id="customer""#).expect("the customer field");
+    assert!(form < moved && moved < first_field, "the toolbar opens the form");
+    // Every signal the recordings hold for it misses: role and name, test id, and
+    // `form button[type=submit]` (the only button has no `type`, so it submits by default).
+    assert!(!after.contains("Save order") && !after.contains("save-order"));
+    assert!(!after.contains(r#"type="submit""#));
+    assert_eq!(after.matches("<button").count(), 1);
+    // Nothing else changed.
+    assert_eq!(after.replace(toolbar, ""), before.replace(save, ""));
+
+    // With restyled-button too, the moved button takes the new classes (and no wrapper).
+    drifted.set_config(config_with(|c| {
+        c.drift.extend([Drift::RelocatedSave, Drift::RestyledButton]);
+    }));
+    let both = Client::signed_in(&drifted).await.get("/orders/new").await.body;
+    assert!(both.contains(
+        r#"<div class="toolbar"><button data-testid="place-order" class="button button--cta">Place order</button></div>"#
+    ));
+    assert!(!both.contains(r#"<div class="actions">"#));
+    normal.shutdown().await.expect("clean shutdown");
+    drifted.shutdown().await.expect("clean shutdown");
+}
+
+#[tokio::test]
+async fn confirm_step_puts_a_confirmation_page_between_the_orders_list_and_an_order() {
+    let server = start(config_with(|c| {
+        c.drift.insert(Drift::ConfirmStep);
+    }))
+    .await;
+    let client = Client::signed_in(&server).await;
+    let list = client.get("/orders").await.body;
+    assert!(list.contains(r#"<a href="/orders/1001/confirm">#1001</a>"#));
+    assert!(!list.contains(r#"href="/orders/1001""#));
+    // Rows re-rendered by a search link the same way.
+    assert!(list.contains(r#"const ORDER_LINK_SUFFIX = "/confirm";"#));
+    let confirm = client.get("/orders/1001/confirm").await;
+    assert_eq!(confirm.status, 200);
+    assert!(confirm.body.contains("<h1>Open order #1001?</h1>"));
+    assert!(
+        confirm
+            .body
+            .contains(r#"<button type="button" class="btn" id="continue" data-href="/orders/1001">Continue</button>"#)
+    );
+    assert!(!confirm.body.contains("<h1>Order #1001</h1>"));
+    // The order page itself is unchanged and still reachable directly.
+    let order = client.get("/orders/1001").await;
+    assert_eq!(order.status, 200);
+    assert!(order.body.contains("<h1>Order #1001</h1>"));
+    assert_eq!(client.get("/orders/9999/confirm").await.status, 404);
+
+    // Without the drift there is no such page, and the links lead straight to the order.
+    server.set_config(DemoConfig::default());
+    let list = client.get("/orders").await.body;
+    assert!(list.contains(r#"<a href="/orders/1001">#1001</a>"#));
+    assert!(list.contains(r#"const ORDER_LINK_SUFFIX = "";"#));
+    assert_eq!(client.get("/orders/1001/confirm").await.status, 404);
+    server.shutdown().await.expect("clean shutdown");
+}
+
+#[tokio::test]
 async fn all_drift_at_once_still_renders_every_page() {
     let server = start(all_drift()).await;
     let client = Client::signed_in(&server).await;

@@ -330,7 +330,8 @@ pub struct DemoArgs {
     #[arg(long)]
     headed: bool,
     /// Turn on UI drift in the demo app (repeatable): renamed-label, removed-test-id,
-    /// moved-element, restyled-button.
+    /// moved-element, restyled-button (survived through a lower locator tier); relocated-save,
+    /// confirm-step (no fallback survives them: they need a heal).
     #[arg(long, value_name = "SWITCH", value_parser = |s: &str| s.parse::<saffron_demo::Drift>())]
     drift: Vec<saffron_demo::Drift>,
     /// Turn on a runtime fault (repeatable): server-error, latency, interstitial, session-expiry.

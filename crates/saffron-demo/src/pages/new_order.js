@@ -17,6 +17,8 @@ const confirmation = document.getElementById("confirmation");
 const savedTotal = document.getElementById("saved-total");
 const savedLinkLine = document.getElementById("saved-link-line");
 const savedLink = document.getElementById("saved-link");
+// Found by what it does, not by its markup: drift "relocated-save" renames and moves it.
+const saveButton = [...form.elements].find((el) => el.type === "submit");
 
 function validQuantity() {
   const q = Number(quantity.value);
@@ -72,15 +74,14 @@ form.addEventListener("submit", async (event) => {
     return;
   }
 
-  const button = form.querySelector("button[type=submit]");
-  button.disabled = true;
+  saveButton.disabled = true;
   const r = await api("POST", "/api/orders", {
     customer: customer.value.trim(),
     quantity: q,
     product: product.value,
     gift: gift.checked,
   });
-  button.disabled = false;
+  saveButton.disabled = false;
   if (r.status === 201 && r.data) {
     if (confirmation) show(confirmation, "Order saved");
     show(savedTotal, "Total: " + r.data.total);

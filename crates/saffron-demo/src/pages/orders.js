@@ -1,3 +1,5 @@
+// "" or "/confirm" (drift "confirm-step"): where an order's link leads, as the server renders it.
+const ORDER_LINK_SUFFIX = "{{order_link_suffix}}";
 const tbody = document.getElementById("orders-body");
 const resultCount = document.getElementById("result-count");
 const flash = document.getElementById("flash");
@@ -7,7 +9,7 @@ const pageError = document.getElementById("page-error");
 function orderRow(order) {
   const tr = document.createElement("tr");
   const link = document.createElement("a");
-  link.href = "/orders/" + order.id;
+  link.href = "/orders/" + order.id + ORDER_LINK_SUFFIX;
   link.textContent = order.number;
   for (const content of [link, order.customer, order.total, order.status]) {
     const td = document.createElement("td");

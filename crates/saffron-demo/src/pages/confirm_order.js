@@ -1,0 +1,4 @@
+const continueButton = document.getElementById("continue");
+continueButton.addEventListener("click", () => {
+  location.assign(continueButton.dataset.href);
+});
