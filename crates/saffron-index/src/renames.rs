@@ -349,6 +349,15 @@ pub fn rename_plan(snapshot: &Snapshot) -> RenamePlan {
     plan
 }
 
+/// The keyword a kind is written with, for people.
+pub fn keyword(kind: StepKind) -> &'static str {
+    match kind {
+        StepKind::Context => "Given",
+        StepKind::Action => "When",
+        StepKind::Outcome => "Then",
+    }
+}
+
 /// Given, When, Then: the order groups are listed in.
 fn order(kind: StepKind) -> u8 {
     match kind {
@@ -462,7 +471,7 @@ fn narrative(
         paragraphs.push(format!(
             "Behaviour-proven duplicate wordings ({} steps): their recordings perform identical actions: {}. \
              Keeping \"{}\" (written {}×) over {}.",
-            group.kind,
+            keyword(group.kind),
             proofs.join("; "),
             group.keep.text,
             group.keep.uses,
@@ -470,8 +479,8 @@ fn narrative(
         ));
     }
     paragraphs.push(
-        "The recording is unchanged: accepting with --with-feature-edit renames the lines below and the \
-         recording's steps to match. No AI was involved."
+        "The recording is unchanged: accepting with --with-feature-edit applies the feature edits and renames \
+         the recording's steps to match. No AI was involved."
             .to_string(),
     );
     if !shared.is_empty() {
