@@ -217,6 +217,9 @@ pub fn rename_plan(snapshot: &Snapshot) -> RenamePlan {
     }
 
     let mut plan = RenamePlan { groups, proposals: Vec::new(), skipped: Vec::new() };
+    if renames.is_empty() {
+        return plan;
+    }
     // A shared line: which scenario's proposal edits it, and the others that write it.
     let mut claimed: HashMap<(Arc<Path>, u32), usize> = HashMap::new();
     let mut sharers: BTreeMap<usize, Vec<(Place, usize)>> = BTreeMap::new();
@@ -803,6 +806,30 @@ Feature: Cart
         assert_eq!(plan.skipped.len(), 1, "{plan:#?}");
         assert_eq!(plan.skipped[0].name, "Empty the cart");
         assert!(plan.skipped[0].reason.contains("shared with \"Fill the cart\""), "{}", plan.skipped[0].reason);
+    }
+
+    #[test]
+    fn a_background_line_is_renamed_once_for_the_scenarios_that_share_it() {
+        let text = "\
+Feature: Cart
+  Background:
+    Given I visit the shop
+
+  Scenario: Fill the cart
+    When I buy \"tea\"
+
+  Scenario: Empty the cart
+    When I buy \"mugs\"
+";
+        let host =
+            project(&[("features/cart.feature", text), ("features/shop.feature", &shop_on_the_shop())], shop_actions);
+        let plan = rename_plan(&host.snapshot());
+        assert_eq!(plan.proposals.len(), 1, "{plan:#?}");
+        let fill = &plan.proposals[0].proposal;
+        assert_eq!(fill.scenario.name, "Fill the cart");
+        assert_eq!(fill.feature_edits.len(), 1);
+        assert_eq!((fill.feature_edits[0].line, fill.feature_edits[0].from_set.as_deref()), (3, None));
+        assert_eq!(plan.skipped.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["Empty the cart"]);
     }
 
     #[test]
