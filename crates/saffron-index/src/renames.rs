@@ -9,8 +9,8 @@
 //!
 //! A line shared by several scenarios (a StepSet's step, a Background's step) is edited once,
 //! in the proposal of the first of them in path order that can take it; the others get no edit
-//! for it (their recordings go stale once it is applied, and re-record seeded), and that
-//! proposal's narrative names them.
+//! for it (one proposal per scenario would edit the same line twice, and the second would be
+//! stale once the first is accepted), and that proposal's narrative names them.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -502,8 +502,9 @@ fn narrative(
             .collect();
         names.dedup();
         paragraphs.push(format!(
-            "A renamed line is shared with other scenarios, which get no edit of their own for it: {}. Their \
-             recordings go stale when this edit is applied; recording them again is seeded.",
+            "A renamed line is also run by other scenarios, which get no edit of their own for it: {}. \
+             Accepting this proposal changes their steps too; saffron accept says what becomes of their \
+             recordings.",
             names.join(", ")
         ));
     }
@@ -799,7 +800,7 @@ Feature: Cart
         );
         assert!(fill.adaptations[0].contains("(StepSet \"in the shop\")"), "{:?}", fill.adaptations);
         assert!(
-            fill.narrative.contains("shared with other scenarios") && fill.narrative.contains("\"Empty the cart\""),
+            fill.narrative.contains("also run by other scenarios") && fill.narrative.contains("\"Empty the cart\""),
             "{}",
             fill.narrative
         );
