@@ -128,6 +128,13 @@ struct ScenarioInfo<'a> {
 /// Scenarios with a pending proposal get none (it is never overwritten). Deterministic: the
 /// same project gives the same plan.
 pub fn rename_plan(snapshot: &Snapshot) -> RenamePlan {
+    rename_plan_for(snapshot, |_| true)
+}
+
+/// Like [`rename_plan`], with proposals only for the scenarios of the feature files `selected`
+/// accepts (every fresh recording still counts as proof, and a shared line goes to the first
+/// selected scenario that runs it).
+pub fn rename_plan_for(snapshot: &Snapshot, selected: impl Fn(&Path) -> bool) -> RenamePlan {
     let registry: &StepSetRegistry = snapshot.step_sets();
     let mut scenarios: Vec<ScenarioInfo<'_>> = Vec::new();
     for file in snapshot.files() {
@@ -232,7 +239,7 @@ pub fn rename_plan(snapshot: &Snapshot) -> RenamePlan {
             .filter(|(_, spec)| renames.contains_key(&(spec.kind, Arc::from(spec.text.as_str()))))
             .map(|(step, _)| step)
             .collect();
-        if to_rename.is_empty() {
+        if to_rename.is_empty() || !selected(scenario.file) {
             continue;
         }
         let skip = |reason: String| SkippedScenario {
@@ -807,6 +814,25 @@ Feature: Cart
         assert_eq!(plan.skipped.len(), 1, "{plan:#?}");
         assert_eq!(plan.skipped[0].name, "Empty the cart");
         assert!(plan.skipped[0].reason.contains("shared with \"Fill the cart\""), "{}", plan.skipped[0].reason);
+    }
+
+    #[test]
+    fn a_shared_line_goes_to_the_first_selected_scenario() {
+        let (fill, empty) = SET_USERS.split_at(SET_USERS.find("  Scenario: Empty").expect("second scenario"));
+        let empty = format!("Feature: Emptying\n{empty}");
+        let files = [
+            ("features/shared.steps.saffron", SETS),
+            ("features/a.saffron", fill),
+            ("features/b.saffron", empty.as_str()),
+            ("features/shop.feature", &shop_on_the_shop()),
+        ];
+        let host = project(&files, shop_actions);
+        let plan = rename_plan_for(&host.snapshot(), |file| file == Path::new("features/b.saffron"));
+        let names: Vec<&str> = plan.proposals.iter().map(|p| p.proposal.scenario.name.as_str()).collect();
+        assert_eq!(names, ["Empty the cart"], "{plan:#?}");
+        assert_eq!(plan.proposals[0].proposal.feature_edits[0].from_set.as_deref(), Some("in the shop"));
+        assert_eq!(plan.skipped, vec![]);
+        assert_eq!(plan.groups.len(), 1, "every fresh recording still proves");
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use saffron_index::renames::{RenamePlan, SkippedScenario, Wording, keyword};
-use saffron_index::{Snapshot, rename_plan};
+use saffron_index::{Snapshot, rename_plan_for};
 use saffron_recording::{FeatureEdit, Store};
 use serde::Serialize;
 
@@ -47,9 +47,7 @@ struct JsonRenames<'a> {
 /// Drafts the rename proposals of the scenarios under `filters` and files them (unless
 /// `dry_run`) under the store's lock, never over a pending proposal; prints what it did.
 pub fn propose(root: &Path, snapshot: &Snapshot, filters: &[PathBuf], dry_run: bool, json: bool) -> Result<()> {
-    let mut plan = rename_plan(snapshot);
-    plan.proposals.retain(|filed| project::selected(Path::new(&filed.proposal.scenario.feature), filters));
-    plan.skipped.retain(|skipped| project::selected(&skipped.file, filters));
+    let plan = rename_plan_for(snapshot, |file| project::selected(file, filters));
     let outcomes = file(root, &plan, dry_run)?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
