@@ -5,7 +5,8 @@
 //! immutable view readers query (the language server, the MCP server, the CLI and the runner).
 //! For each text it knows where it is written, whether it is recorded, divergent or
 //! unrecorded, its near-duplicates (token-Jaccard, see [`tokens`]) and the texts proven to be
-//! duplicates by identical recordings; for each scenario whether its recording is fresh.
+//! duplicates by identical recordings; for each scenario whether its recording is fresh. From the
+//! proven duplicates, [`rename_plan`] drafts the proposals that converge their wordings.
 
 pub mod drift;
 mod host;
@@ -13,6 +14,7 @@ mod load;
 mod model;
 mod near;
 mod orphans;
+pub mod renames;
 mod snapshot;
 pub mod staleness;
 mod succession;
@@ -26,6 +28,7 @@ pub use model::{
 };
 pub use near::{MAX_SCANNED, MAX_VERIFIED};
 pub use orphans::{ClosestScenario, OrphanRecording};
+pub use renames::{RenamePlan, rename_plan, rename_plan_for};
 pub use snapshot::{CACHE_DIR, Invocation, PROPOSALS_DIR, Snapshot, is_runnable, recording_paths, step_specs};
 pub use staleness::{StepAspect, StepChange, StepDifference, step_differences};
 pub use succession::{BLOCK_START, RoleCounts, StepRole};

@@ -2,6 +2,7 @@ pub mod check;
 pub mod init;
 pub mod mcp;
 pub mod messages;
+pub mod renames;
 pub mod report;
 pub mod run;
 pub mod skeleton;

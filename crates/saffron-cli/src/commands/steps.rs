@@ -21,6 +21,13 @@ pub struct StepsArgs {
     paths: Vec<PathBuf>,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// File a proposal for each scenario that writes a wording whose recordings perform the same
+    /// actions as another wording of the step: the most written one is kept (no AI).
+    #[arg(long)]
+    propose_renames: bool,
+    /// With --propose-renames: print what would be filed, write nothing.
+    #[arg(long, requires = "propose_renames")]
+    dry_run: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -72,6 +79,15 @@ pub fn run(args: StepsArgs) -> Result<ExitCode> {
     let filters = project::relative_filters(&root, &args.paths)?;
     let (snapshot, problems) = project::load_index(&root);
     project::report(&problems)?;
+    if args.propose_renames {
+        let json = match args.format {
+            Format::Text => false,
+            Format::Json => true,
+            Format::Snippets => anyhow::bail!("--propose-renames prints text or json, not snippets"),
+        };
+        crate::commands::renames::propose(&root, &snapshot, &filters, args.dry_run, json)?;
+        return Ok(problem::exit_code(&problems));
+    }
     let entries = selected_entries(&snapshot, &filters);
     let texts: Vec<&str> = entries.iter().map(|entry| entry.text.as_ref()).collect();
     let stdout = std::io::stdout();
