@@ -13,6 +13,7 @@ mod load;
 mod model;
 mod near;
 mod orphans;
+pub mod review;
 mod snapshot;
 pub mod staleness;
 mod succession;
