@@ -167,6 +167,9 @@ pub struct AcceptOptions {
     /// Rewrite every other recording whose target has the same semantic core as one the
     /// proposal changed.
     pub propagate: bool,
+    /// Refuse a proposal that carries feature edits instead of writing its recording alone:
+    /// for a client that does not show the edits to a person (the MCP server).
+    pub refuse_feature_edits: bool,
 }
 
 /// What an accept wrote.
@@ -214,6 +217,8 @@ pub enum ReviewError {
     Unverified { failure: String },
     /// A rename proposal (feature edits, no recording change) accepted without applying them.
     NeedsFeatureEdit { edits: usize },
+    /// The client does not apply feature edits, and this proposal has some.
+    FeatureEditsNotOffered { edits: usize },
     /// A feature edit cannot be applied as it stands.
     EditRefused { file: String, line: u32, reason: String },
     /// After the edits, the proposed recording does not fit the scenario.
@@ -233,6 +238,7 @@ impl ReviewError {
                 | ReviewError::Stale { .. }
                 | ReviewError::Unverified { .. }
                 | ReviewError::NeedsFeatureEdit { .. }
+                | ReviewError::FeatureEditsNotOffered { .. }
                 | ReviewError::EditRefused { .. }
                 | ReviewError::DoesNotFit { .. }
         )
@@ -258,6 +264,9 @@ impl ReviewError {
             }
             ReviewError::NeedsFeatureEdit { .. } => {
                 "this proposal only edits feature files: accept it with --with-feature-edit, or reject it".into()
+            }
+            ReviewError::FeatureEditsNotOffered { .. } => {
+                "review the edits (saffron diff) and accept it with `saffron accept --with-feature-edit`".into()
             }
             ReviewError::EditRefused { .. } | ReviewError::DoesNotFit { .. } => {
                 "nothing was changed; run the scenario again for a proposal that fits the files as they are".into()
@@ -288,6 +297,10 @@ impl fmt::Display for ReviewError {
                 f,
                 "this proposal changes no action, only the wording ({edits} feature edit(s)): accepting it without \
                  its edits would change nothing"
+            ),
+            ReviewError::FeatureEditsNotOffered { edits } => write!(
+                f,
+                "this proposal also edits feature files ({edits} edit(s)); accepting it here would leave them out"
             ),
             ReviewError::EditRefused { file, line, reason } => {
                 write!(f, "the feature edit at {file}:{line} cannot be applied: {reason}")
@@ -356,6 +369,9 @@ pub fn accept(
     let cache_path = recording_path(&proposal.scenario.cache_path)
         .ok_or_else(|| ReviewError::Stale { reasons: vec!["its cachePath is not a recording path".into()] })?;
     let edits = &proposal.feature_edits;
+    if !edits.is_empty() && options.refuse_feature_edits {
+        return Err(ReviewError::FeatureEditsNotOffered { edits: edits.len() });
+    }
     if !edits.is_empty() && proposal.diff.is_empty() && !options.with_feature_edit {
         return Err(ReviewError::NeedsFeatureEdit { edits: edits.len() });
     }

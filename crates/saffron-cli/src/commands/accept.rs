@@ -36,7 +36,11 @@ pub fn run(args: AcceptArgs) -> Result<ExitCode> {
     };
     let root = project::find_root()?;
     let store = Store::open(&root).context("cannot open the store")?;
-    let options = AcceptOptions { with_feature_edit: args.with_feature_edit, propagate: args.propagate };
+    let options = AcceptOptions {
+        with_feature_edit: args.with_feature_edit,
+        propagate: args.propagate,
+        refuse_feature_edits: false,
+    };
     let accepted = match review::accept(&store, &path, options, || IndexHost::load(&root).0.snapshot()) {
         Ok(accepted) => accepted,
         Err(error) => return Ok(fail("accept", &error)),

@@ -224,7 +224,7 @@ fn every_stale_reason_refuses_and_writes_nothing() {
         let proposal = fixture.store.read_proposal(&fixture.root().join(PROPOSAL)).expect("readable");
         let assessment = assess(&fixture.snapshot(), &proposal);
         assert!(assessment.stale_reasons.iter().any(|r| r.contains(reason)), "{case}: {assessment:?}");
-        let options = AcceptOptions { with_feature_edit: true, propagate: true };
+        let options = AcceptOptions { with_feature_edit: true, propagate: true, ..AcceptOptions::default() };
         match fixture.accept(options) {
             Err(ReviewError::Stale { reasons }) => {
                 assert!(reasons.iter().any(|r| r.contains(reason)), "{case}: {reasons:?}")
@@ -265,7 +265,8 @@ fn a_rename_proposal_needs_the_flag_then_edits_the_step_set_and_renames_every_re
     assert!(refused.hint().contains("--with-feature-edit"), "{}", refused.hint());
     assert_eq!(fixture.files(), before);
 
-    let accepted = fixture.accept(AcceptOptions { with_feature_edit: true, propagate: false }).expect("accepted");
+    let accepted =
+        fixture.accept(AcceptOptions { with_feature_edit: true, ..AcceptOptions::default() }).expect("accepted");
     assert_eq!(fixture.text("features/sets.saffron"), SETS.replace("as admin", "as an admin"));
     assert_eq!(accepted.edits.len(), 1);
     assert_eq!(accepted.renamed.len(), 1, "{accepted:?}");
@@ -286,7 +287,9 @@ fn an_edit_whose_line_moved_is_refused_and_nothing_changes() {
     edit.line = 2;
     let fixture = Fixture::new(buy("Buy", "I sign in as admin"), vec![edit], None);
     let before = fixture.files();
-    let refused = fixture.accept(AcceptOptions { with_feature_edit: true, propagate: true }).expect_err("moved");
+    let refused = fixture
+        .accept(AcceptOptions { with_feature_edit: true, propagate: true, ..AcceptOptions::default() })
+        .expect_err("moved");
     assert!(
         matches!(&refused, ReviewError::EditRefused { reason, .. } if reason.contains("no longer reads")),
         "{refused:?}"
@@ -297,7 +300,8 @@ fn an_edit_whose_line_moved_is_refused_and_nothing_changes() {
     edit.after = "    When I sign in as admin".into();
     let fixture = Fixture::new(buy("Buy", "I sign in as admin"), vec![edit], None);
     let before = fixture.files();
-    let refused = fixture.accept(AcceptOptions { with_feature_edit: true, propagate: false }).expect_err("kind");
+    let refused =
+        fixture.accept(AcceptOptions { with_feature_edit: true, ..AcceptOptions::default() }).expect_err("kind");
     assert!(matches!(&refused, ReviewError::DoesNotFit { reason } if reason.contains("step 1")), "{refused:?}");
     assert_eq!(fixture.files(), before);
 }
@@ -331,7 +335,7 @@ fn propagate_rewrites_identical_cores_only_and_never_an_expected_value() {
     audit_recording.steps[1].actions.push(expect);
     fixture.store.write_recording(&root.join(AUDIT), &audit_recording).expect("audit");
     // The proposal was filed before: re-file it against the same committed recording.
-    let accepted = fixture.accept(AcceptOptions { with_feature_edit: false, propagate: true }).expect("accepted");
+    let accepted = fixture.accept(AcceptOptions { propagate: true, ..AcceptOptions::default() }).expect("accepted");
     assert_eq!(accepted.propagated.len(), 1, "{accepted:?}");
     assert_eq!(accepted.propagated[0].recording, Path::new(AUDIT));
     assert_eq!(accepted.propagated[0].changes, 3);
