@@ -50,10 +50,7 @@ impl Assessment {
 }
 
 fn unverified_reason(failure: &str) -> String {
-    format!(
-        "unverified: its recording did not pass its proof replay ({failure}); it is kept for you to read, and \
-         cannot be accepted"
-    )
+    format!("unverified: its recording did not pass its proof replay ({failure})")
 }
 
 /// Judges `proposal` against the project as `snapshot` holds it.
