@@ -281,3 +281,73 @@ fn reject_removes_the_proposal_and_keeps_the_recording() {
     assert_eq!(outside.status.code(), Some(2), "{}", all(&outside));
     assert!(dir.path().join("features/shop.feature").exists());
 }
+
+/// The project the editor tests (VS Code, Neovim) press Accept and Reject on with the real
+/// binary: `tests/review/project`, holding a fresh proposal. Proposals are bound by digests only
+/// Rust computes, so it is generated here; `UPDATE_FIXTURES=1` writes it again after a format
+/// change, and otherwise this test fails when the committed copy would no longer be accepted.
+#[test]
+fn the_editor_review_fixture_holds_a_fresh_proposal() {
+    const FEATURE: &str = "Feature: Review\n  Scenario: Buy\n    Given I am on the shop\n    When I buy\n";
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/review/project");
+    let generated = tempfile::tempdir().expect("temp dir");
+    let root = generated.path();
+    std::fs::create_dir_all(root.join("features")).expect("mkdir");
+    std::fs::write(root.join("saffron.toml"), "").expect("config");
+    std::fs::write(root.join("features/review.feature"), FEATURE).expect("feature");
+    let store = Store::open(root).expect("store");
+    let recording = |button: &str| {
+        Recording::new(
+            "features/review.feature",
+            "Buy",
+            vec![
+                RecordedStep::new(
+                    StepSpec::new(StepKind::Context, "I am on the shop"),
+                    vec![Action::Goto { url: "/shop".into(), timeout_ms: None }],
+                ),
+                RecordedStep::new(
+                    StepSpec::new(StepKind::Action, "I buy"),
+                    vec![Action::Click { target: Target::role("button", button), timeout_ms: None }],
+                ),
+            ],
+        )
+    };
+    let committed = recording("Buy");
+    store.write_recording(&root.join(".saffron/cache/review/buy.json"), &committed).expect("recording");
+    let draft = ProposalDraft {
+        scenario: ScenarioRef {
+            feature: "features/review.feature".into(),
+            name: "Buy".into(),
+            cache_path: ".saffron/cache/review/buy.json".into(),
+        },
+        recording: recording("Buy now"),
+        feature_edits: vec![],
+        narrative: "The Buy button is now called Buy now.".into(),
+        adaptations: vec![],
+        usage: None,
+        filed_at: None,
+        unverified: None,
+    };
+    let proposal = Proposal::file(draft, Some(&committed));
+    store.write_proposal(&root.join(".saffron/proposals/review/buy.json"), &proposal).expect("proposal");
+    let files = [
+        "saffron.toml",
+        "features/review.feature",
+        ".saffron/cache/review/buy.json",
+        ".saffron/proposals/review/buy.json",
+    ];
+    if std::env::var_os("UPDATE_FIXTURES").is_some() {
+        for file in files {
+            std::fs::create_dir_all(fixture.join(file).parent().expect("a folder")).expect("mkdir");
+            std::fs::copy(root.join(file), fixture.join(file)).expect("copy");
+        }
+    }
+    for file in files {
+        let want = std::fs::read_to_string(root.join(file)).expect("generated");
+        let have = std::fs::read_to_string(fixture.join(file)).unwrap_or_default();
+        assert_eq!(have, want, "tests/review/project/{file} is out of date: run with UPDATE_FIXTURES=1");
+    }
+    let listed = saffron(&["proposals", "--format", "json"], &fixture);
+    let json: Value = serde_json::from_slice(&listed.stdout).expect("json");
+    assert_eq!(json["proposals"][0]["acceptable"], true, "{json}");
+}
