@@ -362,6 +362,90 @@ check(':SaffronReview diffs the committed recording against the proposed one, th
   assert(ok, problem)
 end)
 
+-- Accept and Reject end to end with the real binary, on a real proposal: tests/review/project,
+-- generated and kept fresh by crates/saffron-cli/tests/review.rs.
+local review_relative = '.saffron/proposals/review/buy.json'
+
+--- A fresh copy of the review project; `edit` may change it before the review.
+local function review_project()
+  local root = vim.fn.tempname()
+  local output = vim.fn.system({ 'cp', '-R', repo .. '/tests/review/project', root })
+  assert(vim.v.shell_error == 0, 'cannot copy the review project: ' .. output)
+  return root
+end
+
+--- Reviews the proposal of `root`, answers `choice`, and returns the terminal's text once it
+--- shows `expected` (or fails after the deadline).
+local function review_and_answer(root, choice, expected)
+  local select = vim.ui.select
+  local window = vim.api.nvim_get_current_win()
+  vim.ui.select = function(_, _, on_choice)
+    on_choice(choice)
+  end
+  local output, terminal = '', nil
+  local ok, problem = pcall(function()
+    saffron.review(root, review_relative)
+    local shown = vim.wait(timeout, function()
+      for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+        if vim.api.nvim_buf_is_valid(bufnr) and vim.bo[bufnr].buftype == 'terminal' then
+          -- The terminal wraps long lines: they are read joined back.
+          local text = table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), '')
+          if text:find(expected, 1, true) then
+            terminal, output = bufnr, text
+            return true
+          end
+        end
+      end
+      return false
+    end, 50)
+    assert(shown, ('the terminal did not show %q after %s'):format(expected, choice))
+  end)
+  vim.ui.select = select
+  if terminal then
+    vim.cmd('bwipeout! ' .. terminal)
+  end
+  vim.cmd('silent! tabclose!')
+  if vim.api.nvim_win_is_valid(window) then
+    vim.api.nvim_set_current_win(window)
+  end
+  assert(ok, problem)
+  return output
+end
+
+check('Accept runs saffron accept: the recording on disk becomes the proposal\'s and the proposal is gone', function()
+  local root = review_project()
+  local proposal = vim.json.decode(read(root .. '/' .. review_relative))
+  review_and_answer(root, 'Accept', 'Accepted ' .. review_relative)
+  local written = vim.json.decode(read(root .. '/.saffron/cache/review/buy.json'))
+  assert(vim.deep_equal(written, proposal.recording), 'the recording on disk is not the proposal\'s')
+  assert(vim.fn.filereadable(root .. '/' .. review_relative) == 0, 'the proposal is still there')
+  vim.fn.delete(root, 'rf')
+end)
+
+check('Reject runs saffron reject: the proposal is gone and the recording unchanged', function()
+  local root = review_project()
+  local committed = read(root .. '/.saffron/cache/review/buy.json')
+  review_and_answer(root, 'Reject', 'Rejected ' .. review_relative)
+  assert(read(root .. '/.saffron/cache/review/buy.json') == committed, 'the recording changed')
+  assert(vim.fn.filereadable(root .. '/' .. review_relative) == 0, 'the proposal is still there')
+  vim.fn.delete(root, 'rf')
+end)
+
+check('Accept on a stale proposal shows the refusal and changes nothing', function()
+  local root = review_project()
+  local feature = root .. '/features/review.feature'
+  local edited = read(feature):gsub('When I buy', 'When I buy it')
+  local handle = assert(io.open(feature, 'wb'))
+  handle:write(edited)
+  handle:close()
+  local committed = read(root .. '/.saffron/cache/review/buy.json')
+  local output = review_and_answer(root, 'Accept', 'refused: the proposal is stale')
+  assert(output:find('steps changed', 1, true), 'the refusal gives no reason:\n' .. output)
+  assert(read(root .. '/.saffron/cache/review/buy.json') == committed, 'the recording changed')
+  assert(vim.fn.filereadable(root .. '/' .. review_relative) == 1, 'the proposal is gone')
+  vim.fn.delete(root, 'rf')
+end)
+
 check('tree-sitter: :SaffronBuildParser builds the grammar and Saffron buffers highlight with it', function()
   if (vim.treesitter.language_version or 0) < 15 then
     error({ SKIP, ('Neovim %s loads parsers up to ABI %s; the grammar is ABI 15 (Neovim 0.11+)'):format(

@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 mod commands;
 mod problem;
 mod project;
+mod review;
 mod terminal;
 mod walk;
 
@@ -34,6 +35,14 @@ enum Command {
     Steps(commands::steps::StepsArgs),
     /// Show each scenario's recording state (fresh, stale, unrecorded) and pending proposals.
     Status(commands::status::StatusArgs),
+    /// List the proposals waiting for review, with whether each may be accepted (stale, unverified).
+    Proposals(commands::proposals::ProposalsArgs),
+    /// Show one proposal: its action diff, adaptations, feature edits and staleness.
+    Diff(commands::diff::DiffArgs),
+    /// Accept a proposal: re-check its bindings under the store lock and write its recording.
+    Accept(commands::accept::AcceptArgs),
+    /// Reject a proposal: remove it, leaving the committed recording as it is.
+    Reject(commands::reject::RejectArgs),
     /// Write a recording skeleton for one scenario (FILE:LINE): its steps and digest, no actions, to fill in by hand.
     Skeleton(commands::skeleton::SkeletonArgs),
     /// Serve the language server over stdio (for editors).
@@ -57,6 +66,10 @@ fn main() -> ExitCode {
         Command::Messages(args) => commands::messages::run(args),
         Command::Steps(args) => commands::steps::run(args),
         Command::Status(args) => commands::status::run(args),
+        Command::Proposals(args) => commands::proposals::run(args),
+        Command::Diff(args) => commands::diff::run(args),
+        Command::Accept(args) => commands::accept::run(args),
+        Command::Reject(args) => commands::reject::run(args),
         Command::Skeleton(args) => commands::skeleton::run(args),
         Command::Run(args) => commands::run::run(args),
         Command::Report(args) => commands::report::run(args),

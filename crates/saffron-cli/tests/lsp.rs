@@ -557,14 +557,18 @@ fn the_server_executes_the_lens_commands() {
     let ended = |m: &Value| m["method"] == "$/progress" && m["params"]["value"]["kind"] == "end";
     assert!(client.received.iter().any(ended), "the progress ends with the run");
 
-    // `saffron accept` and `reject` do not exist yet: the user is told so.
+    // `saffron accept` refuses a proposal it cannot read, and the user is told why.
     let proposal = ".saffron/proposals/sign-in/sign-in-with-the-demo-account.json";
     std::fs::create_dir_all(root.join(".saffron/proposals/sign-in")).expect("mkdir");
     std::fs::write(root.join(proposal), "{}").expect("write");
     assert_eq!(execute(&mut client, "saffron.accept", json!([proposal]))["result"], Value::Null);
     let refused = shown(&mut client, "saffron accept");
     assert_eq!(refused["params"]["type"], 1, "{refused}");
-    assert!(refused["params"]["message"].as_str().is_some_and(|m| m.contains("no `accept` command")), "{refused}");
+    let message = refused["params"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("refused: saffron accept: refused: the proposal") && message.contains("cannot be read"),
+        "{refused}"
+    );
     // A proposal that cannot be read, a path outside the project, an unknown command.
     let unreadable = execute(&mut client, "saffron.reviewProposal", json!([proposal]));
     assert_eq!(unreadable["error"]["code"], -32602, "{unreadable}");

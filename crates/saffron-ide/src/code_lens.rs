@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use saffron_index::Snapshot;
+use saffron_index::review::{self, Assessment};
 use saffron_syntax::Span;
 
 use crate::context;
@@ -55,10 +56,22 @@ pub fn code_lenses(snapshot: &Snapshot, path: &Path) -> Vec<CodeLens> {
             },
         });
         if let Some(proposal) = &status.pending_proposal {
+            // The reason shows where the button is: a reviewer learns before opening it that a
+            // stale or unverified proposal can only be read and rejected.
+            let assessment = snapshot.proposal(proposal).map(|data| review::assess(snapshot, &data.proposal));
+            let title = match assessment {
+                Some(assessment) if assessment.is_stale() => {
+                    format!("Review proposal (stale: {})", assessment.stale_reasons.join("; "))
+                }
+                Some(Assessment { unverified: Some(failure), .. }) => {
+                    format!("Review proposal (unverified: its proof replay failed: {failure})")
+                }
+                _ => "Review proposal".to_string(),
+            };
             lenses.push(CodeLens {
                 span: scenario.header.line_span,
                 command: LensCommand {
-                    title: "Review proposal".to_string(),
+                    title,
                     command: "saffron.reviewProposal".to_string(),
                     arguments: vec![proposal.to_string_lossy().replace('\\', "/")],
                 },

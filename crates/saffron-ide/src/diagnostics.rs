@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use saffron_index::{RecordingState, Snapshot, StepStatus, drift};
+use saffron_index::{RecordingState, Snapshot, StepStatus, drift, review};
 use saffron_syntax::{DiagnosticCode, Severity, Span, step_sets};
 
 use crate::completion::badge;
@@ -150,12 +150,27 @@ pub fn diagnostics_against(snapshot: &Snapshot, path: &Path, established: &Snaps
             RecordingState::Fresh | RecordingState::Unrecorded => {}
         }
         if let Some(proposal) = &status.pending_proposal {
+            let assessment = snapshot.proposal(proposal).map(|data| review::assess(snapshot, &data.proposal));
+            let shown = proposal.display();
+            let (message, hint) = match assessment {
+                Some(assessment) if !assessment.is_acceptable() => (
+                    format!(
+                        "a proposal for this scenario is waiting for review and cannot be accepted: {} ({shown})",
+                        assessment.refusals().join("; ")
+                    ),
+                    "read it, reject it, and run the scenario again for a proposal bound to the files as they are",
+                ),
+                _ => (
+                    format!("a proposal for this scenario is waiting for review: {shown}"),
+                    "review it, then accept or reject it",
+                ),
+            };
             out.push(IdeDiagnostic {
                 span,
                 severity: Severity::Information,
                 code: "pending-proposal".to_string(),
-                message: format!("a proposal for this scenario is waiting for review: {}", proposal.display()),
-                hint: Some("review it, then accept or reject it".to_string()),
+                message,
+                hint: Some(hint.to_string()),
                 replacement: None,
             });
         }

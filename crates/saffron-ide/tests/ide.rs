@@ -718,3 +718,67 @@ Feature: Search
     assert_eq!(item.detail.as_deref(), Some("2 variants · unrecorded: using it costs a recording"));
     assert_eq!(completion_detail(&snapshot, &item.label).as_deref(), item.detail.as_deref());
 }
+
+/// The project with a proposal for "Sign in" filed against its recording: the heading it
+/// checks is renamed, and the proof replay failed with `unverified` when given.
+fn with_proposal(unverified: Option<&str>) -> IndexHost {
+    let (mut host, _, _) = with_file("");
+    let snapshot = host.snapshot();
+    let committed = &snapshot.recording(Path::new(".saffron/cache/sign-in/sign-in.json")).expect("recorded").recording;
+    let mut proposed = committed.clone();
+    proposed.steps[2].actions =
+        serde_json_actions(r#"[{"type":"expectVisible","target":{"role":"heading","name":"My orders"}}]"#);
+    let draft = saffron_recording::ProposalDraft {
+        scenario: saffron_recording::ScenarioRef {
+            feature: "features/sign_in.feature".into(),
+            name: "Sign in".into(),
+            cache_path: ".saffron/cache/sign-in/sign-in.json".into(),
+        },
+        recording: proposed,
+        feature_edits: vec![],
+        narrative: String::new(),
+        adaptations: vec![],
+        usage: None,
+        filed_at: None,
+        unverified: unverified.map(str::to_string),
+    };
+    let proposal = saffron_recording::Proposal::file(draft, Some(committed));
+    host.apply(Change::SetProposal {
+        path: PathBuf::from(".saffron/proposals/sign-in/sign-in.json"),
+        proposal: Box::new(proposal),
+    });
+    host
+}
+
+fn proposal_lens_and_diagnostic(host: &IndexHost) -> String {
+    let path = Path::new("features/sign_in.feature");
+    let snapshot = host.snapshot();
+    let lenses = code_lenses(&snapshot, path);
+    let lens = lenses.iter().find(|l| l.command.command == "saffron.reviewProposal").expect("a review lens");
+    let diagnostics = render_diagnostics(host, path);
+    let diagnostic = diagnostics.lines().find(|d| d.contains("[pending-proposal]")).expect("a diagnostic");
+    format!("{} {:?}\n{diagnostic}", lens.command.title, lens.command.arguments)
+}
+
+#[test]
+fn the_review_lens_and_the_pending_proposal_diagnostic_say_why_a_proposal_cannot_be_accepted() {
+    let mut host = with_proposal(None);
+    expect![[r#"
+        Review proposal [".saffron/proposals/sign-in/sign-in.json"]
+        Information Scenario: Sign in [pending-proposal] a proposal for this scenario is waiting for review: .saffron/proposals/sign-in/sign-in.json | hint: review it, then accept or reject it"#]]
+    .assert_eq(&proposal_lens_and_diagnostic(&host));
+
+    // The scenario's steps change under the proposal: it goes stale.
+    let edited = "Feature: Sign in\n  Scenario: Sign in\n    Given I am on the sign-in page\n    When I sign in with the demo account\n    Then I see my orders\n";
+    host.apply(Change::SetFile { path: PathBuf::from("features/sign_in.feature"), text: edited.into() });
+    expect![[r#"
+        Review proposal (stale: the scenario's steps changed since this proposal was filed: run the scenario again) [".saffron/proposals/sign-in/sign-in.json"]
+        Information Scenario: Sign in [pending-proposal] a proposal for this scenario is waiting for review and cannot be accepted: the scenario's steps changed since this proposal was filed: run the scenario again (.saffron/proposals/sign-in/sign-in.json) | hint: read it, reject it, and run the scenario again for a proposal bound to the files as they are"#]]
+    .assert_eq(&proposal_lens_and_diagnostic(&host));
+
+    let host = with_proposal(Some("step 3: no heading \"My orders\""));
+    expect![[r#"
+        Review proposal (unverified: its proof replay failed: step 3: no heading "My orders") [".saffron/proposals/sign-in/sign-in.json"]
+        Information Scenario: Sign in [pending-proposal] a proposal for this scenario is waiting for review and cannot be accepted: unverified: its recording did not pass its proof replay (step 3: no heading "My orders") (.saffron/proposals/sign-in/sign-in.json) | hint: read it, reject it, and run the scenario again for a proposal bound to the files as they are"#]]
+    .assert_eq(&proposal_lens_and_diagnostic(&host));
+}

@@ -104,6 +104,11 @@ impl IndexHost {
         IndexHost::default()
     }
 
+    /// A host that starts from `state` (a snapshot's), to apply changes to a copy of it.
+    pub(crate) fn from_state(state: IndexState) -> IndexHost {
+        IndexHost { state }
+    }
+
     /// An immutable view of the index as it is now.
     pub fn snapshot(&self) -> Snapshot {
         Snapshot::new(Arc::new(self.state.clone()))

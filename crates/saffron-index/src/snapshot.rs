@@ -40,6 +40,14 @@ impl Snapshot {
         Snapshot { state }
     }
 
+    /// The project as it would be after `changes`, this snapshot left as it is: what a set of
+    /// edits would do, asked before they are written.
+    pub fn with_changes(&self, changes: impl IntoIterator<Item = crate::Change>) -> Snapshot {
+        let mut host = crate::IndexHost::from_state((*self.state).clone());
+        host.apply_all(changes);
+        host.snapshot()
+    }
+
     /// Every step text, sorted.
     pub fn entries(&self) -> Vec<&Arc<Entry>> {
         let mut entries: Vec<&Arc<Entry>> = self.state.vocabulary.values().collect();

@@ -6,7 +6,7 @@
 //! changed. On an unchanged project that costs a walk and a `stat` per file, not a parse.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 use saffron_index::{CACHE_DIR, Change, IndexHost, PROPOSALS_DIR, Snapshot};
@@ -239,30 +239,7 @@ fn collect_json(directory: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// A path given by a client, checked to stay inside the project: relative, without `..`, a
-/// root or a drive. `None` when it does not.
-pub fn project_path(text: &str) -> Option<PathBuf> {
-    let text = text.trim().replace('\\', "/");
-    let text = text.strip_prefix("./").unwrap_or(&text);
-    if text.is_empty() {
-        return None;
-    }
-    let path = PathBuf::from(text);
-    let mut clean = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::Normal(part) => clean.push(part),
-            Component::CurDir => {}
-            Component::ParentDir | Component::RootDir | Component::Prefix(_) => return None,
-        }
-    }
-    (!clean.as_os_str().is_empty()).then_some(clean)
-}
-
-/// A path with `/` separators, as every output names files.
-pub fn display_path(path: &Path) -> String {
-    path.to_string_lossy().replace('\\', "/")
-}
+pub use saffron_index::review::{display_path, project_path};
 
 #[cfg(test)]
 mod tests {

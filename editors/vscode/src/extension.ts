@@ -517,11 +517,36 @@ async function reviewProposalCommand(argument?: unknown): Promise<void> {
   const choices = proposal.featureEdits.length > 0 ? [accept, acceptWithEdits, reject] : [accept, reject];
   const choice = await vscode.window.showInformationMessage(reviewPrompt(proposal), ...choices);
   if (choice === accept) {
-    await runSaffron(root, ['accept', relative]);
+    await decide(root, ['accept', relative]);
   } else if (choice === acceptWithEdits) {
-    await runSaffron(root, ['accept', '--with-feature-edit', relative]);
+    await decide(root, ['accept', '--with-feature-edit', relative]);
   } else if (choice === reject) {
-    await runSaffron(root, ['reject', relative]);
+    await decide(root, ['reject', relative]);
+  }
+}
+
+/**
+ * Runs `saffron accept` or `saffron reject` and says how it went: what was written, or why the
+ * proposal was refused (a stale or unverified proposal is refused with its reason, exit 1). A
+ * task would leave the answer in a terminal the person may not look at.
+ */
+async function decide(root: string, args: string[]): Promise<void> {
+  const binary = resolveBinary();
+  if (binary === undefined) {
+    return;
+  }
+  log(`${binary} ${args.join(' ')} (in ${root})`);
+  try {
+    const stdout = await execFileText(binary, args, root);
+    output?.append(stdout);
+    const first = stdout.split(/\r?\n/).find((line) => line.trim().length > 0) ?? `saffron ${args[0]} done`;
+    void vscode.window.showInformationMessage(`Saffron: ${first}`);
+  } catch (error) {
+    void vscode.window.showErrorMessage(`Saffron: ${errorMessage(error)}`, 'Show Output').then((item) => {
+      if (item !== undefined) {
+        output?.show();
+      }
+    });
   }
 }
 

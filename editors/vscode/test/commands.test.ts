@@ -30,6 +30,7 @@ function prepareProject(): void {
     [
       '#!/bin/sh',
       `pwd > "${project}/cwd"`,
+      `printf '%s\\n' "$*" > "${project}/args"`,
       'if [ "$1 $2 $3" = "steps --format snippets" ]; then',
       `  printf '%s' '{"I see the orders page": {"body": ["I see the orders page"], "description": "recorded", "prefix": "I see the orders page"}}'`,
       '  exit 0',
@@ -46,6 +47,16 @@ function command(id: string): (...args: unknown[]) => Promise<unknown> {
   const handler = recorded.commands.get(id);
   assert.ok(handler, `${id} is registered`);
   return async (...args: unknown[]) => handler(...args);
+}
+
+/** The arguments the stand-in binary was last run with (Accept and Reject run it directly). */
+function lastArgs(): string {
+  return fs.readFileSync(path.join(project, 'args'), 'utf8').trim();
+}
+
+/** The last question asked with buttons (the review prompt). */
+function lastPrompt(): Recorded['messages'][number] | undefined {
+  return recorded.messages.filter((message) => message.items.length > 0 && message.level === 'info').at(-1);
 }
 
 function lastTask(): Recorded['tasks'][number] {
@@ -150,11 +161,15 @@ describe('code lens commands', () => {
     const provider = recorded.providers.get('saffron-proposal');
     assert.ok(provider, 'the proposal content provider is registered');
     assert.equal(provider.provideTextDocumentContent(right), `${JSON.stringify(recording, null, 2)}\n`);
-    const prompt = recorded.messages.at(-1);
+    const prompt = lastPrompt();
     assert.deepEqual(prompt?.items, ['Accept', 'Reject']);
     assert.match(prompt?.text ?? '', /Export the orders.*export link became a button/);
-    assert.equal(recorded.tasks.length, tasksBefore + 1);
-    assert.deepEqual(lastTask().args, ['reject', relative]);
+    assert.equal(recorded.tasks.length, tasksBefore, 'the decision runs saffron itself, not a task');
+    assert.equal(lastArgs(), `reject ${relative}`);
+    assert.equal(fs.readFileSync(path.join(project, 'cwd'), 'utf8').trim(), project);
+    // The stand-in exits 2: what saffron said is shown, not swallowed.
+    assert.equal(recorded.messages.at(-1)?.level, 'error');
+    assert.match(recorded.messages.at(-1)?.text ?? '', /unexpected arguments: reject.*exit code 2/);
   });
 
   it('offers Accept with feature edits when the proposal has some', async () => {
@@ -163,24 +178,86 @@ describe('code lens commands', () => {
     ]);
     answer = 'Accept with feature edits';
     await command('saffron.reviewProposal')(relative);
-    assert.deepEqual(recorded.messages.at(-1)?.items, ['Accept', 'Accept with feature edits', 'Reject']);
-    assert.deepEqual(lastTask().args, ['accept', '--with-feature-edit', relative]);
+    assert.deepEqual(lastPrompt()?.items, ['Accept', 'Accept with feature edits', 'Reject']);
+    assert.equal(lastArgs(), `accept --with-feature-edit ${relative}`);
     answer = 'Accept';
     await command('saffron.reviewProposal')(relative);
-    assert.deepEqual(lastTask().args, ['accept', relative]);
+    assert.equal(lastArgs(), `accept ${relative}`);
   });
 
   it('runs nothing when the review is dismissed, and refuses paths outside the project', async () => {
     const { relative } = writeProposal([]);
     answer = undefined;
+    fs.rmSync(path.join(project, 'args'), { force: true });
     const tasksBefore = recorded.tasks.length;
     await command('saffron.reviewProposal')(relative);
     await command('saffron.reviewProposal')('../../../etc/passwd.json');
     assert.equal(recorded.tasks.length, tasksBefore);
+    assert.ok(!fs.existsSync(path.join(project, 'args')), 'saffron was not run');
     assert.match(recorded.messages.at(-1)?.text ?? '', /outside the project root|is gone/);
     fs.rmSync(path.join(project, relative));
     await command('saffron.reviewProposal')(relative);
     assert.match(recorded.messages.at(-1)?.text ?? '', /is gone/);
+  });
+});
+
+// Accept and Reject end to end: the real `saffron` (SAFFRON_BIN, as tests/nvim uses it) on a
+// real proposal (tests/review/project, generated and kept fresh by crates/saffron-cli/tests/review.rs).
+describe('Accept and Reject with the real saffron', { skip: process.env.SAFFRON_BIN === undefined && 'set SAFFRON_BIN' }, () => {
+  const fixture = path.join(repositoryRoot, 'tests/review/project');
+  const relative = '.saffron/proposals/review/buy.json';
+  const cache = path.join(project, '.saffron/cache/review/buy.json');
+  const read = (file: string) => fs.readFileSync(file, 'utf8');
+
+  function copyFixture(): void {
+    fs.cpSync(path.join(fixture, 'features/review.feature'), path.join(project, 'features/review.feature'));
+    for (const store of ['cache', 'proposals']) {
+      fs.cpSync(path.join(fixture, '.saffron', store, 'review'), path.join(project, '.saffron', store, 'review'), {
+        recursive: true,
+      });
+    }
+  }
+
+  before(() => {
+    settings['saffron.path'] = path.resolve(repositoryRoot, process.env.SAFFRON_BIN ?? '');
+  });
+
+  after(() => {
+    settings['saffron.path'] = binary;
+  });
+
+  it('Accept writes the proposal\'s recording and removes the proposal', async () => {
+    copyFixture();
+    const proposed = (JSON.parse(read(path.join(project, relative))) as { recording: unknown }).recording;
+    answer = 'Accept';
+    await command('saffron.reviewProposal')(relative);
+    assert.match(recorded.messages.at(-1)?.text ?? '', /Saffron: Accepted \.saffron\/proposals\/review\/buy\.json/);
+    assert.deepEqual(JSON.parse(read(cache)), proposed);
+    assert.ok(!fs.existsSync(path.join(project, relative)), 'the proposal is gone');
+  });
+
+  it('Reject removes the proposal and leaves the recording as it was', async () => {
+    copyFixture();
+    const committed = read(cache);
+    answer = 'Reject';
+    await command('saffron.reviewProposal')(relative);
+    assert.match(recorded.messages.at(-1)?.text ?? '', /Saffron: Rejected \.saffron\/proposals\/review\/buy\.json/);
+    assert.equal(read(cache), committed);
+    assert.ok(!fs.existsSync(path.join(project, relative)), 'the proposal is gone');
+  });
+
+  it('Accept on a stale proposal shows the refusal and changes nothing', async () => {
+    copyFixture();
+    const feature = path.join(project, 'features/review.feature');
+    fs.writeFileSync(feature, read(feature).replace('When I buy', 'When I buy it'));
+    const committed = read(cache);
+    answer = 'Accept';
+    await command('saffron.reviewProposal')(relative);
+    const shown = recorded.messages.at(-1);
+    assert.equal(shown?.level, 'error');
+    assert.match(shown?.text ?? '', /refused: the proposal is stale.*steps changed.*\(exit code 1\)/);
+    assert.equal(read(cache), committed);
+    assert.ok(fs.existsSync(path.join(project, relative)), 'the proposal is kept');
   });
 });
 

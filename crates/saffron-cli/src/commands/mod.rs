@@ -1,7 +1,11 @@
+pub mod accept;
 pub mod check;
+pub mod diff;
 pub mod init;
 pub mod mcp;
 pub mod messages;
+pub mod proposals;
+pub mod reject;
 pub mod renames;
 pub mod report;
 pub mod run;

@@ -6,12 +6,14 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
-use saffron_index::{RecordingState, StepChange, StepDifference};
+use saffron_index::review::Assessment;
+use saffron_index::{RecordingState, ScenarioStatus, Snapshot, StepChange, StepDifference};
 use saffron_recording::{StepKind, StepSpec};
 use similar::{ChangeTag, TextDiff};
 
 use crate::problem;
 use crate::project;
+use crate::review;
 use crate::terminal::escape_controls;
 
 #[derive(Args)]
@@ -53,6 +55,14 @@ pub fn run(args: StatusArgs) -> Result<ExitCode> {
                         "recordingPath": s.recording_path.display().to_string(),
                         "pendingProposal": s.pending_proposal.as_ref().map(|p| p.display().to_string()),
                     });
+                    if let Some(assessment) = proposal_assessment(&snapshot, s) {
+                        value["proposal"] = serde_json::json!({
+                            "stale": assessment.is_stale(),
+                            "staleReasons": assessment.stale_reasons,
+                            "unverified": assessment.unverified,
+                            "acceptable": assessment.is_acceptable(),
+                        });
+                    }
                     if let RecordingState::Unreadable { reason } = &s.recording {
                         value["reason"] = serde_json::json!(reason);
                     }
@@ -73,10 +83,21 @@ pub fn run(args: StatusArgs) -> Result<ExitCode> {
                 if let RecordingState::Unreadable { reason } = &s.recording {
                     line.push_str(&format!("  ({reason})"));
                 }
+                let assessment = proposal_assessment(&snapshot, s);
                 if let Some(proposal) = &s.pending_proposal {
-                    line.push_str(&format!("  [proposal pending: {}]", proposal.display()));
+                    let mark = match &assessment {
+                        Some(assessment) if assessment.is_stale() => ", STALE",
+                        Some(assessment) if assessment.unverified.is_some() => ", UNVERIFIED",
+                        _ => "",
+                    };
+                    line.push_str(&format!("  [proposal pending: {}{mark}]", proposal.display()));
                 }
                 writeln!(out, "{}", escape_controls(&line))?;
+                for line in
+                    assessment.iter().flat_map(|assessment| review::assessment_lines(assessment, "            "))
+                {
+                    writeln!(out, "{}", escape_controls(&line))?;
+                }
                 for difference in &s.stale_steps {
                     write_difference(&mut out, difference)?;
                 }
@@ -94,6 +115,12 @@ pub fn run(args: StatusArgs) -> Result<ExitCode> {
         }
     }
     Ok(problem::exit_code(&problems))
+}
+
+/// Whether the scenario's pending proposal may be accepted, when it has one.
+fn proposal_assessment(snapshot: &Snapshot, scenario: &ScenarioStatus) -> Option<Assessment> {
+    let data = snapshot.proposal(scenario.pending_proposal.as_deref()?)?;
+    Some(saffron_index::review::assess(snapshot, &data.proposal))
 }
 
 fn spec_json(spec: &StepSpec) -> serde_json::Value {

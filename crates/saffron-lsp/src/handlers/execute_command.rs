@@ -233,11 +233,16 @@ fn report(output: &Output, label: &str, subcommand: &str, outcome: std::io::Resu
             format!("{label}: this saffron ({version}) has no `{subcommand}` command yet; nothing was changed"),
         )
     } else {
-        let summary = outcome
-            .stderr
-            .lines()
-            .find(|line| line.contains("scenario(s):"))
-            .map(str::to_string)
+        // accept and reject say what they did on their first line, and why they refused on the
+        // `saffron accept: refused: ...` line (the hint follows it).
+        let decision = |text: &str| text.lines().find(|line| line.starts_with("saffron ")).map(str::to_string);
+        let first_line = |text: &str| text.lines().find(|line| !line.trim().is_empty()).map(str::to_string);
+        let summary = match subcommand {
+            "accept" | "reject" => decision(&outcome.stderr).or_else(|| first_line(&outcome.stdout)),
+            _ => None,
+        };
+        let summary = summary
+            .or_else(|| outcome.stderr.lines().find(|line| line.contains("scenario(s):")).map(str::to_string))
             .or_else(|| last_line(&outcome.stderr))
             .or_else(|| last_line(&outcome.stdout));
         let (typ, verdict) = match (subcommand, outcome.exit_code) {
@@ -245,6 +250,7 @@ fn report(output: &Output, label: &str, subcommand: &str, outcome: std::io::Resu
             ("run", Some(1)) => (lsp::MessageType::ERROR, "failed".to_string()),
             ("run", Some(2)) => (lsp::MessageType::ERROR, "blocked (not a verdict about the app)".to_string()),
             (_, Some(0)) => (lsp::MessageType::INFO, "done".to_string()),
+            ("accept" | "reject", Some(1)) => (lsp::MessageType::ERROR, "refused".to_string()),
             (_, Some(code)) => (lsp::MessageType::ERROR, format!("failed with exit code {code}")),
             (_, None) => (lsp::MessageType::ERROR, "was stopped by a signal".to_string()),
         };

@@ -1,19 +1,19 @@
 //! `list_proposals`, `show_proposal`, and (only when the project opts in) `accept` and
 //! `reject`.
 //!
-//! Staleness is judged the way `saffron accept` judges it: the proposal's three digests
-//! recomputed against the scenario as it is now and the committed recording
-//! ([`Proposal::stale_reasons`]). Accepting writes the proposed recording through the store
-//! (validated, atomic, under the store lock) and removes the proposal; it refuses a stale
-//! proposal by reason and a proposal that also edits feature files, whose application is the
-//! runner's `--with-feature-edit` and not offered here.
+//! The rules are `saffron accept`'s own, from one owner ([`saffron_index::review`]): staleness
+//! is the proposal's three digests recomputed against the scenario as it is now and the
+//! committed recording, and an unverified proposal (its proof replay failed) cannot be
+//! accepted. Accepting writes the proposed recording through the store (validated, atomic,
+//! under the store lock) and removes the proposal; it refuses a stale or unverified proposal by
+//! reason, and a proposal that also edits feature files: applying those is a person's
+//! `saffron accept --with-feature-edit`, after reading them, and is not offered here.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
 
-use saffron_index::{CACHE_DIR, PROPOSALS_DIR, ProposalData, Snapshot, recording_paths, step_specs};
-use saffron_recording::{ActionChange, FeatureEdit, Proposal, StepDiff, Store, Usage};
-use saffron_syntax::pickles;
+use saffron_index::review::{self, AcceptOptions, ReviewError, recording_path};
+use saffron_index::{PROPOSALS_DIR, ProposalData, Snapshot};
+use saffron_recording::{ActionChange, FeatureEdit, StepDiff, Store, Usage};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -56,6 +56,10 @@ pub struct ProposalSummary {
     /// Stale proposals cannot be accepted: re-run the scenario for a proposal bound to now.
     pub stale: bool,
     pub stale_reasons: Vec<String>,
+    /// How its proof replay failed, when it did: such a proposal is kept to be read, and cannot
+    /// be accepted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unverified: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -111,51 +115,9 @@ pub struct RejectOutput {
     pub scenario: Option<String>,
 }
 
-/// Every reason `proposal` cannot be accepted now, in words; empty when it can.
-pub fn stale_reasons(snapshot: &Snapshot, proposal: &Proposal) -> Vec<String> {
-    let Some(cache_path) = recording_path(&proposal.scenario.cache_path) else {
-        return vec![format!(
-            "its cachePath `{}` is not a recording under {CACHE_DIR}: the proposal is damaged; reject it",
-            proposal.scenario.cache_path
-        )];
-    };
-    let Some(feature) = project_path(&proposal.scenario.feature) else {
-        return vec![format!("its feature `{}` is not a project path: reject it", proposal.scenario.feature)];
-    };
-    let Some(file) = snapshot.file(&feature) else {
-        return vec![format!("the feature file {} is gone: reject this proposal", proposal.scenario.feature)];
-    };
-    let registry = snapshot.step_sets();
-    let templates = pickles::compile_templates(&file.source.parsed.document, &registry);
-    let paths = recording_paths(&feature, &templates);
-    let Some(pickle) =
-        templates.iter().zip(&paths).find(|(_, (recording, _))| *recording == cache_path).map(|(pickle, _)| pickle)
-    else {
-        return vec![format!(
-            "the scenario \"{}\" is no longer in {} (renamed or removed): run it again, and reject this proposal",
-            proposal.scenario.name, proposal.scenario.feature
-        )];
-    };
-    if let Some((_, reason)) = snapshot.unreadable_recordings().find(|(path, _)| path.as_ref() == cache_path) {
-        return vec![format!(
-            "the committed recording {} cannot be read ({reason}): whoever committed it decides; fix or delete it first",
-            display_path(&cache_path)
-        )];
-    }
-    let committed = snapshot.recording(&cache_path).map(|data| &data.recording);
-    proposal.stale_reasons(&step_specs(pickle), committed).into_iter().map(|reason| reason.to_string()).collect()
-}
-
-/// A `.saffron/cache/...json` path from a proposal, checked: a hand-edited proposal must not be
-/// able to make accept write anywhere else.
-fn recording_path(text: &str) -> Option<PathBuf> {
-    let path = project_path(text)?;
-    (path.starts_with(CACHE_DIR) && path.extension().is_some_and(|e| e == "json")).then_some(path)
-}
-
 pub fn summary(snapshot: &Snapshot, data: &ProposalData) -> ProposalSummary {
     let proposal = &data.proposal;
-    let stale_reasons = stale_reasons(snapshot, proposal);
+    let assessment = review::assess(snapshot, proposal);
     ProposalSummary {
         path: display_path(&data.path),
         feature: proposal.scenario.feature.clone(),
@@ -166,8 +128,9 @@ pub fn summary(snapshot: &Snapshot, data: &ProposalData) -> ProposalSummary {
         action_changes: proposal.diff.iter().map(|step| step.changes.len()).sum(),
         feature_edits: proposal.feature_edits.len(),
         narrative: proposal.narrative.clone(),
-        stale: !stale_reasons.is_empty(),
-        stale_reasons,
+        stale: assessment.is_stale(),
+        stale_reasons: assessment.stale_reasons,
+        unverified: assessment.unverified,
     }
 }
 
@@ -249,78 +212,53 @@ fn open_store(project: &Project) -> Result<Store, ToolError> {
     })
 }
 
+fn tool_error(error: &ReviewError, snapshot: &Snapshot) -> ToolError {
+    let hint = match error {
+        ReviewError::NotAProposal { .. } | ReviewError::NotFound { .. } => list_hint(snapshot),
+        ReviewError::FeatureEditsNotOffered { .. } => {
+            "review the edits with show_proposal and ask a person to accept it \
+                                                       with `saffron accept --with-feature-edit`"
+                .to_string()
+        }
+        other => other.hint(),
+    };
+    ToolError::new(error.to_string(), hint)
+}
+
+/// The proposal path a client passes, checked to be one.
+fn proposal_path(snapshot: &Snapshot, given: &str) -> Result<std::path::PathBuf, ToolError> {
+    project_path(given)
+        .filter(|path| path.starts_with(PROPOSALS_DIR) && path.extension().is_some_and(|e| e == "json"))
+        .ok_or_else(|| ToolError::new(format!("`{given}` is not a proposal path"), list_hint(snapshot)))
+}
+
 pub fn accept(project: &mut Project, args: ProposalArgs) -> Result<AcceptOutput, ToolError> {
     ensure_allowed(project, "accept")?;
     let store = open_store(project)?;
-    // The lock first, then a fresh look at the disk: nothing written by another saffron
-    // process can slip between the check and the write.
-    let lock = store.lock().map_err(|error| ToolError::new(format!("cannot lock the store: {error}"), "try again"))?;
+    let path = proposal_path(&project.snapshot(), &args.proposal)?;
+    let options = AcceptOptions { refuse_feature_edits: true, ..AcceptOptions::default() };
+    // The core takes the lock first and then asks for a fresh look at the disk.
+    let accepted = review::accept(&store, &path, options, || {
+        project.refresh();
+        project.snapshot()
+    });
     project.refresh();
-    let snapshot = project.snapshot();
-    let data = find(project, &snapshot, &args.proposal)?;
-    let proposal = &data.proposal;
-    if !proposal.feature_edits.is_empty() {
-        return Err(ToolError::new(
-            format!(
-                "this proposal also edits feature files ({} edit(s)); accepting it here would leave them out",
-                proposal.feature_edits.len()
-            ),
-            "review the edits with show_proposal and ask a person to accept it with `saffron accept \
-             --with-feature-edit`",
-        ));
-    }
-    let reasons = stale_reasons(&snapshot, proposal);
-    if !reasons.is_empty() {
-        return Err(ToolError::new(
-            format!("the proposal is stale and cannot be accepted: {}", reasons.join("; ")),
-            "run the scenario again to get a proposal bound to the current steps and recording, and reject this one",
-        ));
-    }
-    let Some(cache_path) = recording_path(&proposal.scenario.cache_path) else {
-        return Err(ToolError::new("the proposal's cachePath is not a recording path", "reject it"));
-    };
-    lock.write_recording(&project.root().join(&cache_path), &proposal.recording).map_err(|error| {
-        ToolError::new(
-            format!("the recording could not be written: {error}"),
-            "nothing was changed; fix the cause and retry",
-        )
-    })?;
-    let proposal_path = project.root().join(&data.path);
-    lock.remove(&proposal_path).map_err(|error| {
-        ToolError::new(
-            format!("the recording was written, but the proposal could not be removed: {error}"),
-            "reject the proposal to remove it",
-        )
-    })?;
-    let output = AcceptOutput {
-        accepted: display_path(&data.path),
-        recording: display_path(&cache_path),
-        feature: proposal.scenario.feature.clone(),
-        scenario: proposal.scenario.name.clone(),
-    };
-    drop(lock);
-    project.refresh();
-    Ok(output)
+    let accepted = accepted.map_err(|error| tool_error(&error, &project.snapshot()))?;
+    Ok(AcceptOutput {
+        accepted: display_path(&accepted.proposal),
+        recording: display_path(&accepted.recording),
+        feature: accepted.feature,
+        scenario: accepted.scenario,
+    })
 }
 
 pub fn reject(project: &mut Project, args: ProposalArgs) -> Result<RejectOutput, ToolError> {
     ensure_allowed(project, "reject")?;
     let store = open_store(project)?;
-    let lock = store.lock().map_err(|error| ToolError::new(format!("cannot lock the store: {error}"), "try again"))?;
+    let path = proposal_path(&project.snapshot(), &args.proposal)?;
+    let rejected = review::reject(&store, &path);
     project.refresh();
-    let snapshot = project.snapshot();
-    let path = project_path(&args.proposal)
-        .filter(|path| path.starts_with(PROPOSALS_DIR) && path.extension().is_some_and(|e| e == "json"))
-        .ok_or_else(|| ToolError::new(format!("`{}` is not a proposal path", args.proposal), list_hint(&snapshot)))?;
-    let readable = snapshot.proposals().find(|data| data.path.as_ref() == path);
-    if readable.is_none() && !project.unreadable_proposals().contains_key(&path) {
-        return Err(ToolError::new(format!("no pending proposal at {}", display_path(&path)), list_hint(&snapshot)));
-    }
-    let scenario = readable.map(|data| data.proposal.scenario.name.clone());
-    lock.remove(&project.root().join(&path))
-        .map_err(|error| ToolError::new(format!("the proposal could not be removed: {error}"), "check permissions"))?;
-    drop(lock);
-    project.refresh();
+    let scenario = rejected.map_err(|error| tool_error(&error, &project.snapshot()))?;
     Ok(RejectOutput { rejected: display_path(&path), scenario })
 }
 
@@ -340,10 +278,19 @@ impl Render for ListProposalsOutput {
                 p.changed_steps,
                 p.action_changes,
                 p.feature_edits,
-                if p.stale { " [STALE]" } else { "" }
+                if p.stale {
+                    " [STALE]"
+                } else if p.unverified.is_some() {
+                    " [UNVERIFIED]"
+                } else {
+                    ""
+                }
             );
             for reason in &p.stale_reasons {
                 let _ = writeln!(out, "    stale: {reason}");
+            }
+            if let Some(failure) = &p.unverified {
+                let _ = writeln!(out, "    unverified (cannot be accepted): {failure}");
             }
             if !p.narrative.is_empty() {
                 let _ = writeln!(out, "    {}", p.narrative);
@@ -371,6 +318,9 @@ impl Render for ShowProposalOutput {
         );
         for reason in &s.stale_reasons {
             let _ = writeln!(out, "  stale: {reason}");
+        }
+        if let Some(failure) = &s.unverified {
+            let _ = writeln!(out, "  unverified, cannot be accepted: its proof replay failed: {failure}");
         }
         if !s.narrative.is_empty() {
             let _ = writeln!(out, "Narrative: {}", s.narrative);
@@ -424,10 +374,10 @@ impl Render for RejectOutput {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
+    use std::path::{Path, PathBuf};
 
     use saffron_recording::{
-        Action, FeatureEdit, ProposalDraft, RecordedStep, Recording, ScenarioRef, StepKind, StepSpec, Target,
+        Action, FeatureEdit, Proposal, ProposalDraft, RecordedStep, Recording, ScenarioRef, StepKind, StepSpec, Target,
     };
 
     use super::*;
@@ -545,6 +495,24 @@ mod tests {
         assert!(accept(&mut project, args()).expect_err("off").message.contains("disabled"));
         assert!(reject(&mut project, args()).expect_err("off").message.contains("disabled"));
         assert!(dir.path().join(PROPOSAL).exists());
+    }
+
+    #[test]
+    fn an_unverified_proposal_is_listed_with_its_proof_failure_and_refused() {
+        let (dir, _) = project(true, vec![]);
+        let root = dir.path();
+        let mut unverified = draft("Buy now", vec![], "Renamed.");
+        unverified.unverified = Some("step 2: no button \"Buy now\"".into());
+        let store = Store::open(root).expect("store");
+        store.write_proposal(&root.join(PROPOSAL), &Proposal::file(unverified, Some(&recording("Buy")))).expect("file");
+        let mut project = Project::open(root.to_path_buf());
+        let listed = list(&project, ListProposalsArgs {}).expect("list");
+        assert!(!listed.proposals[0].stale, "{:?}", listed.proposals[0].stale_reasons);
+        assert!(listed.proposals[0].unverified.as_deref().is_some_and(|f| f.contains("no button")), "{listed:?}");
+        let refused = accept(&mut project, args()).expect_err("unverified");
+        assert!(refused.message.contains("did not pass its proof replay"), "{refused:?}");
+        assert_eq!(committed_button(root), "\"Buy\"");
+        assert!(root.join(PROPOSAL).exists());
     }
 
     fn project_off() -> (tempfile::TempDir, Project) {

@@ -1,0 +1,100 @@
+//! `saffron proposals`: every proposal waiting for review, whether it may be accepted, and the
+//! proposal files that cannot be read (they can only be rejected).
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Args, ValueEnum};
+use saffron_index::review;
+use serde_json::json;
+
+use crate::review::{action_changes, assessment_lines, load, summary_json, usage_line};
+use crate::terminal::escape_controls;
+
+#[derive(Args)]
+pub struct ProposalsArgs {
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+pub fn run(args: ProposalsArgs) -> Result<ExitCode> {
+    let loaded = load()?;
+    let snapshot = &loaded.snapshot;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match args.format {
+        Format::Json => {
+            let proposals: Vec<_> = snapshot
+                .proposals()
+                .map(|data| summary_json(data, &review::assess(snapshot, &data.proposal)))
+                .collect();
+            let unreadable: Vec<_> = loaded
+                .unreadable
+                .iter()
+                .map(|(path, reason)| json!({ "path": review::display_path(path), "reason": reason }))
+                .collect();
+            serde_json::to_writer_pretty(&mut out, &json!({ "proposals": proposals, "unreadable": unreadable }))?;
+            writeln!(out)?;
+        }
+        Format::Text => {
+            let mut count = 0;
+            for data in snapshot.proposals() {
+                count += 1;
+                let proposal = &data.proposal;
+                let assessment = review::assess(snapshot, proposal);
+                let mut lines = vec![
+                    format!(
+                        "{}  {} / \"{}\"{}",
+                        review::display_path(&data.path),
+                        proposal.scenario.feature,
+                        proposal.scenario.name,
+                        if assessment.is_stale() {
+                            "  [STALE]"
+                        } else if assessment.unverified.is_some() {
+                            "  [UNVERIFIED]"
+                        } else {
+                            ""
+                        }
+                    ),
+                    format!(
+                        "    {} changed step(s), {} action change(s), {} feature edit(s)",
+                        proposal.diff.len(),
+                        action_changes(proposal),
+                        proposal.feature_edits.len()
+                    ),
+                ];
+                if !proposal.narrative.is_empty() {
+                    lines.push(format!("    {}", proposal.narrative));
+                }
+                if let Some(usage) = usage_line(proposal) {
+                    lines.push(format!("    usage: {usage}"));
+                }
+                lines.extend(assessment_lines(&assessment, "    "));
+                for line in lines {
+                    writeln!(out, "{}", escape_controls(&line))?;
+                }
+            }
+            for (path, reason) in &loaded.unreadable {
+                let line = format!("{}  UNREADABLE: {reason} (it can only be rejected)", review::display_path(path));
+                writeln!(out, "{}", escape_controls(&line))?;
+            }
+            if count == 0 && loaded.unreadable.is_empty() {
+                eprintln!("No proposal is waiting for review.");
+            } else {
+                eprintln!(
+                    "{count} proposal(s), {} unreadable: `saffron diff ID` shows one, `saffron accept ID` or `saffron \
+                     reject ID` decides it",
+                    loaded.unreadable.len()
+                );
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
