@@ -148,7 +148,13 @@ pub fn latest_snapshot(request: &Request) -> Option<String> {
 /// The ref of the first element line that holds `text`.
 pub fn ref_on_line(snapshot: &str, text: &str) -> Option<String> {
     let line = snapshot.lines().find(|line| line.contains(text) && line.contains("[ref="))?;
-    let start = line.find("[ref=")? + "[ref=".len();
+    // A line may hold several elements (a row and its cells): the element the text names is
+    // the first ref after the text; text after every ref is the content of the last one.
+    let at = line.find(text)?;
+    let start = match line[at..].find("[ref=") {
+        Some(after) => at + after,
+        None => line[..at].rfind("[ref=")?,
+    } + "[ref=".len();
     let end = line[start..].find(']')? + start;
     Some(line[start..end].to_string())
 }

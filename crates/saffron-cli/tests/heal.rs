@@ -6,7 +6,6 @@
 mod support;
 
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 
 use saffron_agent::Request;
 use saffron_agent::testing::{FakeServer, Wire};
@@ -44,6 +43,15 @@ async fn scripted(wire: Wire, plans: Plans, seen: Seen) -> FakeServer {
 }
 
 const TIMEOUTS: &str = "[timeouts]\naction_ms = 2000\nassertion_ms = 2000\nnavigation_ms = 10000\n";
+
+/// `TIMEOUTS`, and hooks that put the demo's data back as the scenario starts: before the run
+/// (`setup`), and before each proof (`before_proof`: the repair saved an order or a note on the
+/// live app, and its proof would save a second one).
+const TIMEOUTS_AND_RESET: &str = "[timeouts]\naction_ms = 2000\nassertion_ms = 2000\nnavigation_ms = 10000\n\
+[hooks]\nsetup = \"python3 -c \\\"import os, urllib.request; urllib.request.urlopen(urllib.request.Request(\
+os.environ['SAFFRON_BASE_URL'] + '/__demo/reset', method='POST'))\\\"\"\n\
+before_proof = \"python3 -c \\\"import os, urllib.request; urllib.request.urlopen(urllib.request.Request(\
+os.environ['SAFFRON_BASE_URL'] + '/__demo/reset', method='POST'))\\\"\"\n";
 
 fn save_repair() -> Vec<Op> {
     vec![
@@ -229,32 +237,14 @@ fn no_defect_ends_green_or_yellow_with_a_heal_happy_agent() {
     let mut plans = Plans::new();
     plans.insert(format!("{CREATE} (repair)"), save_then([anything(), anything(), anything(), anything()]));
     plans.insert(format!("{CREATE} (repair refine)"), save_then([anything(), anything(), anything(), anything()]));
-    // The live repair saves an order for the row's customer and so does the proof: the data is
-    // reset when the agent ends its session, as a fresh environment would be, so that the
-    // committed "the orders list shows an order for ..." finds one row.
-    let current_demo: Arc<Mutex<Option<Arc<DemoServer>>>> = Arc::default();
-    let demo_of_script = current_demo.clone();
-    let server = runtime
-        .block_on(FakeServer::start(Wire::Anthropic, move |request: &Request| {
-            let answer = reply(&plans, request);
-            if format!("{answer:?}").contains("saffron_done")
-                && let Some(demo) = demo_of_script.lock().ok().and_then(|demo| demo.clone())
-            {
-                demo.reset();
-            }
-            answer
-        }))
-        .expect("fake server");
+    let server = runtime.block_on(scripted(Wire::Anthropic, plans, Seen::default()));
     let mut cases: Vec<Option<saffron_demo::Defect>> = saffron_demo::Defect::ALL.iter().copied().map(Some).collect();
     cases.push(None);
     for defect in cases {
-        let demo = Arc::new(demo_with(&runtime, defect.as_slice()));
-        if let Ok(mut current) = current_demo.lock() {
-            *current = Some(demo.clone());
-        }
+        let demo = demo_with(&runtime, defect.as_slice());
         let root = project(&format!("happy-{}", defect.map_or("none", |d| d.as_str())), &demo.config().password);
         missing_save_button(&root);
-        configure_agent(&root, "anthropic", &server, TIMEOUTS);
+        configure_agent(&root, "anthropic", &server, TIMEOUTS_AND_RESET);
         let output = saffron_run(&root, &demo.url(), &[margaret(&root)]);
         let all = text(&output);
         match defect {
@@ -267,10 +257,7 @@ fn no_defect_ends_green_or_yellow_with_a_heal_happy_agent() {
             None => assert!(all.contains("1 yellow"), "healthy app: {all}"),
         }
         let _ = std::fs::remove_dir_all(&root);
-        current_demo.lock().ok().and_then(|mut current| current.take());
-        if let Ok(demo) = Arc::try_unwrap(demo) {
-            let _ = runtime.block_on(demo.shutdown());
-        }
+        let _ = runtime.block_on(demo.shutdown());
     }
 }
 
@@ -370,6 +357,206 @@ fn an_agent_that_dies_mid_repair_is_retried_once_then_blocked_with_nothing_filed
     assert_eq!(server.requests().len(), 2, "one session and one retry");
     assert!(!root.join(".saffron/proposals/new-order/an-order-needs-a-customer.json").exists());
     assert_eq!(recording_of(&root, cache), recording);
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = runtime.block_on(demo.shutdown());
+}
+
+fn saffron(root: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .args(args)
+        .current_dir(root)
+        .env_remove("DEMO_PASSWORD")
+        .output()
+        .expect("saffron runs")
+}
+
+fn demo_with_switches(
+    runtime: &tokio::runtime::Runtime,
+    drift: &[saffron_demo::Drift],
+    faults: &[saffron_demo::Fault],
+) -> DemoServer {
+    let mut config = DemoConfig::default();
+    config.drift.extend(drift.iter().copied());
+    config.faults.extend(faults.iter().copied());
+    runtime.block_on(DemoServer::start(config)).expect("demo")
+}
+
+/// `relocated-save`: the save button renamed, re-identified and moved, so no recorded signal
+/// finds it. Repaired yellow with its proof passed; `saffron accept --propagate` also rewrites
+/// the Outline that saves an order; then both replay green with zero provider requests.
+#[test]
+fn relocated_save_is_repaired_accepted_and_propagated_then_green_at_zero_requests() {
+    let runtime = runtime();
+    let demo = demo_with_switches(&runtime, &[saffron_demo::Drift::RelocatedSave], &[]);
+    let root = project("relocated-save", &demo.config().password);
+    let mut plans = Plans::new();
+    plans.insert(
+        format!("{NEEDS_CUSTOMER} (repair)"),
+        vec![
+            step(7),
+            click("button \"Place order\""),
+            step(8),
+            check_on("alert", json!({ "check": "text", "text": "Customer is required" })),
+            repaired("locator", &[]),
+        ],
+    );
+    let seen = Seen::default();
+    let server = runtime.block_on(scripted(Wire::Anthropic, plans, seen.clone()));
+    configure_agent(&root, "anthropic", &server, TIMEOUTS);
+    let needs_customer = scenario_at(&root, "features/new_order.saffron", NEEDS_CUSTOMER);
+
+    let output = saffron_run(&root, &demo.url(), std::slice::from_ref(&needs_customer));
+    let all = text(&output);
+    assert!(all.contains("1 yellow"), "{all}\nerrors told to the agent:\n{}", errors_told(&seen));
+    let proposals = saffron(&root, &["proposals", "--format", "json"]);
+    let listed: serde_json::Value = serde_json::from_slice(&proposals.stdout).expect("json");
+    assert_eq!(listed["proposals"].as_array().map(Vec::len), Some(1), "{listed:#}");
+
+    let accept = saffron(&root, &["accept", "new-order/an-order-needs-a-customer", "--propagate"]);
+    let said = text(&accept);
+    assert_eq!(accept.status.code(), Some(0), "{said}");
+    assert!(said.contains("propagated to .saffron/cache/new-order/create-an-order-for-customer.json"), "{said}");
+
+    let requests = server.requests().len();
+    let every = vec![
+        needs_customer,
+        support::agent::line_of(&root, "features/new_order.saffron", "| Margaret Hamilton"),
+        support::agent::line_of(&root, "features/new_order.saffron", "| Katherine Johnson"),
+    ];
+    let output = saffron_run(&root, &demo.url(), &every);
+    let all = text(&output);
+    assert!(all.contains("3 scenario(s): 3 green"), "{all}");
+    assert_eq!(server.requests().len(), requests, "a replay after accept asked the agent");
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = runtime.block_on(demo.shutdown());
+}
+
+const ADD_NOTE: &str = "Add a note to an order";
+
+/// The steps of "Add a note to an order" from step 5 on, as the agent performs them.
+fn add_the_note() -> Vec<Op> {
+    vec![
+        step(5),
+        support::agent::fill("textbox \"Note\"", "Deliver before noon, please."),
+        click("button \"Add note\""),
+        support::agent::wait("^/api/orders/1001/notes$", "POST", "2xx"),
+        step(6),
+        support::agent::check(json!({ "check": "visible", "text": "Deliver before noon, please." })),
+    ]
+}
+
+/// Repairs "Add a note to an order" at step 4 with `at_step_4`, on a demo with the given
+/// switches: yellow with its proof passed. Returns the project, the server and the demo.
+fn repaired_add_note(
+    runtime: &tokio::runtime::Runtime,
+    name: &str,
+    drift: &[saffron_demo::Drift],
+    faults: &[saffron_demo::Fault],
+    at_step_4: Vec<Op>,
+    done: Op,
+) -> (std::path::PathBuf, FakeServer, DemoServer) {
+    let demo = demo_with_switches(runtime, drift, faults);
+    let root = project(name, &demo.config().password);
+    let mut plan = vec![step(4)];
+    plan.extend(at_step_4);
+    plan.extend(add_the_note());
+    plan.push(done);
+    let mut plans = Plans::new();
+    plans.insert(format!("{ADD_NOTE} (repair)"), plan);
+    let seen = Seen::default();
+    let server = runtime.block_on(scripted(Wire::OpenAi, plans, seen.clone()));
+    configure_agent(&root, "openai", &server, TIMEOUTS_AND_RESET);
+    let output = saffron_run(&root, &demo.url(), &[scenario_at(&root, "features/orders.saffron", ADD_NOTE)]);
+    let all = text(&output);
+    assert!(all.contains("1 yellow"), "{name}: {all}\nerrors told to the agent:\n{}", errors_told(&seen));
+    assert!(all.contains("repaired from step 4"), "{name}: {all}");
+    (root, server, demo)
+}
+
+/// `confirm-step`: a confirmation page inserted before an order opens. The repair clicks
+/// "Continue" after the recorded click, rewords the Given step, and the flow change is noted;
+/// `saffron accept --with-feature-edit` edits the feature and the recording together, and the
+/// next run is green at zero requests.
+#[test]
+fn an_inserted_confirmation_page_is_repaired_with_a_feature_edit_then_green_after_accept() {
+    let runtime = runtime();
+    let reworded = "I open the order \"#1001\" and continue";
+    let (root, server, demo) = repaired_add_note(
+        &runtime,
+        "confirm-step",
+        &[saffron_demo::Drift::ConfirmStep],
+        &[],
+        vec![click("button \"Continue\"")],
+        repaired("page-added", &[(4, reworded)]),
+    );
+    let proposal: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join(".saffron/proposals/orders/add-a-note-to-an-order.json")).expect("filed"),
+    )
+    .expect("json");
+    let adaptations = proposal["adaptations"].to_string();
+    assert!(adaptations.contains("change: a page was added to the flow"), "{adaptations}");
+    assert!(adaptations.contains("flow change:") && adaptations.contains("Continue"), "{adaptations}");
+    let edit = &proposal["featureEdits"][0];
+    assert_eq!(edit["file"], "features/orders.saffron", "{proposal:#}");
+    assert!(edit["after"].as_str().is_some_and(|after| after.ends_with(reworded)), "{proposal:#}");
+    let step4 = &proposal["recording"]["steps"][3]["actions"];
+    let types: Vec<&str> = step4.as_array().into_iter().flatten().filter_map(|a| a["type"].as_str()).collect();
+    assert_eq!(types, ["click", "click", "expectVisible"], "{step4:#}");
+
+    let accept =
+        saffron(&root, &["accept", ".saffron/proposals/orders/add-a-note-to-an-order.json", "--with-feature-edit"]);
+    assert_eq!(accept.status.code(), Some(0), "{}", text(&accept));
+    let feature = std::fs::read_to_string(root.join("features/orders.saffron")).expect("feature");
+    assert!(feature.contains(&format!("Given {reworded}")), "{feature}");
+    let requests = server.requests().len();
+    let output = saffron_run(&root, &demo.url(), &[scenario_at(&root, "features/orders.saffron", ADD_NOTE)]);
+    let all = text(&output);
+    assert!(all.contains("1 scenario(s): 1 green"), "{all}");
+    assert_eq!(server.requests().len(), requests);
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = runtime.block_on(demo.shutdown());
+}
+
+/// The `interstitial` fault: a cookie-consent dialog covers the orders list. The repair accepts
+/// it before the recorded click; proven and yellow.
+#[test]
+fn a_consent_interstitial_is_repaired_yellow() {
+    let runtime = runtime();
+    let (root, _server, demo) = repaired_add_note(
+        &runtime,
+        "interstitial",
+        &[],
+        &[saffron_demo::Fault::Interstitial],
+        vec![click("Accept cookies"), click("link \"#1001\"")],
+        repaired("page-added", &[]),
+    );
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = runtime.block_on(demo.shutdown());
+}
+
+/// The `session-expiry` fault: opening the order lands on the sign-in page. The repair signs in
+/// again (the password as its token) and opens the order; proven in a fresh browser and yellow,
+/// and the proposal holds no password.
+#[test]
+fn an_expired_session_is_repaired_by_signing_in_again_yellow() {
+    let runtime = runtime();
+    let (root, _server, demo) = repaired_add_note(
+        &runtime,
+        "session-expiry",
+        &[],
+        &[saffron_demo::Fault::SessionExpiry],
+        vec![
+            support::agent::fill("textbox \"Email\"", "demo@saffron.test"),
+            support::agent::fill("textbox \"Password\"", "{env:DEMO_PASSWORD}"),
+            click("button \"Sign in\""),
+            support::agent::wait("^/api/session$", "POST", "2xx"),
+            click("link \"#1001\""),
+        ],
+        repaired("page-added", &[]),
+    );
+    let proposal =
+        std::fs::read_to_string(root.join(".saffron/proposals/orders/add-a-note-to-an-order.json")).expect("filed");
+    assert!(proposal.contains("{env:DEMO_PASSWORD}") && !proposal.contains(&demo.config().password), "{proposal}");
     let _ = std::fs::remove_dir_all(&root);
     let _ = runtime.block_on(demo.shutdown());
 }

@@ -11,7 +11,7 @@ use axum::Extension;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::header::{LOCATION, SET_COOKIE};
-use axum::http::{HeaderValue, StatusCode};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Json, extract::rejection::QueryRejection};
 use serde::Deserialize;
@@ -84,14 +84,14 @@ struct SignIn {
     password: String,
 }
 
-pub async fn sign_in(State(app): State<Arc<App>>, body: Bytes) -> ApiResult {
+pub async fn sign_in(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -> ApiResult {
     let form: SignIn = parse(&body)?;
     let config = app.config();
     // E-mail addresses are compared case-insensitively as mail systems do; passwords exactly.
     if !form.email.trim().eq_ignore_ascii_case(DEMO_EMAIL) || form.password != config.password {
         return Err(ApiError::new(StatusCode::UNAUTHORIZED, "Email or password is wrong"));
     }
-    let token = app.new_session();
+    let token = app.new_session(crate::app::expired_before(&headers));
     let cookie = HeaderValue::from_str(&format!("session={token}; HttpOnly; Path=/; SameSite=Lax"))
         .map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "could not create a session"))?;
     Ok(([(SET_COOKIE, cookie)], Json(json!({ "email": DEMO_EMAIL }))).into_response())

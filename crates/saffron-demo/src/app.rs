@@ -82,6 +82,9 @@ struct Session {
     requests: u64,
     /// Whether the cookie-consent interstitial was accepted.
     consented: bool,
+    /// Signed in again after an expiry: `Fault::SessionExpiry` spares it, as a real app lets a
+    /// person who signed in again carry on.
+    lasting: bool,
 }
 
 /// Everything the handlers share.
@@ -158,7 +161,7 @@ impl App {
     /// A fresh, unguessable session token. std's `RandomState` is seeded from the OS per
     /// process; hashing a counter and the clock with it gives 128 bits that another local
     /// process cannot predict, which is all a loopback demo needs (and avoids a `rand` dep).
-    pub fn new_session(&self) -> String {
+    pub fn new_session(&self, lasting: bool) -> String {
         let mut token = String::with_capacity(32);
         for _ in 0..2 {
             let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
@@ -167,7 +170,7 @@ impl App {
             hasher.write_u128(nanos);
             token.push_str(&format!("{:016x}", hasher.finish()));
         }
-        lock(&self.sessions).insert(token.clone(), Session::default());
+        lock(&self.sessions).insert(token.clone(), Session { lasting, ..Session::default() });
         token
     }
 
@@ -181,7 +184,7 @@ impl App {
         let Some(token) = token else { return Admission::NoSession };
         let mut sessions = lock(&self.sessions);
         let Some(session) = sessions.get_mut(token) else { return Admission::NoSession };
-        if config.has_fault(Fault::SessionExpiry) && session.requests >= 1 {
+        if config.has_fault(Fault::SessionExpiry) && !session.lasting && session.requests >= 1 {
             // Forget it for good, as a real expiry would: turning the fault off afterwards
             // does not bring the session back.
             sessions.remove(token);
@@ -200,6 +203,20 @@ impl App {
             _ = stopping.wait_for(|s| *s) => {}
         }
     }
+}
+
+/// Set when a session expires: the browser's next sign-in gets a session that lasts.
+const EXPIRED_BEFORE_COOKIE: &str = "expired_before=1; Path=/; SameSite=Lax";
+
+/// True when the browser saw its session expire (the cookie [`EXPIRED_BEFORE_COOKIE`] sets).
+pub fn expired_before(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .any(|(name, value)| name == "expired_before" && value == "1")
 }
 
 /// The value of the `session` cookie, if the request has one.
@@ -283,6 +300,7 @@ async fn require_session(State(app): State<Arc<App>>, mut req: Request, next: Ne
             let mut response =
                 if api { api::error(StatusCode::UNAUTHORIZED, "session expired") } else { found("/login?expired=1") };
             response.headers_mut().insert(SET_COOKIE, clear_session_cookie());
+            response.headers_mut().append(SET_COOKIE, HeaderValue::from_static(EXPIRED_BEFORE_COOKIE));
             response
         }
     }
@@ -387,8 +405,8 @@ mod tests {
     fn session_tokens_are_distinct_and_long() {
         let (_tx, rx) = watch::channel(false);
         let app = App::new(DemoConfig::default(), rx);
-        let a = app.new_session();
-        let b = app.new_session();
+        let a = app.new_session(false);
+        let b = app.new_session(false);
         assert_ne!(a, b);
         assert_eq!(a.len(), 32);
         assert!(a.chars().all(|c| c.is_ascii_hexdigit()));

@@ -154,7 +154,8 @@ switch_enum!(
         Latency => "latency",
         /// A cookie-consent dialog covers signed-in pages until accepted.
         Interstitial => "interstitial",
-        /// A session serves one request after sign-in, then expires.
+        /// A session serves one request after sign-in, then expires; signing in again in the same
+        /// browser gives a session that lasts.
         SessionExpiry => "session-expiry",
     }
 );

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use saffron_demo::{DEMO_EMAIL, Defect, DemoConfig, Drift, Fault, RequestLog, STATUS_CLIENT_CLOSED};
 use serde_json::json;
-use support::{Client, config_with, poll_until, start, tag_with, text_of};
+use support::{Client, config_with, poll_until, session_from, start, tag_with, text_of};
 
 const PAGES: [&str; 5] = ["/login", "/orders", "/orders/new", "/orders/1001", "/invoices/1001"];
 
@@ -379,6 +379,21 @@ async fn session_expiry_serves_one_page_then_sends_back_to_sign_in() {
     assert!(!client.get("/login").await.body.contains("Your session expired"));
     // The pages' scripts send a refused call to the same place.
     assert!(client.get("/login").await.body.contains(r#"location.assign("/login?expired=1")"#));
+
+    // The expiry marks the browser; its next sign-in gets a session that lasts, as a person who
+    // signs in again carries on.
+    let marks: Vec<&str> = expired.headers_named("set-cookie");
+    assert!(marks.iter().any(|cookie| cookie.starts_with("expired_before=1")), "{marks:?}");
+    let mut returning = Client::new(&server);
+    // The client sends `session=<cookie>`: an empty session and the mark.
+    returning.cookie = Some("; expired_before=1".into());
+    let body = serde_json::json!({ "email": DEMO_EMAIL, "password": server.config().password }).to_string();
+    let signed = returning.send("POST", "/api/session", Some(&body)).await;
+    let token = session_from(&signed).expect("a session");
+    returning.cookie = Some(format!("{token}; expired_before=1"));
+    for _ in 0..3 {
+        assert_eq!(returning.get("/orders").await.status, 200);
+    }
     server.shutdown().await.expect("clean shutdown");
 }
 

@@ -105,12 +105,20 @@ impl Commands {
 pub struct Hooks {
     pub setup: Commands,
     pub teardown: Commands,
+    /// Run before every proof replay of the agent's work (a new recording or a repair): the
+    /// agent acted on the live app, so its data may no longer be what the scenario starts from.
+    pub before_proof: Commands,
     pub timeout_ms: u64,
 }
 
 impl Default for Hooks {
     fn default() -> Self {
-        Hooks { setup: Commands::default(), teardown: Commands::default(), timeout_ms: 300_000 }
+        Hooks {
+            setup: Commands::default(),
+            teardown: Commands::default(),
+            before_proof: Commands::default(),
+            timeout_ms: 300_000,
+        }
     }
 }
 

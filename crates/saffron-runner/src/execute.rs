@@ -33,6 +33,39 @@ pub struct RunOptions {
     /// Names of the secrets the project declares (its `.env`): the recording agent may type
     /// them as `{env:NAME}` and is told their names, never their values.
     pub secret_names: Vec<String>,
+    /// `[hooks] before_proof`, run before each proof replay of the agent's work, and the hooks'
+    /// timeout.
+    pub before_proof: Vec<String>,
+    pub hook_timeout: std::time::Duration,
+}
+
+/// Runs the `before_proof` hooks; the first failure, in words.
+pub(crate) async fn before_proof(options: &RunOptions) -> Result<(), String> {
+    if options.before_proof.is_empty() {
+        return Ok(());
+    }
+    let (commands, root, base_url, timeout) =
+        (options.before_proof.clone(), options.root.clone(), options.base_url.clone(), options.hook_timeout);
+    let runs = tokio::task::spawn_blocking(move || {
+        crate::hooks::run_hooks(
+            &commands,
+            &root,
+            &base_url,
+            timeout,
+            crate::hooks::HookPhase::BeforeProof,
+            &crate::hooks::Interrupt::new(),
+        )
+    })
+    .await
+    .map_err(|error| format!("the before_proof hooks did not run: {error}"))?;
+    match runs.iter().find(|run| !run.succeeded()) {
+        None => Ok(()),
+        Some(failed) => Err(format!(
+            "the before_proof hook `{}` failed ({}), so the agent's work could not be proven",
+            failed.command,
+            failed.error.clone().unwrap_or_else(|| format!("exit code {:?}", failed.exit_code))
+        )),
+    }
 }
 
 /// Replays every execution; results come back in the order of `executions`.

@@ -24,6 +24,9 @@ pub enum HookPhase {
     Setup,
     /// After the replay (or a failed setup): every command runs, whatever the others did.
     Teardown,
+    /// Before a proof replay of the agent's work: the first failure stops the rest, and the
+    /// proof (the scenario is blocked).
+    BeforeProof,
 }
 
 impl HookPhase {
@@ -32,6 +35,7 @@ impl HookPhase {
         match self {
             HookPhase::Setup => "setup",
             HookPhase::Teardown => "teardown",
+            HookPhase::BeforeProof => "before_proof",
         }
     }
 }
@@ -148,7 +152,7 @@ pub fn run_hooks(
 ) -> Vec<HookRun> {
     let mut runs = Vec::new();
     for command in commands {
-        if phase == HookPhase::Setup && interrupt.is_triggered() {
+        if phase != HookPhase::Teardown && interrupt.is_triggered() {
             break;
         }
         let started = Instant::now();
@@ -174,13 +178,13 @@ pub fn run_hooks(
             },
             Ok(child) => {
                 // Teardown is not cut short by the interruption that caused it.
-                let interrupt = if phase == HookPhase::Setup { Some(interrupt) } else { None };
+                let interrupt = if phase != HookPhase::Teardown { Some(interrupt) } else { None };
                 wait_bounded(child, phase, command, timeout, interrupt, started)
             }
         };
         let failed = !run.succeeded();
         runs.push(run);
-        if failed && phase == HookPhase::Setup {
+        if failed && phase != HookPhase::Teardown {
             break;
         }
     }

@@ -105,6 +105,8 @@ pub fn options_with_env(root: &Path, overrides: Vec<(String, String)>) -> RunOpt
         agent_workers: 1,
         root: root.to_path_buf(),
         secret_names,
+        before_proof: Vec::new(),
+        hook_timeout: std::time::Duration::from_millis(crate::config::Hooks::default().timeout_ms),
     }
 }
 
@@ -198,6 +200,8 @@ impl Session {
         } else {
             Hooks { timeout_ms: config.hooks.timeout_ms, ..Hooks::default() }
         };
+        options.before_proof = hooks.before_proof.list();
+        options.hook_timeout = Duration::from_millis(hooks.timeout_ms);
         Ok(Session { root: root.to_path_buf(), executions, options, hooks })
     }
 

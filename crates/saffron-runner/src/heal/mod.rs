@@ -339,8 +339,13 @@ impl Context<'_> {
         SessionEnd::Repaired(Repair { recording, notes, account, from_step: failed_step })
     }
 
-    /// Replays `recording` from scratch at zero AI in a fresh context.
+    /// Replays `recording` from scratch at zero AI in a fresh context, after the
+    /// `before_proof` hooks.
     async fn proof(&self, recording: &Recording, masker: &Masker) -> Replayed {
+        if let Err(cause) = crate::execute::before_proof(self.options).await {
+            let outcome = crate::execute::result(self.execution, Verdict::Blocked { cause }, Instant::now());
+            return Replayed { outcome, masker: masker.clone(), stopped: None };
+        }
         let mut proof = self.execution.clone();
         proof.recording = Ok(recording.clone());
         proof.pending_proposal = None;

@@ -419,7 +419,8 @@ async fn session(
     (report, gateway)
 }
 
-/// Replays `recording` at zero AI in a fresh context, as `saffron run` will.
+/// Replays `recording` at zero AI in a fresh context, as `saffron run` will, after the
+/// `before_proof` hooks.
 async fn proof(
     browser: &Browser,
     execution: &Execution,
@@ -427,6 +428,9 @@ async fn proof(
     recording: &Recording,
     masker: Masker,
 ) -> ScenarioResult {
+    if let Err(cause) = crate::execute::before_proof(options).await {
+        return crate::execute::result(execution, Verdict::Blocked { cause }, Instant::now());
+    }
     let mut proof = execution.clone();
     proof.recording = Ok(recording.clone());
     proof.pending_proposal = None;

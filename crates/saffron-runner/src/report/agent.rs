@@ -111,8 +111,11 @@ impl AgentUsage {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentTotals {
-    /// Scenarios the agent recorded (or tried to).
+    /// Scenarios the agent recorded or repaired (or tried to).
     pub scenarios: usize,
+    /// Of `scenarios`, those it repaired after a failed replay.
+    #[serde(default)]
+    pub repaired: usize,
     pub usage: AgentUsage,
     /// The sum of the costs that are known, and of how many scenarios they are: the rest have
     /// no cost reported.
@@ -131,6 +134,9 @@ impl AgentTotals {
         let mut totals = AgentTotals::default();
         for run in scenarios.iter().filter_map(|scenario| scenario.agent.as_ref()) {
             totals.scenarios += 1;
+            if run.repaired_from_step.is_some() {
+                totals.repaired += 1;
+            }
             totals.usage.add(&run.usage);
             if let Some(usd) = run.cost_usd {
                 totals.cost_usd = Some(totals.cost_usd.unwrap_or_default() + usd);
@@ -164,9 +170,13 @@ impl AgentTotals {
     pub fn summary(&self) -> String {
         let sessions = if self.sessions == 1 { "session" } else { "sessions" };
         let fragile = if self.fragile_targets == 1 { "target" } else { "targets" };
+        let worked = match self.repaired {
+            0 => format!("{} scenario(s) recorded", self.scenarios),
+            repaired if repaired == self.scenarios => format!("{repaired} scenario(s) repaired"),
+            repaired => format!("{} scenario(s) recorded, {repaired} repaired", self.scenarios - repaired),
+        };
         format!(
-            "{} scenario(s) recorded: {}; {}; {} of {} steps seeded; {} {sessions}; {} fragile {fragile}",
-            self.scenarios,
+            "{worked}: {}; {}; {} of {} steps seeded; {} {sessions}; {} fragile {fragile}",
             self.usage.as_usage(),
             self.cost_text(),
             self.seeded_steps,
