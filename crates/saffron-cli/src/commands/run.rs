@@ -297,7 +297,11 @@ fn render(results: &[ScenarioResult], format: Format, masker: &Masker) -> Result
             Verdict::Green => say!("✓ green    {place}  {} ({} ms)", result.name, result.duration_ms)?,
             Verdict::Yellow { proposal } => {
                 say!("~ yellow   {place}  {} ({} ms)", result.name, result.duration_ms)?;
-                say!("    passed by replaying the pending proposal {proposal}: review it")?;
+                if result.agent.as_ref().is_some_and(|agent| agent.repaired_from_step.is_some()) {
+                    say!("    repaired in this run and proven by a replay at zero tokens: review {proposal}")?;
+                } else {
+                    say!("    passed by replaying the pending proposal {proposal}: review it")?;
+                }
             }
             Verdict::Red { step, step_text, message } => {
                 say!("✗ red      {place}  {} ({} ms)", result.name, result.duration_ms)?;

@@ -45,7 +45,9 @@ pub(crate) fn file(
         feature_edits,
         narrative: masker.mask(&repair.account.narrative),
         adaptations: adaptations.iter().map(|line| masker.mask(line)).collect(),
-        usage: Some(saffron_recording::Usage {
+        // An agent that reports no model call (an external program) reported no usage: absent
+        // numbers read "not reported", never zero.
+        usage: (usage.calls > 0).then(|| saffron_recording::Usage {
             input_tokens: Some(usage.input_tokens),
             output_tokens: Some(usage.output_tokens),
             cost_usd: match cost {
