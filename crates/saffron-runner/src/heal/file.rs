@@ -47,7 +47,7 @@ pub(crate) fn file(
         adaptations: adaptations.iter().map(|line| masker.mask(line)).collect(),
         // An agent that reports no model call (an external program) reported no usage: absent
         // numbers read "not reported", never zero.
-        usage: (usage.calls > 0).then(|| saffron_recording::Usage {
+        usage: (usage.calls > 0).then_some(saffron_recording::Usage {
             input_tokens: Some(usage.input_tokens),
             output_tokens: Some(usage.output_tokens),
             cost_usd: match cost {
