@@ -359,15 +359,6 @@ pub fn rename_plan_for(snapshot: &Snapshot, selected: impl Fn(&Path) -> bool) ->
     plan
 }
 
-/// The keyword a kind is written with, for people.
-pub fn keyword(kind: StepKind) -> &'static str {
-    match kind {
-        StepKind::Context => "Given",
-        StepKind::Action => "When",
-        StepKind::Outcome => "Then",
-    }
-}
-
 /// Given, When, Then: the order groups are listed in.
 fn order(kind: StepKind) -> u8 {
     match kind {
@@ -481,7 +472,7 @@ fn narrative(
         paragraphs.push(format!(
             "Behaviour-proven duplicate wordings ({} steps): their recordings perform identical actions: {}. \
              Keeping \"{}\" (written {}×) over {}.",
-            keyword(group.kind),
+            group.kind.keyword(),
             proofs.join("; "),
             group.keep.text,
             group.keep.uses,

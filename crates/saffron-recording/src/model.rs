@@ -92,6 +92,15 @@ impl StepKind {
         }
     }
 
+    /// The English keyword a step of this kind is written with, for people and prompts.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            StepKind::Context => "Given",
+            StepKind::Action => "When",
+            StepKind::Outcome => "Then",
+        }
+    }
+
     /// The kind's name as written in JSON.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -59,7 +59,7 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
     }
     for step in &proposal.diff {
         lines.push(String::new());
-        lines.push(format!("{} {}", keyword(step.kind), step.text));
+        lines.push(format!("{} {}", step.kind.keyword(), step.text));
         for change in &step.changes {
             match change {
                 ActionChange::Added { index, action } => {
@@ -96,12 +96,4 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
         writeln!(out, "{}", escape_controls(&line))?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn keyword(kind: saffron_recording::StepKind) -> &'static str {
-    match kind {
-        saffron_recording::StepKind::Context => "Given",
-        saffron_recording::StepKind::Action => "When",
-        saffron_recording::StepKind::Outcome => "Then",
-    }
 }

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use saffron_index::renames::{RenamePlan, SkippedScenario, Wording, keyword};
+use saffron_index::renames::{RenamePlan, SkippedScenario, Wording};
 use saffron_index::{Snapshot, rename_plan_for};
 use saffron_recording::{FeatureEdit, Store};
 use serde::Serialize;
@@ -115,7 +115,7 @@ fn file(root: &Path, plan: &RenamePlan, dry_run: bool) -> Result<Vec<Outcome>> {
 fn write_text(out: &mut impl Write, plan: &RenamePlan, outcomes: &[Outcome]) -> Result<()> {
     let quoted = |wording: &Wording| format!("\"{}\" (written {}×)", escape_controls(&wording.text), wording.uses);
     for group in &plan.groups {
-        writeln!(out, "same behaviour ({} steps): keep {}", keyword(group.kind), quoted(&group.keep))?;
+        writeln!(out, "same behaviour ({} steps): keep {}", group.kind.keyword(), quoted(&group.keep))?;
         for wording in &group.renamed {
             writeln!(out, "  rename {}", quoted(wording))?;
         }

@@ -150,11 +150,7 @@ fn difference_json(difference: &StepDifference) -> serde_json::Value {
 /// A step as a feature file writes it, one line each for the step, its table rows and its doc
 /// string, so a difference reads as a diff of the file.
 fn step_lines(spec: &StepSpec) -> Vec<String> {
-    let keyword = match spec.kind {
-        StepKind::Context => "Given",
-        StepKind::Action => "When",
-        StepKind::Outcome => "Then",
-    };
+    let keyword = spec.kind.keyword();
     let mut lines = vec![format!("{keyword} {}", spec.text)];
     for row in spec.table.iter().flatten() {
         lines.push(format!("  | {} |", row.join(" | ")));

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use saffron_recording::{Action, StepKind, StepSpec};
+use saffron_recording::{Action, StepSpec};
 
 pub const SYSTEM: &str = "\
 You repair a browser test whose replay just failed. You act only through the tools. What you do \
@@ -55,28 +55,15 @@ pub fn task(task: &Task<'_>) -> String {
         let names: Vec<String> = task.secret_names.iter().map(|name| format!("{{env:{name}}}")).collect();
         let _ = writeln!(text, "Secrets you may type (as written): {}", names.join(", "));
     }
-    text.push_str("Steps:\n");
-    for (index, step) in task.steps.iter().enumerate() {
-        let keyword = match step.kind {
-            StepKind::Context => "Given",
-            StepKind::Action => "When",
-            StepKind::Outcome => "Then",
-        };
-        let state = if index < task.failed_step {
+    crate::record::prompt::write_steps(&mut text, task.steps, |index| {
+        if index < task.failed_step {
             " (replayed, passed)"
         } else if index == task.failed_step {
             " (FAILED here)"
         } else {
             ""
-        };
-        let _ = writeln!(text, "{}. {keyword} {}{state}", index + 1, step.text);
-        for row in step.table.iter().flatten() {
-            let _ = writeln!(text, "   | {} |", row.join(" | "));
         }
-        if let Some(doc) = &step.doc_string {
-            let _ = writeln!(text, "   \"\"\"\n{doc}\n   \"\"\"");
-        }
-    }
+    });
     let number = task.failed_step + 1;
     let _ = writeln!(text, "Replay failed at step {number} on `{}`: {}", task.failed_action, task.failure);
     if !task.performed.is_empty() {
@@ -91,4 +78,43 @@ pub fn task(task: &Task<'_>) -> String {
         task.snapshot
     );
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use saffron_recording::{StepKind, Target};
+
+    use super::*;
+
+    #[test]
+    fn the_task_marks_the_failed_step_and_what_replay_already_did_there() {
+        let steps = vec![
+            StepSpec::new(StepKind::Context, "I am on the sign-in page"),
+            StepSpec::new(StepKind::Action, "I save the order"),
+            StepSpec::new(StepKind::Outcome, "I see \"Order saved\""),
+        ];
+        let fill = Action::Fill { target: Target::role("textbox", "Customer"), value: "Ada".into(), timeout_ms: None };
+        let click = Action::Click { target: Target::role("button", "Save order"), timeout_ms: None };
+        let text = task(&Task {
+            feature: "features/x.feature",
+            scenario: "Save",
+            steps: &steps,
+            failed_step: 1,
+            performed: std::slice::from_ref(&fill),
+            failed_action: &click,
+            failure: "no element matched",
+            url: "http://127.0.0.1:1/orders/new",
+            params: vec![],
+            secret_names: &[],
+            snapshot: "- button \"Place order\" [ref=e4]",
+            refine: false,
+        });
+        assert!(text.contains(
+            "1. Given I am on the sign-in page (replayed, passed)\n2. When I save the order (FAILED here)\n3. Then"
+        ));
+        assert!(text.contains("Replay failed at step 2 on `click button \"Save order\"`: no element matched"));
+        assert!(text.contains("Already performed in step 2 (do not repeat): `fill textbox \"Customer\" with \"Ada\"`"));
+        assert!(text.contains("Live page (it is where replay stopped): http://127.0.0.1:1/orders/new"));
+        assert!(!text.contains("replayed from the start without you"));
+    }
 }

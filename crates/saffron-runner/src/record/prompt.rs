@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::ops::Range;
 
-use saffron_recording::{StepKind, StepSpec};
+use saffron_recording::StepSpec;
 
 pub const SYSTEM: &str = "\
 You record a browser test. You act only through the tools; your tool calls are recorded and \
@@ -51,22 +51,9 @@ pub fn task(task: &Task<'_>) -> String {
         let names: Vec<String> = task.secret_names.iter().map(|name| format!("{{env:{name}}}")).collect();
         let _ = writeln!(text, "Secrets you may type (as written): {}", names.join(", "));
     }
-    text.push_str("Steps:\n");
-    for (index, step) in task.steps.iter().enumerate() {
-        let keyword = match step.kind {
-            StepKind::Context => "Given",
-            StepKind::Action => "When",
-            StepKind::Outcome => "Then",
-        };
-        let done = if task.segment.contains(&index) { "" } else { " (done by Saffron, not by you)" };
-        let _ = writeln!(text, "{}. {keyword} {}{done}", index + 1, step.text);
-        for row in step.table.iter().flatten() {
-            let _ = writeln!(text, "   | {} |", row.join(" | "));
-        }
-        if let Some(doc) = &step.doc_string {
-            let _ = writeln!(text, "   \"\"\"\n{}\n   \"\"\"", indent(doc));
-        }
-    }
+    write_steps(&mut text, task.steps, |index| {
+        if task.segment.contains(&index) { "" } else { " (done by Saffron, not by you)" }
+    });
     let _ = write!(
         text,
         "Perform steps {} to {}. The page now:\n{}",
@@ -77,12 +64,28 @@ pub fn task(task: &Task<'_>) -> String {
     text
 }
 
+/// The numbered steps with their tables and doc strings, each step followed by `mark(index)`.
+pub fn write_steps(text: &mut String, steps: &[StepSpec], mark: impl Fn(usize) -> &'static str) {
+    text.push_str("Steps:\n");
+    for (index, step) in steps.iter().enumerate() {
+        let _ = writeln!(text, "{}. {} {}{}", index + 1, step.kind.keyword(), step.text, mark(index));
+        for row in step.table.iter().flatten() {
+            let _ = writeln!(text, "   | {} |", row.join(" | "));
+        }
+        if let Some(doc) = &step.doc_string {
+            let _ = writeln!(text, "   \"\"\"\n{}\n   \"\"\"", indent(doc));
+        }
+    }
+}
+
 fn indent(text: &str) -> String {
     text.lines().map(|line| format!("   {line}")).collect::<Vec<_>>().join("\n")
 }
 
 #[cfg(test)]
 mod tests {
+    use saffron_recording::StepKind;
+
     use super::*;
 
     #[test]

@@ -38,14 +38,6 @@ for(const b of buttons){b.addEventListener('click',()=>{show(b.dataset.show);\
 history.replaceState(null,'',b.dataset.show==='all'?'#':'#'+b.dataset.show);});}\
 const wanted=location.hash.slice(1);if(buttons.some((b)=>b.dataset.show===wanted)){show(wanted);}";
 
-fn keyword(kind: StepKind) -> &'static str {
-    match kind {
-        StepKind::Context => "Given",
-        StepKind::Action => "When",
-        StepKind::Outcome => "Then",
-    }
-}
-
 fn seconds(ms: u64) -> String {
     if ms < 1000 { format!("{ms} ms") } else { format!("{:.1} s", ms as f64 / 1000.0) }
 }
@@ -81,7 +73,7 @@ fn step_item(out: &mut String, step: &StepResult) {
     let _ = write!(
         out,
         "<li class=\"{class}\"><span class=\"step\"><span class=\"kw\">{}</span> {}</span>",
-        keyword(step.kind),
+        step.kind.keyword(),
         escape_xml(&step.text)
     );
     if step.outcome == StepOutcome::Skipped {
