@@ -6,7 +6,6 @@
 use std::fmt::Write as _;
 
 use base64::Engine;
-use saffron_recording::StepKind;
 
 use super::{RunReport, badge, escape_xml, failure_text, hook_outcome};
 use crate::{ActionResult, AgentRun, ScenarioResult, StepOutcome, StepResult};
