@@ -8,7 +8,7 @@ use anyhow::Result;
 use clap::{Args, ValueEnum};
 use saffron_index::review::Assessment;
 use saffron_index::{RecordingState, ScenarioStatus, Snapshot, StepChange, StepDifference};
-use saffron_recording::{StepKind, StepSpec};
+use saffron_recording::StepSpec;
 use similar::{ChangeTag, TextDiff};
 
 use crate::problem;
