@@ -73,6 +73,11 @@ impl fmt::Display for Cost {
 /// `12,345 tokens in (10,000 cached), 1,234 out, 7 calls, 12.3 s`.
 impl fmt::Display for Usage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // An agent that reports no model call (an external program) reported nothing: zeros
+        // would read as a free session.
+        if self.calls == 0 && self.all_input_tokens() == 0 && self.output_tokens == 0 {
+            return f.write_str("usage not reported");
+        }
         let cached = self.cache_read_tokens + self.cache_write_tokens;
         write!(f, "{} tokens in", thousands(self.all_input_tokens()))?;
         if cached > 0 {
@@ -141,5 +146,6 @@ mod tests {
         assert_eq!(usage(None).to_string(), "1,000,000 tokens in (800,000 cached), 50,000 out, 12 calls, 12.3 s");
         let one = Usage { input_tokens: 950, output_tokens: 12, calls: 1, ..Usage::default() };
         assert_eq!(one.to_string(), "950 tokens in, 12 out, 1 call, 0.0 s");
+        assert_eq!(Usage::default().to_string(), "usage not reported");
     }
 }

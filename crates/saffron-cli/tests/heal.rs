@@ -331,6 +331,14 @@ fn success_claimed_after_a_failed_proof_gets_one_refine_then_red_unverified() {
     assert!(proposal["unverified"].is_string(), "{proposal:#}");
     let step7 = &proposal["recording"]["steps"][6]["actions"];
     assert_eq!(step7.as_array().and_then(|actions| actions.last()), recording["steps"][6]["actions"].get(1));
+
+    // An unverified proposal is never replayed as pending: the next run replays the committed
+    // recording and repairs it again.
+    let requests = server.requests().len();
+    let output = saffron_run(&root, &demo.url(), &[scenario_at(&root, "features/new_order.saffron", NEEDS_CUSTOMER)]);
+    let all = text(&output);
+    assert!(all.contains("1 red") && !all.contains("pending proposal"), "{all}");
+    assert!(server.requests().len() > requests, "the committed recording was not repaired again");
     let _ = std::fs::remove_dir_all(&root);
     let _ = runtime.block_on(demo.shutdown());
 }

@@ -117,9 +117,16 @@ fn relative_to(root: &Path, path: &Path) -> PathBuf {
     path.strip_prefix(root).map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf())
 }
 
-/// The `.feature` and `.saffron` files under `root`, sorted, honouring `.gitignore`.
+/// The `.feature` and `.saffron` files under `root`, sorted, honouring `.gitignore`. A folder
+/// below the root with a `saffron.toml` of its own is another project (a fixture, an example)
+/// and is not walked, as cargo leaves a nested workspace alone.
 pub fn feature_files(root: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = ignore::WalkBuilder::new(root)
+        .filter_entry(|entry| {
+            entry.depth() == 0
+                || !entry.file_type().is_some_and(|kind| kind.is_dir())
+                || !entry.path().join("saffron.toml").is_file()
+        })
         .build()
         .filter_map(Result::ok)
         .filter(|entry| entry.file_type().is_some_and(|kind| kind.is_file()))
@@ -128,4 +135,28 @@ pub fn feature_files(root: &Path) -> Vec<PathBuf> {
         .collect();
     files.sort();
     files
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_with_its_own_saffron_toml_is_another_project_and_is_not_walked() {
+        let root = tempfile::tempdir().expect("temp dir");
+        let write = |path: &str| {
+            let path = root.path().join(path);
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(path, "Feature: x\n").expect("write");
+        };
+        write("features/a.feature");
+        write("tests/fixture/features/b.feature");
+        write("tests/fixture/saffron.toml");
+        write("docs/examples/c.feature");
+        let found: Vec<PathBuf> =
+            feature_files(root.path()).iter().map(|path| relative_to(root.path(), path)).collect();
+        assert_eq!(found, [PathBuf::from("docs/examples/c.feature"), PathBuf::from("features/a.feature")]);
+        // Walked from inside, the nested project is a project like any other.
+        assert_eq!(feature_files(&root.path().join("tests/fixture")).len(), 1);
+    }
 }

@@ -120,7 +120,7 @@ pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
         let fixture = templates.iter().zip(&paths).zip(&states).find_map(
             |((template, (recording_path, proposal_path)), state)| {
                 (template.scenario.kind == saffron_syntax::ScenarioKind::Fixture).then(|| {
-                    let (recording, pending_proposal) = replayable(snapshot, template, recording_path, state);
+                    let (recording, pending_proposal) = replayable(snapshot, recording_path, state);
                     Arc::new(Execution {
                         file: path.to_path_buf(),
                         name: template.scenario.header.name.clone(),
@@ -146,7 +146,7 @@ pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
             if template.scenario.kind == saffron_syntax::ScenarioKind::Fixture {
                 continue;
             }
-            let (recording, pending_proposal) = replayable(snapshot, template, &recording_path, &state);
+            let (recording, pending_proposal) = replayable(snapshot, &recording_path, &state);
             let committed = committed_of(&recording_path);
             let origins = step_origins(path, template);
             let needs_recording = pending_proposal.is_none()
@@ -218,7 +218,6 @@ pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
 /// as it is now, else the committed recording when it is fresh; otherwise why nothing can be.
 fn replayable(
     snapshot: &Snapshot,
-    template: &pickles::Pickle<'_>,
     recording_path: &Path,
     state: &saffron_index::ScenarioStatus,
 ) -> (Result<Recording, String>, Option<PathBuf>) {
@@ -235,13 +234,12 @@ fn replayable(
     // healed one. A stale proposal (the scenario or the cache moved since it was filed) proves
     // nothing about now, and an unverified one failed its own proof: the committed recording is
     // replayed instead, and healed again if it fails.
-    let committed = snapshot.recording(recording_path).map(|data| &data.recording);
+    // The review gate's own judgement, so a run never replays what `saffron accept` would refuse.
     let pending = state
         .pending_proposal
         .as_deref()
         .and_then(|path| snapshot.proposal(path))
-        .filter(|data| data.proposal.unverified.is_none())
-        .filter(|data| data.proposal.stale_reasons(&step_specs(template), committed).is_empty());
+        .filter(|data| saffron_index::review::assess(snapshot, &data.proposal).is_acceptable());
     match pending {
         Some(data) => (Ok(data.proposal.recording.clone()), Some(data.path.to_path_buf())),
         None => (recording, None),
