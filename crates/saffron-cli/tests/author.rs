@@ -302,3 +302,74 @@ fn an_external_agent_program_cannot_author() {
     assert!(all.contains("hint: set `provider` and `model` in [agent]"), "{all}");
     let _ = std::fs::remove_dir_all(&root);
 }
+
+#[test]
+fn the_editor_drafts_scenarios_from_prose_selected_in_the_description() {
+    let runtime = runtime();
+    let server = runtime
+        .block_on(FakeServer::start(Wire::OpenAi, |request: &Request| {
+            requires(request, "Search orders and open an invoice.")
+                .or_else(|| requires(request, "I open the invoice of \"#1001\""))
+                .unwrap_or_else(|| fenced(SEARCH_AND_INVOICE))
+        }))
+        .expect("server");
+    let root = project("lsp", &server, "openai");
+    let feature = "Feature: Invoices\n  Search orders and open an invoice.\n";
+    std::fs::write(root.join("features/invoices.saffron"), feature).expect("feature");
+    let mut client = support::start_saffron_lsp(&root);
+    let mut capabilities = support::LspClient::vscode_capabilities();
+    capabilities["window"] = serde_json::json!({ "showMessage": {} });
+    client.initialize_with(capabilities);
+    let uri = client.open("features/invoices.saffron");
+    let actions_on = |client: &mut support::LspClient, start: (u32, u32), end: (u32, u32)| {
+        client.call(
+            "textDocument/codeAction",
+            serde_json::json!({
+                "textDocument": { "uri": uri },
+                "range": { "start": { "line": start.0, "character": start.1 }, "end": { "line": end.0, "character": end.1 } },
+                "context": { "diagnostics": [] },
+            }),
+        )
+    };
+    let on_header = actions_on(&mut client, (0, 0), (0, 8));
+    assert!(
+        !on_header.as_array().into_iter().flatten().any(|a| a["command"]["command"] == "saffron.authorSelection"),
+        "the header is not prose: {on_header}"
+    );
+    let actions = actions_on(&mut client, (1, 0), (2, 0));
+    let action = actions
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|a| a["command"]["command"] == "saffron.authorSelection")
+        .unwrap_or_else(|| panic!("an author action on the description: {actions}"))
+        .clone();
+    assert_eq!(action["kind"], "refactor.rewrite");
+    assert_eq!(
+        action["command"]["arguments"],
+        serde_json::json!(["features/invoices.saffron", "Search orders and open an invoice."])
+    );
+
+    let started = client.request(
+        "workspace/executeCommand",
+        serde_json::json!({ "command": "saffron.authorSelection", "arguments": action["command"]["arguments"] }),
+    );
+    assert_eq!(started["result"], Value::Null, "answered at once: {started}");
+    let edit = client.wait_for(|m| m["method"] == "workspace/applyEdit");
+    let changes = &edit["params"]["edit"]["changes"][&uri];
+    assert_eq!(changes[0]["range"]["start"], serde_json::json!({ "line": 2, "character": 0 }), "{edit}");
+    let inserted = changes[0]["new_text"].as_str().or(changes[0]["newText"].as_str()).expect("text");
+    assert!(inserted.starts_with("\n  Background:\n    StepSet signed in as the demo user\n"), "{inserted}");
+    assert!(inserted.contains("When I search orders for \"Ada Lovelace\""), "rewritten: {inserted}");
+    assert!(inserted.contains("Then I see the invoice \"Invoice #1001\""), "rewritten: {inserted}");
+    let told = client.wait_for(|m| {
+        m["method"] == "window/showMessage"
+            && m["params"]["message"].as_str().is_some_and(|t| t.starts_with("saffron author:"))
+    });
+    let message = told["params"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("8 of 9 distinct steps replay for free, 1 need recording"), "{message}");
+    assert!(message.contains("openai fake-model: 100 tokens in, 20 out, 1 call"), "{message}");
+    assert_eq!(std::fs::read_to_string(root.join("features/invoices.saffron")).expect("file"), feature, "not saved");
+    assert_eq!(client.shutdown(), Some(0));
+    let _ = std::fs::remove_dir_all(&root);
+}
