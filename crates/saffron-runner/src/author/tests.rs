@@ -1,4 +1,4 @@
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use saffron_agent::{BoxFuture, Response, StopReason};
@@ -159,4 +159,44 @@ fn the_prompt_masker_knows_the_vocabulary_secrets_and_the_key() {
     let masker = masker_for_prompt(&["DOTENV_ONLY".to_string()], &vocabulary, Some("API_KEY"), &env);
     let masked = masker.mask("hunter2-value sk-key-value dotenv-value");
     assert!(!masked.contains("value"), "{masked}");
+}
+
+/// The Sylius suite's vocabulary (thousands of step texts) is cut to the budget by relevance:
+/// `SAFFRON_CORPUS=/work/shared/corpus cargo test -p saffron-runner --lib large_vocabulary --
+/// --nocapture` prints what was kept and how long choosing took. Without the corpus it passes
+/// without checking anything.
+#[test]
+fn a_large_vocabulary_is_cut_to_the_budget_by_relevance() {
+    let Some(corpus) = std::env::var_os("SAFFRON_CORPUS").map(PathBuf::from) else { return };
+    let snapshot = IndexHost::load(&corpus.join("sylius")).0.snapshot();
+    let prose = "apply a promotion coupon to the cart and check the order total";
+    let started = std::time::Instant::now();
+    let vocabulary = vocabulary::select(&snapshot, prose, DEFAULT_VOCABULARY_BUDGET);
+    let took = started.elapsed();
+    let rendered = vocabulary.render();
+    let kept = vocabulary.recorded.len() + vocabulary.step_sets.len() + vocabulary.unrecorded.len();
+    eprintln!(
+        "{} step texts: {kept} kept, {} left out, ~{} tokens rendered, chosen in {took:?}",
+        snapshot.entry_count(),
+        vocabulary.left_out,
+        vocabulary::estimate_tokens(&rendered)
+    );
+    assert!(vocabulary.left_out > 0, "the corpus does not fit the budget");
+    // The item lines fill the budget; the section headers add a few dozen tokens.
+    assert!(vocabulary::estimate_tokens(&rendered) <= DEFAULT_VOCABULARY_BUDGET + 100);
+    let words = |text: &str| -> std::collections::HashSet<String> {
+        saffron_index::tokens::tokens(&text.to_lowercase())
+            .into_iter()
+            .filter(|token| !saffron_index::drift::FUNCTION_WORDS.contains(&token.as_str()))
+            .collect()
+    };
+    let wanted = words(prose);
+    let steps: Vec<&VocabularyStep> = vocabulary.recorded.iter().chain(&vocabulary.unrecorded).collect();
+    let unrelated: Vec<&str> =
+        steps.iter().map(|step| step.text.as_str()).filter(|text| words(text).is_disjoint(&wanted)).collect();
+    assert!(unrelated.is_empty(), "kept, sharing no word with the prose: {unrelated:?}");
+    let mut patterns: Vec<String> = steps.iter().map(|step| saffron_index::tokens::pattern_key(&step.text)).collect();
+    patterns.sort();
+    patterns.dedup();
+    assert_eq!(patterns.len(), steps.len(), "one item per step pattern");
 }

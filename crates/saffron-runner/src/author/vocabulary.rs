@@ -1,10 +1,10 @@
 //! The project's vocabulary as the drafting model sees it: recorded steps first with how often
 //! each is written, then the StepSets, then the steps written but not recorded yet. A large
 //! project's vocabulary does not fit a prompt, so items are chosen by relevance to the prose
-//! (the index's token overlap), most relevant first, until the token budget is spent: a step
+//! (the index's token overlap, each shared word weighted by its rarity), most relevant first, until the token budget is spent: a step
 //! that shares no word with the prose is the first to go, whatever its place in the list.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use saffron_index::{Snapshot, StepStatus, drift::FUNCTION_WORDS, tokens};
@@ -29,7 +29,8 @@ pub struct VocabularySet {
     pub steps: Vec<String>,
 }
 
-/// What the model is given, in the order it is given.
+/// What the model is given, in the order it is given. `left_out` counts items: a step pattern
+/// (its value variants are one item) or a set.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Vocabulary {
@@ -87,8 +88,18 @@ fn content_tokens(text: &str) -> HashSet<String> {
 /// [`estimate_tokens`] counts the rendered lines).
 pub fn select(snapshot: &Snapshot, prose: &str, budget: usize) -> Vocabulary {
     let wanted = content_tokens(prose);
-    let mut items: Vec<Item> = snapshot
-        .entries_unordered()
+    // One item per step pattern: `I search for "tea"` and `I search for "mugs"` are one step
+    // with other values (the prompt says values may change), so a budget spent on variants of
+    // one step is not spent. The best-established variant stands for them.
+    let mut by_pattern: HashMap<&str, &saffron_index::Entry> = HashMap::new();
+    for entry in snapshot.entries_unordered() {
+        let best = by_pattern.entry(&entry.pattern).or_insert(entry);
+        if entry.rank_key() < best.rank_key() {
+            *best = entry;
+        }
+    }
+    let mut items: Vec<Item> = by_pattern
+        .into_values()
         .map(|entry| {
             Item::Step(VocabularyStep { text: entry.text.to_string(), uses: entry.count(), status: entry.status() })
         })
@@ -97,17 +108,34 @@ pub fn select(snapshot: &Snapshot, prose: &str, budget: usize) -> Vocabulary {
         let steps = set.steps().iter().map(|step| format!("{}{}", step.keyword, step.text)).collect();
         items.push(Item::Set(VocabularySet { name: set.name.clone(), steps }));
     }
-    let relevance = |item: &Item| {
-        let text = match item {
-            Item::Step(step) => step.text.clone(),
-            Item::Set(set) => format!("{} {}", set.name, set.steps.join(" ")),
-        };
-        content_tokens(&text).intersection(&wanted).count()
+    // A shared word counts by how rare it is in the vocabulary (inverse document frequency): a
+    // step that shares `coupon` with the prose is more relevant than one that shares `the order`.
+    let item_tokens: Vec<HashSet<String>> = items
+        .iter()
+        .map(|item| match item {
+            Item::Step(step) => content_tokens(&step.text),
+            Item::Set(set) => content_tokens(&format!("{} {}", set.name, set.steps.join(" "))),
+        })
+        .collect();
+    let mut frequency: HashMap<&str, usize> = HashMap::new();
+    for tokens in &item_tokens {
+        for token in tokens.iter().filter(|token| wanted.contains(*token)) {
+            *frequency.entry(token).or_default() += 1;
+        }
+    }
+    let count = items.len().max(1) as f64;
+    let relevance = |tokens: &HashSet<String>| -> f64 {
+        tokens
+            .iter()
+            .filter_map(|token| frequency.get(token.as_str()))
+            .map(|&found| (count / found as f64).ln() + 1.0)
+            .sum()
     };
-    let mut scored: Vec<(usize, Item)> = items.into_iter().map(|item| (relevance(&item), item)).collect();
+    let scores: Vec<f64> = item_tokens.iter().map(relevance).collect();
+    let mut scored: Vec<(f64, Item)> = scores.into_iter().zip(items).collect();
     scored.sort_by(|(a_score, a), (b_score, b)| {
         b_score
-            .cmp(a_score)
+            .total_cmp(a_score)
             .then(a.group().cmp(&b.group()))
             .then(b.uses().cmp(&a.uses()))
             .then_with(|| a.line().cmp(&b.line()))
