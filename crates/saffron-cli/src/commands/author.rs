@@ -157,6 +157,9 @@ fn report(draft: &Draft, written: Option<&Path>) -> String {
         if let Some(from) = &step.rewritten_from {
             line.push_str(&format!("  (rewritten from: {from})"));
         }
+        if let Some(closest) = &step.closest_recorded {
+            line.push_str(&format!("  (closest recorded step: {closest})"));
+        }
         out.push_str(&line);
         out.push('\n');
     }

@@ -73,6 +73,10 @@ pub struct AuthoredStep {
     pub rewritten_from: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub step_set: Option<String>,
+    /// For a step that needs recording: the recorded step (or `StepSet name`) sharing the most
+    /// words with it, to consider instead; synonyms are never rewritten.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub closest_recorded: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -169,6 +173,7 @@ pub async fn execute(prepared: Prepared) -> Result<AuthorFeatureOutput, ToolErro
             .to_string(),
             rewritten_from: step.rewritten_from.as_deref().map(|from| masker.mask(from)),
             step_set: step.step_set.clone(),
+            closest_recorded: step.closest_recorded.as_deref().map(|closest| masker.mask(closest)),
         })
         .collect();
     let totals = &draft.totals;
@@ -203,6 +208,9 @@ impl Render for AuthorFeatureOutput {
             }
             if let Some(from) = &step.rewritten_from {
                 let _ = write!(out, "  (rewritten from: {from})");
+            }
+            if let Some(closest) = &step.closest_recorded {
+                let _ = write!(out, "  (closest recorded step: {closest})");
             }
             out.push('\n');
         }

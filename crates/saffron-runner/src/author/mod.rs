@@ -87,6 +87,10 @@ pub struct DraftedStep {
     /// The set this step runs in, for a `StepSet` invocation.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub step_set: Option<String>,
+    /// For a step that needs recording: the recorded step sharing the most words with it, a
+    /// suggestion for a person (a synonym is never rewritten: only a near-duplicate is).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub closest_recorded: Option<String>,
 }
 
 /// Distinct step texts the draft runs, by cost.
@@ -400,6 +404,7 @@ fn price(
                     cost: cost_of(&inner.text),
                     rewritten_from: None,
                     step_set: Some(set.name.clone()),
+                    closest_recorded: None,
                 });
             }
             continue;
@@ -411,7 +416,11 @@ fn price(
             cost: cost_of(&step.text),
             rewritten_from: rewrites.get(&step.text).cloned(),
             step_set: None,
+            closest_recorded: None,
         });
+    }
+    for step in steps.iter_mut().filter(|step| step.cost == StepCost::NeedsRecording) {
+        step.closest_recorded = closest_recorded(snapshot, &step.text);
     }
     // The scenarios' expanded steps decide what runs; a set defined but never run costs nothing.
     let registry = with_draft.step_sets();
@@ -492,6 +501,30 @@ impl AuthorAgent {
         let env = self.env.clone();
         masker_for_prompt(&self.secret_names, vocabulary, self.key_env.as_deref(), &move |name| env(name))
     }
+}
+
+/// The recorded step, or the StepSet, whose words share the most content words with `text`,
+/// when they share at least half of them (and two or more): `I log in as the demo user`
+/// suggests `StepSet signed in as the demo user`.
+fn closest_recorded(snapshot: &Snapshot, text: &str) -> Option<String> {
+    let wanted = vocabulary::content_tokens(text);
+    let needed = wanted.len().div_ceil(2).max(2);
+    let steps = snapshot
+        .entries_unordered()
+        .filter(|entry| entry.status() == StepStatus::Recorded && entry.text.as_ref() != text)
+        .map(|entry| (vocabulary::content_tokens(&entry.text), entry.count(), entry.text.to_string()));
+    let registry = snapshot.step_sets();
+    let sets = registry
+        .definitions()
+        .into_iter()
+        .map(|set| (vocabulary::content_tokens(&set.name), 0, format!("StepSet {}", set.name)))
+        .collect::<Vec<_>>();
+    steps
+        .chain(sets)
+        .map(|(words, uses, candidate)| (words.intersection(&wanted).count(), uses, candidate))
+        .filter(|(shared, _, _)| *shared >= needed)
+        .max_by(|(a, a_uses, a_text), (b, b_uses, b_text)| a.cmp(b).then(a_uses.cmp(b_uses)).then(b_text.cmp(a_text)))
+        .map(|(_, _, candidate)| candidate)
 }
 
 #[cfg(test)]

@@ -110,6 +110,25 @@ fn near_duplicates_are_rewritten_and_priced() {
     assert!(!draft.repaired);
 }
 
+/// Synonyms are not near-duplicates: they stay as written and need recording, with the closest
+/// recorded wording (or StepSet) suggested.
+#[test]
+fn synonyms_are_kept_and_the_closest_recorded_step_is_suggested() {
+    let snapshot = example();
+    let answer = "Feature: Totals\n  Scenario: Log in and see the total\n    Given I log in as the demo user\n    \
+                  Then the total shows \"€12.00\"\n    And the weather is sunny\n";
+    let provider = Scripted::new(&[answer]);
+    let draft = run(&snapshot, &provider, "log in and see the total").result.expect("a draft");
+    let step = |text: &str| draft.steps.iter().find(|step| step.text == text).expect(text).clone();
+    let log_in = step("I log in as the demo user");
+    assert_eq!((log_in.cost, log_in.rewritten_from), (StepCost::NeedsRecording, None));
+    assert_eq!(log_in.closest_recorded.as_deref(), Some("StepSet signed in as the demo user"));
+    let total = step("the total shows \"€12.00\"");
+    assert_eq!(total.closest_recorded.as_deref(), Some("the live total is \"Total: €14.00\""));
+    assert_eq!(step("the weather is sunny").closest_recorded, None, "nothing close");
+    assert_eq!(draft.totals.rewritten, 0);
+}
+
 #[test]
 fn a_draft_that_does_not_parse_gets_one_repair_then_fails() {
     let snapshot = example();

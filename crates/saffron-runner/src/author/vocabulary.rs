@@ -80,7 +80,7 @@ impl Item {
 }
 
 /// The words of `text` that say something: tokens without the function words.
-fn content_tokens(text: &str) -> HashSet<String> {
+pub(crate) fn content_tokens(text: &str) -> HashSet<String> {
     tokens::tokens(text).into_iter().filter(|token| !FUNCTION_WORDS.contains(&token.as_str()) && token != "i").collect()
 }
 
