@@ -38,7 +38,7 @@ READ_TOOLS = [
     "show_proposal",
 ]
 
-TOOLS = READ_TOOLS + ["run"]
+TOOLS = READ_TOOLS + ["run", "author_feature"]
 
 EXPORT_RECORDING = ".saffron/cache/orders/export-the-orders.json"
 EXPORT_PROPOSAL = ".saffron/proposals/orders/export-the-orders.json"
@@ -176,7 +176,8 @@ def test_initialize_lists_tools_with_input_and_output_schemas(project):
                 assert tool.description, tool.name
                 assert tool.input_schema.get("type") == "object", tool.name
                 assert tool.output_schema and tool.output_schema.get("type") == "object", tool.name
-                read_only = tool.name in READ_TOOLS
+                # author_feature writes nothing (it spends tokens, which open_world says).
+                read_only = tool.name in READ_TOOLS or tool.name == "author_feature"
                 assert tool.annotations and tool.annotations.read_only_hint is read_only, tool.name
             by_name = {tool.name: tool for tool in tools}
             assert "Verdicts come from the run tool" in by_name["list_scenarios"].description
@@ -340,6 +341,72 @@ def test_check_feature_reports_problems_and_cost_without_writing(project):
         assert files_under(project) == before, "check_feature never writes a file"
 
     run(body())
+
+
+class FakeOpenAi:
+    """A chat-completions server on 127.0.0.1 that answers every request with `answer` and keeps
+    the request bodies: the model behind `author_feature`."""
+
+    def __init__(self, answer):
+        import http.server
+        import threading
+
+        bodies = self.bodies = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+                bodies.append(body)
+                reply = json.dumps({
+                    "id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": body["model"],
+                    "choices": [{"index": 0, "finish_reason": "stop",
+                                 "message": {"role": "assistant", "content": answer}}],
+                    "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+                }).encode()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(reply)))
+                self.end_headers()
+                self.wfile.write(reply)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def close(self):
+        self.server.shutdown()
+
+
+def test_author_feature_drafts_in_the_project_wording_without_writing(project):
+    fake = FakeOpenAi("```gherkin\nFeature: Invoices\n  Background:\n    StepSet signed in as the demo user\n\n"
+                      "  Scenario: Open one\n    When I open the invoice of \"#1001\"\n"
+                      "    Then I see an invoice \"Invoice #1001\"\n```")
+    (project / "saffron.toml").write_text(
+        f'[agent]\nprovider = "openai"\nmodel = "fake-model"\nbase_url = "{fake.base_url}"\napi_key_env = ""\n')
+
+    async def body():
+        before = files_under(project)
+        async with connect(project) as (session, _):
+            drafted, text = await ok(session, "author_feature", {"prose": "open an invoice"})
+            assert drafted["path"] == "features/draft.saffron"
+            assert 'Then I see the invoice "Invoice #1001"' in drafted["text"], "rewritten to the project's wording"
+            costs = {s["text"]: s["cost"] for s in drafted["steps"]}
+            assert costs['I see the invoice "Invoice #1001"'] == "free"
+            assert drafted["totals"]["free"] == drafted["totals"]["distinctSteps"] == 5
+            assert drafted["agent"].startswith("openai fake-model: 100 tokens in, 20 out, 1 call")
+            assert "rewritten from: I see an invoice" in text
+            assert "empty" in await fails(session, "author_feature", {"prose": " "})
+        assert files_under(project) == before, "author_feature never writes a file"
+        task = fake.bodies[0]["messages"][-1]["content"]
+        assert 'I open the invoice of "#1001"' in task and "open an invoice" in task
+
+    try:
+        run(body())
+    finally:
+        fake.close()
 
 
 def test_list_scenarios_and_status_say_what_exists(project):
@@ -550,6 +617,8 @@ def test_junk_never_kills_the_server(project):
                 ("run", {"targets": "features"}),
                 ("run", {"workers": "many"}),
                 ("run", {"tags": "@a and"}),
+                ("author_feature", {"prose": 42}),
+                ("author_feature", {"prose": "open an invoice", "path": "../x.saffron"}),
                 ("run", {"targets": ["no/such/file.feature"], "baseUrl": "http://127.0.0.1:9"}),
             ]
             for tool, arguments in more_junk:

@@ -43,6 +43,8 @@ enum Command {
     Accept(commands::accept::AcceptArgs),
     /// Reject a proposal: remove it, leaving the committed recording as it is.
     Reject(commands::reject::RejectArgs),
+    /// Draft a feature file from prose in the project's vocabulary, each step priced (free or needs recording).
+    Author(commands::author::AuthorArgs),
     /// Write a recording skeleton for one scenario (FILE:LINE): its steps and digest, no actions, to fill in by hand.
     Skeleton(commands::skeleton::SkeletonArgs),
     /// Serve the language server over stdio (for editors).
@@ -71,6 +73,7 @@ fn main() -> ExitCode {
         Command::Accept(args) => commands::accept::run(args),
         Command::Reject(args) => commands::reject::run(args),
         Command::Skeleton(args) => commands::skeleton::run(args),
+        Command::Author(args) => commands::author::run(args),
         Command::Run(args) => commands::run::run(args),
         Command::Report(args) => commands::report::run(args),
         Command::Demo(args) => commands::run::demo(args),

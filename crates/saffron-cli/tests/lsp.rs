@@ -530,7 +530,14 @@ fn the_server_executes_the_lens_commands() {
     let offered = init["capabilities"]["executeCommandProvider"]["commands"].clone();
     assert_eq!(
         offered,
-        json!(["saffron.run", "saffron.runFeature", "saffron.reviewProposal", "saffron.accept", "saffron.reject"])
+        json!([
+            "saffron.run",
+            "saffron.runFeature",
+            "saffron.reviewProposal",
+            "saffron.accept",
+            "saffron.reject",
+            "saffron.authorSelection"
+        ])
     );
     let uri = client.open("features/sign_in.feature");
     let lenses = client.call("textDocument/codeLens", json!({ "textDocument": { "uri": uri } }));
@@ -590,7 +597,10 @@ fn commands_the_client_carries_out_itself_are_not_offered() {
     capabilities["experimental"] =
         json!({ "commands": { "commands": ["saffron.run", "saffron.runFeature", "saffron.reviewProposal"] } });
     let init = client.initialize_with(capabilities);
-    assert_eq!(init["capabilities"]["executeCommandProvider"]["commands"], json!(["saffron.accept", "saffron.reject"]));
+    assert_eq!(
+        init["capabilities"]["executeCommandProvider"]["commands"],
+        json!(["saffron.accept", "saffron.reject", "saffron.authorSelection"])
+    );
     assert_eq!(client.shutdown(), Some(0));
     let _ = std::fs::remove_dir_all(&root);
 }

@@ -3,6 +3,7 @@
 //! spans, texts and edits. No LSP types here: `saffron-lsp` translates, so every feature is
 //! tested without a server.
 
+mod author;
 mod code_actions;
 mod code_lens;
 mod completion;
@@ -22,6 +23,7 @@ mod syntax_tree;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+pub use author::{Insertion, draft_to_append, prose_in_description};
 pub use code_actions::{CodeAction, code_actions};
 pub use code_lens::{CodeLens, LensCommand, code_lenses};
 pub use completion::{

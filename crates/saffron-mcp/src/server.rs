@@ -26,6 +26,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::project::{Project, display_path, project_path};
+use crate::tools::author_feature::{AuthorFeatureArgs, AuthorFeatureOutput};
 use crate::tools::check_feature::{CheckFeatureArgs, CheckFeatureOutput};
 use crate::tools::find_steps::{FindStepsArgs, FindStepsOutput};
 use crate::tools::proposals::{
@@ -159,6 +160,32 @@ impl SaffronServer {
             Ok(Ok(Ok(output))) => answer(&output),
             Ok(Ok(Err(problem))) => error(&problem),
             _ => internal_error("run"),
+        }
+    }
+    /// The `author_feature` tool: prepared under the project's lock, then one or two model calls
+    /// without it (a model answers in seconds; the server keeps answering meanwhile).
+    pub async fn author_feature(&self, arguments: JsonObject) -> CallToolResult {
+        let args: AuthorFeatureArgs = match serde_json::from_value(serde_json::Value::Object(arguments)) {
+            Ok(args) => args,
+            Err(problem) => {
+                return error(&ToolError::new(
+                    format!("invalid arguments for author_feature: {problem}"),
+                    "call author_feature again with arguments that match its input schema",
+                ));
+            }
+        };
+        let prepared =
+            std::panic::catch_unwind(AssertUnwindSafe(|| tools::author_feature::prepare(&self.project(), args)));
+        let prepared = match prepared {
+            Ok(Ok(prepared)) => prepared,
+            Ok(Err(problem)) => return error(&problem),
+            Err(_) => return internal_error("author_feature"),
+        };
+        // A task of its own, so that a panic in it is a tool error, not a dead server.
+        match tokio::spawn(tools::author_feature::execute(prepared)).await {
+            Ok(Ok(output)) => answer(&output),
+            Ok(Err(problem)) => error(&problem),
+            Err(_) => internal_error("author_feature"),
         }
     }
 }
@@ -314,6 +341,20 @@ fn tool_list(allow_accept: bool) -> Vec<Tool> {
             .idempotent(false)
             .open_world(true),
     ));
+    tools.push(tool::<AuthorFeatureArgs, AuthorFeatureOutput>(
+        "author_feature",
+        "Draft a feature from prose",
+        "Drafts a .saffron/.feature file from a prose description with the project's own model ([agent] in \
+         saffron.toml), given the project's vocabulary (recorded steps first) chosen by relevance to the prose. The \
+         draft parses (one repair round), its near-duplicate steps are rewritten to the project's existing \
+         wording, and each step says whether it replays for free or needs recording. Nothing is written: show the \
+         draft and save it where the person wants it. Costs model tokens (reported in `agent`).",
+        ToolAnnotations::with_title("Draft a feature from prose")
+            .read_only(true)
+            .destructive(false)
+            .idempotent(false)
+            .open_world(true),
+    ));
     if allow_accept {
         tools.push(tool::<ProposalArgs, AcceptOutput>(
             "accept",
@@ -371,6 +412,9 @@ impl ServerHandler for SaffronServer {
         let name = request.name.to_string();
         if name == "run" {
             return Ok(self.run(request.arguments.unwrap_or_default()).await.into());
+        }
+        if name == "author_feature" {
+            return Ok(self.author_feature(request.arguments.unwrap_or_default()).await.into());
         }
         match self.call(&name, request.arguments.unwrap_or_default()) {
             Some(result) => Ok(result.into()),
@@ -499,10 +543,10 @@ mod tests {
 
     #[test]
     fn every_tool_has_object_schemas_for_input_and_output() {
-        assert_eq!(tool_list(false).len(), 8);
+        assert_eq!(tool_list(false).len(), 9);
         let tools = tool_list(true);
         let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
-        assert_eq!(names[7..], ["run", "accept", "reject"]);
+        assert_eq!(names[7..], ["run", "author_feature", "accept", "reject"]);
         for tool in &tools {
             assert_eq!(tool.input_schema.get("type"), Some(&serde_json::json!("object")), "{}", tool.name);
             assert!(tool.input_schema.contains_key("properties"), "{}", tool.name);

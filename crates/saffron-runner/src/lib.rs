@@ -4,6 +4,7 @@
 //! is blocked with "needs recording", never a silent skip. A runner failure (no browser, no
 //! agent, a provider down) is `blocked`, never a verdict about the app.
 
+pub mod author;
 pub mod config;
 mod execute;
 mod heal;

@@ -8,7 +8,7 @@ pub fn handle(context: &RequestContext, params: lsp::CodeActionParams) -> Result
     let path = context.path(&params.text_document.uri)?;
     let Some(text) = context.text(&path) else { return Ok(None) };
     let span = crate::line_index::LineIndex::new(text).span(params.range);
-    let actions = saffron_ide::code_actions(&context.snapshot, &path, span)
+    let mut actions: Vec<lsp::CodeActionOrCommand> = saffron_ide::code_actions(&context.snapshot, &path, span)
         .into_iter()
         .map(|action| {
             let diagnostics: Vec<lsp::Diagnostic> = params
@@ -28,5 +28,6 @@ pub fn handle(context: &RequestContext, params: lsp::CodeActionParams) -> Result
             })
         })
         .collect();
+    actions.extend(super::author::action(context, &path, span));
     Ok(Some(actions))
 }

@@ -7,7 +7,8 @@
 //! - `saffron.reviewProposal [PROPOSAL]` sums the proposal up and asks, with
 //!   `window/showMessageRequest`, whether to accept or reject it;
 //! - `saffron.accept [PROPOSAL, "--with-feature-edit"?]` and `saffron.reject [PROPOSAL]` run
-//!   `saffron accept` and `saffron reject`.
+//!   `saffron accept` and `saffron reject`;
+//! - `saffron.authorSelection [FILE, PROSE]` drafts scenarios from prose (see [`super::author`]).
 //!
 //! Every outcome is told to the user, failures included; the command's output goes to the log.
 
@@ -30,7 +31,7 @@ pub const RUN_FEATURE: &str = "saffron.runFeature";
 pub const REVIEW_PROPOSAL: &str = "saffron.reviewProposal";
 pub const ACCEPT: &str = "saffron.accept";
 pub const REJECT: &str = "saffron.reject";
-pub const COMMANDS: [&str; 5] = [RUN, RUN_FEATURE, REVIEW_PROPOSAL, ACCEPT, REJECT];
+pub const COMMANDS: [&str; 6] = [RUN, RUN_FEATURE, REVIEW_PROPOSAL, ACCEPT, REJECT, super::author::AUTHOR_SELECTION];
 
 const WITH_FEATURE_EDIT: &str = "--with-feature-edit";
 
@@ -69,6 +70,13 @@ pub fn handle(state: &mut GlobalState, params: lsp::ExecuteCommandParams) -> Res
         REJECT => {
             let proposal = project_file(state.root(), first)?;
             start_saffron(state, vec!["reject".to_string(), proposal]);
+        }
+        super::author::AUTHOR_SELECTION => {
+            let file = project_file(state.root(), first)?;
+            let prose = argument(1).map(str::trim).filter(|prose| !prose.is_empty());
+            let prose =
+                prose.ok_or_else(|| Error::invalid_params(format!("{} takes a file and the prose", params.command)))?;
+            super::author::start(state, file, prose.to_string());
         }
         other => return Err(Error::invalid_params(format!("unknown command {other}"))),
     }

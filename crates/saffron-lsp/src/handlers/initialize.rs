@@ -52,7 +52,7 @@ pub fn handle(state: &mut GlobalState, params: lsp::InitializeParams) -> Result<
                 work_done_progress_options: lsp::WorkDoneProgressOptions::default(),
             })),
             code_action_provider: Some(lsp::CodeActionProviderCapability::Options(lsp::CodeActionOptions {
-                code_action_kinds: Some(vec![lsp::CodeActionKind::QUICKFIX]),
+                code_action_kinds: Some(vec![lsp::CodeActionKind::QUICKFIX, lsp::CodeActionKind::REFACTOR_REWRITE]),
                 ..lsp::CodeActionOptions::default()
             })),
             code_lens_provider: Some(lsp::CodeLensOptions { resolve_provider: Some(false) }),

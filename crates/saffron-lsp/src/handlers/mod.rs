@@ -1,6 +1,7 @@
 //! One file per LSP request: each turns LSP parameters into a saffron-ide call on one snapshot
 //! and the answer back into LSP types.
 
+pub mod author;
 pub mod code_action;
 pub mod code_lens;
 pub mod completion;

@@ -164,7 +164,7 @@ pub fn run(project: &mut Project, args: CheckFeatureArgs) -> Result<CheckFeature
     }))
 }
 
-fn draft_path(path: Option<&str>, kind: Option<DraftKind>) -> Result<PathBuf, ToolError> {
+pub(crate) fn draft_path(path: Option<&str>, kind: Option<DraftKind>) -> Result<PathBuf, ToolError> {
     let Some(given) = path else {
         return Ok(PathBuf::from(match kind {
             Some(DraftKind::Feature) => "features/draft.feature",

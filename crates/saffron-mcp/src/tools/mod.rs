@@ -2,6 +2,7 @@
 //! `server.rs` turns them into MCP: a schema per tool, `structuredContent` plus a text
 //! rendering per answer, and `isError` results for failures.
 
+pub mod author_feature;
 pub mod check_feature;
 pub mod find_steps;
 pub mod proposals;

@@ -1,0 +1,221 @@
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use saffron_agent::{BoxFuture, Response, StopReason};
+use saffron_index::IndexHost;
+
+use super::*;
+
+/// The example project at the workspace root: recorded steps, StepSets.
+fn example() -> Snapshot {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    IndexHost::load(&root).0.snapshot()
+}
+
+/// Answers with the texts given, in order, and keeps every request.
+struct Scripted {
+    answers: Mutex<Vec<String>>,
+    requests: Mutex<Vec<Request>>,
+}
+
+impl Scripted {
+    fn new(answers: &[&str]) -> Scripted {
+        Scripted {
+            answers: Mutex::new(answers.iter().rev().map(|a| a.to_string()).collect()),
+            requests: Mutex::new(Vec::new()),
+        }
+    }
+}
+
+impl Provider for Scripted {
+    fn describe(&self) -> String {
+        "scripted".into()
+    }
+
+    fn send<'a>(&'a self, request: &'a Request) -> BoxFuture<'a, Result<Response, ProviderError>> {
+        self.requests.lock().expect("lock").push(request.clone());
+        let answer = self.answers.lock().expect("lock").pop().unwrap_or_default();
+        let usage = Usage { input_tokens: 10, output_tokens: 5, calls: 1, ..Usage::default() };
+        Box::pin(async move {
+            Ok(Response { content: vec![Block::Text { text: answer }], stop_reason: StopReason::EndTurn, usage })
+        })
+    }
+}
+
+fn request(prose: &str) -> AuthorRequest {
+    AuthorRequest {
+        prose: prose.into(),
+        path: PathBuf::from("features/drafted.saffron"),
+        vocabulary_budget: DEFAULT_VOCABULARY_BUDGET,
+    }
+}
+
+fn run(snapshot: &Snapshot, provider: &Scripted, prose: &str) -> Authored {
+    let vocabulary = vocabulary::select(snapshot, prose, DEFAULT_VOCABULARY_BUDGET);
+    let runtime = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
+    runtime.block_on(author(snapshot, provider, &Masker::new(), &vocabulary, &request(prose)))
+}
+
+#[test]
+fn the_vocabulary_keeps_the_most_relevant_items_within_the_budget() {
+    let snapshot = example();
+    let everything = vocabulary::select(&snapshot, "open an invoice", usize::MAX);
+    assert_eq!(everything.left_out, 0);
+    assert!(everything.recorded.len() > 10, "{everything:?}");
+    // A budget for a few lines keeps the steps about invoices, not the first ones in the list.
+    let small = vocabulary::select(&snapshot, "open an invoice", 40);
+    assert!(small.left_out > 0);
+    let texts: Vec<&str> = small.texts().collect();
+    assert!(texts.contains(&"I open the invoice of \"#1001\""), "{texts:?}");
+    assert!(texts.contains(&"I see the invoice \"Invoice #1001\""), "{texts:?}");
+    assert!(!texts.iter().any(|text| text.contains("gift wrap")), "{texts:?}");
+    let rendered = small.render();
+    let recorded = rendered.find("Recorded steps").expect("recorded first");
+    let sets = rendered.find("StepSets").expect("sets");
+    let unrecorded = rendered.find("not recorded yet").expect("unrecorded last");
+    assert!(recorded < sets && sets < unrecorded);
+    assert!(rendered.contains("[1×] I open the invoice of \"#1001\""), "{rendered}");
+}
+
+#[test]
+fn the_answer_is_the_fenced_block() {
+    let answer = "Here it is:\n```gherkin\nFeature: A\n  Scenario: B\n    Given x\n```\nEnjoy.";
+    assert_eq!(extract_feature(answer).as_deref(), Some("Feature: A\n  Scenario: B\n    Given x\n"));
+    assert_eq!(extract_feature("Feature: A\n").as_deref(), Some("Feature: A\n"));
+    assert_eq!(extract_feature("```\n```"), None);
+}
+
+#[test]
+fn near_duplicates_are_rewritten_and_priced() {
+    let snapshot = example();
+    let answer = "```gherkin\nFeature: Invoices\n  Background:\n    StepSet signed in as the demo user\n\n  \
+                  Scenario: Search and open\n    When I search the orders for \"Ada Lovelace\"\n    \
+                  Then the orders table shows 2 orders\n    When I open the invoice of \"#1001\"\n    \
+                  Then I see an invoice \"Invoice #1001\"\n    And I see the invoice total \"€12.00\"\n```";
+    let provider = Scripted::new(&[answer]);
+    let authored = run(&snapshot, &provider, "search orders and open an invoice");
+    let draft = authored.result.expect("a draft");
+    assert!(draft.text.contains("When I search orders for \"Ada Lovelace\""), "{}", draft.text);
+    assert!(draft.text.contains("Then I see the invoice \"Invoice #1001\""), "{}", draft.text);
+    let search = draft.steps.iter().find(|s| s.text == "I search orders for \"Ada Lovelace\"").expect("step");
+    assert_eq!(search.cost, StepCost::Free);
+    assert_eq!(search.rewritten_from.as_deref(), Some("I search the orders for \"Ada Lovelace\""));
+    let set_steps: Vec<_> = draft.steps.iter().filter(|s| s.step_set.is_some()).collect();
+    assert_eq!(set_steps.len(), 3, "{:?}", draft.steps);
+    let new = draft.steps.iter().find(|s| s.text.contains("invoice total")).expect("new step");
+    assert_eq!(new.cost, StepCost::NeedsRecording);
+    assert_eq!(draft.totals.rewritten, 2);
+    assert_eq!((draft.totals.distinct_steps, draft.totals.free, draft.totals.needs_recording), (8, 7, 1));
+    assert_eq!(authored.usage.calls, 1);
+    assert!(!draft.repaired);
+}
+
+/// Synonyms are not near-duplicates: they stay as written and need recording, with the closest
+/// recorded wording (or StepSet) suggested.
+#[test]
+fn synonyms_are_kept_and_the_closest_recorded_step_is_suggested() {
+    let snapshot = example();
+    let answer = "Feature: Totals\n  Scenario: Log in and see the total\n    Given I log in as the demo user\n    \
+                  Then the total shows \"€12.00\"\n    And the weather is sunny\n";
+    let provider = Scripted::new(&[answer]);
+    let draft = run(&snapshot, &provider, "log in and see the total").result.expect("a draft");
+    let step = |text: &str| draft.steps.iter().find(|step| step.text == text).expect(text).clone();
+    let log_in = step("I log in as the demo user");
+    assert_eq!((log_in.cost, log_in.rewritten_from), (StepCost::NeedsRecording, None));
+    assert_eq!(log_in.closest_recorded.as_deref(), Some("StepSet signed in as the demo user"));
+    let total = step("the total shows \"€12.00\"");
+    assert_eq!(total.closest_recorded.as_deref(), Some("the live total is \"Total: €14.00\""));
+    assert_eq!(step("the weather is sunny").closest_recorded, None, "nothing close");
+    assert_eq!(draft.totals.rewritten, 0);
+}
+
+#[test]
+fn a_draft_that_does_not_parse_gets_one_repair_then_fails() {
+    let snapshot = example();
+    let broken = "```gherkin\nFeature: A\n  Scenario: B\n    Given I am on the sign-in page\n  | not | a table |\n  this line is prose\n```";
+    let provider = Scripted::new(&[broken, broken, broken]);
+    let authored = run(&snapshot, &provider, "sign in");
+    let Err(AuthorError::Unparseable { errors, .. }) = authored.result else { panic!("{:?}", authored.result) };
+    assert!(!errors.is_empty());
+    let requests = provider.requests.lock().expect("lock");
+    assert_eq!(requests.len(), 2, "exactly one repair round");
+    let repair = requests[1].messages.last().expect("repair message").text();
+    assert!(repair.contains("does not parse"), "{repair}");
+    assert!(repair.contains(&errors[0].message), "{repair}");
+    assert_eq!(authored.usage.calls, 2);
+
+    let good = "Feature: A\n  Scenario: B\n    Given I am on the sign-in page\n";
+    let provider = Scripted::new(&[broken, good]);
+    let draft = run(&snapshot, &provider, "sign in").result.expect("repaired");
+    assert!(draft.repaired);
+}
+
+#[test]
+fn an_unknown_step_set_is_an_error_to_repair() {
+    let snapshot = example();
+    let unknown = "Feature: A\n  Scenario: B\n    StepSet signed in as the boss\n";
+    let provider = Scripted::new(&[unknown, unknown]);
+    let authored = run(&snapshot, &provider, "sign in");
+    assert!(matches!(authored.result, Err(AuthorError::Unparseable { .. })), "{:?}", authored.result);
+}
+
+#[test]
+fn the_prompt_masker_knows_the_vocabulary_secrets_and_the_key() {
+    let vocabulary = Vocabulary {
+        recorded: vec![VocabularyStep {
+            text: "I sign in with the password \"{env:SHOP_PASSWORD}\"".into(),
+            uses: 1,
+            status: StepStatus::Recorded,
+        }],
+        ..Vocabulary::default()
+    };
+    let env = |name: &str| match name {
+        "SHOP_PASSWORD" => Some("hunter2-value".to_string()),
+        "API_KEY" => Some("sk-key-value".to_string()),
+        "DOTENV_ONLY" => Some("dotenv-value".to_string()),
+        _ => None,
+    };
+    let masker = masker_for_prompt(&["DOTENV_ONLY".to_string()], &vocabulary, Some("API_KEY"), &env);
+    let masked = masker.mask("hunter2-value sk-key-value dotenv-value");
+    assert!(!masked.contains("value"), "{masked}");
+}
+
+/// The Sylius suite's vocabulary (thousands of step texts) is cut to the budget by relevance:
+/// `SAFFRON_CORPUS=/work/shared/corpus cargo test -p saffron-runner --lib large_vocabulary --
+/// --nocapture` prints what was kept and how long choosing took. Without the corpus it passes
+/// without checking anything.
+#[test]
+fn a_large_vocabulary_is_cut_to_the_budget_by_relevance() {
+    let Some(corpus) = std::env::var_os("SAFFRON_CORPUS").map(PathBuf::from) else { return };
+    let snapshot = IndexHost::load(&corpus.join("sylius")).0.snapshot();
+    let prose = "apply a promotion coupon to the cart and check the order total";
+    let started = std::time::Instant::now();
+    let vocabulary = vocabulary::select(&snapshot, prose, DEFAULT_VOCABULARY_BUDGET);
+    let took = started.elapsed();
+    let rendered = vocabulary.render();
+    let kept = vocabulary.recorded.len() + vocabulary.step_sets.len() + vocabulary.unrecorded.len();
+    eprintln!(
+        "{} step texts: {kept} kept, {} left out, ~{} tokens rendered, chosen in {took:?}",
+        snapshot.entry_count(),
+        vocabulary.left_out,
+        vocabulary::estimate_tokens(&rendered)
+    );
+    assert!(vocabulary.left_out > 0, "the corpus does not fit the budget");
+    // The item lines fill the budget; the section headers add a few dozen tokens.
+    assert!(vocabulary::estimate_tokens(&rendered) <= DEFAULT_VOCABULARY_BUDGET + 100);
+    let words = |text: &str| -> std::collections::HashSet<String> {
+        saffron_index::tokens::tokens(&text.to_lowercase())
+            .into_iter()
+            .filter(|token| !saffron_index::drift::FUNCTION_WORDS.contains(&token.as_str()))
+            .collect()
+    };
+    let wanted = words(prose);
+    let steps: Vec<&VocabularyStep> = vocabulary.recorded.iter().chain(&vocabulary.unrecorded).collect();
+    let unrelated: Vec<&str> =
+        steps.iter().map(|step| step.text.as_str()).filter(|text| words(text).is_disjoint(&wanted)).collect();
+    assert!(unrelated.is_empty(), "kept, sharing no word with the prose: {unrelated:?}");
+    let mut patterns: Vec<String> = steps.iter().map(|step| saffron_index::tokens::pattern_key(&step.text)).collect();
+    patterns.sort();
+    patterns.dedup();
+    assert_eq!(patterns.len(), steps.len(), "one item per step pattern");
+}
