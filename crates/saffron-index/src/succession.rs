@@ -61,6 +61,9 @@ pub(crate) struct Succession {
     /// Previous pattern → next pattern → how often. The previous pattern of a block's first
     /// step is [`BLOCK_START`].
     follows: HashMap<Arc<str>, HashMap<Arc<str>, u32>>,
+    /// The same after two steps ([`pair_key`] of the step before the previous and the
+    /// previous): what follows a step depends on what led to it.
+    follows_pair: HashMap<Arc<str>, HashMap<Arc<str>, u32>>,
     roles: HashMap<Arc<str>, RoleCounts>,
     /// Pattern → each text written with it → how often.
     variants: HashMap<Arc<str>, HashMap<Arc<str>, u32>>,
@@ -75,41 +78,76 @@ pub const BLOCK_START: &str = "\n";
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum Fact {
     Follows(Arc<str>, Arc<str>),
+    FollowsPair(Arc<str>, Arc<str>),
     Role(Arc<str>, StepRole),
     Variant(Arc<str>, Arc<str>),
     Folder(Arc<Path>, Arc<str>),
 }
 
+/// The key of [`Succession::follows_pair`]: the step before the previous (or [`BLOCK_START`])
+/// and the previous step, as patterns. A pattern is one line, so the two cannot run together.
+pub fn pair_key(before_previous: &str, previous: &str) -> String {
+    let mut key = String::with_capacity(before_previous.len() + previous.len() + 1);
+    key.push_str(before_previous);
+    key.push('\n');
+    key.push_str(previous);
+    key
+}
+
+/// A block of steps: a background or a scenario.
+#[derive(Debug, Clone, Copy)]
+pub struct StepBlock<'d> {
+    pub is_background: bool,
+    pub steps: &'d [Step],
+}
+
+/// The step blocks of a document (backgrounds and scenarios, in rules too), in order.
+pub fn step_blocks(document: &Document) -> Vec<StepBlock<'_>> {
+    let mut blocks = Vec::new();
+    let Some(feature) = &document.feature else { return blocks };
+    fn background(steps: &[Step]) -> StepBlock<'_> {
+        StepBlock { is_background: true, steps }
+    }
+    fn scenario(steps: &[Step]) -> StepBlock<'_> {
+        StepBlock { is_background: false, steps }
+    }
+    for child in &feature.children {
+        match child {
+            FeatureChild::Background(block) => blocks.push(background(&block.steps)),
+            FeatureChild::Scenario(block) => blocks.push(scenario(&block.steps)),
+            FeatureChild::Rule(rule) => {
+                for child in &rule.children {
+                    match child {
+                        RuleChild::Background(block) => blocks.push(background(&block.steps)),
+                        RuleChild::Scenario(block) => blocks.push(scenario(&block.steps)),
+                    }
+                }
+            }
+        }
+    }
+    blocks
+}
+
 /// The facts of one file, sorted.
 fn facts(path: &Path, document: &Document) -> Vec<Fact> {
     let mut facts = Vec::new();
-    let Some(feature) = &document.feature else { return facts };
     let folder: Arc<Path> = Arc::from(path.parent().unwrap_or(Path::new("")));
-    let mut block = |steps: &[Step]| {
+    for StepBlock { steps, .. } in step_blocks(document) {
+        let mut before_previous: Option<Arc<str>> = None;
         let mut previous: Arc<str> = Arc::from(BLOCK_START);
         let mut role = StepRole::Context;
         for step in steps.iter().filter(|step| !step.is_invocation) {
             let pattern: Arc<str> = Arc::from(crate::tokens::pattern_key(&step.text));
             role = StepRole::of_keyword(step.keyword_type).unwrap_or(role);
-            facts.push(Fact::Follows(previous, pattern.clone()));
+            if let Some(before_previous) = &before_previous {
+                facts.push(Fact::FollowsPair(Arc::from(pair_key(before_previous, &previous)), pattern.clone()));
+            }
+            facts.push(Fact::Follows(previous.clone(), pattern.clone()));
             facts.push(Fact::Role(pattern.clone(), role));
             facts.push(Fact::Variant(pattern.clone(), Arc::from(step.text.as_str())));
             facts.push(Fact::Folder(folder.clone(), pattern.clone()));
+            before_previous = Some(previous);
             previous = pattern;
-        }
-    };
-    for child in &feature.children {
-        match child {
-            FeatureChild::Background(background) => block(&background.steps),
-            FeatureChild::Scenario(scenario) => block(&scenario.steps),
-            FeatureChild::Rule(rule) => {
-                for child in &rule.children {
-                    match child {
-                        RuleChild::Background(background) => block(&background.steps),
-                        RuleChild::Scenario(scenario) => block(&scenario.steps),
-                    }
-                }
-            }
         }
     }
     facts.sort_unstable();
@@ -149,6 +187,7 @@ impl Succession {
     fn count(&mut self, fact: &Fact, delta: i64) {
         match fact {
             Fact::Follows(previous, next) => bump(&mut self.follows, previous, next, delta),
+            Fact::FollowsPair(pair, next) => bump(&mut self.follows_pair, pair, next, delta),
             Fact::Variant(pattern, text) => bump(&mut self.variants, pattern, text, delta),
             Fact::Folder(folder, pattern) => bump(&mut self.folders, folder, pattern, delta),
             Fact::Role(pattern, role) => {
@@ -166,6 +205,10 @@ impl Succession {
 
     pub(crate) fn followers(&self, previous: &str) -> Option<&HashMap<Arc<str>, u32>> {
         self.follows.get(previous)
+    }
+
+    pub(crate) fn followers_of_pair(&self, pair: &str) -> Option<&HashMap<Arc<str>, u32>> {
+        self.follows_pair.get(pair)
     }
 
     pub(crate) fn roles(&self, pattern: &str) -> RoleCounts {
@@ -195,6 +238,7 @@ impl Succession {
         roles.sort();
         serde_json::json!({
             "follows": nested(&self.follows),
+            "follows_pair": nested(&self.follows_pair),
             "roles": roles,
             "variants": nested(&self.variants),
             "folders": nested(&self.folders),
