@@ -226,7 +226,7 @@ fn steps_above<Line: AsRef<str>>(
 ) -> StepsAbove {
     let mut above = StepsAbove::default();
     let mut in_doc_string: Option<&'static str> = None;
-    let mut block_start = true;
+    let mut block_start = false;
     for line in lines_above.into_iter().take(PREVIOUS_STEP_LINES) {
         let trimmed = line.as_ref().trim();
         if let Some(fence) = in_doc_string {
@@ -263,8 +263,8 @@ fn steps_above<Line: AsRef<str>>(
             return above;
         }
     }
-    // Out of lines (the file's start, or a block header) with one step found: it begins its
-    // block. Out of the walk's budget, nothing is known of what came before.
+    // Stopped by a block header with one step found: that step begins its block. Out of lines
+    // or of the walk's budget, nothing is known of what came before it.
     if block_start && above.previous.is_some() && above.before_previous.is_none() {
         above.before_previous = Some(BLOCK_START.to_string());
     }
@@ -788,6 +788,21 @@ mod tests {
 ";
         let here = "Feature: here\n  Scenario: s\n    When I open the cart\n    And ";
         assert_eq!(first_item(&[("features/a.feature", elsewhere)], here).as_deref(), Some("I empty the cart"));
+    }
+
+    #[test]
+    fn the_step_before_the_previous_is_a_step_the_block_start_or_unknown() {
+        let language = saffron_syntax::dialect::default_dialect();
+        let above = |lines: &[&str]| super::steps_above(lines.iter(), language, false);
+        let both = above(&["    And I open the cart\n", "      | a |\n", "    Given I am a guest\n", "past\n"]);
+        assert_eq!(both.previous.as_deref(), Some("I open the cart"));
+        assert_eq!(both.before_previous.as_deref(), Some("I am a guest"));
+        assert_eq!(both.role, Some(saffron_index::StepRole::Context));
+        let first = above(&["    When I open the cart\n", "\n", "  Scenario: s\n"]);
+        assert_eq!(first.before_previous.as_deref(), Some(saffron_index::BLOCK_START));
+        // No header seen: the step may have others above it, past what was read.
+        let unknown = above(&["    When I open the cart\n"]);
+        assert_eq!((unknown.previous.as_deref(), unknown.before_previous), (Some("I open the cart"), None));
     }
 
     #[test]
