@@ -136,8 +136,11 @@ impl Snapshot {
     /// The step patterns written right after `previous` where `before_previous` came before it
     /// (a pattern, or [`crate::BLOCK_START`] when `previous` begins its block), with how often.
     pub fn followers_after(&self, before_previous: &str, previous: &str) -> impl Iterator<Item = (&Arc<str>, u32)> {
-        let pair = crate::succession::pair_key(before_previous, previous);
-        self.state.succession.followers_of_pair(&pair).into_iter().flat_map(|map| map.iter().map(|(k, v)| (k, *v)))
+        self.state
+            .succession
+            .followers_of_pair(before_previous, previous)
+            .into_iter()
+            .flat_map(|map| map.iter().map(|(k, v)| (k, *v)))
     }
 
     /// How often a step pattern is written as context, action and outcome.

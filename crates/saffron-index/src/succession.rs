@@ -55,15 +55,19 @@ impl RoleCounts {
     }
 }
 
+/// The step before the previous one (or [`BLOCK_START`]) and the previous one, as patterns.
+type StepPair = (Arc<str>, Arc<str>);
+
 /// The succession counts of the whole project.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Succession {
     /// Previous pattern → next pattern → how often. The previous pattern of a block's first
     /// step is [`BLOCK_START`].
     follows: HashMap<Arc<str>, HashMap<Arc<str>, u32>>,
-    /// The same after two steps ([`pair_key`] of the step before the previous and the
-    /// previous): what follows a step depends on what led to it.
-    follows_pair: HashMap<Arc<str>, HashMap<Arc<str>, u32>>,
+    /// The same after two steps (the step before the previous, the previous): what follows a
+    /// step depends on what led to it. Keyed by the two patterns the index already holds, so a
+    /// step costs no new string.
+    follows_pair: HashMap<StepPair, HashMap<Arc<str>, u32>>,
     roles: HashMap<Arc<str>, RoleCounts>,
     /// Pattern → each text written with it → how often.
     variants: HashMap<Arc<str>, HashMap<Arc<str>, u32>>,
@@ -78,20 +82,10 @@ pub const BLOCK_START: &str = "\n";
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum Fact {
     Follows(Arc<str>, Arc<str>),
-    FollowsPair(Arc<str>, Arc<str>),
+    FollowsPair(StepPair, Arc<str>),
     Role(Arc<str>, StepRole),
     Variant(Arc<str>, Arc<str>),
     Folder(Arc<Path>, Arc<str>),
-}
-
-/// The key of [`Succession::follows_pair`]: the step before the previous (or [`BLOCK_START`])
-/// and the previous step, as patterns. A pattern is one line, so the two cannot run together.
-pub fn pair_key(before_previous: &str, previous: &str) -> String {
-    let mut key = String::with_capacity(before_previous.len() + previous.len() + 1);
-    key.push_str(before_previous);
-    key.push('\n');
-    key.push_str(previous);
-    key
 }
 
 /// A block of steps: a background or a scenario.
@@ -140,7 +134,7 @@ fn facts(path: &Path, document: &Document) -> Vec<Fact> {
             let pattern: Arc<str> = Arc::from(crate::tokens::pattern_key(&step.text));
             role = StepRole::of_keyword(step.keyword_type).unwrap_or(role);
             if let Some(before_previous) = &before_previous {
-                facts.push(Fact::FollowsPair(Arc::from(pair_key(before_previous, &previous)), pattern.clone()));
+                facts.push(Fact::FollowsPair((before_previous.clone(), previous.clone()), pattern.clone()));
             }
             facts.push(Fact::Follows(previous.clone(), pattern.clone()));
             facts.push(Fact::Role(pattern.clone(), role));
@@ -207,8 +201,8 @@ impl Succession {
         self.follows.get(previous)
     }
 
-    pub(crate) fn followers_of_pair(&self, pair: &str) -> Option<&HashMap<Arc<str>, u32>> {
-        self.follows_pair.get(pair)
+    pub(crate) fn followers_of_pair(&self, before_previous: &str, previous: &str) -> Option<&HashMap<Arc<str>, u32>> {
+        self.follows_pair.get(&(Arc::from(before_previous), Arc::from(previous)))
     }
 
     pub(crate) fn roles(&self, pattern: &str) -> RoleCounts {
