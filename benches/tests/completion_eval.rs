@@ -39,10 +39,10 @@ fn completion_eval_full() {
     }
 }
 
-/// The fast eval's floor: its mean MRR over k ∈ {0, 3, 8, 15} was 0.762 when set (0.30–0.37
-/// before ranking by context), less a margin for changes that trade a little here for more
-/// elsewhere.
-const FAST_FLOOR: f64 = 0.72;
+/// The fast eval's floor: its mean MRR over k ∈ {0, 3, 8, 15} was 0.781 when set (0.762 before
+/// the step pairs, 0.30–0.37 before ranking by context), less a margin for changes that trade a
+/// little here for more elsewhere.
+const FAST_FLOOR: f64 = 0.74;
 
 #[test]
 fn completion_eval_fast_keeps_its_level() {

@@ -255,6 +255,116 @@ if attached then
       error(('no recorded step among the %d items:\n%s'):format(#labels, table.concat(labels, '\n')))
     end
   end)
+
+  -- "I see the message" is written with two values: completion offers it as one item, which
+  -- must still write a step of the project as Neovim inserts it (Neovim 0.7 has no snippet
+  -- engine: its omnifunc writes a snippet's default values), and, for a client with snippet
+  -- support (nvim-cmp and a snippet plugin declare it), a tab stop on the value.
+  local written = {
+    ['I see the message "Order #1004 deleted"'] = true,
+    ['I see the message "Order #1003 refunded"'] = true,
+  }
+  local function grouped_item(client, bufnr, line, typed)
+    local params = {
+      textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+      position = { line = line, character = #typed },
+      context = { triggerKind = 1 },
+    }
+    local found, labels = nil, {}
+    vim.wait(timeout, function()
+      local response = client.request_sync('textDocument/completion', params, 5000, bufnr) or {}
+      local result = response.result
+      local items = type(result) == 'table' and (result.items or result) or {}
+      labels = {}
+      for _, item in ipairs(items) do
+        table.insert(labels, item.label)
+        if item.label:sub(1, #'I see the message') == 'I see the message' then
+          found = { item = item, result = result }
+        end
+      end
+      return found ~= nil
+    end, 200)
+    assert(found, ('no "I see the message" item among:\n%s'):format(table.concat(labels, '\n')))
+    return found.item, found.result
+  end
+  -- The line as Neovim's omnifunc writes it: the keyword, then the item's word.
+  local function inserted_word(item, result, typed_text)
+    local complete_items = vim.lsp.util.text_document_completion_list_to_complete_items(result, typed_text)
+    for _, complete_item in ipairs(complete_items) do
+      if complete_item.abbr == item.label then
+        return complete_item.word
+      end
+    end
+    error('Neovim made no complete item of ' .. item.label)
+  end
+
+  check('a grouped item (a step written with several values) inserts a step the project writes', function()
+    local above = line_index(bufnr, '    Then I see the message "Order #1003 refunded"')
+    local typed = '    Then I see the mes'
+    vim.api.nvim_buf_set_lines(bufnr, above + 1, above + 1, false, { typed })
+    local ok, problem = pcall(function()
+      local item, result = grouped_item(saffron_client(bufnr), bufnr, above + 1, typed)
+      local detail = item.detail or ''
+      assert(detail:find('2 variants', 1, true), ('the item\'s detail does not count its variants: %q'):format(detail))
+      local word = inserted_word(item, result, 'I see the mes')
+      assert(written[word], ('Neovim would write %q, which the project never writes'):format(word))
+    end)
+    vim.api.nvim_buf_set_lines(bufnr, above + 1, above + 2, false, {})
+    assert(ok, problem)
+  end)
+
+  check('with snippet support, a grouped item has a tab stop on its value, defaulting to a written one', function()
+    local capabilities = vim.lsp.protocol.make_client_capabilities()
+    capabilities.textDocument.completion.completionItem.snippetSupport = true
+    local id = vim.lsp.start_client({
+      name = 'saffron-snippets',
+      cmd = { bin, 'lsp' },
+      root_dir = project,
+      capabilities = capabilities,
+    })
+    assert(id, 'a second saffron lsp did not start')
+    local above = line_index(bufnr, '    Then I see the message "Order #1003 refunded"')
+    local typed = '    Then I see the mes'
+    vim.api.nvim_buf_set_lines(bufnr, above + 1, above + 1, false, { typed })
+    local ok, problem = pcall(function()
+      vim.lsp.buf_attach_client(bufnr, id)
+      local client
+      assert(vim.wait(timeout, function()
+        client = vim.lsp.get_client_by_id(id)
+        return client ~= nil and client.initialized ~= false and client.server_capabilities ~= nil
+      end, 50), 'the second saffron lsp did not initialize')
+      local item, result = grouped_item(client, bufnr, above + 1, typed)
+      local body = (item.textEdit and item.textEdit.newText) or item.textEditText or item.insertText
+      local format = item.insertTextFormat or (result.itemDefaults or {}).insertTextFormat
+      assert(format == 2, ('the item is not a snippet (insertTextFormat %s): %s'):format(tostring(format), vim.inspect(item)))
+      assert(type(body) == 'string', 'the item has no body: ' .. vim.inspect(item))
+      -- Read as snippet plugins read it: Neovim's own LSP snippet parser.
+      local snippet = require('vim.lsp._snippet')
+      local parsed = snippet.parse(body)
+      local placeholders = {}
+      for _, node in ipairs(parsed.children) do
+        if node.type == snippet.NodeType.PLACEHOLDER then
+          table.insert(placeholders, node)
+        end
+      end
+      assert(#placeholders == 1, ('%d tab stops with a default in %q, expected 1'):format(#placeholders, body))
+      assert(placeholders[1].tabstop == 1, ('the value is tab stop %s in %q'):format(tostring(placeholders[1].tabstop), body))
+      local default_value = tostring(placeholders[1])
+      assert(
+        default_value == 'Order #1004 deleted' or default_value == 'Order #1003 refunded',
+        ('the tab stop defaults to %q, no value the project writes'):format(default_value)
+      )
+      assert(body:sub(1, #'I see the message "') == 'I see the message "', 'the snippet body is ' .. body)
+      local word = inserted_word(item, result, 'I see the mes')
+      assert(written[word], ('Neovim would write %q, which the project never writes'):format(word))
+    end)
+    vim.api.nvim_buf_set_lines(bufnr, above + 1, above + 2, false, {})
+    local client = vim.lsp.get_client_by_id(id)
+    if client then
+      client.stop()
+    end
+    assert(ok, problem)
+  end)
 end
 
 if attached then

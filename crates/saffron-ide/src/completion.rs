@@ -157,15 +157,20 @@ pub fn completions_on_line<'s, Line: AsRef<str>>(
             if keyword == INVOCATION {
                 return (step_set_items(snapshot, typed, replace), false);
             }
-            let (previous, previous_role) = previous_step(lines_above, language, is_saffron);
-            let role = StepRole::of_keyword(keyword_type).or(previous_role).unwrap_or(StepRole::Context);
-            let previous = previous.map(|text| saffron_index::tokens::pattern_key(&text));
+            let above = steps_above(lines_above, language, is_saffron);
+            let role = StepRole::of_keyword(keyword_type).or(above.role).unwrap_or(StepRole::Context);
+            let pattern = |text: String| {
+                if text == BLOCK_START { text } else { saffron_index::tokens::pattern_key(&text) }
+            };
+            let previous = above.previous.map(pattern);
+            let before_previous = above.before_previous.map(pattern);
             let indexed = indexed.as_ref().map(|file| file.data);
             let at = StepAt {
                 path,
                 indexed,
                 cursor_line: line_number,
                 previous: previous.as_deref().unwrap_or(BLOCK_START),
+                before_previous: before_previous.as_deref(),
                 role,
             };
             return step_items(snapshot, &at, typed, replace);
@@ -198,16 +203,30 @@ fn step_keyword<'d>(trimmed: &str, language: &'d dialect::Dialect, is_saffron: b
 /// no longer worth the scan.
 pub const PREVIOUS_STEP_LINES: usize = 200;
 
-/// The step before the cursor's line, in the same block, from the lines above it (nearest
-/// first), and the role its keyword gives (`None` for `And` all the way up). Tables, doc
-/// strings, comments, tags and blank lines are stepped over; a block header ends the search.
-fn previous_step<Line: AsRef<str>>(
+/// The steps before the cursor's line in its block, from the lines above it (nearest first).
+#[derive(Debug, Default, PartialEq)]
+struct StepsAbove {
+    /// The previous step's text.
+    previous: Option<String>,
+    /// The text of the step before it, or [`BLOCK_START`] when the previous step begins its
+    /// block; `None` when there is no previous step or the walk stopped before telling.
+    before_previous: Option<String>,
+    /// The role the nearest keyword with one gives (`None` for `And` all the way up).
+    role: Option<StepRole>,
+}
+
+/// The two steps before the cursor's line, in the same block, from the lines above it (nearest
+/// first), and the role of the nearest keyword that gives one. Tables, doc strings, comments,
+/// tags and blank lines are stepped over; a block header ends the search, as do two steps and a
+/// role.
+fn steps_above<Line: AsRef<str>>(
     lines_above: impl IntoIterator<Item = Line>,
     language: &dialect::Dialect,
     is_saffron: bool,
-) -> (Option<String>, Option<StepRole>) {
-    let mut previous = None;
+) -> StepsAbove {
+    let mut above = StepsAbove::default();
     let mut in_doc_string: Option<&'static str> = None;
+    let mut block_start = false;
     for line in lines_above.into_iter().take(PREVIOUS_STEP_LINES) {
         let trimmed = line.as_ref().trim();
         if let Some(fence) = in_doc_string {
@@ -223,18 +242,33 @@ fn previous_step<Line: AsRef<str>>(
         if trimmed.is_empty() || trimmed.starts_with('#') || trimmed.starts_with('|') || trimmed.starts_with('@') {
             continue;
         }
-        let Some((keyword, keyword_type)) = step_keyword(trimmed, language, is_saffron) else { break };
+        let Some((keyword, keyword_type)) = step_keyword(trimmed, language, is_saffron) else {
+            block_start = true;
+            break;
+        };
+        block_start = false;
         if keyword == INVOCATION {
             continue;
         }
-        if previous.is_none() {
-            previous = Some(trimmed[keyword.len()..].trim_end().to_string());
+        let text = trimmed[keyword.len()..].trim_end();
+        if above.previous.is_none() {
+            above.previous = Some(text.to_string());
+        } else if above.before_previous.is_none() {
+            above.before_previous = Some(text.to_string());
         }
-        if let Some(role) = StepRole::of_keyword(keyword_type) {
-            return (previous, Some(role));
+        if above.role.is_none() {
+            above.role = StepRole::of_keyword(keyword_type);
+        }
+        if above.before_previous.is_some() && above.role.is_some() {
+            return above;
         }
     }
-    (previous, None)
+    // Stopped by a block header with one step found: that step begins its block. Out of lines
+    // or of the walk's budget, nothing is known of what came before it.
+    if block_start && above.previous.is_some() && above.before_previous.is_none() {
+        above.before_previous = Some(BLOCK_START.to_string());
+    }
+    above
 }
 
 /// How a step's status reads in lists: `✓ recorded`, `⚠ divergent`, `○ unrecorded`.
@@ -295,6 +329,8 @@ struct StepAt<'a> {
     cursor_line: u32,
     /// The previous step's pattern, or [`BLOCK_START`].
     previous: &'a str,
+    /// The pattern of the step before it, or [`BLOCK_START`], when known.
+    before_previous: Option<&'a str>,
     role: StepRole,
 }
 
@@ -384,32 +420,74 @@ fn step_items<'s>(
         }
         best_of(ranked)
     };
-    // The file's own patterns, the typed line's left out.
-    let file_patterns: Vec<(&'s str, u32)> = indexed
-        .and_then(|_| snapshot.file(path))
-        .map(|file| {
-            let mut counts: Vec<(&'s str, u32)> = Vec::new();
-            for text in file.written_texts().take(MAX_FILE_STEPS) {
-                if let Some(entry) = snapshot.entry(text).filter(|entry| !is_the_typed_line(entry)) {
-                    counts.push((entry.pattern.as_ref(), 1));
-                }
+    // The file's own patterns, and those that followed the previous step in it; the typed
+    // line's left out (and no step follows across it).
+    let mut file_patterns: Vec<(&'s str, u32)> = Vec::new();
+    let mut file_followers: Vec<(&'s str, u32)> = Vec::new();
+    // The steps already written above the cursor in its block, and the background's: a
+    // scenario seldom repeats a step.
+    let mut in_background: Vec<&'s str> = Vec::new();
+    let mut in_block_above: Vec<&'s str> = Vec::new();
+    if let Some(file) = indexed.and_then(|_| snapshot.file(path)) {
+        let mut budget = MAX_FILE_STEPS;
+        for block in saffron_index::step_blocks(&file.source.parsed.document) {
+            let starts_above = block.steps.first().is_some_and(|step| step.location.line < cursor_line);
+            if starts_above && !block.is_background {
+                // A later block starting above the cursor: the one before it was not the cursor's.
+                in_block_above.clear();
             }
-            counts.sort_unstable();
-            counts.dedup_by(|b, a| {
-                let same = a.0 == b.0;
-                if same {
-                    a.1 += b.1;
+            let mut before: Option<&str> = Some(BLOCK_START);
+            for step in block.steps.iter().filter(|step| !step.is_invocation) {
+                if budget == 0 {
+                    break;
                 }
-                same
-            });
-            counts
-        })
-        .unwrap_or_default();
+                budget -= 1;
+                let entry = snapshot
+                    .entry(&step.text)
+                    .filter(|entry| step.location.line != cursor_line && !is_the_typed_line(entry));
+                let pattern = entry.map(|entry| entry.pattern.as_ref());
+                if let Some(pattern) = pattern {
+                    file_patterns.push((pattern, 1));
+                    if before == Some(at.previous) {
+                        file_followers.push((pattern, 1));
+                    }
+                    if block.is_background {
+                        in_background.push(pattern);
+                    } else if starts_above && step.location.line < cursor_line {
+                        in_block_above.push(pattern);
+                    }
+                }
+                before = pattern;
+            }
+        }
+    }
+    // A block's first step (as the lines above tell) has no steps above it, whatever an index
+    // a few keystrokes old says.
+    if at.previous == BLOCK_START {
+        in_block_above.clear();
+    }
+    let mut written_above = in_background;
+    written_above.append(&mut in_block_above);
+    let sum_counts = |counts: &mut Vec<(&'s str, u32)>| {
+        counts.sort_unstable();
+        counts.dedup_by(|b, a| {
+            let same = a.0 == b.0;
+            if same {
+                a.1 += b.1;
+            }
+            same
+        });
+    };
+    sum_counts(&mut file_patterns);
+    sum_counts(&mut file_followers);
     let context = crate::ranking::StepContext {
         previous: at.previous,
+        before_previous: at.before_previous,
         role: at.role,
         file: Some(path),
         file_patterns: &file_patterns,
+        file_followers: &file_followers,
+        written_above: &written_above,
     };
     // A variant that is only the line being typed is not a suggestion.
     let excluded = |text: &str, count: u32| {
@@ -617,10 +695,11 @@ mod tests {
             let (items, _) = super::completions_on_line(&snapshot, path, "    Then ", 99, 9, above);
             items.first().map(|item| item.label.to_string())
         };
-        // A step's keyword with a role ends the walk: a line past it would panic.
-        let past = std::iter::from_fn(|| -> Option<&str> { panic!("read past the previous step") });
-        let mut above =
-            ["      | csv |\n", "    # a comment\n", "    When I export the orders\n"].into_iter().chain(past);
+        // Two steps and a role end the walk: a line past them would panic.
+        let past = std::iter::from_fn(|| -> Option<&str> { panic!("read past the step before the previous") });
+        let mut above = ["      | csv |\n", "    # a comment\n", "    When I export the orders\n", "    And I wait\n"]
+            .into_iter()
+            .chain(past);
         assert_eq!(first(&mut above).as_deref(), Some("I see that the export is ready"));
         // A block's header ends it too: the step above the header is another scenario's, and
         // the list is a block's first step's (what scenarios start with).
@@ -634,6 +713,96 @@ mod tests {
         });
         first(&mut above);
         assert_eq!(count, super::PREVIOUS_STEP_LINES);
+    }
+
+    /// The first item completing `line` (a step keyword and what was typed) at the end of
+    /// `text`, with `others` indexed too.
+    fn first_item(others: &[(&str, &str)], text: &str) -> Option<String> {
+        let path = std::path::Path::new("features/here.feature");
+        let mut host = saffron_index::IndexHost::new();
+        for (other, other_text) in others {
+            host.apply(saffron_index::Change::SetFile { path: (*other).into(), text: other_text.to_string() });
+        }
+        host.apply(saffron_index::Change::SetFile { path: path.into(), text: text.to_string() });
+        let snapshot = host.snapshot();
+        let (items, _) = super::completions_in(&snapshot, path, text, text.len());
+        items.first().map(|item| item.label.to_string())
+    }
+
+    #[test]
+    fn what_followed_the_same_two_steps_comes_first() {
+        let elsewhere = "Feature: f
+  Scenario: admin
+    Given I am an administrator
+    When I open the dashboard
+    Then I see the admin menu
+  Scenario: guest
+    Given I am a guest
+    When I open the dashboard
+    Then I see the login form
+  Scenario: another guest
+    Given I am a guest
+    When I open the dashboard
+    Then I see the login form
+";
+        let here =
+            "Feature: here\n  Scenario: s\n    Given I am an administrator\n    When I open the dashboard\n    Then ";
+        // After the dashboard alone, the login form followed more often; after an
+        // administrator opened it, the admin menu did.
+        assert_eq!(first_item(&[("features/a.feature", elsewhere)], here).as_deref(), Some("I see the admin menu"));
+        let here = "Feature: here\n  Scenario: s\n    Given I am a guest\n    When I open the dashboard\n    Then ";
+        assert_eq!(first_item(&[("features/a.feature", elsewhere)], here).as_deref(), Some("I see the login form"));
+    }
+
+    #[test]
+    fn a_step_written_above_in_the_scenario_or_its_background_falls_back() {
+        let elsewhere = "Feature: f
+  Scenario: a
+    Given I am logged in
+    When I open the cart
+  Scenario: b
+    Given I am logged in
+    When I open the cart
+  Scenario: c
+    Given the shop sells tea
+    When I open the cart
+";
+        let others = [("features/a.feature", elsewhere)];
+        // Scenarios start with logging in more often than with the shop...
+        let here = "Feature: here\n  Scenario: s\n    Given ";
+        assert_eq!(first_item(&others, here).as_deref(), Some("I am logged in"));
+        // ...but not where the background logs in already,
+        let here = "Feature: here\n  Background:\n    Given I am logged in\n  Scenario: s\n    Given ";
+        assert_eq!(first_item(&others, here).as_deref(), Some("the shop sells tea"));
+        // nor after a step that followed it, once it is written in the scenario.
+        let elsewhere = "Feature: f
+  Scenario: a
+    When I open the cart
+    And I open the cart
+  Scenario: b
+    When I open the cart
+    And I open the cart
+  Scenario: c
+    When I open the cart
+    And I empty the cart
+";
+        let here = "Feature: here\n  Scenario: s\n    When I open the cart\n    And ";
+        assert_eq!(first_item(&[("features/a.feature", elsewhere)], here).as_deref(), Some("I empty the cart"));
+    }
+
+    #[test]
+    fn the_step_before_the_previous_is_a_step_the_block_start_or_unknown() {
+        let language = saffron_syntax::dialect::default_dialect();
+        let above = |lines: &[&str]| super::steps_above(lines.iter(), language, false);
+        let both = above(&["    And I open the cart\n", "      | a |\n", "    Given I am a guest\n", "past\n"]);
+        assert_eq!(both.previous.as_deref(), Some("I open the cart"));
+        assert_eq!(both.before_previous.as_deref(), Some("I am a guest"));
+        assert_eq!(both.role, Some(saffron_index::StepRole::Context));
+        let first = above(&["    When I open the cart\n", "\n", "  Scenario: s\n"]);
+        assert_eq!(first.before_previous.as_deref(), Some(saffron_index::BLOCK_START));
+        // No header seen: the step may have others above it, past what was read.
+        let unknown = above(&["    When I open the cart\n"]);
+        assert_eq!((unknown.previous.as_deref(), unknown.before_previous), (Some("I open the cart"), None));
     }
 
     #[test]

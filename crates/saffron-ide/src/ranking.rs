@@ -1,7 +1,10 @@
 //! Ranking steps by where they are asked for: the steps that followed the previous step
-//! elsewhere first, then the steps of this feature and its folder, then those whose role fits
-//! the keyword (a `Then` wants outcomes), then global usage. One result per step pattern: its
-//! value variants are one suggestion, the most used variant standing for them.
+//! elsewhere first (more so those that followed the same two steps, and those that followed it
+//! in this file), then the steps of this feature and its folder, then those whose role fits the
+//! keyword (a `Then` wants outcomes), then global usage. A step already written above in the
+//! scenario (or its background) falls back; one about the file's subject (its path's words)
+//! moves up a little. One result per step pattern: its value variants are one suggestion, the
+//! most used variant standing for them.
 //!
 //! Completion and MCP's `find_steps` / `check_feature` rank the same way.
 
@@ -16,18 +19,32 @@ pub struct StepContext<'a> {
     /// The previous step's pattern ([`saffron_index::tokens::pattern_key`]), or
     /// [`BLOCK_START`] for a block's first step.
     pub previous: &'a str,
+    /// The pattern of the step before the previous one, or [`BLOCK_START`] when the previous
+    /// step begins its block; `None` when unknown.
+    pub before_previous: Option<&'a str>,
     /// The role the keyword asks for (`And` takes the previous step's).
     pub role: StepRole,
     /// The file being written, relative to the project root.
     pub file: Option<&'a Path>,
     /// The step patterns of that file with how often, when known.
     pub file_patterns: &'a [(&'a str, u32)],
+    /// The step patterns that followed the previous step in that file, with how often.
+    pub file_followers: &'a [(&'a str, u32)],
+    /// The step patterns already written in the block above, and in its background.
+    pub written_above: &'a [&'a str],
 }
 
 impl StepContext<'_> {
     /// No context: a block's first step, wanting context, in no file.
-    pub const NONE: StepContext<'static> =
-        StepContext { previous: BLOCK_START, role: StepRole::Context, file: None, file_patterns: &[] };
+    pub const NONE: StepContext<'static> = StepContext {
+        previous: BLOCK_START,
+        before_previous: None,
+        role: StepRole::Context,
+        file: None,
+        file_patterns: &[],
+        file_followers: &[],
+        written_above: &[],
+    };
 }
 
 /// One step pattern, ready to offer.
@@ -68,6 +85,8 @@ pub fn rank_steps<'s>(
     #[derive(Default, Clone, Copy)]
     struct Signals {
         followed: u32,
+        followed_pair: u32,
+        followed_in_file: u32,
         in_file: u32,
         in_folder: u32,
     }
@@ -78,6 +97,21 @@ pub fn rank_steps<'s>(
     let most_followed = followers.iter().map(|(count, _)| *count).max().unwrap_or(0);
     for (count, pattern) in followers {
         candidates.entry(pattern.as_ref()).or_default().followed = count;
+    }
+    let mut pair_followers: Vec<(u32, &'s Arc<str>)> = match context.before_previous {
+        Some(before_previous) => snapshot
+            .followers_after(before_previous, context.previous)
+            .map(|(pattern, count)| (count, pattern))
+            .collect(),
+        None => Vec::new(),
+    };
+    keep_most(&mut pair_followers, MAX_FOLLOWERS);
+    let most_pair = pair_followers.iter().map(|(count, _)| *count).max().unwrap_or(0);
+    for (count, pattern) in pair_followers {
+        candidates.entry(pattern.as_ref()).or_default().followed_pair = count;
+    }
+    for (pattern, count) in context.file_followers {
+        candidates.entry(pattern).or_default().followed_in_file += count;
     }
     for (pattern, count) in context.file_patterns {
         candidates.entry(pattern).or_default().in_file += count;
@@ -101,6 +135,8 @@ pub fn rank_steps<'s>(
             }
         }
     }
+    let subject = context.file.map(subject_stems).unwrap_or_default();
+    let most_in_file_followed = candidates.values().map(|signals| signals.followed_in_file).max().unwrap_or(0);
     let most_in_file = candidates.values().map(|signals| signals.in_file).max().unwrap_or(0);
     let most_in_folder = candidates.values().map(|signals| signals.in_folder).max().unwrap_or(0);
     let mut ranked: Vec<RankedStep<'s>> = Vec::with_capacity(candidates.len());
@@ -118,6 +154,14 @@ pub fn rank_steps<'s>(
         if signals.followed > 0 {
             score += 4.0 + 4.0 * share(signals.followed, most_followed).sqrt();
         }
+        // Followed the same two steps: adds to the previous step's followers, so a step that
+        // follows the previous one only after other steps falls back behind.
+        if signals.followed_pair > 0 {
+            score += 4.0 + 4.0 * share(signals.followed_pair, most_pair).sqrt();
+        }
+        if signals.followed_in_file > 0 {
+            score += 1.0 + share(signals.followed_in_file, most_in_file_followed).sqrt();
+        }
         if signals.in_file > 0 {
             score += 1.5 + share(signals.in_file, most_in_file);
         }
@@ -125,7 +169,21 @@ pub fn rank_steps<'s>(
             score += 1.0 + share(signals.in_folder, most_in_folder);
         }
         score += 5.0 * role_fit;
-        score += ((step.uses as f64) + 1.0).ln() / 4.0;
+        // A step about the file's subject (its path's words): a nudge among equals.
+        if !subject.is_empty() {
+            let about = pattern
+                .split(|c: char| !c.is_alphanumeric())
+                .filter_map(stem)
+                .filter(|word| subject.iter().any(|stem| stem.eq_ignore_ascii_case(word)))
+                .count();
+            score += 0.5 * (about.min(2) as f64);
+        }
+        // A scenario seldom writes a step twice; a pattern with values is another matter (a
+        // list of products is one pattern written once per product).
+        if step.variants <= 1 && context.written_above.contains(&pattern) {
+            score -= 8.0;
+        }
+        score += 0.1 * ((step.uses as f64) + 1.0).ln();
         if step.status == StepStatus::Recorded {
             score += 0.25;
         }
@@ -144,9 +202,33 @@ pub fn rank_steps<'s>(
 /// bare `And`. At most `limit`.
 pub fn next_steps<'s>(snapshot: &'s Snapshot, previous: &str, role: StepRole, limit: usize) -> Vec<RankedStep<'s>> {
     let previous = saffron_index::tokens::pattern_key(previous);
-    let context = StepContext { previous: &previous, role, file: None, file_patterns: &[] };
+    let context = StepContext { previous: &previous, role, ..StepContext::NONE };
     let (steps, _) = rank_steps(snapshot, &context, "", std::iter::empty(), &|_, _| false, usize::MAX);
     steps.into_iter().filter(|step| step.followed > 0).take(limit).collect()
+}
+
+/// What a file is about, from its path: the stems of its words (`managing_channels` →
+/// `manag`, `chann`).
+fn subject_stems(path: &Path) -> Vec<String> {
+    let mut stems: Vec<String> = path
+        .with_extension("")
+        .to_string_lossy()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter_map(stem)
+        .map(str::to_lowercase)
+        .collect();
+    stems.sort_unstable();
+    stems.dedup();
+    stems
+}
+
+/// A word's stem: its first five characters, for words of four or more (shorter words say
+/// little of a subject).
+fn stem(word: &str) -> Option<&str> {
+    if word.len() < 4 || !word.is_ascii() {
+        return None;
+    }
+    Some(&word[..word.len().min(5)])
 }
 
 /// Keeps the `most` largest counts.

@@ -133,6 +133,16 @@ impl Snapshot {
         self.state.succession.followers(previous).into_iter().flat_map(|map| map.iter().map(|(k, v)| (k, *v)))
     }
 
+    /// The step patterns written right after `previous` where `before_previous` came before it
+    /// (a pattern, or [`crate::BLOCK_START`] when `previous` begins its block), with how often.
+    pub fn followers_after(&self, before_previous: &str, previous: &str) -> impl Iterator<Item = (&Arc<str>, u32)> {
+        self.state
+            .succession
+            .followers_of_pair(before_previous, previous)
+            .into_iter()
+            .flat_map(|map| map.iter().map(|(k, v)| (k, *v)))
+    }
+
     /// How often a step pattern is written as context, action and outcome.
     pub fn roles(&self, pattern: &str) -> crate::RoleCounts {
         self.state.succession.roles(pattern)

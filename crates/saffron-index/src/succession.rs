@@ -55,12 +55,19 @@ impl RoleCounts {
     }
 }
 
+/// The step before the previous one (or [`BLOCK_START`]) and the previous one, as patterns.
+type StepPair = (Arc<str>, Arc<str>);
+
 /// The succession counts of the whole project.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Succession {
     /// Previous pattern → next pattern → how often. The previous pattern of a block's first
     /// step is [`BLOCK_START`].
     follows: HashMap<Arc<str>, HashMap<Arc<str>, u32>>,
+    /// The same after two steps (the step before the previous, the previous): what follows a
+    /// step depends on what led to it. Keyed by the two patterns the index already holds, so a
+    /// step costs no new string.
+    follows_pair: HashMap<StepPair, HashMap<Arc<str>, u32>>,
     roles: HashMap<Arc<str>, RoleCounts>,
     /// Pattern → each text written with it → how often.
     variants: HashMap<Arc<str>, HashMap<Arc<str>, u32>>,
@@ -75,41 +82,66 @@ pub const BLOCK_START: &str = "\n";
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum Fact {
     Follows(Arc<str>, Arc<str>),
+    FollowsPair(StepPair, Arc<str>),
     Role(Arc<str>, StepRole),
     Variant(Arc<str>, Arc<str>),
     Folder(Arc<Path>, Arc<str>),
 }
 
+/// A block of steps: a background or a scenario.
+#[derive(Debug, Clone, Copy)]
+pub struct StepBlock<'d> {
+    pub is_background: bool,
+    pub steps: &'d [Step],
+}
+
+/// The step blocks of a document (backgrounds and scenarios, in rules too), in order.
+pub fn step_blocks(document: &Document) -> Vec<StepBlock<'_>> {
+    let mut blocks = Vec::new();
+    let Some(feature) = &document.feature else { return blocks };
+    fn background(steps: &[Step]) -> StepBlock<'_> {
+        StepBlock { is_background: true, steps }
+    }
+    fn scenario(steps: &[Step]) -> StepBlock<'_> {
+        StepBlock { is_background: false, steps }
+    }
+    for child in &feature.children {
+        match child {
+            FeatureChild::Background(block) => blocks.push(background(&block.steps)),
+            FeatureChild::Scenario(block) => blocks.push(scenario(&block.steps)),
+            FeatureChild::Rule(rule) => {
+                for child in &rule.children {
+                    match child {
+                        RuleChild::Background(block) => blocks.push(background(&block.steps)),
+                        RuleChild::Scenario(block) => blocks.push(scenario(&block.steps)),
+                    }
+                }
+            }
+        }
+    }
+    blocks
+}
+
 /// The facts of one file, sorted.
 fn facts(path: &Path, document: &Document) -> Vec<Fact> {
     let mut facts = Vec::new();
-    let Some(feature) = &document.feature else { return facts };
     let folder: Arc<Path> = Arc::from(path.parent().unwrap_or(Path::new("")));
-    let mut block = |steps: &[Step]| {
+    for StepBlock { steps, .. } in step_blocks(document) {
+        let mut before_previous: Option<Arc<str>> = None;
         let mut previous: Arc<str> = Arc::from(BLOCK_START);
         let mut role = StepRole::Context;
         for step in steps.iter().filter(|step| !step.is_invocation) {
             let pattern: Arc<str> = Arc::from(crate::tokens::pattern_key(&step.text));
             role = StepRole::of_keyword(step.keyword_type).unwrap_or(role);
-            facts.push(Fact::Follows(previous, pattern.clone()));
+            if let Some(before_previous) = &before_previous {
+                facts.push(Fact::FollowsPair((before_previous.clone(), previous.clone()), pattern.clone()));
+            }
+            facts.push(Fact::Follows(previous.clone(), pattern.clone()));
             facts.push(Fact::Role(pattern.clone(), role));
             facts.push(Fact::Variant(pattern.clone(), Arc::from(step.text.as_str())));
             facts.push(Fact::Folder(folder.clone(), pattern.clone()));
+            before_previous = Some(previous);
             previous = pattern;
-        }
-    };
-    for child in &feature.children {
-        match child {
-            FeatureChild::Background(background) => block(&background.steps),
-            FeatureChild::Scenario(scenario) => block(&scenario.steps),
-            FeatureChild::Rule(rule) => {
-                for child in &rule.children {
-                    match child {
-                        RuleChild::Background(background) => block(&background.steps),
-                        RuleChild::Scenario(scenario) => block(&scenario.steps),
-                    }
-                }
-            }
         }
     }
     facts.sort_unstable();
@@ -149,6 +181,7 @@ impl Succession {
     fn count(&mut self, fact: &Fact, delta: i64) {
         match fact {
             Fact::Follows(previous, next) => bump(&mut self.follows, previous, next, delta),
+            Fact::FollowsPair(pair, next) => bump(&mut self.follows_pair, pair, next, delta),
             Fact::Variant(pattern, text) => bump(&mut self.variants, pattern, text, delta),
             Fact::Folder(folder, pattern) => bump(&mut self.folders, folder, pattern, delta),
             Fact::Role(pattern, role) => {
@@ -166,6 +199,10 @@ impl Succession {
 
     pub(crate) fn followers(&self, previous: &str) -> Option<&HashMap<Arc<str>, u32>> {
         self.follows.get(previous)
+    }
+
+    pub(crate) fn followers_of_pair(&self, before_previous: &str, previous: &str) -> Option<&HashMap<Arc<str>, u32>> {
+        self.follows_pair.get(&(Arc::from(before_previous), Arc::from(previous)))
     }
 
     pub(crate) fn roles(&self, pattern: &str) -> RoleCounts {
@@ -195,6 +232,7 @@ impl Succession {
         roles.sort();
         serde_json::json!({
             "follows": nested(&self.follows),
+            "follows_pair": nested(&self.follows_pair),
             "roles": roles,
             "variants": nested(&self.variants),
             "folders": nested(&self.folders),
