@@ -210,26 +210,24 @@ const EXPIRED_BEFORE_COOKIE: &str = "expired_before=1; Path=/; SameSite=Lax";
 
 /// True when the browser saw its session expire (the cookie [`EXPIRED_BEFORE_COOKIE`] sets).
 pub fn expired_before(headers: &HeaderMap) -> bool {
-    headers
-        .get_all(COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .any(|(name, value)| name == "expired_before" && value == "1")
+    cookie(headers, "expired_before") == Some("1")
 }
 
 /// The value of the `session` cookie, if the request has one.
 pub fn session_cookie(headers: &HeaderMap) -> Option<&str> {
+    cookie(headers, SESSION_COOKIE).filter(|value| !value.is_empty())
+}
+
+/// The value of the cookie `name`, if the request sends it.
+fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers
         .get_all(COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == SESSION_COOKIE)
+        .find(|(key, _)| *key == name)
         .map(|(_, value)| value)
-        .filter(|value| !value.is_empty())
 }
 
 /// A 302 Found: the status the contract promises for "redirects to /login".

@@ -6,12 +6,13 @@ use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use saffron_agent::{Cost, HttpSettings, Usage};
 use saffron_runner::AgentUsage;
 use saffron_runner::author::{self, AuthorError, AuthorRequest, Draft};
 use serde_json::json;
 
+use super::Format;
 use crate::project;
 use crate::terminal::escape_controls;
 
@@ -39,12 +40,6 @@ pub struct AuthorArgs {
     /// Tokens the vocabulary may take in the prompt; the least relevant steps are left out.
     #[arg(long, default_value_t = author::DEFAULT_VOCABULARY_BUDGET)]
     vocabulary_tokens: usize,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Format {
-    Text,
-    Json,
 }
 
 pub fn run(args: AuthorArgs) -> Result<ExitCode> {

@@ -5,10 +5,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Result;
-use clap::{Args, ValueEnum};
+use clap::Args;
 use saffron_index::{CACHE_DIR, PROPOSALS_DIR};
 use saffron_syntax::{FileDiagnostic, Project};
 
+use super::Format;
 use crate::problem::{self, Problem};
 use crate::project;
 use crate::walk;
@@ -20,12 +21,6 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum Format {
-    Text,
-    Json,
 }
 
 fn from_diagnostic(d: &FileDiagnostic) -> Problem {

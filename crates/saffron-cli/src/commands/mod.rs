@@ -13,3 +13,10 @@ pub mod run;
 pub mod skeleton;
 pub mod status;
 pub mod steps;
+
+/// `--format` of the commands that print either for people or for programs.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}

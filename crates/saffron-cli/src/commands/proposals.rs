@@ -5,10 +5,11 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use clap::{Args, ValueEnum};
+use clap::Args;
 use saffron_index::review;
 use serde_json::json;
 
+use super::Format;
 use crate::review::{action_changes, assessment_lines, load, summary_json, usage_line};
 use crate::terminal::escape_controls;
 
@@ -16,12 +17,6 @@ use crate::terminal::escape_controls;
 pub struct ProposalsArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum Format {
-    Text,
-    Json,
 }
 
 pub fn run(args: ProposalsArgs) -> Result<ExitCode> {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use saffron_runner::hooks::{HookRun, Interrupt};
 use saffron_runner::session::options_with_env;
 use saffron_runner::{
@@ -16,6 +16,7 @@ use saffron_runner::{
 
 use saffron_recording::Masker;
 
+use super::Format;
 use crate::project;
 use crate::terminal::escape_controls;
 
@@ -65,12 +66,6 @@ fn parse_shard(text: &str) -> Result<(usize, usize)> {
         Some((index, count)) if index >= 1 && index <= count => Ok((index, count)),
         _ => bail!("--shard takes I/N with 1 <= I <= N, e.g. --shard 2/3 (got {text:?})"),
     }
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum Format {
-    Text,
-    Json,
 }
 
 pub fn run(args: RunArgs) -> Result<ExitCode> {

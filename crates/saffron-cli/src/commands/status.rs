@@ -5,12 +5,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use clap::{Args, ValueEnum};
+use clap::Args;
 use saffron_index::review::Assessment;
 use saffron_index::{RecordingState, ScenarioStatus, Snapshot, StepChange, StepDifference};
 use saffron_recording::StepSpec;
 use similar::{ChangeTag, TextDiff};
 
+use super::Format;
 use crate::problem;
 use crate::project;
 use crate::review;
@@ -22,12 +23,6 @@ pub struct StatusArgs {
     paths: Vec<PathBuf>,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum Format {
-    Text,
-    Json,
 }
 
 pub fn run(args: StatusArgs) -> Result<ExitCode> {

@@ -27,7 +27,7 @@ use crate::plan::Execution;
 use crate::record::gateway::{Account, Finish, Gateway, Values};
 use crate::record::page::ContextPage;
 use crate::record::recorder::{self, StepSource};
-use crate::{AgentRun, AgentUsage, ScenarioResult, Verdict};
+use crate::{AgentRun, ScenarioResult, Verdict};
 
 /// A merged repair, not yet proven.
 pub(crate) struct Repair {
@@ -364,23 +364,15 @@ fn finished(
     masker: &Masker,
     started: Instant,
 ) -> ScenarioResult {
-    let mut run = AgentRun {
-        agent: context.driver.describe(),
-        usage: AgentUsage::from(&tally.usage),
-        cost_usd: None,
-        cost_source: None,
-        seeded_steps: 0,
-        steps: context.execution.template_steps.len(),
-        sessions: tally.sessions,
-        fragile_targets: tally.fragile.clone(),
-        saved: None,
-        artifacts: None,
-        proposal,
-        repaired_from_step: repaired_step.map(|step| step + 1),
-    };
-    run.set_cost(Cost::of(&tally.usage, context.driver.prices()));
+    let run = AgentRun::of(
+        context.driver.as_ref(),
+        &tally.usage,
+        context.execution.template_steps.len(),
+        tally.sessions,
+        tally.fragile.clone(),
+    );
     if tally.sessions > 0 {
-        outcome.agent = Some(run);
+        outcome.agent = Some(AgentRun { proposal, repaired_from_step: repaired_step.map(|step| step + 1), ..run });
     }
     outcome.duration_ms = started.elapsed().as_millis() as u64;
     masked(outcome, masker)

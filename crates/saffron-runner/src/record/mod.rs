@@ -21,7 +21,7 @@ use std::ops::Range;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use saffron_agent::{AgentConfigError, AgentDriver, Cost, Message, SessionReport, Usage};
+use saffron_agent::{AgentConfigError, AgentDriver, Message, SessionReport, Usage};
 use saffron_browser::{Browser, ContextOptions};
 use saffron_recording::{Date, Masker, Recording, Secret, Store, TokenKind, new_unique_seed, tokenize};
 
@@ -31,7 +31,7 @@ use self::recorder::StepSource;
 use crate::execute::RunOptions;
 use crate::plan::Execution;
 use crate::resolve::{ExecutionValues, resolve_action};
-use crate::{AgentRun, AgentUsage, ScenarioResult, Verdict};
+use crate::{AgentRun, ScenarioResult, Verdict};
 
 /// The blocked cause of a scenario that needs recording when no agent can record it: the
 /// problem and the line that tells how to fix it.
@@ -194,23 +194,14 @@ fn finished(
     artifacts: Option<String>,
 ) -> ScenarioResult {
     let mut result = crate::execute::result(execution, verdict, Instant::now());
-    let mut run = AgentRun {
-        agent: driver.describe(),
-        usage: AgentUsage::from(&tally.usage),
-        cost_usd: None,
-        cost_source: None,
-        seeded_steps: tally.seeded,
-        steps: execution.template_steps.len(),
-        sessions: tally.sessions,
-        fragile_targets: tally.fragile.clone(),
-        saved,
-        artifacts,
-        proposal: None,
-        repaired_from_step: None,
-    };
-    // The report module owns how a cost is written down.
-    run.set_cost(Cost::of(&tally.usage, driver.prices()));
-    result.agent = Some(run);
+    let run = AgentRun::of(
+        driver.as_ref(),
+        &tally.usage,
+        execution.template_steps.len(),
+        tally.sessions,
+        tally.fragile.clone(),
+    );
+    result.agent = Some(AgentRun { seeded_steps: tally.seeded, saved, artifacts, ..run });
     result
 }
 

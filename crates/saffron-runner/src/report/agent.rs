@@ -13,6 +13,34 @@ const CONFIGURED_PRICES: &str = "configured prices";
 const REPORTED: &str = "reported by the provider";
 
 impl AgentRun {
+    /// What `driver` did for a scenario of `steps` steps: its usage in `sessions` sessions, the
+    /// cost from its prices or the vendor's report, the fragile targets it recorded. Nothing
+    /// saved, filed or seeded yet: the caller says so.
+    pub(crate) fn of(
+        driver: &dyn saffron_agent::AgentDriver,
+        usage: &Usage,
+        steps: usize,
+        sessions: u32,
+        fragile_targets: Vec<String>,
+    ) -> AgentRun {
+        let mut run = AgentRun {
+            agent: driver.describe(),
+            usage: AgentUsage::from(usage),
+            cost_usd: None,
+            cost_source: None,
+            seeded_steps: 0,
+            steps,
+            sessions,
+            fragile_targets,
+            saved: None,
+            artifacts: None,
+            proposal: None,
+            repaired_from_step: None,
+        };
+        run.set_cost(Cost::of(usage, driver.prices()));
+        run
+    }
+
     /// Sets `cost_usd` and `cost_source` from `cost`.
     pub fn set_cost(&mut self, cost: Cost) {
         match cost {
