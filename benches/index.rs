@@ -1,6 +1,10 @@
 //! Index benchmark: the Sylius corpus (820 files, 17.5k steps) and the same corpus copied 5×
 //! with varied wording (about 90k steps). Each size runs in a fresh child process so its peak
 //! memory is its own. Run: `cargo bench -p saffron-benches --bench index`.
+//!
+//! `-- --completion [ROUNDS]` times only completion, in this process, where the LSP benchmark
+//! asks for it (the first `When` step of an indexed Sylius feature, typed again at every length
+//! up to 20 characters), so that its cost can be profiled without a server (`perf record`).
 
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
@@ -15,6 +19,10 @@ fn main() -> ExitCode {
         let copies = args.get(position + 1).and_then(|c| c.parse().ok()).unwrap_or(1);
         measure(copies);
         return ExitCode::SUCCESS;
+    }
+    if let Some(position) = args.iter().position(|a| a == "--completion") {
+        let rounds = args.get(position + 1).and_then(|r| r.parse().ok()).unwrap_or(2000);
+        return completion_in_place(rounds);
     }
     let Ok(me) = std::env::current_exe() else { return ExitCode::FAILURE };
     println!("index: cold build, one-file update (+ snapshot), near-duplicates of every entry, peak memory");
@@ -89,6 +97,49 @@ fn completion_times_us(snapshot: &saffron_index::Snapshot) -> (f64, f64) {
         }
     }
     (median_ms(&times), times.iter().copied().fold(0.0, f64::max))
+}
+
+/// Completion at the first `When` step of an indexed file, as the LSP benchmark asks for it:
+/// the step's line holds the first 1..=20 characters of its text, in turn.
+fn completion_in_place(rounds: usize) -> ExitCode {
+    let root = corpus_dir().join("sylius");
+    let files = feature_files(&root);
+    let changes: Vec<Change> = files
+        .iter()
+        .filter_map(|path| {
+            let text = std::fs::read_to_string(path).ok()?;
+            Some(Change::SetFile { path: path.strip_prefix(&root).unwrap_or(path).to_path_buf(), text })
+        })
+        .collect();
+    let mut host = IndexHost::new();
+    host.apply_all(changes);
+    let snapshot = host.snapshot();
+    let path = std::path::Path::new("features/admin/channel/managing_channels/adding_channel.feature");
+    let Some(text) = snapshot.file(path).map(|file| file.source.text.clone()) else {
+        eprintln!("{} is not in the corpus", path.display());
+        return ExitCode::FAILURE;
+    };
+    let Some(at) = text.find("When ") else {
+        eprintln!("{} has no When step", path.display());
+        return ExitCode::FAILURE;
+    };
+    let line_start = at + "When ".len();
+    let line_end = text[line_start..].find('\n').map_or(text.len(), |end| line_start + end);
+    let step = &text[line_start..line_end];
+    let mut times = Vec::with_capacity(rounds);
+    for round in 0..rounds {
+        let length = step.char_indices().map(|(i, _)| i).chain([step.len()]).nth(1 + round % 20).unwrap_or(step.len());
+        let edited = format!("{}{}{}", &text[..line_start], &step[..length], &text[line_end..]);
+        let offset = line_start + length;
+        let start = Instant::now();
+        std::hint::black_box(saffron_ide::completions_in(&snapshot, path, &edited, offset));
+        times.push(start.elapsed().as_secs_f64() * 1_000_000.0);
+    }
+    let mut sorted = times.clone();
+    sorted.sort_by(f64::total_cmp);
+    let p99 = sorted.get(sorted.len() * 99 / 100).copied().unwrap_or(0.0);
+    println!("completion in place ({rounds} lists): p50 {:.0} µs, p99 {p99:.0} µs", median_ms(&times));
+    ExitCode::SUCCESS
 }
 
 fn peak_memory_mb() -> f64 {
