@@ -4,7 +4,7 @@
 //! (the scenarios change its data) and alternates which tool goes first. Prints per scenario
 //! the median wall time and time per action of both, the ratio, and the run totals.
 //! Run: `npm ci --prefix benches/peers && cargo build --release -p saffron-cli && cargo bench -p saffron-benches --bench replay`
-//! (`SAFFRON_BENCH_ROUNDS=N` for more rounds than 5).
+//! (`SAFFRON_BENCH_ROUNDS=N` for more rounds than 5; `-- --saffron PATH` drives another build).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -35,7 +35,9 @@ fn repository() -> PathBuf {
 }
 
 fn saffron_binary() -> Result<PathBuf, String> {
-    let binary = repository().join("target/release/saffron");
+    let args: Vec<String> = std::env::args().collect();
+    let chosen = args.iter().position(|arg| arg == "--saffron").and_then(|at| args.get(at + 1));
+    let binary = chosen.map_or_else(|| repository().join("target/release/saffron"), PathBuf::from);
     if binary.is_file() {
         Ok(binary)
     } else {

@@ -73,3 +73,52 @@ fn contexts_are_isolated_and_closable() {
         server.shutdown().await.expect("demo stops");
     });
 }
+
+/// A run says how many contexts it will need; each is then opened while the scenario before it
+/// runs, and is as fresh as one opened on demand.
+#[test]
+fn planned_contexts_are_opened_ahead_and_are_fresh() {
+    run(|browser| async move {
+        let server = saffron_demo::DemoServer::start(saffron_demo::DemoConfig::default()).await.expect("demo");
+        let options = ContextOptions { base_url: server.url() };
+        let contexts = |browser: &Browser| {
+            let browser = browser.clone();
+            async move { browser.browser_context_count().await.expect("the browser lists its contexts") }
+        };
+        browser.plan_contexts(2);
+        let mut first = browser.new_context(options.clone()).await.expect("a context");
+        // The second is being opened already: wait (with a deadline) until the browser has it.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while contexts(&browser).await < 2 {
+            assert!(std::time::Instant::now() < deadline, "the next context was not opened ahead");
+            tokio::task::yield_now().await;
+        }
+        let sign_in: Vec<Action> = serde_json::from_value(serde_json::json!([
+            { "type": "goto", "url": "/login" },
+            { "type": "fill", "target": { "label": "Email" }, "value": saffron_demo::DEMO_EMAIL },
+            { "type": "fill", "target": { "label": "Password" }, "value": saffron_demo::DEFAULT_PASSWORD },
+            { "type": "click", "target": { "role": "button", "name": "Sign in" } },
+            { "type": "expectUrl", "url": "/orders" }
+        ]))
+        .expect("actions");
+        for action in &sign_in {
+            first.perform(action, None).await.expect("signed in");
+        }
+        first.close().await;
+        // Opened before the first signed in, handed out after: its own cookies, signed out.
+        let mut second = browser.new_context(options.clone()).await.expect("the context opened ahead");
+        let orders: Action =
+            serde_json::from_value(serde_json::json!({ "type": "goto", "url": "/orders" })).expect("goto");
+        second.perform(&orders, None).await.expect("navigates");
+        assert_eq!(second.url().await.expect("url"), format!("{}/login", server.url()));
+        // The plan is used up: nothing more is opened ahead.
+        assert_eq!(contexts(&browser).await, 1);
+        second.close().await;
+        assert_eq!(contexts(&browser).await, 0);
+        // Without a plan, a context is opened when asked for, and none ahead.
+        let third = browser.new_context(options).await.expect("a context on demand");
+        assert_eq!(contexts(&browser).await, 1);
+        third.close().await;
+        server.shutdown().await.expect("demo stops");
+    });
+}
