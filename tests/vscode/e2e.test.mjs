@@ -102,8 +102,9 @@ function writeSettings() {
   };
   fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
   fs.writeFileSync(path.join(userData, 'User/settings.json'), JSON.stringify(settings, null, 2));
-  // code-server's window is a remote one: a machine-scoped setting such as `saffron.path` is
-  // read from the remote (Machine) settings there.
+  // `saffron.path` is machine-scoped and code-server's window is a remote one, whose machine
+  // settings are the remote (Machine) ones: with the value in the user settings only, the
+  // extension did not see it in two runs of three.
   fs.mkdirSync(path.join(userData, 'Machine'), { recursive: true });
   fs.writeFileSync(
     path.join(userData, 'Machine/settings.json'),
