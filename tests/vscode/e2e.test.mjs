@@ -178,14 +178,11 @@ async function startCodeServer() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The editor as a person sees it: the status bar's `Ln 48, Col 29 (20 selected)`, the cursor's
+// The editor as a person sees it: the status bar's `Ln 48, Col 49 (20 selected)`, the cursor's
 // line as rendered, the suggest widget.
 
 async function cursor() {
-  const text = await page
-    .locator('[id="status.editor.selection"]')
-    .textContent({ timeout })
-    .catch(() => '');
+  const text = await page.evaluate(() => document.getElementById('status.editor.selection')?.textContent);
   const match = /Ln (\d+), Col (\d+)(?: \((\d+) selected\))?/.exec(text ?? '');
   return match === null
     ? undefined
