@@ -13,7 +13,6 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
   type StaticFeature,
-  TransportKind,
 } from 'vscode-languageclient/node';
 
 import { findExecutable } from './executable';
@@ -153,7 +152,8 @@ class ServerManager implements vscode.Disposable {
     const serverOptions: ServerOptions = {
       command: binary,
       args: ['lsp'],
-      transport: TransportKind.stdio,
+      // No `transport`: stdio is the default, and naming it makes the client append `--stdio`,
+      // which `saffron lsp` refuses (the server then never starts).
       options: { cwd: firstWorkspaceFolder() },
     };
     const watchers = [
