@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use saffron_recording::{Store, StoreError, ValidationError};
+use saffron_recording::{Store, StoreError, ValidationError, layout};
 use saffron_syntax::decode_source;
 
 use crate::host::Change;
@@ -108,7 +108,7 @@ pub fn load_project(root: &Path) -> (Vec<Change>, LoadReport) {
                 report.problems.push(LoadProblem::from_store(relative_to(root, &path), &error));
             }
         }
-        Err(error) => report.problems.push(LoadProblem::from_store(PathBuf::from(".saffron"), &error)),
+        Err(error) => report.problems.push(LoadProblem::from_store(PathBuf::from(layout::DIR), &error)),
     }
     (changes, report)
 }

@@ -13,13 +13,13 @@ use std::fmt;
 use std::path::{Component, Path, PathBuf};
 
 use saffron_recording::{
-    ActionChange, FeatureEdit, Proposal, Recording, SemanticCore, StepSpec, Store, StoreError, Target, read_inside,
-    validate_recording, write_atomic,
+    ActionChange, FeatureEdit, Proposal, Recording, SemanticCore, StepSpec, Store, StoreError, Target, layout,
+    read_inside, validate_recording, write_atomic,
 };
 use saffron_syntax::pickles;
 
 use crate::host::Change;
-use crate::snapshot::{CACHE_DIR, PROPOSALS_DIR, Snapshot, recording_paths, step_specs};
+use crate::snapshot::{Snapshot, recording_paths, step_specs};
 
 /// Whether a proposal may be accepted now, and if not, why.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -62,8 +62,9 @@ pub fn assess(snapshot: &Snapshot, proposal: &Proposal) -> Assessment {
 pub fn stale_reasons(snapshot: &Snapshot, proposal: &Proposal) -> Vec<String> {
     let Some(cache_path) = recording_path(&proposal.scenario.cache_path) else {
         return vec![format!(
-            "its cachePath `{}` is not a recording under {CACHE_DIR}: the proposal is damaged; reject it",
-            proposal.scenario.cache_path
+            "its cachePath `{}` is not a recording under {}: the proposal is damaged; reject it",
+            proposal.scenario.cache_path,
+            layout::CACHE
         )];
     };
     let Some(feature) = project_path(&proposal.scenario.feature) else {
@@ -129,7 +130,7 @@ pub fn display_path(path: &Path) -> String {
 /// able to make accept write anywhere else.
 pub fn recording_path(text: &str) -> Option<PathBuf> {
     let path = project_path(text)?;
-    (path.starts_with(CACHE_DIR) && path.extension().is_some_and(|e| e == "json")).then_some(path)
+    layout::is_recording(&path).then_some(path)
 }
 
 /// The proposal a person names: its path as editors pass it (`.saffron/proposals/a/b.json`) or
@@ -137,22 +138,21 @@ pub fn recording_path(text: &str) -> Option<PathBuf> {
 /// `.saffron/proposals`.
 pub fn proposal_path(id: &str) -> Option<PathBuf> {
     let path = project_path(id)?;
-    let path = if path.starts_with(".saffron") {
+    let path = if path.starts_with(layout::DIR) {
         path
     } else {
-        let mut path = Path::new(PROPOSALS_DIR).join(path);
+        let mut path = Path::new(layout::PROPOSALS).join(path);
         if path.extension().is_none_or(|e| e != "json") {
             path.as_mut_os_string().push(".json");
         }
         path
     };
-    (path.starts_with(PROPOSALS_DIR) && path.extension().is_some_and(|e| e == "json") && path.components().count() > 3)
-        .then_some(path)
+    (layout::is_proposal(&path) && path.components().count() > 3).then_some(path)
 }
 
 /// The id `saffron diff`/`accept`/`reject` take for a proposal path: `feature/scenario`.
 pub fn proposal_id(path: &Path) -> String {
-    let id = path.strip_prefix(PROPOSALS_DIR).unwrap_or(path).with_extension("");
+    let id = path.strip_prefix(layout::PROPOSALS).unwrap_or(path).with_extension("");
     display_path(&id)
 }
 

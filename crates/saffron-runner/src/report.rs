@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use saffron_recording::{Masker, write_atomic};
+use saffron_recording::{Masker, layout, write_atomic};
 use serde::{Deserialize, Serialize};
 
 mod agent;
@@ -368,8 +368,8 @@ fn mask_outside_images(bytes: &[u8], masker: &Masker) -> Vec<u8> {
 /// Writes the four reports (and failure screenshots) under the project root, every text
 /// masked by `masker`; returns the paths.
 pub fn write_reports(root: &Path, report: &RunReport, masker: &Masker) -> std::io::Result<Vec<PathBuf>> {
-    let reports = root.join(".saffron/reports");
-    let artifacts = root.join(".saffron/artifacts");
+    let reports = root.join(layout::REPORTS);
+    let artifacts = root.join(layout::ARTIFACTS);
     std::fs::create_dir_all(&reports)?;
     let mut report = report.clone();
     let run = run_id();
@@ -385,14 +385,14 @@ pub fn write_reports(root: &Path, report: &RunReport, masker: &Masker) -> std::i
             if let Some(png) = &s.screenshot {
                 let name = screenshot_name(s);
                 write_atomic(&folder.join(&name), png)?;
-                s.screenshot_file = Some(format!(".saffron/artifacts/{run}/{name}"));
+                s.screenshot_file = Some(format!("{}/{run}/{name}", layout::ARTIFACTS));
             }
         }
     }
     clear_earlier_runs(&artifacts, &run);
     let json = serde_json::to_vec_pretty(&report).map_err(std::io::Error::other)?;
     let files = [
-        ("latest.json", json),
+        (layout::LATEST_REPORT_FILE, json),
         ("report.md", markdown(&report).into_bytes()),
         ("junit.xml", junit(&report).into_bytes()),
         ("report.html", html(&report).into_bytes()),

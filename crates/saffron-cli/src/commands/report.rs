@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use saffron_recording::Masker;
+use saffron_recording::{Masker, layout};
 use saffron_runner::{RunReport, merge_reports};
 
 use crate::project;
@@ -35,8 +35,8 @@ struct ShardReport {
 fn locate(given: &Path) -> Result<ShardReport> {
     let candidates = [
         (given.to_path_buf(), given.parent().and_then(Path::parent).and_then(Path::parent)),
-        (given.join("latest.json"), given.parent().and_then(Path::parent)),
-        (given.join(".saffron/reports/latest.json"), Some(given)),
+        (given.join(layout::LATEST_REPORT_FILE), given.parent().and_then(Path::parent)),
+        (given.join(layout::LATEST_REPORT), Some(given)),
     ];
     for (latest, root) in candidates {
         if latest.is_file() {

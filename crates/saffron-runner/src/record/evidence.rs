@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use saffron_agent::{Block, Message, Role, ToolInput};
-use saffron_recording::{Masker, write_atomic};
+use saffron_recording::{Masker, layout, write_atomic};
 use serde_json::{Value, json};
 
 use super::Attempt;
@@ -18,9 +18,7 @@ pub(super) fn keep(
     attempts: &[Attempt],
     masker: &Masker,
 ) -> Result<String, String> {
-    // `.saffron/cache/<feature>/<scenario>.json` → `.saffron/artifacts/recording/<feature>/<scenario>/`.
-    let relative = execution.recording_path.strip_prefix(".saffron/cache").unwrap_or(&execution.recording_path);
-    let folder = Path::new(".saffron/artifacts/recording").join(relative.with_extension(""));
+    let folder = layout::recording_evidence(&execution.recording_path);
     for (number, attempt) in attempts.iter().enumerate() {
         let evidence = json!({
             "attempt": number + 1,
