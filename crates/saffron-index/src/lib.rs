@@ -22,7 +22,7 @@ mod succession;
 pub mod tokens;
 
 pub use host::{Change, IndexHost};
-pub use load::{LoadProblem, LoadReport, feature_files, load_project};
+pub use load::{LoadProblem, LoadReport, feature_files, load_project, walk_feature_files};
 pub use model::{
     BlockKind, Entry, FileData, NearDuplicate, NearDuplicateSearch, ProposalData, RankKey, RecordedUse, RecordingData,
     RecordingState, ScenarioStatus, StepStatus, Use,
