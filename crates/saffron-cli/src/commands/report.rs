@@ -81,22 +81,9 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
     };
     // The shards' reports were masked when they were written; nothing here holds a secret.
     let written = saffron_runner::write_reports(&root, &merged, &Masker::new()).context("cannot write the reports")?;
-    eprintln!(
-        "merged {count} report(s): {} scenario(s): {} green, {} yellow, {} red, {} blocked",
-        merged.scenarios.len(),
-        merged.green,
-        merged.yellow,
-        merged.red,
-        merged.blocked
-    );
+    eprintln!("merged {count} report(s): {} scenario(s): {}", merged.scenarios.len(), merged.counts);
     let names: Vec<String> =
         written.iter().map(|path| path.strip_prefix(&root).unwrap_or(path).display().to_string()).collect();
     eprintln!("reports: {}", names.join(", "));
-    Ok(if merged.blocked > 0 {
-        ExitCode::from(2)
-    } else if merged.red > 0 || (args.strict && merged.yellow > 0) {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(ExitCode::from(merged.counts.exit_status(args.strict)))
 }

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 
 use saffron_index::{RecordingState, ScenarioStatus, Snapshot, StepStatus};
 use saffron_recording::layout;
+use saffron_runner::RunReport;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -261,18 +262,10 @@ fn last_run(root: &std::path::Path) -> String {
     let Ok(text) = std::fs::read_to_string(&path) else {
         return "no run yet: the run tool replays scenarios and gives each a verdict".to_string();
     };
-    let Ok(report) = serde_json::from_str::<serde_json::Value>(&text) else {
+    let Ok(report) = serde_json::from_str::<RunReport>(&text) else {
         return format!("the last run's report ({}) cannot be read", layout::LATEST_REPORT);
     };
-    let count = |key: &str| report[key].as_u64().unwrap_or(0);
-    format!(
-        "last run ({}): {} green, {} yellow, {} red, {} blocked",
-        layout::LATEST_REPORT,
-        count("green"),
-        count("yellow"),
-        count("red"),
-        count("blocked")
-    )
+    format!("last run ({}): {}", layout::LATEST_REPORT, report.counts)
 }
 
 impl Render for StatusOutput {
