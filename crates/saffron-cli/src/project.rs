@@ -3,7 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use saffron_index::{CACHE_DIR, IndexHost, LoadProblem, PROPOSALS_DIR, Snapshot};
+use saffron_index::{IndexHost, LoadProblem, Snapshot};
+use saffron_recording::layout;
 use saffron_runner::config::{Config, ConfigError};
 use saffron_syntax::{Location, NotUtf8};
 
@@ -15,7 +16,7 @@ pub fn find_root() -> Result<PathBuf> {
     let cwd = std::env::current_dir().context("cannot read the current folder")?;
     Ok(cwd
         .ancestors()
-        .find(|dir| dir.join("saffron.toml").is_file() || dir.join(".saffron").is_dir())
+        .find(|dir| dir.join("saffron.toml").is_file() || dir.join(layout::DIR).is_dir())
         .map_or_else(|| cwd.clone(), Path::to_path_buf))
 }
 
@@ -32,10 +33,10 @@ fn problem_of(problem: &LoadProblem) -> Problem {
     let code = if problem.unreadable { "unreadable-file" } else { "invalid-file" };
     let hint = if problem.unreadable {
         "check that the file exists and that you may read it"
-    } else if problem.path.starts_with(CACHE_DIR) {
+    } else if layout::in_cache(&problem.path) {
         "an unreadable recording is red and never recorded over: fix it, restore it from version control, or \
          delete it so that its scenario is recorded again"
-    } else if problem.path.starts_with(PROPOSALS_DIR) {
+    } else if layout::in_proposals(&problem.path) {
         "fix the proposal, or delete it (saffron reject) and run its scenario again"
     } else {
         NotUtf8::HINT
@@ -121,14 +122,14 @@ pub fn config_problems(root: &Path) -> Vec<Problem> {
 /// the store's recordings or proposals.
 pub fn store_relative(root: &Path, path: &Path) -> Option<PathBuf> {
     let relative = relative_to_root(root, path)?;
-    (relative.starts_with(CACHE_DIR) || relative.starts_with(PROPOSALS_DIR)).then_some(relative)
+    (layout::in_cache(&relative) || layout::in_proposals(&relative)).then_some(relative)
 }
 
 /// The store folders (recordings, proposals) that a folder on the command line covers: both
 /// when it holds the project root, the part of one when it is inside it.
 pub fn store_folders_under(root: &Path, folder: &Path) -> Vec<PathBuf> {
     let Some(relative) = relative_to_root(root, folder) else { return Vec::new() };
-    [CACHE_DIR, PROPOSALS_DIR]
+    layout::indexed_folders()
         .iter()
         .map(PathBuf::from)
         .filter_map(|store| {

@@ -7,7 +7,8 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use saffron_index::review::{self, Assessment, ReviewError};
-use saffron_index::{PROPOSALS_DIR, ProposalData, Snapshot};
+use saffron_index::{ProposalData, Snapshot};
+use saffron_recording::layout;
 use saffron_recording::{Action, Proposal, Target};
 use serde_json::{Value, json};
 
@@ -27,7 +28,7 @@ pub fn load() -> Result<Loaded> {
     let unreadable = report
         .problems
         .iter()
-        .filter(|problem| problem.path.starts_with(PROPOSALS_DIR))
+        .filter(|problem| layout::in_proposals(&problem.path))
         .map(|problem| (problem.path.clone(), problem.message.clone()))
         .collect();
     Ok(Loaded { snapshot: host.snapshot(), unreadable })

@@ -8,7 +8,8 @@ use saffron_syntax::{NotUtf8, decode_source};
 use crate::problem::Problem;
 
 /// Every `.feature` and `.saffron` file under the given paths (files are taken as given),
-/// honouring `.gitignore`, sorted and without duplicates.
+/// walked as the index walks a project (honouring `.gitignore`, leaving nested projects
+/// alone), sorted and without duplicates.
 pub fn feature_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for path in paths {
@@ -19,21 +20,14 @@ pub fn feature_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
             files.push(path.clone());
             continue;
         }
-        for entry in ignore::WalkBuilder::new(path).build() {
-            let entry = entry.with_context(|| format!("cannot walk {}", path.display()))?;
-            let is_file = entry.file_type().is_some_and(|kind| kind.is_file());
-            if is_file && is_feature_file(entry.path()) {
-                files.push(clean(entry.path()));
-            }
+        for file in saffron_index::walk_feature_files(path) {
+            let file = file.with_context(|| format!("cannot walk {}", path.display()))?;
+            files.push(clean(&file));
         }
     }
     files.sort();
     files.dedup();
     Ok(files)
-}
-
-pub fn is_feature_file(path: &Path) -> bool {
-    saffron_syntax::SourceKind::from_path(path).is_some()
 }
 
 /// `./features/a.feature` reads better as `features/a.feature`.

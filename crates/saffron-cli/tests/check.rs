@@ -95,6 +95,25 @@ fn gitignored_files_are_skipped_and_a_missing_path_is_an_error() {
 }
 
 #[test]
+fn a_folder_with_its_own_saffron_toml_is_another_project_and_is_not_checked() {
+    let dir = scratch("nested");
+    std::fs::write(dir.join("saffron.toml"), "").expect("write");
+    std::fs::write(dir.join("ok.feature"), "Feature: ok\n  Scenario: s\n    Given g\n").expect("write");
+    let nested = dir.join("tests/fixture");
+    std::fs::create_dir_all(&nested).expect("mkdir");
+    std::fs::write(nested.join("saffron.toml"), "").expect("write");
+    std::fs::write(nested.join("broken.feature"), "not gherkin\n").expect("write");
+    let output = saffron(&["check"], &dir);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{}{stderr}", stdout(&output));
+    assert!(stderr.contains("checked 1 file(s)"), "{stderr}");
+    // Named on the command line, or checked from inside, it is a project like any other.
+    assert_eq!(saffron(&["check", "tests/fixture"], &dir).status.code(), Some(1));
+    assert_eq!(saffron(&["check"], &nested).status.code(), Some(1));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn messages_match_the_reference_output() {
     let good = shared().join("corpus/gherkin/good");
     let output = saffron(&["messages", "background.feature"], &good);

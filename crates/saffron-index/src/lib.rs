@@ -22,7 +22,7 @@ mod succession;
 pub mod tokens;
 
 pub use host::{Change, IndexHost};
-pub use load::{LoadProblem, LoadReport, feature_files, load_project};
+pub use load::{LoadProblem, LoadReport, feature_files, load_project, walk_feature_files};
 pub use model::{
     BlockKind, Entry, FileData, NearDuplicate, NearDuplicateSearch, ProposalData, RankKey, RecordedUse, RecordingData,
     RecordingState, ScenarioStatus, StepStatus, Use,
@@ -30,7 +30,7 @@ pub use model::{
 pub use near::{MAX_SCANNED, MAX_VERIFIED};
 pub use orphans::{ClosestScenario, OrphanRecording};
 pub use renames::{RenamePlan, rename_plan, rename_plan_for};
-pub use snapshot::{CACHE_DIR, Invocation, PROPOSALS_DIR, Snapshot, is_runnable, recording_paths, step_specs};
+pub use snapshot::{Invocation, Snapshot, is_runnable, recording_paths, step_specs};
 pub use staleness::{StepAspect, StepChange, StepDifference, step_differences};
 pub use succession::{BLOCK_START, RoleCounts, StepBlock, StepRole, step_blocks};
 

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use saffron_recording::{Store, StoreError, ValidationError};
+use saffron_recording::{Store, StoreError, ValidationError, layout};
 use saffron_syntax::decode_source;
 
 use crate::host::Change;
@@ -108,7 +108,7 @@ pub fn load_project(root: &Path) -> (Vec<Change>, LoadReport) {
                 report.problems.push(LoadProblem::from_store(relative_to(root, &path), &error));
             }
         }
-        Err(error) => report.problems.push(LoadProblem::from_store(PathBuf::from(".saffron"), &error)),
+        Err(error) => report.problems.push(LoadProblem::from_store(PathBuf::from(layout::DIR), &error)),
     }
     (changes, report)
 }
@@ -117,24 +117,32 @@ fn relative_to(root: &Path, path: &Path) -> PathBuf {
     path.strip_prefix(root).map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf())
 }
 
-/// The `.feature` and `.saffron` files under `root`, sorted, honouring `.gitignore`. A folder
-/// below the root with a `saffron.toml` of its own is another project (a fixture, an example)
-/// and is not walked, as cargo leaves a nested workspace alone.
+/// The `.feature` and `.saffron` files under `root`, sorted; what cannot be walked is left out.
 pub fn feature_files(root: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = ignore::WalkBuilder::new(root)
+    let mut files: Vec<PathBuf> = walk_feature_files(root).filter_map(Result::ok).collect();
+    files.sort();
+    files
+}
+
+/// The one walk that finds a project's `.feature` and `.saffron` files under `folder`, in walk
+/// order, honouring `.gitignore`, with what could not be walked as errors. A folder below
+/// `folder` with a `saffron.toml` of its own is another project (a fixture, an example) and
+/// is not walked, as cargo leaves a nested workspace alone.
+pub fn walk_feature_files(folder: &Path) -> impl Iterator<Item = Result<PathBuf, ignore::Error>> + use<> {
+    ignore::WalkBuilder::new(folder)
         .filter_entry(|entry| {
             entry.depth() == 0
                 || !entry.file_type().is_some_and(|kind| kind.is_dir())
                 || !entry.path().join("saffron.toml").is_file()
         })
         .build()
-        .filter_map(Result::ok)
-        .filter(|entry| entry.file_type().is_some_and(|kind| kind.is_file()))
-        .map(|entry| entry.into_path())
-        .filter(|path| saffron_syntax::SourceKind::from_path(path).is_some())
-        .collect();
-    files.sort();
-    files
+        .filter_map(|entry| match entry {
+            Ok(entry) if entry.file_type().is_some_and(|kind| kind.is_file()) => {
+                saffron_syntax::SourceKind::from_path(entry.path()).is_some().then(|| Ok(entry.into_path()))
+            }
+            Ok(_) => None,
+            Err(error) => Some(Err(error)),
+        })
 }
 
 #[cfg(test)]

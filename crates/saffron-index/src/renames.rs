@@ -293,7 +293,7 @@ pub fn rename_plan_for(snapshot: &Snapshot, selected: impl Fn(&Path) -> bool) ->
                         from_set: provenance.from_set.map(str::to_string),
                     });
                 }
-                Err(problem) => problems.push(problem),
+                Err(problem) => problems.push(problem.to_string()),
             }
         }
         if !problems.is_empty() {
@@ -430,6 +430,16 @@ fn params(text: &str) -> Vec<&str> {
     names
 }
 
+/// A step's line that does not read as the index parsed it (the file changed under the index),
+/// so no edit of it can be planned.
+#[derive(Debug, thiserror::Error)]
+#[error("{}:{line} does not hold the step \"{text}\" as parsed", .file.display())]
+struct NotAsParsed {
+    file: Arc<Path>,
+    line: u32,
+    text: String,
+}
+
 /// The line at `place` as it is and with the step's text replaced by `new_text`, keyword,
 /// indentation and anything after the text kept.
 fn line_edit(
@@ -438,9 +448,8 @@ fn line_edit(
     keyword: &str,
     old_text: &str,
     new_text: &str,
-) -> Result<(String, String), String> {
-    let unexpected =
-        || format!("{}:{} does not hold the step \"{old_text}\" as parsed", place.file.display(), place.line);
+) -> Result<(String, String), NotAsParsed> {
+    let unexpected = || NotAsParsed { file: place.file.clone(), line: place.line, text: old_text.to_string() };
     let file = snapshot.file(&place.file).ok_or_else(unexpected)?;
     let index = usize::try_from(place.line).ok().and_then(|line| line.checked_sub(1)).ok_or_else(unexpected)?;
     let line = file.source.text.lines().nth(index).ok_or_else(unexpected)?;

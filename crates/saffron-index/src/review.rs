@@ -13,13 +13,13 @@ use std::fmt;
 use std::path::{Component, Path, PathBuf};
 
 use saffron_recording::{
-    ActionChange, FeatureEdit, Proposal, Recording, SemanticCore, StepSpec, Store, StoreError, Target, read_inside,
-    validate_recording, write_atomic,
+    ActionChange, FeatureEdit, Proposal, Recording, SemanticCore, StepKind, StepSpec, Store, StoreError, Target,
+    layout, read_inside, validate_recording, write_atomic,
 };
 use saffron_syntax::pickles;
 
 use crate::host::Change;
-use crate::snapshot::{CACHE_DIR, PROPOSALS_DIR, Snapshot, recording_paths, step_specs};
+use crate::snapshot::{Snapshot, recording_paths, step_specs};
 
 /// Whether a proposal may be accepted now, and if not, why.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -62,8 +62,9 @@ pub fn assess(snapshot: &Snapshot, proposal: &Proposal) -> Assessment {
 pub fn stale_reasons(snapshot: &Snapshot, proposal: &Proposal) -> Vec<String> {
     let Some(cache_path) = recording_path(&proposal.scenario.cache_path) else {
         return vec![format!(
-            "its cachePath `{}` is not a recording under {CACHE_DIR}: the proposal is damaged; reject it",
-            proposal.scenario.cache_path
+            "its cachePath `{}` is not a recording under {}: the proposal is damaged; reject it",
+            proposal.scenario.cache_path,
+            layout::CACHE
         )];
     };
     let Some(feature) = project_path(&proposal.scenario.feature) else {
@@ -129,7 +130,7 @@ pub fn display_path(path: &Path) -> String {
 /// able to make accept write anywhere else.
 pub fn recording_path(text: &str) -> Option<PathBuf> {
     let path = project_path(text)?;
-    (path.starts_with(CACHE_DIR) && path.extension().is_some_and(|e| e == "json")).then_some(path)
+    layout::is_recording(&path).then_some(path)
 }
 
 /// The proposal a person names: its path as editors pass it (`.saffron/proposals/a/b.json`) or
@@ -137,22 +138,21 @@ pub fn recording_path(text: &str) -> Option<PathBuf> {
 /// `.saffron/proposals`.
 pub fn proposal_path(id: &str) -> Option<PathBuf> {
     let path = project_path(id)?;
-    let path = if path.starts_with(".saffron") {
+    let path = if path.starts_with(layout::DIR) {
         path
     } else {
-        let mut path = Path::new(PROPOSALS_DIR).join(path);
+        let mut path = Path::new(layout::PROPOSALS).join(path);
         if path.extension().is_none_or(|e| e != "json") {
             path.as_mut_os_string().push(".json");
         }
         path
     };
-    (path.starts_with(PROPOSALS_DIR) && path.extension().is_some_and(|e| e == "json") && path.components().count() > 3)
-        .then_some(path)
+    (layout::is_proposal(&path) && path.components().count() > 3).then_some(path)
 }
 
 /// The id `saffron diff`/`accept`/`reject` take for a proposal path: `feature/scenario`.
 pub fn proposal_id(path: &Path) -> String {
-    let id = path.strip_prefix(PROPOSALS_DIR).unwrap_or(path).with_extension("");
+    let id = path.strip_prefix(layout::PROPOSALS).unwrap_or(path).with_extension("");
     display_path(&id)
 }
 
@@ -510,7 +510,8 @@ fn plan_feature_edits(
             Some(text) => text.clone(),
             None => read_inside(root, &root.join(&file)).map_err(|error| refuse(error.to_string()))?,
         };
-        let edited = replace_line(&text, edit.line, &edit.before, &edit.after).map_err(refuse)?;
+        let edited =
+            replace_line(&text, edit.line, &edit.before, &edit.after).map_err(|error| refuse(error.to_string()))?;
         texts.insert(file, edited);
     }
 
@@ -575,17 +576,28 @@ fn plan_feature_edits(
     Ok(EditPlan { files: texts.into_iter().collect(), recording, renamed, notes })
 }
 
+/// Why a feature edit does not apply to its file as the file is now.
+#[derive(Debug, PartialEq, thiserror::Error)]
+enum LineMismatch {
+    #[error("line 0 does not exist")]
+    LineZero,
+    #[error("the file has {0} line(s)")]
+    PastTheEnd(usize),
+    #[error("line {line} no longer reads `{before}` (it reads `{content}`)")]
+    Differs { line: u32, before: String, content: String },
+}
+
 /// `text` with line `line` (1-based) replaced by `after`, if it reads `before` now; its line
 /// ending is kept.
-fn replace_line(text: &str, line: u32, before: &str, after: &str) -> Result<String, String> {
-    let index = usize::try_from(line).ok().and_then(|line| line.checked_sub(1)).ok_or("line 0 does not exist")?;
+fn replace_line(text: &str, line: u32, before: &str, after: &str) -> Result<String, LineMismatch> {
+    let index = usize::try_from(line).ok().and_then(|line| line.checked_sub(1)).ok_or(LineMismatch::LineZero)?;
     let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
     let Some(current) = lines.get(index) else {
-        return Err(format!("the file has {} line(s)", lines.len()));
+        return Err(LineMismatch::PastTheEnd(lines.len()));
     };
     let content = current.trim_end_matches(['\n', '\r']);
     if content != before {
-        return Err(format!("line {line} no longer reads `{before}` (it reads `{content}`)"));
+        return Err(LineMismatch::Differs { line, before: before.to_string(), content: content.to_string() });
     }
     let ending = &current[content.len()..];
     let replaced = format!("{after}{ending}");
@@ -593,21 +605,27 @@ fn replace_line(text: &str, line: u32, before: &str, after: &str) -> Result<Stri
     Ok(lines.concat())
 }
 
+/// Why a recording cannot take a scenario's step texts.
+#[derive(Debug, thiserror::Error)]
+enum Misfit {
+    #[error("it has {recorded} step(s) and the scenario {now}")]
+    StepCount { recorded: usize, now: usize },
+    #[error("step {number} is a {recorded} step in the recording and a {now} step now")]
+    StepKind { number: usize, recorded: StepKind, now: StepKind },
+    #[error("its steps still differ from the scenario's")]
+    StillDiffers,
+}
+
 /// `recording` with the step texts of `steps` (same number of steps, same kinds), its digest
 /// updated: the actions are the recording's.
-fn renamed_to(recording: &Recording, steps: &[StepSpec]) -> Result<Recording, String> {
+fn renamed_to(recording: &Recording, steps: &[StepSpec]) -> Result<Recording, Misfit> {
     if recording.steps.len() != steps.len() {
-        return Err(format!("it has {} step(s) and the scenario {}", recording.steps.len(), steps.len()));
+        return Err(Misfit::StepCount { recorded: recording.steps.len(), now: steps.len() });
     }
     let mut renamed = recording.clone();
     for (index, (step, spec)) in renamed.steps.iter_mut().zip(steps).enumerate() {
         if step.kind != spec.kind {
-            return Err(format!(
-                "step {} is a {} step in the recording and a {} step now",
-                index + 1,
-                step.kind,
-                spec.kind
-            ));
+            return Err(Misfit::StepKind { number: index + 1, recorded: step.kind, now: spec.kind });
         }
         step.text = spec.text.clone();
         step.table = spec.table.clone();
@@ -615,7 +633,7 @@ fn renamed_to(recording: &Recording, steps: &[StepSpec]) -> Result<Recording, St
     }
     renamed.update_steps_digest();
     if !renamed.is_fresh_for(steps) {
-        return Err("its steps still differ from the scenario's".into());
+        return Err(Misfit::StillDiffers);
     }
     Ok(renamed)
 }

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use saffron_recording::{StepKind, StepSpec, feature_slug, scenario_slugs};
+use saffron_recording::{StepKind, StepSpec, feature_slug, layout, scenario_slugs};
 use saffron_syntax::pickles::{self, Pickle, PickleStepType};
 use saffron_syntax::{ScenarioKind, Step, StepSetRegistry};
 
@@ -18,10 +18,6 @@ use crate::near;
 use crate::orphans::{self, Candidate, OrphanRecording};
 use crate::staleness::step_differences;
 use crate::tokens;
-
-/// Where the store keeps recordings and proposals, relative to the project root.
-pub const CACHE_DIR: &str = ".saffron/cache";
-pub const PROPOSALS_DIR: &str = ".saffron/proposals";
 
 #[derive(Debug, Clone)]
 pub struct Snapshot {
@@ -474,12 +470,7 @@ pub fn recording_paths(feature: &Path, scenarios: &[Pickle<'_>]) -> Vec<(PathBuf
     let names: Vec<&str> = scenarios.iter().map(|pickle| pickle.scenario.header.name.as_str()).collect();
     scenario_slugs(&names)
         .into_iter()
-        .map(|slug| {
-            (
-                Path::new(CACHE_DIR).join(&feature_slug).join(format!("{slug}.json")),
-                Path::new(PROPOSALS_DIR).join(&feature_slug).join(format!("{slug}.json")),
-            )
-        })
+        .map(|slug| (layout::recording(&feature_slug, &slug), layout::proposal(&feature_slug, &slug)))
         .collect()
 }
 

@@ -18,7 +18,7 @@ use ls_types::notification::{self, Notification as _};
 use ls_types::request::{self, Request as _};
 use lsp_server::{ErrorCode, Message, Notification, ReqQueue, Request, RequestId, Response};
 use saffron_index::{Change, IndexHost, Snapshot};
-use saffron_recording::Store;
+use saffron_recording::{Store, layout};
 
 use crate::context::{ClientFeatures, Error, RequestContext, guarded, relative_path};
 use crate::dispatch::{Pool, RequestDispatcher};
@@ -496,14 +496,11 @@ impl GlobalState {
     }
 
     fn register_watchers(&mut self) {
-        let watchers =
-            ["**/*.feature", "**/*.saffron", "**/.saffron/cache/**/*.json", "**/.saffron/proposals/**/*.json"]
-                .into_iter()
-                .map(|glob| lsp::FileSystemWatcher {
-                    glob_pattern: lsp::GlobPattern::String(glob.to_string()),
-                    kind: None,
-                })
-                .collect();
+        let watchers = ["**/*.feature".to_string(), "**/*.saffron".to_string()]
+            .into_iter()
+            .chain(layout::indexed_globs())
+            .map(|glob| lsp::FileSystemWatcher { glob_pattern: lsp::GlobPattern::String(glob), kind: None })
+            .collect();
         let options = lsp::DidChangeWatchedFilesRegistrationOptions { watchers };
         let registration = lsp::Registration {
             id: "saffron-files".to_string(),
@@ -522,8 +519,7 @@ impl GlobalState {
 /// What a change on disk means for the index.
 fn disk_change(root: &Path, path: &Path, deleted: bool) -> Option<Change> {
     let relative = relative_path(root, path);
-    let in_store = |folder: &str| relative.starts_with(Path::new(".saffron").join(folder));
-    if in_store("cache") && path.extension().is_some_and(|e| e == "json") {
+    if layout::is_recording(&relative) {
         if deleted {
             return Some(Change::RemoveRecording { path: relative });
         }
@@ -533,7 +529,7 @@ fn disk_change(root: &Path, path: &Path, deleted: bool) -> Option<Change> {
             Err(error) => Change::SetUnreadableRecording { path: relative, reason: error.to_string() },
         });
     }
-    if in_store("proposals") && path.extension().is_some_and(|e| e == "json") {
+    if layout::is_proposal(&relative) {
         if deleted {
             return Some(Change::RemoveProposal { path: relative });
         }

@@ -138,10 +138,12 @@ impl Framer {
                 }
             }
             Err(problem) => match first_value(body) {
-                Value::Whole(end) => (end, problem),
+                Value::Whole(end) => (end, problem.to_string()),
                 _ => match find_header_line(body, 0) {
-                    Ok(at) => (at, problem),
-                    Err(_) if idle && !matches!(first_value(body), Value::Unfinished) => (body.len(), problem),
+                    Ok(at) => (at, problem.to_string()),
+                    Err(_) if idle && !matches!(first_value(body), Value::Unfinished) => {
+                        (body.len(), problem.to_string())
+                    }
                     Err(_) => return None,
                 },
             },
@@ -159,13 +161,24 @@ enum Header {
     /// Where the block ends (after its blank line), and the body's length or why there is none.
     Block {
         end: usize,
-        length: Result<usize, String>,
+        length: Result<usize, BadLength>,
     },
+}
+
+/// Why a header block gives no length to read the body by.
+#[derive(Debug, thiserror::Error)]
+enum BadLength {
+    #[error("the frame has no Content-Length")]
+    Missing,
+    #[error("Content-Length {0} is more than a message may be")]
+    TooLong(usize),
+    #[error("Content-Length {0:?} is not a number of bytes")]
+    NotANumber(String),
 }
 
 /// The header block at the start of `bytes`. Lines end in CRLF or LF.
 fn header_block(bytes: &[u8]) -> Header {
-    let mut length = Err("the frame has no Content-Length".to_string());
+    let mut length = Err(BadLength::Missing);
     let mut line_start = 0;
     loop {
         let rest = &bytes[line_start..];
@@ -189,8 +202,8 @@ fn header_block(bytes: &[u8]) -> Header {
         if name.eq_ignore_ascii_case("content-length") {
             length = match value.parse::<usize>() {
                 Ok(length) if length <= MAX_BODY => Ok(length),
-                Ok(length) => Err(format!("Content-Length {length} is more than a message may be")),
-                Err(_) => Err(format!("Content-Length {value:?} is not a number of bytes")),
+                Ok(length) => Err(BadLength::TooLong(length)),
+                Err(_) => Err(BadLength::NotANumber(value.to_string())),
             };
         }
         line_start += newline + 1;

@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
-use saffron_index::{CACHE_DIR, Change, IndexHost, PROPOSALS_DIR, Snapshot};
-use saffron_recording::{parse_proposal, parse_recording};
+use saffron_index::{Change, IndexHost, Snapshot};
+use saffron_recording::{Store, parse_proposal, parse_recording};
 
 use crate::config::McpConfig;
 
@@ -182,10 +182,11 @@ impl Project {
                 found.insert(relative(&self.root, &path), (FileKind::Feature, stamp));
             }
         }
-        for (directory, kind) in [(CACHE_DIR, FileKind::Recording), (PROPOSALS_DIR, FileKind::Proposal)] {
-            let mut files = Vec::new();
-            collect_json(&self.root.join(directory), &mut files);
-            for path in files {
+        let Ok(store) = Store::open(&self.root) else { return found };
+        for (listing, kind) in
+            [(store.list_recordings(), FileKind::Recording), (store.list_proposals(), FileKind::Proposal)]
+        {
+            for path in listing.files {
                 if let Some(stamp) = stamp(&path) {
                     found.insert(relative(&self.root, &path), (kind, stamp));
                 }
@@ -218,25 +219,6 @@ fn stamp(path: &Path) -> Option<Stamp> {
 
 fn relative(root: &Path, path: &Path) -> PathBuf {
     path.strip_prefix(root).map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf())
-}
-
-/// `.json` files under `directory`, skipping dot files (the store's temporary files) and not
-/// following symlinked directories, as the store's own scan does.
-fn collect_json(directory: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(directory) else { return };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with('.') {
-            continue;
-        }
-        let Ok(kind) = entry.file_type() else { continue };
-        if kind.is_dir() {
-            collect_json(&entry.path(), out);
-        } else if name.ends_with(".json") {
-            out.push(entry.path());
-        }
-    }
 }
 
 pub use saffron_index::review::{display_path, project_path};

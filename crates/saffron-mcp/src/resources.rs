@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use saffron_index::{CACHE_DIR, PROPOSALS_DIR};
+use saffron_recording::layout;
 
 use crate::project::{Project, display_path, project_path};
 
@@ -76,8 +76,7 @@ pub fn read(project: &Project, uri: &str) -> Result<(String, &'static str), NotF
     if let Some(file) = snapshot.file(&path) {
         return Ok((file.source.text.clone(), "text/x-gherkin"));
     }
-    let in_store = (path.starts_with(CACHE_DIR) || path.starts_with(PROPOSALS_DIR))
-        && path.extension().is_some_and(|extension| extension == "json");
+    let in_store = layout::is_recording(&path) || layout::is_proposal(&path);
     if in_store {
         // Read from disk rather than re-serialising the index's copy: the file as committed,
         // even when it does not validate (an unreadable recording is worth seeing).

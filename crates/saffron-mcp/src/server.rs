@@ -6,6 +6,7 @@
 //! result saying what to send instead, which a model can act on, rather than a JSON-RPC error
 //! a client shows as "tool failed".
 
+use std::marker::PhantomData;
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -52,9 +53,31 @@ const INSTRUCTIONS: &str = "Saffron runs Gherkin browser tests with no step glue
 pub struct SaffronServer {
     project: Arc<Mutex<Project>>,
     root: PathBuf,
+    /// Every tool, listed or not: a call to an opt-in tool that is not enabled is told so.
+    table: Arc<Vec<ToolEntry>>,
     tools: Arc<Vec<Tool>>,
     allow_accept: bool,
 }
+
+/// One tool: what `tools/list` shows and how `tools/call` answers it.
+struct ToolEntry {
+    tool: Tool,
+    route: Route,
+    /// Listed and callable only when saffron.toml sets `[mcp] allow_accept = true`.
+    opt_in: bool,
+}
+
+/// How a tool call is answered.
+enum Route {
+    /// At once, under the project's lock.
+    Locked(LockedHandler),
+    /// Planned under the lock, replayed on a blocking thread (seconds to minutes).
+    Run,
+    /// Prepared under the lock, then the project's model is asked without it.
+    AuthorFeature,
+}
+
+type LockedHandler = Box<dyn Fn(&mut Project, JsonObject) -> CallToolResult + Send + Sync>;
 
 impl SaffronServer {
     /// Loads the project at `root` (found by the caller) and decides the tool list from its
@@ -68,10 +91,13 @@ impl SaffronServer {
         for warning in &project.config().warnings {
             eprintln!("saffron mcp: saffron.toml:{warning}");
         }
+        let table = tool_table();
+        let tools = listed(&table, allow_accept).cloned().collect();
         SaffronServer {
             project: Arc::new(Mutex::new(project)),
             root,
-            tools: Arc::new(tool_list(allow_accept)),
+            table: Arc::new(table),
+            tools: Arc::new(tools),
             allow_accept,
         }
     }
@@ -98,40 +124,24 @@ impl SaffronServer {
         }
     }
 
-    /// Runs one tool call; `None` for a tool this server does not have.
+    fn route(&self, name: &str) -> Option<&ToolEntry> {
+        self.table.iter().find(|entry| entry.tool.name == name)
+    }
+
+    /// Runs one tool call that is answered under the project's lock; `None` for a tool this
+    /// server does not have or answers otherwise (`run`, `author_feature`).
     pub fn call(&self, name: &str, arguments: JsonObject) -> Option<CallToolResult> {
-        let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            let mut project = self.project();
-            let project = &mut *project;
-            Some(match name {
-                "vocabulary" => {
-                    respond(name, arguments, |args: VocabularyArgs| tools::vocabulary::run(&project.snapshot(), args))
-                }
-                "find_steps" => {
-                    respond(name, arguments, |args: FindStepsArgs| tools::find_steps::run(&project.snapshot(), args))
-                }
-                "check_feature" => {
-                    respond(name, arguments, |args: CheckFeatureArgs| tools::check_feature::run(project, args))
-                }
-                "list_scenarios" => respond(name, arguments, |args: ListScenariosArgs| {
-                    tools::scenarios::list(&project.snapshot(), args)
-                }),
-                "status" => respond(name, arguments, |args: StatusArgs| tools::scenarios::status(project, args)),
-                "list_proposals" => {
-                    respond(name, arguments, |args: ListProposalsArgs| tools::proposals::list(project, args))
-                }
-                "show_proposal" => respond(name, arguments, |args: ProposalArgs| tools::proposals::show(project, args)),
-                "accept" | "reject" if !self.allow_accept => error(&ToolError::new(
-                    format!("the {name} tool is not enabled in this project"),
-                    "accepting and rejecting proposals is a person's act: show the proposal (show_proposal) and ask \
-                     them, or have them set [mcp] allow_accept = true in saffron.toml and restart the server",
-                )),
-                "accept" => respond(name, arguments, |args: ProposalArgs| tools::proposals::accept(project, args)),
-                "reject" => respond(name, arguments, |args: ProposalArgs| tools::proposals::reject(project, args)),
-                _ => return None,
-            })
-        }));
-        outcome.unwrap_or_else(|_| Some(internal_error(name)))
+        let entry = self.route(name)?;
+        let Route::Locked(handle) = &entry.route else { return None };
+        if entry.opt_in && !self.allow_accept {
+            return Some(error(&ToolError::new(
+                format!("the {name} tool is not enabled in this project"),
+                "accepting and rejecting proposals is a person's act: show the proposal (show_proposal) and ask \
+                 them, or have them set [mcp] allow_accept = true in saffron.toml and restart the server",
+            )));
+        }
+        let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| handle(&mut self.project(), arguments)));
+        Some(outcome.unwrap_or_else(|_| internal_error(name)))
     }
 
     /// The `run` tool: planned here, replayed on a blocking thread with its own runtime (a
@@ -237,12 +247,19 @@ fn error(problem: &ToolError) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(problem.render())])
 }
 
+/// A tool as listed, typed by the arguments it takes and the answer it gives, so that the
+/// handler the table pairs it with takes and gives the same types its schemas describe.
+struct Described<A, O> {
+    tool: Tool,
+    types: PhantomData<fn(A) -> O>,
+}
+
 fn tool<A: JsonSchema + 'static, O: JsonSchema + 'static>(
     name: &'static str,
     title: &str,
     description: &'static str,
     annotations: ToolAnnotations,
-) -> Tool {
+) -> Described<A, O> {
     // Schemas come from the argument and answer types themselves, so they cannot drift from
     // what the tools accept and return. A type whose schema is not an object is a bug here,
     // caught by the tests; it degrades to an open object rather than a crash.
@@ -254,134 +271,199 @@ fn tool<A: JsonSchema + 'static, O: JsonSchema + 'static>(
     // A tool without arguments still lists `properties`: some clients require the key.
     input.entry("properties").or_insert_with(|| serde_json::Value::Object(JsonObject::new()));
     let input = Arc::new(input);
-    Tool::new(name, description, input)
+    let tool = Tool::new(name, description, input)
         .with_title(title)
         .with_raw_output_schema(schema_for_output::<O>())
-        .with_annotations(annotations)
+        .with_annotations(annotations);
+    Described { tool, types: PhantomData }
 }
 
 fn read_only(title: &str) -> ToolAnnotations {
     ToolAnnotations::with_title(title).read_only(true).destructive(false).idempotent(true).open_world(false)
 }
 
+/// The tools as listed under a config: the opt-in ones only when it enables them.
+fn listed(table: &[ToolEntry], allow_accept: bool) -> impl Iterator<Item = &Tool> {
+    table.iter().filter(move |entry| allow_accept || !entry.opt_in).map(|entry| &entry.tool)
+}
+
+#[cfg(test)]
 fn tool_list(allow_accept: bool) -> Vec<Tool> {
-    let mut tools = vec![
-        tool::<VocabularyArgs, VocabularyOutput>(
-            "vocabulary",
-            "Step vocabulary",
-            "The project's step vocabulary: every step text written in its feature files or held by a recording, \
-             with its status (recorded: replays for free; divergent: recorded with different actions; unrecorded: \
-             costs a recording), how often it is written and where, and its near-duplicates. Recorded first, most \
-             used first. Filter by text, status or file; page with limit and offset.",
-            read_only("Step vocabulary"),
+    listed(&tool_table(), allow_accept).cloned().collect()
+}
+
+/// A tool answered under the project's lock by `run`.
+fn locked<A, O>(described: Described<A, O>, run: fn(&mut Project, A) -> Result<O, ToolError>) -> ToolEntry
+where
+    A: DeserializeOwned + 'static,
+    O: Serialize + Render + 'static,
+{
+    let tool = described.tool;
+    let name = tool.name.to_string();
+    let route = Route::Locked(Box::new(move |project, arguments| respond(&name, arguments, |args| run(project, args))));
+    ToolEntry { tool, route, opt_in: false }
+}
+
+/// Every tool, in the order listed: its name, description and schemas, and how it is answered.
+fn tool_table() -> Vec<ToolEntry> {
+    vec![
+        locked(
+            tool::<VocabularyArgs, VocabularyOutput>(
+                "vocabulary",
+                "Step vocabulary",
+                "The project's step vocabulary: every step text written in its feature files or held by a recording, \
+                 with its status (recorded: replays for free; divergent: recorded with different actions; \
+                 unrecorded: costs a recording), how often it is written and where, and its near-duplicates. \
+                 Recorded first, most used first. Filter by text, status or file; page with limit and offset.",
+                read_only("Step vocabulary"),
+            ),
+            |project, args| tools::vocabulary::run(&project.snapshot(), args),
         ),
-        tool::<FindStepsArgs, FindStepsOutput>(
-            "find_steps",
-            "Find existing steps",
-            "The existing step wordings closest to an intent or a draft step, best first, each with its status and \
-             why it ranks there (exact, same pattern with other values, prefix, near-duplicate, shared words; \
-             recorded wordings first). Call it before writing a step: reusing a recorded wording exactly makes the \
-             step replay for free.",
-            read_only("Find existing steps"),
+        locked(
+            tool::<FindStepsArgs, FindStepsOutput>(
+                "find_steps",
+                "Find existing steps",
+                "The existing step wordings closest to an intent or a draft step, best first, each with its status \
+                 and why it ranks there (exact, same pattern with other values, prefix, near-duplicate, shared \
+                 words; recorded wordings first). Call it before writing a step: reusing a recorded wording exactly \
+                 makes the step replay for free.",
+                read_only("Find existing steps"),
+            ),
+            |project, args| tools::find_steps::run(&project.snapshot(), args),
         ),
-        tool::<CheckFeatureArgs, CheckFeatureOutput>(
-            "check_feature",
-            "Check a draft feature",
-            "Checks a draft .feature/.saffron text against the project as if it were saved (nothing is written): \
-             parse errors with hints, unknown or duplicate StepSets, near-duplicate steps with the existing \
-             wording to write instead, and for every step whether it replays for free or needs recording, with \
-             per-scenario and total costs.",
-            read_only("Check a draft feature"),
+        locked(
+            tool::<CheckFeatureArgs, CheckFeatureOutput>(
+                "check_feature",
+                "Check a draft feature",
+                "Checks a draft .feature/.saffron text against the project as if it were saved (nothing is \
+                 written): parse errors with hints, unknown or duplicate StepSets, near-duplicate steps with the \
+                 existing wording to write instead, and for every step whether it replays for free or needs \
+                 recording, with per-scenario and total costs.",
+                read_only("Check a draft feature"),
+            ),
+            tools::check_feature::run,
         ),
-        tool::<ListScenariosArgs, ListScenariosOutput>(
-            "list_scenarios",
-            "List scenarios",
-            "Every runnable scenario (and Fixture) with the state of its recording: fresh (replays as recorded), \
-             stale (edited since: records again), unrecorded (the first run records it) or unreadable (with the \
-             reason), and any proposal pending review. Verdicts come from the run tool.",
-            read_only("List scenarios"),
+        locked(
+            tool::<ListScenariosArgs, ListScenariosOutput>(
+                "list_scenarios",
+                "List scenarios",
+                "Every runnable scenario (and Fixture) with the state of its recording: fresh (replays as \
+                 recorded), stale (edited since: records again), unrecorded (the first run records it) or \
+                 unreadable (with the reason), and any proposal pending review. Verdicts come from the run tool.",
+                read_only("List scenarios"),
+            ),
+            |project, args| tools::scenarios::list(&project.snapshot(), args),
         ),
-        tool::<StatusArgs, StatusOutput>(
-            "status",
-            "Project status",
-            "The project at a glance: scenario counts by recording state, step counts by status, pending and stale \
-             proposals, unreadable files, the scenarios that need attention, and the last run's verdict counts \
-             (from .saffron/reports/latest.json).",
-            read_only("Project status"),
+        locked(
+            tool::<StatusArgs, StatusOutput>(
+                "status",
+                "Project status",
+                "The project at a glance: scenario counts by recording state, step counts by status, pending and \
+                 stale proposals, unreadable files, the scenarios that need attention, and the last run's verdict \
+                 counts (from .saffron/reports/latest.json).",
+                read_only("Project status"),
+            ),
+            |project, args| tools::scenarios::status(project, args),
         ),
-        tool::<ListProposalsArgs, ListProposalsOutput>(
-            "list_proposals",
-            "List proposals",
-            "Proposals waiting for review (healed or new recordings filed by runs): their scenario, how many steps \
-             and actions change, feature edits, the agent's narrative, and whether they are stale (cannot be \
-             accepted, with the reasons).",
-            read_only("List proposals"),
+        locked(
+            tool::<ListProposalsArgs, ListProposalsOutput>(
+                "list_proposals",
+                "List proposals",
+                "Proposals waiting for review (healed or new recordings filed by runs): their scenario, how many \
+                 steps and actions change, feature edits, the agent's narrative, and whether they are stale (cannot \
+                 be accepted, with the reasons).",
+                read_only("List proposals"),
+            ),
+            |project, args| tools::proposals::list(project, args),
         ),
-        tool::<ProposalArgs, ShowProposalOutput>(
-            "show_proposal",
-            "Show a proposal",
-            "One proposal in full: the action-level diff per changed step (added, removed, changed actions), the \
-             feature-file edits it carries, the narrative and adaptations, usage, and staleness with reasons.",
-            read_only("Show a proposal"),
+        locked(
+            tool::<ProposalArgs, ShowProposalOutput>(
+                "show_proposal",
+                "Show a proposal",
+                "One proposal in full: the action-level diff per changed step (added, removed, changed actions), the \
+                 feature-file edits it carries, the narrative and adaptations, usage, and staleness with reasons.",
+                read_only("Show a proposal"),
+            ),
+            |project, args| tools::proposals::show(project, args),
         ),
-    ];
-    tools.push(tool::<RunArgs, RunOutput>(
-        "run",
-        "Run scenarios",
-        "Replays the recordings of the selected scenarios in headless Chromium against the application (its base \
-         URL from baseUrl, $SAFFRON_BASE_URL or saffron.toml), with the project's setup and teardown hooks, and \
-         answers with a verdict per scenario: green (replayed as recorded), yellow (passed by replaying a \
-         proposal pending review), red (failed: the step, what was expected and what was found) or blocked (no \
-         browser..., or a scenario without a fresh recording: \"needs recording\", which `saffron run` records with \
-         the project's agent). Writes the reports \
-         under .saffron/reports/. Costs no tokens: nothing is recorded.",
-        ToolAnnotations::with_title("Run scenarios")
-            .read_only(false)
-            .destructive(false)
-            .idempotent(false)
-            .open_world(true),
-    ));
-    tools.push(tool::<AuthorFeatureArgs, AuthorFeatureOutput>(
-        "author_feature",
-        "Draft a feature from prose",
-        "Drafts a .saffron/.feature file from a prose description with the project's own model ([agent] in \
-         saffron.toml), given the project's vocabulary (recorded steps first) chosen by relevance to the prose. The \
-         draft parses (one repair round), its near-duplicate steps are rewritten to the project's existing \
-         wording, and each step says whether it replays for free or needs recording. Nothing is written: show the \
-         draft and save it where the person wants it. Costs model tokens (reported in `agent`).",
-        ToolAnnotations::with_title("Draft a feature from prose")
-            .read_only(true)
-            .destructive(false)
-            .idempotent(false)
-            .open_world(true),
-    ));
-    if allow_accept {
-        tools.push(tool::<ProposalArgs, AcceptOutput>(
-            "accept",
-            "Accept a proposal",
-            "Accepts a pending proposal: writes its recording into .saffron/cache (validated, atomically) and \
-             removes the proposal. Refuses a stale proposal, giving the reasons, and a proposal that also edits \
-             feature files (a person accepts those with `saffron accept --with-feature-edit`). Enabled because \
-             saffron.toml sets [mcp] allow_accept = true.",
-            ToolAnnotations::with_title("Accept a proposal")
-                .read_only(false)
-                .destructive(true)
-                .idempotent(false)
-                .open_world(false),
-        ));
-        tools.push(tool::<ProposalArgs, RejectOutput>(
-            "reject",
-            "Reject a proposal",
-            "Rejects a pending proposal: deletes the proposal file; the committed recording is left as it is. \
-             Enabled because saffron.toml sets [mcp] allow_accept = true.",
-            ToolAnnotations::with_title("Reject a proposal")
-                .read_only(false)
-                .destructive(true)
-                .idempotent(false)
-                .open_world(false),
-        ));
-    }
-    tools
+        ToolEntry {
+            tool: tool::<RunArgs, RunOutput>(
+                "run",
+                "Run scenarios",
+                "Replays the recordings of the selected scenarios in headless Chromium against the application (its \
+                 base URL from baseUrl, $SAFFRON_BASE_URL or saffron.toml), with the project's setup and teardown \
+                 hooks, and answers with a verdict per scenario: green (replayed as recorded), yellow (passed by \
+                 replaying a proposal pending review), red (failed: the step, what was expected and what was found) \
+                 or blocked (no browser..., or a scenario without a fresh recording: \"needs recording\", which \
+                 `saffron run` records with the project's agent). Writes the reports under .saffron/reports/. Costs \
+                 no tokens: nothing is recorded.",
+                ToolAnnotations::with_title("Run scenarios")
+                    .read_only(false)
+                    .destructive(false)
+                    .idempotent(false)
+                    .open_world(true),
+            )
+            .tool,
+            route: Route::Run,
+            opt_in: false,
+        },
+        ToolEntry {
+            tool: tool::<AuthorFeatureArgs, AuthorFeatureOutput>(
+                "author_feature",
+                "Draft a feature from prose",
+                "Drafts a .saffron/.feature file from a prose description with the project's own model ([agent] in \
+                 saffron.toml), given the project's vocabulary (recorded steps first) chosen by relevance to the \
+                 prose. The draft parses (one repair round), its near-duplicate steps are rewritten to the project's \
+                 existing wording, and each step says whether it replays for free or needs recording. Nothing is \
+                 written: show the draft and save it where the person wants it. Costs model tokens (reported in \
+                 `agent`).",
+                ToolAnnotations::with_title("Draft a feature from prose")
+                    .read_only(true)
+                    .destructive(false)
+                    .idempotent(false)
+                    .open_world(true),
+            )
+            .tool,
+            route: Route::AuthorFeature,
+            opt_in: false,
+        },
+        ToolEntry {
+            opt_in: true,
+            ..locked(
+                tool::<ProposalArgs, AcceptOutput>(
+                    "accept",
+                    "Accept a proposal",
+                    "Accepts a pending proposal: writes its recording into .saffron/cache (validated, atomically) \
+                     and removes the proposal. Refuses a stale proposal, giving the reasons, and a proposal that \
+                     also edits feature files (a person accepts those with `saffron accept --with-feature-edit`). \
+                     Enabled because saffron.toml sets [mcp] allow_accept = true.",
+                    ToolAnnotations::with_title("Accept a proposal")
+                        .read_only(false)
+                        .destructive(true)
+                        .idempotent(false)
+                        .open_world(false),
+                ),
+                tools::proposals::accept,
+            )
+        },
+        ToolEntry {
+            opt_in: true,
+            ..locked(
+                tool::<ProposalArgs, RejectOutput>(
+                    "reject",
+                    "Reject a proposal",
+                    "Rejects a pending proposal: deletes the proposal file; the committed recording is left as it \
+                     is. Enabled because saffron.toml sets [mcp] allow_accept = true.",
+                    ToolAnnotations::with_title("Reject a proposal")
+                        .read_only(false)
+                        .destructive(true)
+                        .idempotent(false)
+                        .open_world(false),
+                ),
+                tools::proposals::reject,
+            )
+        },
+    ]
 }
 
 impl ServerHandler for SaffronServer {
@@ -410,13 +492,13 @@ impl ServerHandler for SaffronServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.to_string();
-        if name == "run" {
-            return Ok(self.run(request.arguments.unwrap_or_default()).await.into());
+        let arguments = request.arguments.unwrap_or_default();
+        match self.route(&name).map(|entry| &entry.route) {
+            Some(Route::Run) => return Ok(self.run(arguments).await.into()),
+            Some(Route::AuthorFeature) => return Ok(self.author_feature(arguments).await.into()),
+            Some(Route::Locked(_)) | None => {}
         }
-        if name == "author_feature" {
-            return Ok(self.author_feature(request.arguments.unwrap_or_default()).await.into());
-        }
-        match self.call(&name, request.arguments.unwrap_or_default()) {
+        match self.call(&name, arguments) {
             Some(result) => Ok(result.into()),
             None => {
                 let names: Vec<&str> = self.tools.iter().map(|tool| tool.name.as_ref()).collect();
@@ -553,6 +635,24 @@ mod tests {
             let output = tool.output_schema.as_ref().expect("output schema");
             assert_eq!(output.get("type"), Some(&serde_json::json!("object")), "{}", tool.name);
         }
+    }
+
+    #[test]
+    fn every_tool_in_the_table_is_answered_by_its_route() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let server = SaffronServer::open(dir.path().to_path_buf());
+        for entry in server.table.iter() {
+            let answered = server.call(&entry.tool.name, JsonObject::new());
+            match entry.route {
+                Route::Locked(_) => assert!(answered.is_some(), "{}", entry.tool.name),
+                Route::Run | Route::AuthorFeature => assert!(answered.is_none(), "{}", entry.tool.name),
+            }
+        }
+        let refused = server.call("accept", JsonObject::new()).expect("answered");
+        assert_eq!(refused.is_error, Some(true));
+        let text = serde_json::to_string(&refused.content).expect("json");
+        assert!(text.contains("the accept tool is not enabled in this project"), "{text}");
+        assert!(server.tools().iter().all(|tool| tool.name != "accept" && tool.name != "reject"));
     }
 
     #[test]

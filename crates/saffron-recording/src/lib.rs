@@ -9,7 +9,8 @@
 //!   every file comes in by, naming the first problem by JSON path.
 //! - [`tokenize`], [`Resolver`], [`Masker`]: `<param>`, `{env:NAME}` and friends.
 //! - [`steps_digest`], [`contract_digest`], [`content_digest`]: freshness and bindings.
-//! - [`Store`]: `.saffron/` on disk, with atomic, locked writes and stable slugs.
+//! - [`Store`]: `.saffron/` on disk, with atomic, locked writes and stable slugs; [`layout`]:
+//!   where each thing lives there, the one place its paths are spelled.
 
 #![warn(missing_docs)]
 
@@ -17,6 +18,7 @@ mod action;
 mod date;
 mod diff;
 mod digest;
+pub mod layout;
 mod mask;
 mod model;
 pub mod navigation;
@@ -37,7 +39,7 @@ pub use model::{RECORDING_VERSION, RecordedStep, Recording, StepKind, StepSpec};
 pub use proposal::{Binding, FeatureEdit, PROPOSAL_VERSION, Proposal, ProposalDraft, ScenarioRef, Stale, Usage};
 pub use resolve::{ResolveError, Resolved, Resolver, Secret, new_unique_seed};
 pub use slug::{MAX_SLUG_LEN, feature_slug, scenario_slug, scenario_slugs};
-pub use store::{Scan, Store, StoreError, StoreLock, read_inside, to_json_bytes, write_atomic};
+pub use store::{Listing, Scan, Store, StoreError, StoreLock, read_inside, to_json_bytes, write_atomic};
 pub use target::{MAX_SCOPE_DEPTH, Scope, ScopeCore, SemanticCore, Target, Tier};
 pub use tokens::{MAX_DATE_OFFSET, TOKEN_SYNTAX, Token, TokenKind, tokenize};
 pub use validate::{ValidationError, parse_proposal, parse_recording, validate_proposal, validate_recording};

@@ -25,6 +25,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::Serialize;
 use thiserror::Error;
 
+use crate::layout;
 use crate::model::Recording;
 use crate::proposal::Proposal;
 use crate::validate::{ValidationError, parse_proposal, parse_recording};
@@ -49,6 +50,17 @@ pub struct Scan<T> {
     /// Readable files, by path, in path order.
     pub found: Vec<(PathBuf, T)>,
     /// Unreadable files, by path, in path order. They are reported, never overwritten.
+    pub unreadable: Vec<(PathBuf, StoreError)>,
+}
+
+/// The files of one store folder, unread: the `.json` files by path, in path order, and the
+/// folders that could not be listed with the reason. Dot files (temporary files of a write in
+/// progress) are left out and symbolic links to folders are not followed.
+#[derive(Debug, Default)]
+pub struct Listing {
+    /// The files, in path order.
+    pub files: Vec<PathBuf>,
+    /// What could not be listed.
     pub unreadable: Vec<(PathBuf, StoreError)>,
 }
 
@@ -87,7 +99,7 @@ impl Store {
     /// `.saffron/` and its folders appear with the first file written into them.
     pub fn open(project_root: impl AsRef<Path>) -> Result<Store, StoreError> {
         let root = project_root.as_ref().to_path_buf();
-        let dir = root.join(".saffron");
+        let dir = root.join(layout::DIR);
         Ok(Store { root, dir })
     }
 
@@ -98,33 +110,33 @@ impl Store {
 
     /// `.saffron/cache`.
     pub fn cache_dir(&self) -> PathBuf {
-        self.dir.join("cache")
+        self.root.join(layout::CACHE)
     }
 
     /// `.saffron/proposals`.
     pub fn proposals_dir(&self) -> PathBuf {
-        self.dir.join("proposals")
+        self.root.join(layout::PROPOSALS)
     }
 
     /// `.saffron/reports`.
     pub fn reports_dir(&self) -> PathBuf {
-        self.dir.join("reports")
+        self.root.join(layout::REPORTS)
     }
 
     /// `.saffron/artifacts`.
     pub fn artifacts_dir(&self) -> PathBuf {
-        self.dir.join("artifacts")
+        self.root.join(layout::ARTIFACTS)
     }
 
     /// Where the recording of a scenario lives (see [`crate::feature_slug`] and
     /// [`crate::scenario_slugs`]).
     pub fn recording_path(&self, feature_slug: &str, scenario_slug: &str) -> PathBuf {
-        self.cache_dir().join(feature_slug).join(format!("{scenario_slug}.json"))
+        self.root.join(layout::recording(feature_slug, scenario_slug))
     }
 
     /// Where the proposal for a scenario lives.
     pub fn proposal_path(&self, feature_slug: &str, scenario_slug: &str) -> PathBuf {
-        self.proposals_dir().join(feature_slug).join(format!("{scenario_slug}.json"))
+        self.root.join(layout::proposal(feature_slug, scenario_slug))
     }
 
     /// `path` relative to the project root with `/` separators, as files refer to each other
@@ -171,7 +183,7 @@ impl Store {
     /// thread that holds it. Hold it across a read-modify-write; the lock is advisory, so
     /// every writer goes through it.
     pub fn lock(&self) -> Result<StoreLock<'_>, StoreError> {
-        let path = self.dir.join(".lock");
+        let path = self.root.join(layout::LOCK);
         let io_error = |source| StoreError::Io { path: path.clone(), source };
         fs::create_dir_all(&self.dir).map_err(io_error)?;
         let file = OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(io_error)?;
@@ -179,11 +191,19 @@ impl Store {
         Ok(StoreLock { store: self, _file: file })
     }
 
+    /// The recording files under `.saffron/cache`, unread: what [`Store::load_recordings`]
+    /// would read, for a caller that decides itself which ones to read again.
+    pub fn list_recordings(&self) -> Listing {
+        list_json_files(&self.cache_dir())
+    }
+
+    /// The proposal files under `.saffron/proposals`, unread.
+    pub fn list_proposals(&self) -> Listing {
+        list_json_files(&self.proposals_dir())
+    }
+
     fn scan<T>(&self, directory: &Path, read: impl Fn(&Path) -> Result<T, StoreError>) -> Scan<T> {
-        let mut files = Vec::new();
-        let mut unreadable = Vec::new();
-        collect_json_files(directory, &mut files, &mut unreadable);
-        files.sort();
+        let Listing { files, mut unreadable } = list_json_files(directory);
         let mut found = Vec::new();
         for path in files {
             match read(&path) {
@@ -317,6 +337,13 @@ fn ensure_writable_inside(root: &Path, path: &Path) -> Result<(), StoreError> {
         }
     }
     Err(StoreError::OutsideProject { path: path.to_path_buf(), target: path.to_path_buf() })
+}
+
+fn list_json_files(directory: &Path) -> Listing {
+    let mut listing = Listing::default();
+    collect_json_files(directory, &mut listing.files, &mut listing.unreadable);
+    listing.files.sort();
+    listing
 }
 
 // Symlinked directories are not followed, so a link loop cannot trap a scan.

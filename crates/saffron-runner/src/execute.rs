@@ -39,8 +39,17 @@ pub struct RunOptions {
     pub hook_timeout: std::time::Duration,
 }
 
-/// Runs the `before_proof` hooks; the first failure, in words.
-pub(crate) async fn before_proof(options: &RunOptions) -> Result<(), String> {
+/// Why the agent's work could not be proven: the `before_proof` hooks did not get it ready.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ProofHookError {
+    #[error("the before_proof hooks did not run: {0}")]
+    NotRun(tokio::task::JoinError),
+    #[error("the before_proof hook `{command}` failed ({reason}), so the agent's work could not be proven")]
+    Failed { command: String, reason: String },
+}
+
+/// Runs the `before_proof` hooks; the first failure.
+pub(crate) async fn before_proof(options: &RunOptions) -> Result<(), ProofHookError> {
     if options.before_proof.is_empty() {
         return Ok(());
     }
@@ -57,14 +66,13 @@ pub(crate) async fn before_proof(options: &RunOptions) -> Result<(), String> {
         )
     })
     .await
-    .map_err(|error| format!("the before_proof hooks did not run: {error}"))?;
+    .map_err(ProofHookError::NotRun)?;
     match runs.iter().find(|run| !run.succeeded()) {
         None => Ok(()),
-        Some(failed) => Err(format!(
-            "the before_proof hook `{}` failed ({}), so the agent's work could not be proven",
-            failed.command,
-            failed.error.clone().unwrap_or_else(|| format!("exit code {:?}", failed.exit_code))
-        )),
+        Some(failed) => Err(ProofHookError::Failed {
+            command: failed.command.clone(),
+            reason: failed.error.clone().unwrap_or_else(|| format!("exit code {:?}", failed.exit_code)),
+        }),
     }
 }
 
@@ -141,7 +149,11 @@ pub async fn run_with_progress(
                     // Recorded after the replays, on the agent workers.
                     Ok(_) => None,
                     Err(why) => {
-                        let reason = execution.recording.as_ref().err().map_or("needs recording", String::as_str);
+                        let reason = execution
+                            .recording
+                            .as_ref()
+                            .err()
+                            .map_or_else(|| "needs recording".to_string(), ToString::to_string);
                         Some(blocked(&execution, &format!("{reason}, and no agent can record it: {why}")))
                     }
                 },
@@ -447,7 +459,7 @@ pub(crate) async fn replay_live(
     let recording = match &execution.recording {
         Ok(recording) => recording.clone(),
         Err(reason) => {
-            let verdict = Verdict::Red { step: None, step_text: None, message: reason.clone() };
+            let verdict = Verdict::Red { step: None, step_text: None, message: reason.to_string() };
             return Replayed { outcome: result(&execution, verdict, started), masker, stopped: None };
         }
     };

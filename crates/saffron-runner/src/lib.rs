@@ -19,8 +19,10 @@ pub mod session;
 pub mod tags;
 
 pub use execute::{RunOptions, run, run_with_progress};
-pub use plan::{Execution, Selection, line_target, plan};
-pub use report::{AgentTotals, MergeError, RunReport, html, junit, markdown, merge_reports, write_reports};
+pub use plan::{Execution, NotReplayable, Selection, line_target, plan};
+pub use report::{
+    AgentTotals, MergeError, RunReport, VerdictCounts, html, junit, markdown, merge_reports, write_reports,
+};
 pub use secrets::masker_for;
 pub use session::{RunRequest, Session, SessionError};
 pub use tags::{TagExpression, TagExpressionError};

@@ -20,6 +20,20 @@ pub struct Selection {
     pub tags: Option<TagExpression>,
 }
 
+/// Why a scenario has nothing to replay: its verdict's message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotReplayable {
+    #[error("needs recording: the recording disappeared")]
+    Disappeared,
+    #[error("needs recording: the scenario changed since it was recorded")]
+    Stale,
+    #[error("needs recording: it has never been recorded")]
+    Unrecorded,
+    /// The committed recording does not validate, with the reason.
+    #[error("the recording cannot be used: {0}")]
+    Unreadable(String),
+}
+
 /// One scenario to replay: a plain scenario, or one row of an Outline.
 #[derive(Debug, Clone)]
 pub struct Execution {
@@ -34,7 +48,7 @@ pub struct Execution {
     /// What is replayed: the pending proposal's recording when there is one bound to the
     /// scenario as it is now, else the committed recording when it is fresh; otherwise why
     /// nothing can be replayed.
-    pub recording: Result<Recording, String>,
+    pub recording: Result<Recording, NotReplayable>,
     /// The pending proposal replayed instead of the committed recording (its path): a pass
     /// is yellow, never green, until a person accepts or rejects it.
     pub pending_proposal: Option<PathBuf>,
@@ -220,15 +234,14 @@ fn replayable(
     snapshot: &Snapshot,
     recording_path: &Path,
     state: &saffron_index::ScenarioStatus,
-) -> (Result<Recording, String>, Option<PathBuf>) {
+) -> (Result<Recording, NotReplayable>, Option<PathBuf>) {
     let recording = match &state.recording {
-        RecordingState::Fresh => snapshot
-            .recording(recording_path)
-            .map(|data| data.recording.clone())
-            .ok_or_else(|| "needs recording: the recording disappeared".to_string()),
-        RecordingState::Stale => Err("needs recording: the scenario changed since it was recorded".to_string()),
-        RecordingState::Unrecorded => Err("needs recording: it has never been recorded".to_string()),
-        RecordingState::Unreadable { reason } => Err(format!("the recording cannot be used: {reason}")),
+        RecordingState::Fresh => {
+            snapshot.recording(recording_path).map(|data| data.recording.clone()).ok_or(NotReplayable::Disappeared)
+        }
+        RecordingState::Stale => Err(NotReplayable::Stale),
+        RecordingState::Unrecorded => Err(NotReplayable::Unrecorded),
+        RecordingState::Unreadable { reason } => Err(NotReplayable::Unreadable(reason.clone())),
     };
     // A proposal exists because the committed recording failed and was healed: replay the
     // healed one. A stale proposal (the scenario or the cache moved since it was filed) proves

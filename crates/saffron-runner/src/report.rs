@@ -7,9 +7,10 @@
 //! Every report passes through the run's [`Masker`] on its way to disk: whatever a page or a
 //! message quoted, in whatever escaping the format gave it, no secret value is written.
 
+use std::fmt;
 use std::path::{Path, PathBuf};
 
-use saffron_recording::{Masker, write_atomic};
+use saffron_recording::{Masker, layout, write_atomic};
 use serde::{Deserialize, Serialize};
 
 mod agent;
@@ -26,10 +27,8 @@ use crate::{ScenarioResult, Verdict};
 pub struct RunReport {
     pub base_url: String,
     pub duration_ms: u64,
-    pub green: usize,
-    pub yellow: usize,
-    pub red: usize,
-    pub blocked: usize,
+    #[serde(flatten)]
+    pub counts: VerdictCounts,
     pub scenarios: Vec<ScenarioResult>,
     /// Every setup and teardown command: what it was, how it ended, how long it took.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -41,14 +40,10 @@ pub struct RunReport {
 
 impl RunReport {
     pub fn new(base_url: &str, duration_ms: u64, scenarios: Vec<ScenarioResult>) -> RunReport {
-        let count = |f: fn(&Verdict) -> bool| scenarios.iter().filter(|s| f(&s.verdict)).count();
         RunReport {
             base_url: base_url.to_string(),
             duration_ms,
-            green: count(|v| matches!(v, Verdict::Green)),
-            yellow: count(|v| matches!(v, Verdict::Yellow { .. })),
-            red: count(|v| matches!(v, Verdict::Red { .. })),
-            blocked: count(|v| matches!(v, Verdict::Blocked { .. })),
+            counts: VerdictCounts::of(&scenarios),
             agent: AgentTotals::of(&scenarios),
             scenarios,
             hooks: Vec::new(),
@@ -59,6 +54,46 @@ impl RunReport {
     pub fn with_hooks(mut self, hooks: Vec<HookRun>) -> RunReport {
         self.hooks = hooks;
         self
+    }
+}
+
+/// How many scenarios of a run got each verdict: counted here, and worded by its `Display`
+/// (`3 green, 1 yellow, 0 red, 0 blocked`) wherever a run is summed up.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct VerdictCounts {
+    pub green: usize,
+    pub yellow: usize,
+    pub red: usize,
+    pub blocked: usize,
+}
+
+impl VerdictCounts {
+    pub fn of(scenarios: &[ScenarioResult]) -> VerdictCounts {
+        let count = |f: fn(&Verdict) -> bool| scenarios.iter().filter(|s| f(&s.verdict)).count();
+        VerdictCounts {
+            green: count(|v| matches!(v, Verdict::Green)),
+            yellow: count(|v| matches!(v, Verdict::Yellow { .. })),
+            red: count(|v| matches!(v, Verdict::Red { .. })),
+            blocked: count(|v| matches!(v, Verdict::Blocked { .. })),
+        }
+    }
+
+    /// The exit status of a run with these verdicts: 2 when anything was blocked, 1 when
+    /// anything failed (yellow too when `strict`), else 0.
+    pub fn exit_status(&self, strict: bool) -> u8 {
+        if self.blocked > 0 {
+            2
+        } else if self.red > 0 || (strict && self.yellow > 0) {
+            1
+        } else {
+            0
+        }
+    }
+}
+
+impl fmt::Display for VerdictCounts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} green, {} yellow, {} red, {} blocked", self.green, self.yellow, self.red, self.blocked)
     }
 }
 
@@ -130,8 +165,8 @@ pub fn junit(report: &RunReport) -> String {
     out.push_str(&format!(
         "<testsuites name=\"saffron\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{:.3}\">\n",
         report.scenarios.len(),
-        report.red,
-        report.blocked,
+        report.counts.red,
+        report.counts.blocked,
         report.duration_ms as f64 / 1000.0
     ));
     let mut files: Vec<&str> = report.scenarios.iter().map(|s| s.file.as_str()).collect();
@@ -235,10 +270,10 @@ pub fn markdown(report: &RunReport) -> String {
         report.scenarios.len(),
         report.base_url,
         report.duration_ms as f64 / 1000.0,
-        report.green,
-        report.yellow,
-        report.red,
-        report.blocked
+        report.counts.green,
+        report.counts.yellow,
+        report.counts.red,
+        report.counts.blocked
     );
     out.push_str("| verdict | scenario | where | time |\n| --- | --- | --- | --- |\n");
     for s in &report.scenarios {
@@ -368,8 +403,8 @@ fn mask_outside_images(bytes: &[u8], masker: &Masker) -> Vec<u8> {
 /// Writes the four reports (and failure screenshots) under the project root, every text
 /// masked by `masker`; returns the paths.
 pub fn write_reports(root: &Path, report: &RunReport, masker: &Masker) -> std::io::Result<Vec<PathBuf>> {
-    let reports = root.join(".saffron/reports");
-    let artifacts = root.join(".saffron/artifacts");
+    let reports = root.join(layout::REPORTS);
+    let artifacts = root.join(layout::ARTIFACTS);
     std::fs::create_dir_all(&reports)?;
     let mut report = report.clone();
     let run = run_id();
@@ -385,14 +420,14 @@ pub fn write_reports(root: &Path, report: &RunReport, masker: &Masker) -> std::i
             if let Some(png) = &s.screenshot {
                 let name = screenshot_name(s);
                 write_atomic(&folder.join(&name), png)?;
-                s.screenshot_file = Some(format!(".saffron/artifacts/{run}/{name}"));
+                s.screenshot_file = Some(format!("{}/{run}/{name}", layout::ARTIFACTS));
             }
         }
     }
     clear_earlier_runs(&artifacts, &run);
     let json = serde_json::to_vec_pretty(&report).map_err(std::io::Error::other)?;
     let files = [
-        ("latest.json", json),
+        (layout::LATEST_REPORT_FILE, json),
         ("report.md", markdown(&report).into_bytes()),
         ("junit.xml", junit(&report).into_bytes()),
         ("report.html", html(&report).into_bytes()),
@@ -483,6 +518,25 @@ mod tests {
                 result("Import", Verdict::Yellow { proposal: ".saffron/proposals/a/import.json".into() }),
             ],
         )
+    }
+
+    #[test]
+    fn the_counts_keep_their_place_in_latest_json_and_are_worded_once() {
+        let report = sample();
+        let json = serde_json::to_string_pretty(&report).expect("json");
+        let keys: Vec<&str> = json
+            .lines()
+            .filter(|line| line.starts_with("  \"") && !line.starts_with("   "))
+            .filter_map(|line| line.trim().split('"').nth(1))
+            .collect();
+        assert_eq!(keys, ["baseUrl", "durationMs", "green", "yellow", "red", "blocked", "scenarios"]);
+        let read: RunReport = serde_json::from_str(&json).expect("reads back");
+        assert_eq!(read.counts, VerdictCounts { green: 1, yellow: 1, red: 1, blocked: 1 });
+        assert_eq!(read.counts.to_string(), "1 green, 1 yellow, 1 red, 1 blocked");
+        assert_eq!(read.counts.exit_status(false), 2, "blocked wins");
+        let passed = VerdictCounts { green: 2, yellow: 1, ..VerdictCounts::default() };
+        assert_eq!((passed.exit_status(false), passed.exit_status(true)), (0, 1), "yellow fails only when strict");
+        assert_eq!(VerdictCounts { red: 1, ..passed }.exit_status(false), 1);
     }
 
     #[test]
@@ -595,7 +649,8 @@ mod tests {
         second.scenarios[1].line = 9;
         second.base_url = "http://127.0.0.1:2".into();
         let merged = merge_reports(vec![first.clone(), second]).expect("merged");
-        assert_eq!((merged.green, merged.yellow, merged.red, merged.blocked), (1, 1, 1, 1));
+        let counts = merged.counts;
+        assert_eq!((counts.green, counts.yellow, counts.red, counts.blocked), (1, 1, 1, 1));
         assert_eq!(merged.duration_ms, 3000);
         assert_eq!(merged.base_url, "http://127.0.0.1:1, http://127.0.0.1:2");
         let names: Vec<&str> = merged.scenarios.iter().map(|s| s.name.as_str()).collect();

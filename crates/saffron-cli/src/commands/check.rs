@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Args;
-use saffron_index::{CACHE_DIR, PROPOSALS_DIR};
+use saffron_recording::layout;
 use saffron_syntax::{FileDiagnostic, Project};
 
 use super::Format;
@@ -108,12 +108,12 @@ fn check_store(root: &Path, store_files: &[PathBuf], folders: &[PathBuf]) -> Res
         return Ok(check);
     }
     let (snapshot, problems) = project::load_index(root);
-    let in_store = |path: &Path| path.starts_with(CACHE_DIR) || path.starts_with(PROPOSALS_DIR);
+    let in_store = |path: &Path| layout::in_cache(path) || layout::in_proposals(path);
     let wanted = |path: &Path| in_store(path) && covered.iter().any(|cover| path.starts_with(cover));
     let orphans = project::orphan_problems(&snapshot);
     for problem in problems {
         if wanted(Path::new(&problem.file)) {
-            if Path::new(&problem.file).starts_with(CACHE_DIR) {
+            if layout::in_cache(Path::new(&problem.file)) {
                 check.recordings += 1;
             } else {
                 check.proposals += 1;

@@ -18,7 +18,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use saffron_recording::write_atomic;
+use saffron_recording::{layout, write_atomic};
 
 #[derive(Args)]
 pub struct InitArgs {
@@ -40,9 +40,6 @@ const SKILL_DIRS: [&str; 2] = [".claude/skills/saffron", ".agents/skills/saffron
 pub const BLOCK_BEGIN: &str = "<!-- saffron:begin -->";
 pub const BLOCK_END: &str = "<!-- saffron:end -->";
 const AGENTS_BLOCK: &str = include_str!("../../skill/agents-block.md");
-
-/// Lines `.gitignore` needs: run output and the store's lock file. Recordings are committed.
-const IGNORED: [&str; 3] = [".saffron/reports/", ".saffron/artifacts/", ".saffron/.lock"];
 
 /// The MCP hosts with a project-level config file, and the key each keeps its servers under.
 const MCP_HOSTS: [McpHost; 3] = [
@@ -155,7 +152,7 @@ fn update_gitignore(root: &Path) -> Outcome {
     let text = existing.clone().unwrap_or_default();
     let normal = |line: &str| line.trim().trim_start_matches('/').trim_end_matches('/').to_string();
     let present: Vec<String> = text.lines().map(normal).collect();
-    let missing: Vec<&str> = IGNORED.iter().copied().filter(|line| !present.contains(&normal(line))).collect();
+    let missing: Vec<&str> = layout::IGNORED.iter().copied().filter(|line| !present.contains(&normal(line))).collect();
     if missing.is_empty() {
         return Outcome::Unchanged(String::new());
     }

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use saffron_recording::Masker;
+use saffron_recording::{Masker, layout};
 use saffron_runner::{RunReport, merge_reports};
 
 use crate::project;
@@ -35,8 +35,8 @@ struct ShardReport {
 fn locate(given: &Path) -> Result<ShardReport> {
     let candidates = [
         (given.to_path_buf(), given.parent().and_then(Path::parent).and_then(Path::parent)),
-        (given.join("latest.json"), given.parent().and_then(Path::parent)),
-        (given.join(".saffron/reports/latest.json"), Some(given)),
+        (given.join(layout::LATEST_REPORT_FILE), given.parent().and_then(Path::parent)),
+        (given.join(layout::LATEST_REPORT), Some(given)),
     ];
     for (latest, root) in candidates {
         if latest.is_file() {
@@ -81,22 +81,9 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
     };
     // The shards' reports were masked when they were written; nothing here holds a secret.
     let written = saffron_runner::write_reports(&root, &merged, &Masker::new()).context("cannot write the reports")?;
-    eprintln!(
-        "merged {count} report(s): {} scenario(s): {} green, {} yellow, {} red, {} blocked",
-        merged.scenarios.len(),
-        merged.green,
-        merged.yellow,
-        merged.red,
-        merged.blocked
-    );
+    eprintln!("merged {count} report(s): {} scenario(s): {}", merged.scenarios.len(), merged.counts);
     let names: Vec<String> =
         written.iter().map(|path| path.strip_prefix(&root).unwrap_or(path).display().to_string()).collect();
     eprintln!("reports: {}", names.join(", "));
-    Ok(if merged.blocked > 0 {
-        ExitCode::from(2)
-    } else if merged.red > 0 || (args.strict && merged.yellow > 0) {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(ExitCode::from(merged.counts.exit_status(args.strict)))
 }

@@ -11,7 +11,8 @@ use clap::Args;
 use saffron_runner::hooks::{HookRun, Interrupt};
 use saffron_runner::session::options_with_env;
 use saffron_runner::{
-    Execution, RunOptions, RunRequest, ScenarioResult, Selection, Session, SessionError, TagExpression, Verdict,
+    Execution, RunOptions, RunReport, RunRequest, ScenarioResult, Selection, Session, SessionError, TagExpression,
+    Verdict, VerdictCounts,
 };
 
 use saffron_recording::Masker;
@@ -127,11 +128,13 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(130));
     };
     let masker = session.masker();
-    print(&results, args.format, &masker)?;
     let hooks: Vec<HookRun> = setup.into_iter().chain(teardown.iter().cloned()).collect();
-    report(&root, &session.options.base_url, started, &results, hooks, &masker)?;
+    let report =
+        RunReport::new(&session.options.base_url, started.elapsed().as_millis() as u64, results).with_hooks(hooks);
+    print(&report, args.format, &masker)?;
+    write_reports(&root, &report, &masker)?;
     let teardown_failed = report_hook_failures(&teardown);
-    let code = exit_code(&results, args.strict);
+    let code = exit_code(report.counts, args.strict);
     // A dirty environment is the next run's false red: a run that otherwise passed says so.
     if teardown_failed && code == ExitCode::SUCCESS {
         eprintln!("saffron: every scenario passed, but teardown failed");
@@ -156,17 +159,8 @@ fn report_hook_failures(runs: &[HookRun]) -> bool {
 }
 
 /// Writes `.saffron/reports/{latest.json, report.md, junit.xml, report.html}`.
-fn report(
-    root: &Path,
-    base_url: &str,
-    started: std::time::Instant,
-    results: &[ScenarioResult],
-    hooks: Vec<HookRun>,
-    masker: &Masker,
-) -> Result<()> {
-    let report = saffron_runner::RunReport::new(base_url, started.elapsed().as_millis() as u64, results.to_vec())
-        .with_hooks(hooks);
-    let written = saffron_runner::write_reports(root, &report, masker).context("cannot write the reports")?;
+fn write_reports(root: &Path, report: &RunReport, masker: &Masker) -> Result<()> {
+    let written = saffron_runner::write_reports(root, report, masker).context("cannot write the reports")?;
     let names: Vec<String> =
         written.iter().map(|path| path.strip_prefix(root).unwrap_or(path).display().to_string()).collect();
     eprintln!("reports: {}", names.join(", "));
@@ -237,40 +231,27 @@ async fn replay_with_progress(executions: Vec<Execution>, options: &RunOptions) 
     results
 }
 
-/// 2 when anything was blocked, 1 when anything failed (yellow too under `--strict`), else 0.
-fn exit_code(results: &[ScenarioResult], strict: bool) -> ExitCode {
-    let yellow = results.iter().any(|r| matches!(r.verdict, Verdict::Yellow { .. }));
-    if results.iter().any(|r| matches!(r.verdict, Verdict::Blocked { .. })) {
-        ExitCode::from(2)
-    } else if !results.iter().all(ScenarioResult::passed) || (strict && yellow) {
-        ExitCode::from(1)
-    } else {
-        if yellow {
-            eprintln!(
-                "saffron: passed, but only by replaying proposals pending review: `saffron status` lists them \
-                 (--strict fails the run)"
-            );
-        }
-        ExitCode::SUCCESS
+/// The run's exit status (see [`VerdictCounts::exit_status`]), saying so when it passed only
+/// by replaying proposals.
+fn exit_code(counts: VerdictCounts, strict: bool) -> ExitCode {
+    let status = counts.exit_status(strict);
+    if status == 0 && counts.yellow > 0 {
+        eprintln!(
+            "saffron: passed, but only by replaying proposals pending review: `saffron status` lists them \
+             (--strict fails the run)"
+        );
     }
+    ExitCode::from(status)
 }
 
 /// Prints the results: masked (a message may quote a page that shows a secret in any
 /// spelling), then with control characters escaped (names and steps come from the user's
 /// files, messages from the page; none may drive the terminal). Masking comes first, so an
 /// escaped control character cannot hide a secret's spelling from the masker.
-fn print(results: &[ScenarioResult], format: Format, masker: &Masker) -> Result<()> {
-    print!("{}", render(results, format, masker)?);
-    let count = |f: fn(&Verdict) -> bool| results.iter().filter(|r| f(&r.verdict)).count();
-    eprintln!(
-        "{} scenario(s): {} green, {} yellow, {} red, {} blocked",
-        results.len(),
-        count(|v| matches!(v, Verdict::Green)),
-        count(|v| matches!(v, Verdict::Yellow { .. })),
-        count(|v| matches!(v, Verdict::Red { .. })),
-        count(|v| matches!(v, Verdict::Blocked { .. }))
-    );
-    if let Some(totals) = saffron_runner::AgentTotals::of(results) {
+fn print(report: &RunReport, format: Format, masker: &Masker) -> Result<()> {
+    print!("{}", render(&report.scenarios, format, masker)?);
+    eprintln!("{} scenario(s): {}", report.scenarios.len(), report.counts);
+    if let Some(totals) = &report.agent {
         eprintln!("agent: {}", escape_controls(&masker.mask(&totals.summary())));
     }
     Ok(())
@@ -393,9 +374,10 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
         eprintln!("saffron: interrupted");
         return Ok(ExitCode::from(130));
     };
-    print(&results, Format::Text, &masker)?;
-    report(&root, &options.base_url, started, &results, Vec::new(), &masker)?;
-    Ok(exit_code(&results, false))
+    let report = RunReport::new(&options.base_url, started.elapsed().as_millis() as u64, results);
+    print(&report, Format::Text, &masker)?;
+    write_reports(&root, &report, &masker)?;
+    Ok(exit_code(report.counts, false))
 }
 
 #[cfg(test)]

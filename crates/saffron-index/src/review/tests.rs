@@ -390,4 +390,8 @@ fn replace_line_keeps_line_endings_and_checks_the_line() {
     assert!(replace_line("a\nb\n", 3, "b", "c").is_err());
     assert!(replace_line("a\nb\n", 0, "b", "c").is_err());
     assert!(replace_line("a\nb\n", 1, "b", "c").is_err());
+    let refused = |line| replace_line("a\nb\n", line, "b", "c").map_err(|error| error.to_string()).err();
+    assert_eq!(refused(0).as_deref(), Some("line 0 does not exist"));
+    assert_eq!(refused(3).as_deref(), Some("the file has 2 line(s)"));
+    assert_eq!(refused(1).as_deref(), Some("line 1 no longer reads `b` (it reads `a`)"));
 }

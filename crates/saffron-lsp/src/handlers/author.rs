@@ -59,9 +59,25 @@ pub fn start(state: &mut GlobalState, relative: String, prose: String) {
     }
 }
 
+/// Why `saffron author` gave no answer.
+#[derive(Debug, thiserror::Error)]
+enum DraftError {
+    #[error("cannot find saffron: {0}")]
+    NoProgram(std::io::Error),
+    #[error("cannot run saffron author: {0}")]
+    CannotRun(std::io::Error),
+    #[error("saffron author did not finish: {0}")]
+    Unfinished(std::io::Error),
+    #[error("saffron author gave no answer")]
+    Silent,
+    /// What it said on stderr instead, its lines joined.
+    #[error("{0}")]
+    Said(String),
+}
+
 /// What `saffron author` printed: its JSON answer, or the reason it gave none.
-fn draft(root: &Path, relative: &str, prose: &str) -> Result<Value, String> {
-    let program = std::env::current_exe().map_err(|error| format!("cannot find saffron: {error}"))?;
+fn draft(root: &Path, relative: &str, prose: &str) -> Result<Value, DraftError> {
+    let program = std::env::current_exe().map_err(DraftError::NoProgram)?;
     let mut child = Command::new(program)
         .args(["author", "--stdin", "--stdout", "--format", "json", "--out", relative])
         .current_dir(root)
@@ -69,25 +85,25 @@ fn draft(root: &Path, relative: &str, prose: &str) -> Result<Value, String> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|error| format!("cannot run saffron author: {error}"))?;
+        .map_err(DraftError::CannotRun)?;
     if let Some(mut stdin) = child.stdin.take() {
         // A child that exits early closes its input: what it printed says why.
         let _ = stdin.write_all(prose.as_bytes());
     }
-    let finished = child.wait_with_output().map_err(|error| format!("saffron author did not finish: {error}"))?;
+    let finished = child.wait_with_output().map_err(DraftError::Unfinished)?;
     match serde_json::from_slice::<Value>(&finished.stdout) {
         Ok(answer) => Ok(answer),
         Err(_) => {
             let stderr = String::from_utf8_lossy(&finished.stderr);
             let said: Vec<&str> = stderr.lines().filter(|line| !line.trim().is_empty()).collect();
-            Err(if said.is_empty() { "saffron author gave no answer".to_string() } else { said.join(" ") })
+            Err(if said.is_empty() { DraftError::Silent } else { DraftError::Said(said.join(" ")) })
         }
     }
 }
 
 static EDITS: AtomicU64 = AtomicU64::new(0);
 
-fn report(output: &Output, uri: &lsp::Uri, path: &Path, text: &str, drafted: Result<Value, String>) {
+fn report(output: &Output, uri: &lsp::Uri, path: &Path, text: &str, drafted: Result<Value, DraftError>) {
     let show = |typ: lsp::MessageType, message: String| {
         output.notify::<ShowMessage>(&lsp::ShowMessageParams { typ, message });
     };

@@ -97,6 +97,19 @@ fn a_length_that_is_no_number_ends_with_the_message() {
 }
 
 #[test]
+fn a_bad_length_is_named_in_the_problem() {
+    let message = request(7);
+    for (header, expected) in [
+        ("Content-Length: abc", "Content-Length \"abc\" is not a number of bytes"),
+        ("Content-Length: 99999999999999", "Content-Length 99999999999999 is more than a message may be"),
+        ("Content-Type: x", "the frame has no Content-Length"),
+    ] {
+        let found = framed(format!("{header}\r\n\r\n{message}").as_bytes(), 5, true);
+        assert!(matches!(&found[0], Framed::Bad { problem, .. } if problem == expected), "{header}: {found:?}");
+    }
+}
+
+#[test]
 fn bytes_outside_frames_are_one_error_and_reading_goes_on() {
     for stuck in ["null", "-0", "}]"] {
         let input = format!("{stuck}{}", frame(&request(4)));

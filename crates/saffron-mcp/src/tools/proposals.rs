@@ -12,8 +12,8 @@
 use std::fmt::Write as _;
 
 use saffron_index::review::{self, AcceptOptions, ReviewError, recording_path};
-use saffron_index::{PROPOSALS_DIR, ProposalData, Snapshot};
-use saffron_recording::{ActionChange, FeatureEdit, StepDiff, Store, Usage};
+use saffron_index::{ProposalData, Snapshot};
+use saffron_recording::{ActionChange, FeatureEdit, StepDiff, Store, Usage, layout};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -154,7 +154,7 @@ pub fn list(project: &Project, _args: ListProposalsArgs) -> Result<ListProposals
 /// The proposal a client names, as the index holds it.
 fn find<'a>(project: &Project, snapshot: &'a Snapshot, given: &str) -> Result<&'a ProposalData, ToolError> {
     let path = project_path(given)
-        .filter(|path| path.starts_with(PROPOSALS_DIR))
+        .filter(|path| layout::in_proposals(path))
         .ok_or_else(|| ToolError::new(format!("`{given}` is not a proposal path"), list_hint(snapshot)))?;
     if let Some(reason) = project.unreadable_proposals().get(&path) {
         return Err(ToolError::new(
@@ -228,7 +228,7 @@ fn tool_error(error: &ReviewError, snapshot: &Snapshot) -> ToolError {
 /// The proposal path a client passes, checked to be one.
 fn proposal_path(snapshot: &Snapshot, given: &str) -> Result<std::path::PathBuf, ToolError> {
     project_path(given)
-        .filter(|path| path.starts_with(PROPOSALS_DIR) && path.extension().is_some_and(|e| e == "json"))
+        .filter(|path| layout::is_proposal(path))
         .ok_or_else(|| ToolError::new(format!("`{given}` is not a proposal path"), list_hint(snapshot)))
 }
 

@@ -5,7 +5,9 @@
 use std::fmt::Write as _;
 
 use saffron_runner::hooks::{HookPhase, Interrupt};
-use saffron_runner::{RunReport, RunRequest, ScenarioResult, Session, TagExpression, Verdict, line_target};
+use saffron_runner::{
+    RunReport, RunRequest, ScenarioResult, Session, TagExpression, Verdict, VerdictCounts, line_target,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -41,10 +43,8 @@ pub struct RunArgs {
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RunOutput {
-    pub green: usize,
-    pub yellow: usize,
-    pub red: usize,
-    pub blocked: usize,
+    #[serde(flatten)]
+    pub counts: VerdictCounts,
     pub duration_ms: u64,
     pub scenarios: Vec<ScenarioVerdict>,
     /// The reports written, relative to the project root.
@@ -202,10 +202,7 @@ pub fn execute(session: Session) -> Result<RunOutput, ToolError> {
         Err(error) => vec![format!("(the reports could not be written: {error})")],
     };
     Ok(RunOutput {
-        green: report.green,
-        yellow: report.yellow,
-        red: report.red,
-        blocked: report.blocked,
+        counts: report.counts,
         duration_ms: report.duration_ms,
         // The runner masked every result's texts; the hook commands' errors come from elsewhere.
         scenarios: report
@@ -238,13 +235,10 @@ pub fn execute(session: Session) -> Result<RunOutput, ToolError> {
 impl Render for RunOutput {
     fn render(&self) -> String {
         let mut out = format!(
-            "{} scenario(s) in {:.1} s: {} green, {} yellow, {} red, {} blocked\n",
+            "{} scenario(s) in {:.1} s: {}\n",
             self.scenarios.len(),
             self.duration_ms as f64 / 1000.0,
-            self.green,
-            self.yellow,
-            self.red,
-            self.blocked
+            self.counts
         );
         for scenario in &self.scenarios {
             let _ = writeln!(out, "{:<8} {}:{}  {}", scenario.verdict, scenario.file, scenario.line, scenario.name);
@@ -309,10 +303,7 @@ mod tests {
         };
         let report = RunReport::new("http://127.0.0.1:1", 1000, vec![result]);
         let output = RunOutput {
-            green: 1,
-            yellow: 0,
-            red: 0,
-            blocked: 0,
+            counts: VerdictCounts { green: 1, ..VerdictCounts::default() },
             duration_ms: 1000,
             scenarios: report.scenarios.iter().map(ScenarioVerdict::from).collect(),
             reports: Vec::new(),

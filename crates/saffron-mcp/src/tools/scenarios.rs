@@ -6,6 +6,8 @@
 use std::fmt::Write as _;
 
 use saffron_index::{RecordingState, ScenarioStatus, Snapshot, StepStatus};
+use saffron_recording::layout;
+use saffron_runner::RunReport;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -256,21 +258,14 @@ pub fn status(project: &Project, _args: StatusArgs) -> Result<StatusOutput, Tool
 
 /// The verdict counts of the last run, in words.
 fn last_run(root: &std::path::Path) -> String {
-    let path = root.join(".saffron/reports/latest.json");
+    let path = root.join(layout::LATEST_REPORT);
     let Ok(text) = std::fs::read_to_string(&path) else {
         return "no run yet: the run tool replays scenarios and gives each a verdict".to_string();
     };
-    let Ok(report) = serde_json::from_str::<serde_json::Value>(&text) else {
-        return "the last run's report (.saffron/reports/latest.json) cannot be read".to_string();
+    let Ok(report) = serde_json::from_str::<RunReport>(&text) else {
+        return format!("the last run's report ({}) cannot be read", layout::LATEST_REPORT);
     };
-    let count = |key: &str| report[key].as_u64().unwrap_or(0);
-    format!(
-        "last run (.saffron/reports/latest.json): {} green, {} yellow, {} red, {} blocked",
-        count("green"),
-        count("yellow"),
-        count("red"),
-        count("blocked")
-    )
+    format!("last run ({}): {}", layout::LATEST_REPORT, report.counts)
 }
 
 impl Render for StatusOutput {

@@ -4,7 +4,9 @@
 //! it cost. Written atomically under the store lock.
 
 use saffron_agent::{Cost, Usage};
-use saffron_recording::{FeatureEdit, Masker, Proposal, ProposalDraft, Recording, ScenarioRef, StepKind, Store};
+use saffron_recording::{
+    FeatureEdit, Masker, Proposal, ProposalDraft, Recording, ScenarioRef, StepKind, Store, StoreError,
+};
 
 use super::Repair;
 use super::merge::flow_changes;
@@ -24,7 +26,7 @@ pub(crate) fn file(
     cost: &Cost,
     unverified: Option<String>,
     masker: &Masker,
-) -> Result<String, String> {
+) -> Result<String, StoreError> {
     let root = &options.root;
     let mut adaptations: Vec<String> = Vec::new();
     if let Some(change) = repair.account.change {
@@ -59,9 +61,9 @@ pub(crate) fn file(
         unverified: unverified.map(|failure| masker.mask(&failure)),
     };
     let proposal = Proposal::file(draft, execution.committed.as_ref());
-    let store = Store::open(root).map_err(|error| error.to_string())?;
-    let lock = store.lock().map_err(|error| error.to_string())?;
-    lock.write_proposal(&root.join(&execution.proposal_path), &proposal).map_err(|error| error.to_string())?;
+    let store = Store::open(root)?;
+    let lock = store.lock()?;
+    lock.write_proposal(&root.join(&execution.proposal_path), &proposal)?;
     Ok(relative(&execution.proposal_path))
 }
 

@@ -228,7 +228,7 @@ impl Context<'_> {
         let url = context.url().await.unwrap_or_default();
         let mut page = match ContextPage::start(context, self.browser.clone()) {
             Ok(page) => page,
-            Err(cause) => return SessionEnd::Verdict(Verdict::Blocked { cause }),
+            Err(cause) => return SessionEnd::Verdict(Verdict::Blocked { cause: cause.to_string() }),
         };
         let values = Arc::new(Values {
             params: execution.params.clone(),
@@ -343,7 +343,8 @@ impl Context<'_> {
     /// `before_proof` hooks.
     async fn proof(&self, recording: &Recording, masker: &Masker) -> Replayed {
         if let Err(cause) = crate::execute::before_proof(self.options).await {
-            let outcome = crate::execute::result(self.execution, Verdict::Blocked { cause }, Instant::now());
+            let outcome =
+                crate::execute::result(self.execution, Verdict::Blocked { cause: cause.to_string() }, Instant::now());
             return Replayed { outcome, masker: masker.clone(), stopped: None };
         }
         let mut proof = self.execution.clone();

@@ -2,14 +2,23 @@
 //! replay's verdict and the conversation with the agent, masked, under
 //! `.saffron/artifacts/recording/<feature>/<scenario>/`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use saffron_agent::{Block, Message, Role, ToolInput};
-use saffron_recording::{Masker, write_atomic};
+use saffron_recording::{Masker, layout, write_atomic};
 use serde_json::{Value, json};
 
 use super::Attempt;
 use crate::plan::Execution;
+
+/// Why the evidence could not be kept.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum EvidenceError {
+    #[error("{0}")]
+    Encode(#[from] serde_json::Error),
+    #[error("{}: {source}", .path.display())]
+    Write { path: PathBuf, source: std::io::Error },
+}
 
 /// Writes every attempt's evidence; the folder, relative to the root.
 pub(super) fn keep(
@@ -17,10 +26,8 @@ pub(super) fn keep(
     execution: &Execution,
     attempts: &[Attempt],
     masker: &Masker,
-) -> Result<String, String> {
-    // `.saffron/cache/<feature>/<scenario>.json` → `.saffron/artifacts/recording/<feature>/<scenario>/`.
-    let relative = execution.recording_path.strip_prefix(".saffron/cache").unwrap_or(&execution.recording_path);
-    let folder = Path::new(".saffron/artifacts/recording").join(relative.with_extension(""));
+) -> Result<String, EvidenceError> {
+    let folder = layout::recording_evidence(&execution.recording_path);
     for (number, attempt) in attempts.iter().enumerate() {
         let evidence = json!({
             "attempt": number + 1,
@@ -28,9 +35,9 @@ pub(super) fn keep(
             "proof": attempt.proof.as_ref().map(|proof| json!({ "verdict": proof.verdict, "steps": proof.steps })),
             "conversation": attempt.conversation.iter().map(message_json).collect::<Vec<_>>(),
         });
-        let text = serde_json::to_string_pretty(&evidence).map_err(|error| error.to_string())?;
+        let text = serde_json::to_string_pretty(&evidence)?;
         let path = root.join(&folder).join(format!("attempt-{}.json", number + 1));
-        write_atomic(&path, masker.mask(&text).as_bytes()).map_err(|error| format!("{}: {error}", path.display()))?;
+        write_atomic(&path, masker.mask(&text).as_bytes()).map_err(|source| EvidenceError::Write { path, source })?;
     }
     Ok(folder.to_string_lossy().replace('\\', "/"))
 }

@@ -253,7 +253,7 @@ async fn attempt(
     };
     let mut page = match ContextPage::start(context, browser.clone()) {
         Ok(page) => page,
-        Err(cause) => return Err(Verdict::Blocked { cause }),
+        Err(cause) => return Err(Verdict::Blocked { cause: cause.to_string() }),
     };
     let mut entries: Vec<Entry> = Vec::new();
     let mut conversation: Vec<Message> = Vec::new();
@@ -420,7 +420,7 @@ async fn proof(
     masker: Masker,
 ) -> ScenarioResult {
     if let Err(cause) = crate::execute::before_proof(options).await {
-        return crate::execute::result(execution, Verdict::Blocked { cause }, Instant::now());
+        return crate::execute::result(execution, Verdict::Blocked { cause: cause.to_string() }, Instant::now());
     }
     let mut proof = execution.clone();
     proof.recording = Ok(recording.clone());

@@ -70,14 +70,24 @@ enum Command {
 
 const GONE: &str = "the thread driving the browser context stopped";
 
+/// Why the live page could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum PageStartError {
+    #[error("cannot start a runtime for the live page: {0}")]
+    Runtime(std::io::Error),
+    #[error("cannot start the live page's thread: {0}")]
+    Thread(std::io::Error),
+}
+
 impl ContextPage {
     /// Takes `context` over; it is closed when the page is dropped or closed.
-    pub fn start(context: saffron_browser::Context, browser: saffron_browser::Browser) -> Result<ContextPage, String> {
+    pub fn start(
+        context: saffron_browser::Context,
+        browser: saffron_browser::Browser,
+    ) -> Result<ContextPage, PageStartError> {
         let (commands, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Command>();
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|error| format!("cannot start a runtime for the live page: {error}"))?;
+        let runtime =
+            tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(PageStartError::Runtime)?;
         let thread = std::thread::Builder::new()
             .name("saffron-live-page".into())
             .spawn(move || {
@@ -89,7 +99,7 @@ impl ContextPage {
                     live.context.close().await;
                 });
             })
-            .map_err(|error| format!("cannot start the live page's thread: {error}"))?;
+            .map_err(PageStartError::Thread)?;
         Ok(ContextPage { commands, thread: Some(thread) })
     }
 

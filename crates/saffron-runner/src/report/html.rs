@@ -164,14 +164,11 @@ pub fn html(report: &RunReport) -> String {
         out,
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Saffron run</title>\
          <style>{STYLE}</style></head><body data-filter=\"all\">\n<h1>Saffron run</h1>\n\
-         <p>{} scenario(s) against <code>{}</code> in {:.1} s: {} green, {} yellow, {} red, {} blocked.</p>\n",
+         <p>{} scenario(s) against <code>{}</code> in {:.1} s: {}.</p>\n",
         report.scenarios.len(),
         escape_xml(&report.base_url),
         report.duration_ms as f64 / 1000.0,
-        report.green,
-        report.yellow,
-        report.red,
-        report.blocked
+        report.counts
     );
     let _ = write!(
         out,
