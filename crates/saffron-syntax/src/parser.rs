@@ -4,6 +4,11 @@
 //! them; that order decides which reading wins when a line could be several things, and it is
 //! also the "expected: ..." list of an error. A line that fits nowhere is reported and skipped,
 //! and parsing goes on from the same state, so a half-typed file still yields a full tree.
+//!
+//! As in Cucumber's implementations, the state machine and the tree are apart: [`states`] says
+//! which line kind is legal where, this module matches lines and moves between states, and
+//! [`ast_builder`] assembles the document from the blocks it is told to open and close (it never
+//! sees a state, and the state machine never touches the tree).
 
 use crate::ast::*;
 use crate::diagnostic::{Diagnostic, DiagnosticCode};
@@ -238,8 +243,7 @@ impl<'s> Parser<'s, '_> {
                 }
             }
         };
-        self.builder.note_content(line_end);
-        self.builder.pending_tags.extend(tags);
+        self.builder.tags(line_end, tags);
         next
     }
 
@@ -252,19 +256,8 @@ impl<'s> Parser<'s, '_> {
         match kind {
             Empty => state,
             Comment => {
-                self.builder.comments.push(crate::ast::Comment {
-                    location: Location { line: line.number, column: 1 },
-                    span: Span::new(line.start, line.end()),
-                    text: line.text.to_string(),
-                });
-                match state {
-                    State::Feature { .. } => State::Feature { description: true },
-                    State::Rule { .. } => State::Rule { description: true },
-                    State::Background { in_rule, .. } => State::Background { in_rule, description: true },
-                    State::Scenario { in_rule, .. } => State::Scenario { in_rule, description: true },
-                    State::Examples { in_rule, .. } => State::Examples { in_rule, description: true },
-                    other => other,
-                }
+                self.builder.comment(line);
+                state.in_description()
             }
             Other => {
                 if let State::DocString { .. } = state {
@@ -273,44 +266,36 @@ impl<'s> Parser<'s, '_> {
                     return state;
                 }
                 self.builder.description_line(line);
-                match state {
-                    State::Feature { .. } => State::Feature { description: true },
-                    State::Rule { .. } => State::Rule { description: true },
-                    State::Background { in_rule, .. } => State::Background { in_rule, description: true },
-                    State::Scenario { in_rule, .. } => State::Scenario { in_rule, description: true },
-                    State::Examples { in_rule, .. } => State::Examples { in_rule, description: true },
-                    other => other,
-                }
+                state.in_description()
             }
             Language => {
                 if let Token::Language(language) = token {
-                    self.builder.language_header =
-                        Some(LanguageHeader { location: line.location(), span: line.content_span(), language });
+                    self.builder.language_header(line, language);
                 }
                 State::AfterLanguage
             }
             FeatureLine => {
-                let header = self.header(line, &token);
+                let header = Builder::header(line, title_keyword(&token));
                 self.builder.start_feature(header, self.dialect.code.clone());
                 State::Feature { description: false }
             }
             RuleLine => {
                 self.builder.flush_description();
                 self.builder.close_rule();
-                let header = self.header(line, &token);
+                let header = Builder::header(line, title_keyword(&token));
                 self.builder.start_rule(header);
                 State::Rule { description: false }
             }
             BackgroundLine => {
                 self.builder.flush_description();
-                let header = self.header(line, &token);
+                let header = Builder::header(line, title_keyword(&token));
                 self.builder.start_background(header);
                 State::Background { in_rule, description: false }
             }
             ScenarioLine => {
                 self.builder.flush_description();
                 self.builder.close_to_container();
-                let header = self.header(line, &token);
+                let header = Builder::header(line, title_keyword(&token));
                 let scenario_kind = match token {
                     Token::Title { scenario_kind, .. } => scenario_kind,
                     _ => ScenarioKind::Scenario,
@@ -325,7 +310,7 @@ impl<'s> Parser<'s, '_> {
                 self.builder.flush_description();
                 self.builder.close_step();
                 self.builder.close_examples();
-                let header = self.header(line, &token);
+                let header = Builder::header(line, title_keyword(&token));
                 self.builder.start_examples(header);
                 State::Examples { in_rule, description: false }
             }
@@ -388,33 +373,6 @@ impl<'s> Parser<'s, '_> {
         }
     }
 
-    fn header(&self, line: &Line<'_>, token: &Token<'_>) -> Header {
-        let keyword = match token {
-            Token::Title { keyword, .. } => *keyword,
-            _ => "",
-        };
-        let keyword_start = line.content_start();
-        let name = line.rest_trimmed(keyword.len() + 1);
-        let name_span = if name.is_empty() {
-            let after_colon = keyword_start + keyword.len() + 1;
-            Span::new(after_colon, after_colon)
-        } else {
-            line.span_of(name)
-        };
-        let name_offset = (name_span.start - keyword_start).min(line.trimmed.len());
-        let name_column = line.indent + 1 + line.trimmed.get(..name_offset).map_or(0, |s| s.chars().count() as u32);
-        let name_location = Location { line: line.number, column: name_column };
-        Header {
-            location: line.location(),
-            keyword: keyword.to_string(),
-            keyword_span: Span::new(keyword_start, keyword_start + keyword.len()),
-            name: name.to_string(),
-            name_span,
-            name_location,
-            line_span: line.content_span(),
-        }
-    }
-
     fn dialect_in_feature_file(&mut self, line: &Line<'_>, keyword: &str) {
         self.add_error(
             Diagnostic::error(
@@ -454,6 +412,14 @@ impl<'s> Parser<'s, '_> {
     }
 }
 
+/// The keyword a title line was read with (none for other lines).
+fn title_keyword<'d>(token: &Token<'d>) -> &'d str {
+    match token {
+        Token::Title { keyword, .. } => keyword,
+        _ => "",
+    }
+}
+
 /// Cucumber replaces the first escaped delimiter of a doc string line, and only the first.
 fn unescape_doc_string(text: &str, separator: Option<&str>) -> String {
     let escaped = match separator {
@@ -481,7 +447,7 @@ fn language_hint(code: &str) -> String {
 fn eof_hint(state: State, builder: &Builder) -> String {
     match state {
         State::DocString { .. } => {
-            let opened = builder.doc.as_ref().map_or(0, |doc| doc.location.line);
+            let opened = builder.open_doc_string_line().unwrap_or(0);
             format!("close the doc string opened at line {opened} with its delimiter on a line of its own")
         }
         State::AfterLanguage | State::FeatureTags => "add a 'Feature:' line after the header and tags".to_string(),

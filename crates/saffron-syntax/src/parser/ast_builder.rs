@@ -5,22 +5,22 @@ use crate::diagnostic::{Diagnostic, DiagnosticCode};
 use crate::lexer::{self, Line};
 
 #[derive(Debug)]
-pub(super) struct DocStringBuilder {
-    pub(super) location: Location,
-    pub(super) start: usize,
-    pub(super) delimiter: &'static str,
-    pub(super) media_type: Option<String>,
-    pub(super) lines: Vec<String>,
+struct DocStringBuilder {
+    location: Location,
+    start: usize,
+    delimiter: &'static str,
+    media_type: Option<String>,
+    lines: Vec<String>,
 }
 
 #[derive(Debug, Default)]
-pub(super) struct DescriptionBuilder {
+struct DescriptionBuilder {
     /// (text, span, blank)
     lines: Vec<(String, Span, bool)>,
 }
 
 impl DescriptionBuilder {
-    pub(super) fn finish(self) -> Description {
+    fn finish(self) -> Description {
         let mut lines = self.lines;
         while lines.last().is_some_and(|(_, _, blank)| *blank) {
             lines.pop();
@@ -38,24 +38,24 @@ impl DescriptionBuilder {
 /// sibling or a parent arrives; closing a block moves it into its parent.
 #[derive(Debug, Default)]
 pub(super) struct Builder {
-    pub(super) feature: Option<Feature>,
-    pub(super) rule: Option<Rule>,
-    pub(super) background: Option<Background>,
-    pub(super) scenario: Option<Scenario>,
-    pub(super) examples: Option<Examples>,
-    pub(super) step: Option<Step>,
-    pub(super) table: Vec<crate::ast::TableRow>,
-    pub(super) doc: Option<DocStringBuilder>,
-    pub(super) description: Option<DescriptionBuilder>,
-    pub(super) pending_tags: Vec<Tag>,
-    pub(super) comments: Vec<crate::ast::Comment>,
-    pub(super) language_header: Option<LanguageHeader>,
+    feature: Option<Feature>,
+    rule: Option<Rule>,
+    background: Option<Background>,
+    scenario: Option<Scenario>,
+    examples: Option<Examples>,
+    step: Option<Step>,
+    table: Vec<crate::ast::TableRow>,
+    doc: Option<DocStringBuilder>,
+    description: Option<DescriptionBuilder>,
+    pending_tags: Vec<Tag>,
+    comments: Vec<crate::ast::Comment>,
+    language_header: Option<LanguageHeader>,
     /// End of the last non-blank, non-comment line read, for block spans.
-    pub(super) content_end: usize,
+    content_end: usize,
     /// Syntax errors in the order they were found.
-    pub(super) errors: Vec<Diagnostic>,
+    errors: Vec<Diagnostic>,
     /// (position, message) of each error, so a file with many is not searched for each.
-    pub(super) reported: std::collections::HashSet<(crate::ast::Location, String)>,
+    reported: std::collections::HashSet<(crate::ast::Location, String)>,
 }
 
 impl Builder {
@@ -69,6 +69,53 @@ impl Builder {
 
     pub(super) fn block_start(&self, header: &Header, tags: &[Tag]) -> usize {
         tags.first().map_or(header.line_span.start, |tag| tag.span.start.min(header.line_span.start))
+    }
+
+    /// A block's header from its title line, read with `keyword`.
+    pub(super) fn header(line: &Line<'_>, keyword: &str) -> Header {
+        let keyword_start = line.content_start();
+        let name = line.rest_trimmed(keyword.len() + 1);
+        let name_span = if name.is_empty() {
+            let after_colon = keyword_start + keyword.len() + 1;
+            Span::new(after_colon, after_colon)
+        } else {
+            line.span_of(name)
+        };
+        let name_offset = (name_span.start - keyword_start).min(line.trimmed.len());
+        let name_column = line.indent + 1 + line.trimmed.get(..name_offset).map_or(0, |s| s.chars().count() as u32);
+        let name_location = Location { line: line.number, column: name_column };
+        Header {
+            location: line.location(),
+            keyword: keyword.to_string(),
+            keyword_span: Span::new(keyword_start, keyword_start + keyword.len()),
+            name: name.to_string(),
+            name_span,
+            name_location,
+            line_span: line.content_span(),
+        }
+    }
+
+    pub(super) fn comment(&mut self, line: &Line<'_>) {
+        self.comments.push(Comment {
+            location: Location { line: line.number, column: 1 },
+            span: Span::new(line.start, line.end()),
+            text: line.text.to_string(),
+        });
+    }
+
+    pub(super) fn language_header(&mut self, line: &Line<'_>, language: String) {
+        self.language_header = Some(LanguageHeader { location: line.location(), span: line.content_span(), language });
+    }
+
+    /// Tags read on a line ending at `line_end`, for the next block to take.
+    pub(super) fn tags(&mut self, line_end: usize, tags: Vec<Tag>) {
+        self.note_content(line_end);
+        self.pending_tags.extend(tags);
+    }
+
+    /// The line the open doc string started on.
+    pub(super) fn open_doc_string_line(&self) -> Option<u32> {
+        self.doc.as_ref().map(|doc| doc.location.line)
     }
 
     pub(super) fn start_feature(&mut self, header: Header, language: String) {

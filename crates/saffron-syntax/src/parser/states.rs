@@ -186,6 +186,18 @@ impl State {
         }
     }
 
+    /// The state after a description or comment line under a block header.
+    pub(super) fn in_description(self) -> State {
+        match self {
+            State::Feature { .. } => State::Feature { description: true },
+            State::Rule { .. } => State::Rule { description: true },
+            State::Background { in_rule, .. } => State::Background { in_rule, description: true },
+            State::Scenario { in_rule, .. } => State::Scenario { in_rule, description: true },
+            State::Examples { in_rule, .. } => State::Examples { in_rule, description: true },
+            other => other,
+        }
+    }
+
     /// Whether a tag line here may start an Examples block (we are inside a scenario).
     pub(super) fn in_scenario(self) -> bool {
         match self {
