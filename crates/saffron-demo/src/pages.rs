@@ -62,20 +62,9 @@ pub fn render(template: &str, vars: &[(&str, &str)]) -> String {
     out
 }
 
-/// Escapes text for HTML content and double-quoted attribute values.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+/// Escapes text for HTML content and quoted attribute values (both quote kinds).
+pub fn escape(text: &str) -> std::borrow::Cow<'_, str> {
+    html_escape::encode_quoted_attribute(text)
 }
 
 /// `Drift::RemovedTestId`: drops every ` data-testid="…"` attribute. User text cannot be hit:
@@ -443,7 +432,7 @@ mod tests {
 
     #[test]
     fn escape_covers_markup_and_quotes() {
-        assert_eq!(escape(r#"<b a="1">'&'</b>"#), "&lt;b a=&quot;1&quot;&gt;&#39;&amp;&#39;&lt;/b&gt;");
+        assert_eq!(escape(r#"<b a="1">'&'</b>"#), "&lt;b a=&quot;1&quot;&gt;&#x27;&amp;&#x27;&lt;/b&gt;");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Semantic tokens: keywords, tags, comments, step text with its `<placeholders>` and quoted
 //! values, StepSet names, table cells and doc strings. Spans never cross a line.
 
+use saffron_syntax::step_text::{StepTokenKind, lex};
 use saffron_syntax::{Document, Span, Step};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -124,6 +125,16 @@ pub fn semantic_tokens(document: &Document, text: &str) -> Vec<SemanticToken> {
     out
 }
 
+/// How a value of step text is shown; `None` for the plain words between values.
+pub(crate) fn value_kind(kind: StepTokenKind) -> Option<TokenType> {
+    match kind {
+        StepTokenKind::Placeholder => Some(TokenType::Parameter),
+        StepTokenKind::Quoted(_) => Some(TokenType::String),
+        StepTokenKind::Number => Some(TokenType::Number),
+        StepTokenKind::Word | StepTokenKind::Other => None,
+    }
+}
+
 fn trimmed(text: &str, span: Span) -> Span {
     let slice = &text[span.start..span.end];
     let start = span.start + (slice.len() - slice.trim_start().len());
@@ -139,41 +150,20 @@ fn step_tokens(step: &Step, text: &str, push: &mut dyn FnMut(Span, TokenType)) {
         push(step.text_span, TokenType::Namespace);
     } else {
         // Step text in pieces: placeholders, quoted values and numbers stand out.
-        let body = &text[step.text_span.start..step.text_span.end];
-        let mut cursor = 0;
-        let bytes = body.as_bytes();
-        let mut index = 0;
+        let start = step.text_span.start;
+        let mut plain_from = 0;
         let flush = |from: usize, to: usize, push: &mut dyn FnMut(Span, TokenType)| {
             if to > from {
-                push(Span::new(step.text_span.start + from, step.text_span.start + to), TokenType::Function);
+                push(Span::new(start + from, start + to), TokenType::Function);
             }
         };
-        while index < bytes.len() {
-            let special = match bytes[index] {
-                b'<' => body[index + 1..]
-                    .find(['>', ' '])
-                    .filter(|&i| body.as_bytes()[index + 1 + i] == b'>')
-                    .map(|i| (index + i + 2, TokenType::Parameter)),
-                b'"' => body[index + 1..].find('"').map(|i| (index + i + 2, TokenType::String)),
-                b'0'..=b'9' if index == 0 || !bytes[index - 1].is_ascii_alphanumeric() => {
-                    let end =
-                        body[index..].find(|c: char| !c.is_ascii_digit() && c != '.').map_or(body.len(), |i| index + i);
-                    let alone = end == body.len() || !bytes[end].is_ascii_alphabetic();
-                    alone.then_some((end, TokenType::Number))
-                }
-                _ => None,
-            };
-            match special {
-                Some((end, kind)) => {
-                    flush(cursor, index, push);
-                    push(Span::new(step.text_span.start + index, step.text_span.start + end), kind);
-                    index = end;
-                    cursor = end;
-                }
-                None => index += 1,
-            }
+        for token in lex(&text[step.text_span.start..step.text_span.end]) {
+            let Some(kind) = value_kind(token.kind) else { continue };
+            flush(plain_from, token.start, push);
+            push(Span::new(start + token.start, start + token.end()), kind);
+            plain_from = token.end();
         }
-        flush(cursor, body.len(), push);
+        flush(plain_from, step.text_span.len(), push);
     }
     if let Some(table) = &step.data_table {
         for row in &table.rows {

@@ -1,47 +1,48 @@
 //! Step texts as snippets: `<param>` placeholders and quoted values become tab stops.
 
+use saffron_syntax::step_text::{StepTokenKind, lex};
+
 /// A snippet body in the LSP / VS Code syntax: `<param>` and quoted values become tab stops
 /// (`${1:param}`); `$`, `}` and `\` are escaped as the syntax requires.
 pub fn snippet_body(text: &str) -> String {
     snippet(text).unwrap_or_else(|| text.to_string())
 }
 
-/// The snippet body of `text` when it differs from `text` (see [`snippet_body`]).
+/// The snippet body of `text` when it differs from `text` (see [`snippet_body`]). Placeholders
+/// and quoted values are those of [`saffron_syntax::step_text`].
 pub fn snippet(text: &str) -> Option<String> {
     // Most steps have nothing to escape or turn into a tab stop (bytes: these are all ASCII).
-    if !text.bytes().any(|byte| matches!(byte, b'<' | b'"' | b'$' | b'\\')) {
+    if !text.bytes().any(|byte| matches!(byte, b'<' | b'"' | b'\'' | b'$' | b'\\')) {
         return None;
     }
     let mut body = String::with_capacity(text.len() + 16);
     let mut stop = 1;
-    let mut rest = text;
-    while let Some(start) = rest.bytes().position(|byte| byte == b'<' || byte == b'"') {
-        let opener = rest.as_bytes()[start];
-        let closer = if opener == b'<' { '>' } else { '"' };
-        let Some(length) = rest[start + 1..].find(closer) else { break };
-        let inner = &rest[start + 1..start + 1 + length];
-        if opener == b'<' && (inner.is_empty() || inner.contains(char::is_whitespace)) {
-            escape_into(&mut body, &rest[..=start], false);
-            rest = &rest[start + 1..];
-            continue;
-        }
-        escape_into(&mut body, &rest[..start], false);
-        if opener == b'"' {
-            body.push('"');
-        }
-        body.push_str("${");
-        body.push_str(itoa::Buffer::new().format(stop));
-        body.push(':');
-        escape_into(&mut body, inner, true);
-        body.push('}');
-        if opener == b'"' {
-            body.push('"');
-        }
+    let mut plain_from = 0;
+    for token in lex(text) {
+        // A quoted value keeps its quotes around the tab stop; a placeholder's brackets go.
+        let quote = match token.kind {
+            StepTokenKind::Quoted(quote) => Some(quote.char()),
+            StepTokenKind::Placeholder => None,
+            _ => continue,
+        };
+        escape_into(&mut body, &text[plain_from..token.start], false);
+        body.extend(quote);
+        push_tab_stop(&mut body, stop, token.inner());
+        body.extend(quote);
         stop += 1;
-        rest = &rest[start + 2 + length..];
+        plain_from = token.end();
     }
-    escape_into(&mut body, rest, false);
+    escape_into(&mut body, &text[plain_from..], false);
     (body != text).then_some(body)
+}
+
+/// `${stop:default}`, with the default escaped.
+fn push_tab_stop(body: &mut String, stop: usize, default: &str) {
+    body.push_str("${");
+    body.push_str(itoa::Buffer::new().format(stop));
+    body.push(':');
+    escape_into(body, default, true);
+    body.push('}');
 }
 
 /// Copies `text` with `$`, `\` (and `}` inside a placeholder) escaped, a run at a time.
@@ -57,38 +58,17 @@ fn escape_into(out: &mut String, text: &str, in_placeholder: bool) {
     out.push_str(rest);
 }
 
-/// One value of a step text: a quoted string (inside its quotes), a number or a `<placeholder>`
-/// (brackets included: the tab stop replaces them, as [`snippet`] does): what [`saffron_index::tokens::pattern_key`] generalises.
+/// The values of a step text, as [`saffron_syntax::step_text`] cuts it: a quoted string
+/// (inside its quotes), a number or a `<placeholder>` (brackets included: the tab stop replaces
+/// them, as [`snippet`] does), which is what [`saffron_index::tokens::pattern_key`] generalises.
 fn values(text: &str) -> Vec<std::ops::Range<usize>> {
-    let bytes = text.as_bytes();
-    let mut found = Vec::new();
-    let mut at = 0;
-    while at < bytes.len() {
-        match bytes[at] {
-            quote @ (b'"' | b'\'') => match text[at + 1..].find(quote as char) {
-                Some(length) => {
-                    found.push(at + 1..at + 1 + length);
-                    at += length + 2;
-                }
-                None => break,
-            },
-            b'<' => match text[at + 1..].find(|c: char| c == '>' || c.is_whitespace()) {
-                Some(length) if length > 0 && bytes[at + 1 + length] == b'>' => {
-                    found.push(at..at + length + 2);
-                    at += length + 2;
-                }
-                _ => at += 1,
-            },
-            b'0'..=b'9' => {
-                let length =
-                    bytes[at..].iter().take_while(|b| b.is_ascii_digit() || **b == b'.' || **b == b',').count();
-                found.push(at..at + length);
-                at += length;
-            }
-            _ => at += 1,
-        }
-    }
-    found
+    lex(text)
+        .filter_map(|token| match token.kind {
+            StepTokenKind::Quoted(_) => Some(token.start + 1..token.end() - 1),
+            StepTokenKind::Placeholder | StepTokenKind::Number => Some(token.start..token.end()),
+            StepTokenKind::Word | StepTokenKind::Other => None,
+        })
+        .collect()
 }
 
 /// The snippet of a step pattern written with several values: `text` (one of its variants)
@@ -119,9 +99,6 @@ pub fn pattern_snippet<'a>(text: &str, variants: impl IntoIterator<Item = (&'a s
         written.push_str(&text[rest_from..range.start]);
         // Most used; a tie keeps `text`'s own value, then the first in byte order (the variants
         // come in no particular order).
-        body.push_str("${");
-        body.push_str(itoa::Buffer::new().format(stop + 1));
-        body.push(':');
         let own = &text[range.clone()];
         let default = slot
             .iter()
@@ -130,8 +107,7 @@ pub fn pattern_snippet<'a>(text: &str, variants: impl IntoIterator<Item = (&'a s
         let default = default.map_or(&text[range.clone()], |best| best.0);
         written.push_str(default);
         let default = default.strip_prefix('<').and_then(|name| name.strip_suffix('>')).unwrap_or(default);
-        escape_into(&mut body, default, true);
-        body.push('}');
+        push_tab_stop(&mut body, stop + 1, default);
         rest_from = range.end;
     }
     escape_into(&mut body, &text[rest_from..], false);

@@ -7,7 +7,9 @@ use std::sync::OnceLock;
 use saffron_syntax::Span;
 use tree_sitter::{InputEdit, Parser, Point, Query, QueryCursor, StreamingIterator, Tree};
 
-use crate::semantic_tokens::{SemanticToken, TokenType};
+use saffron_syntax::step_text::lex;
+
+use crate::semantic_tokens::{SemanticToken, TokenType, value_kind};
 
 fn query() -> Option<&'static Query> {
     static QUERY: OnceLock<Option<Query>> = OnceLock::new();
@@ -112,32 +114,18 @@ impl SyntaxTree {
     }
 }
 
-/// Quoted values and standalone numbers inside step text.
+/// Quoted values and numbers inside step text, as [`saffron_syntax::step_text`] cuts it (the
+/// grammar already marks placeholders).
 fn paint_values(text: &str, start: usize, end: usize, paint: &mut [Option<TokenType>]) {
-    let bytes = text.as_bytes();
-    let mut index = start;
-    while index < end {
-        match bytes[index] {
-            b'"' => {
-                let Some(close) = text[index + 1..end].find('"') else { return };
-                let stop = index + close + 2;
-                for slot in &mut paint[index..stop] {
-                    if *slot == Some(TokenType::Function) {
-                        *slot = Some(TokenType::String);
-                    }
-                }
-                index = stop;
+    for token in lex(&text[start..end]) {
+        let kind = match value_kind(token.kind) {
+            Some(kind @ (TokenType::String | TokenType::Number)) => kind,
+            _ => continue,
+        };
+        for slot in &mut paint[start + token.start..start + token.end()] {
+            if *slot == Some(TokenType::Function) {
+                *slot = Some(kind);
             }
-            b'0'..=b'9' if index == start || !bytes[index - 1].is_ascii_alphanumeric() => {
-                let stop = text[index..end].find(|c: char| !c.is_ascii_digit() && c != '.').map_or(end, |i| index + i);
-                if stop == end || !bytes[stop].is_ascii_alphabetic() {
-                    for slot in &mut paint[index..stop] {
-                        *slot = Some(TokenType::Number);
-                    }
-                }
-                index = stop.max(index + 1);
-            }
-            _ => index += 1,
         }
     }
 }

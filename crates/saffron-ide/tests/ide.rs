@@ -784,3 +784,25 @@ fn the_review_lens_and_the_pending_proposal_diagnostic_say_why_a_proposal_cannot
         Information Scenario: Sign in [pending-proposal] a proposal for this scenario is waiting for review and cannot be accepted: unverified: its recording did not pass its proof replay (step 3: no heading "My orders") (.saffron/proposals/sign-in/sign-in.json) | hint: read it, reject it, and run the scenario again for a proposal bound to the files as they are"#]]
     .assert_eq(&proposal_lens_and_diagnostic(&host));
 }
+
+/// Highlighting (from the parser and from the tree-sitter grammar), snippets and the
+/// vocabulary's pattern keys cut step text with one lexer: a single-quoted value, an escaped
+/// quote, an ordinal and a placeholder are the same values in all of them.
+#[test]
+fn every_feature_sees_the_same_values_in_step_text() {
+    let step = r#"I give 'Ann' the 2nd "say \"hi\"" for <who> at the order's desk"#;
+    let text = format!("Feature: F\n  Scenario: S\n    Given {step}\n");
+    let values = |tokens: Vec<SemanticToken>| -> Vec<String> {
+        tokens
+            .iter()
+            .filter(|t| matches!(t.kind, TokenType::String | TokenType::Number | TokenType::Parameter))
+            .map(|t| format!("{:?} {}", t.kind, &text[t.span.start..t.span.end]))
+            .collect()
+    };
+    let parsed = saffron_syntax::parse(&text, saffron_syntax::SourceKind::Feature);
+    let expected = ["String 'Ann'", "Number 2nd", r#"String "say \"hi\"""#, "Parameter <who>"];
+    assert_eq!(values(semantic_tokens(&parsed.document, &text)), expected);
+    assert_eq!(values(SyntaxTree::parse(&text).expect("parses").semantic_tokens(&text)), expected);
+    assert_eq!(snippet_body(step), r#"I give '${1:Ann}' the 2nd "${2:say \\"hi\\"}" for ${3:who} at the order's desk"#);
+    assert_eq!(saffron_index::tokens::pattern_key(step), r#"i give "" the 0 "" for <> at the order's desk"#);
+}

@@ -5,7 +5,9 @@
 //! are near-duplicate candidates when the Jaccard index of their token sets is at least
 //! [`NEAR_DUPLICATE_THRESHOLD`], or when they are short and one token apart (see
 //! [`is_candidate`]); [`crate::drift`] then decides on their words whether they are one step
-//! written two ways.
+//! written two ways. Texts are cut by [`saffron_syntax::step_text`], the one step-text lexer.
+
+use saffron_syntax::step_text::{StepTokenKind, lex};
 
 /// Token-Jaccard at or above which two different texts are near-duplicates. Calibrated in the
 /// design log: it catches typo-level drift and leaves synonyms to behaviour-proven duplicates.
@@ -19,42 +21,29 @@ pub fn tokens(text: &str) -> Vec<String> {
     tokens
 }
 
-/// The tokens of a text in the order they appear (repeats kept).
+/// The tokens of a text in the order they appear (repeats kept): the letter and digit runs of
+/// its [`lex`] tokens, a quoted value's included, and each placeholder whole.
 pub fn tokens_in_order(text: &str) -> Vec<String> {
     let mut tokens = Vec::new();
-    let mut current = String::new();
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '<' {
-            // `<name>` stays one token when it closes before the next space.
-            let rest: String = chars.clone().take_while(|&n| n != '>' && !n.is_whitespace()).collect();
-            let closes = chars.clone().nth(rest.chars().count()) == Some('>');
-            if closes && !rest.is_empty() {
-                flush(&mut current, &mut tokens);
-                tokens.push(format!("<{}>", rest.to_lowercase()));
-                for _ in 0..=rest.chars().count() {
-                    chars.next();
-                }
-                continue;
-            }
-        }
-        if c.is_alphanumeric() {
-            current.extend(c.to_lowercase());
-        } else {
-            flush(&mut current, &mut tokens);
-        }
-    }
-    flush(&mut current, &mut tokens);
+    push_tokens(text, &mut tokens);
     tokens
 }
 
-fn flush(current: &mut String, tokens: &mut Vec<String>) {
-    if !current.is_empty() {
-        tokens.push(std::mem::take(current));
+fn push_tokens(text: &str, tokens: &mut Vec<String>) {
+    for token in lex(text) {
+        match token.kind {
+            StepTokenKind::Placeholder => tokens.push(token.text.to_lowercase()),
+            // The words of a quoted value count: `"Tea"` and `tea` share a token.
+            StepTokenKind::Quoted(_) => push_tokens(token.inner(), tokens),
+            _ => tokens.extend(
+                token.text.split(|c: char| !c.is_alphanumeric()).filter(|run| !run.is_empty()).map(str::to_lowercase),
+            ),
+        }
     }
 }
 
-/// One piece of a step text: a word, a value, or a character between them.
+/// One piece of a step text, as the drift check reads it: a word, a value, or a character
+/// between them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Piece<'a> {
     /// A run of letters and digits that starts with a letter, as written.
@@ -66,81 +55,19 @@ pub enum Piece<'a> {
     Other(char),
 }
 
-/// A text cut into [`Piece`]s, with each piece's byte offset.
-///
-/// A `'` opens a quoted value only where a word cannot go on (at the start, after a space or
-/// punctuation) and closes one only where a word does not go on after it, so the apostrophe in
-/// `order's` or `don't` is part of the wording. A quote that does not close is punctuation.
+/// A text cut into [`Piece`]s, with each piece's byte offset: the [`lex`] tokens, with quoted
+/// values, placeholders and numbers taken together as values.
 pub fn pieces(text: &str) -> Vec<(usize, Piece<'_>)> {
-    let mut pieces = Vec::new();
-    let char_at = |at: usize| text[at..].chars().next();
-    let mut at = 0;
-    while let Some(c) = char_at(at) {
-        let next = at + c.len_utf8();
-        let previous_is_alphanumeric = text[..at].chars().next_back().is_some_and(char::is_alphanumeric);
-        if c == '"' || (c == '\'' && !previous_is_alphanumeric) {
-            let closing = text[next..].char_indices().find(|&(offset, n)| {
-                n == c && (c == '"' || !text[next + offset + 1..].chars().next().is_some_and(char::is_alphanumeric))
-            });
-            if let Some((offset, _)) = closing {
-                let end = next + offset + 1;
-                pieces.push((at, Piece::Value(&text[at..end])));
-                at = end;
-                continue;
-            }
-        }
-        if c == '<' {
-            let name_end = text[next..]
-                .char_indices()
-                .find(|&(_, n)| n == '>' || n.is_whitespace())
-                .map(|(offset, _)| next + offset);
-            if let Some(end) = name_end.filter(|&end| end > next && text[end..].starts_with('>')) {
-                pieces.push((at, Piece::Value(&text[at..=end])));
-                at = end + 1;
-                continue;
-            }
-        }
-        // A minus sign that starts a number is part of the value: `-1` is not `1`.
-        let signed =
-            c == '-' && !previous_is_alphanumeric && text[next..].chars().next().is_some_and(|n| n.is_ascii_digit());
-        if signed {
-            let end =
-                text[next..].char_indices().find(|&(_, n)| !n.is_alphanumeric()).map_or(text.len(), |(o, _)| next + o);
-            let end = number_end(text, end);
-            pieces.push((at, Piece::Value(&text[at..end])));
-            at = end;
-            continue;
-        }
-        if c.is_alphanumeric() {
-            let mut end =
-                text[at..].char_indices().find(|&(_, n)| !n.is_alphanumeric()).map_or(text.len(), |(o, _)| at + o);
-            if c.is_ascii_digit() {
-                end = number_end(text, end);
-                pieces.push((at, Piece::Value(&text[at..end])));
-            } else {
-                pieces.push((at, Piece::Word(&text[at..end])));
-            }
-            at = end;
-            continue;
-        }
-        pieces.push((at, Piece::Other(c)));
-        at = next;
-    }
-    pieces
-}
-
-/// Where a number that runs to `end` ends once its decimal or grouped parts are taken in:
-/// `12.50`, `1,000` are one value.
-fn number_end(text: &str, mut end: usize) -> usize {
-    while let Some(rest) = text[end..].strip_prefix(['.', ',']) {
-        let digits = rest.chars().take_while(char::is_ascii_digit).count();
-        if digits == 0 {
-            break;
-        }
-        end += 1 + digits;
-        end = text[end..].char_indices().find(|&(_, n)| !n.is_alphanumeric()).map_or(text.len(), |(o, _)| end + o);
-    }
-    end
+    lex(text)
+        .map(|token| {
+            let piece = match token.kind {
+                StepTokenKind::Word => Piece::Word(token.text),
+                StepTokenKind::Other => Piece::Other(token.text.chars().next().unwrap_or_default()),
+                _ => Piece::Value(token.text),
+            };
+            (token.start, piece)
+        })
+        .collect()
 }
 
 /// The text with its values generalised: quoted strings become `""`, numbers and ordinals `0`,
@@ -148,13 +75,12 @@ fn number_end(text: &str, mut end: usize) -> usize {
 /// different values (`I search for "tea"` / `I search for "mugs"`), not wording drift.
 pub fn pattern_key(text: &str) -> String {
     let mut key = String::with_capacity(text.len());
-    for (_, piece) in pieces(text) {
-        match piece {
-            Piece::Word(word) => key.extend(word.chars().flat_map(char::to_lowercase)),
-            Piece::Value(value) if value.starts_with(['"', '\'']) => key.push_str("\"\""),
-            Piece::Value(value) if value.starts_with('<') => key.push_str("<>"),
-            Piece::Value(_) => key.push('0'),
-            Piece::Other(c) => key.extend(c.to_lowercase()),
+    for token in lex(text) {
+        match token.kind {
+            StepTokenKind::Quoted(_) => key.push_str("\"\""),
+            StepTokenKind::Placeholder => key.push_str("<>"),
+            StepTokenKind::Number => key.push('0'),
+            StepTokenKind::Word | StepTokenKind::Other => key.extend(token.text.chars().flat_map(char::to_lowercase)),
         }
     }
     key

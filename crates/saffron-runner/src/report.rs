@@ -9,7 +9,9 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
+use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 use saffron_recording::{Masker, layout, write_atomic};
 use serde::{Deserialize, Serialize};
 
@@ -131,23 +133,6 @@ pub fn merge_reports(reports: Vec<RunReport>) -> Result<RunReport, MergeError> {
     Ok(RunReport::new(&base_urls.join(", "), duration_ms, scenarios).with_hooks(hooks))
 }
 
-fn escape_xml(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            // XML 1.0 cannot carry most control characters at all.
-            c if (c as u32) < 0x20 && !matches!(c, '\n' | '\r' | '\t') => out.push('\u{fffd}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 fn failure_text(result: &ScenarioResult) -> Option<String> {
     match &result.verdict {
         Verdict::Green => None,
@@ -160,73 +145,53 @@ fn failure_text(result: &ScenarioResult) -> Option<String> {
     }
 }
 
+/// The run as JUnit XML: one test suite per feature file, one test case per scenario; a red
+/// scenario is a failure, a blocked one an error, a yellow one a pass with a note.
 pub fn junit(report: &RunReport) -> String {
-    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    out.push_str(&format!(
-        "<testsuites name=\"saffron\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{:.3}\">\n",
-        report.scenarios.len(),
-        report.counts.red,
-        report.counts.blocked,
-        report.duration_ms as f64 / 1000.0
-    ));
+    let mut junit = Report::new("saffron");
+    junit.set_time(Duration::from_millis(report.duration_ms));
     let mut files: Vec<&str> = report.scenarios.iter().map(|s| s.file.as_str()).collect();
     files.dedup();
     for file in files {
-        let cases: Vec<&ScenarioResult> = report.scenarios.iter().filter(|s| s.file == file).collect();
-        let failures = cases.iter().filter(|c| matches!(c.verdict, Verdict::Red { .. })).count();
-        let errors = cases.iter().filter(|c| matches!(c.verdict, Verdict::Blocked { .. })).count();
-        out.push_str(&format!(
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\">\n",
-            escape_xml(file),
-            cases.len()
-        ));
-        for case in cases {
-            out.push_str(&format!(
-                "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\"",
-                escape_xml(file),
-                escape_xml(&format!("{} (line {})", case.name, case.line)),
-                case.duration_ms as f64 / 1000.0
-            ));
-            let mut body = String::new();
-            if let Some(run) = &case.agent {
-                agent_properties(&mut body, run);
-            }
+        let mut suite = TestSuite::new(file);
+        for case in report.scenarios.iter().filter(|s| s.file == file) {
             let mut notes: Vec<String> = Vec::new();
-            match (&case.verdict, failure_text(case)) {
-                (Verdict::Red { .. }, Some(text)) => body.push_str(&format!(
-                    "      <failure message=\"{}\">{}</failure>\n",
-                    escape_xml(&text),
-                    escape_xml(&text)
-                )),
-                (Verdict::Blocked { .. }, Some(text)) => body.push_str(&format!(
-                    "      <error message=\"{}\">{}</error>\n",
-                    escape_xml(&text),
-                    escape_xml(&text)
-                )),
+            let status = match (&case.verdict, failure_text(case)) {
+                (Verdict::Red { .. }, Some(text)) => failed(NonSuccessKind::Failure, text),
+                (Verdict::Blocked { .. }, Some(text)) => failed(NonSuccessKind::Error, text),
                 // A pass: CI counts it, and the note tells a reader a proposal waits for review.
-                (Verdict::Yellow { .. }, Some(text)) => notes.push(text),
-                _ => {}
-            }
+                (Verdict::Yellow { .. }, Some(text)) => {
+                    notes.push(text);
+                    TestCaseStatus::success()
+                }
+                _ => TestCaseStatus::success(),
+            };
+            let mut test_case = TestCase::new(format!("{} (line {})", case.name, case.line), status);
+            test_case.set_classname(file).set_time(Duration::from_millis(case.duration_ms));
             if let Some(run) = &case.agent {
+                test_case.add_properties(agent_properties(run));
                 notes.extend(run.lines());
             }
             if !notes.is_empty() {
-                body.push_str(&format!("      <system-out>{}</system-out>\n", escape_xml(&notes.join("\n"))));
+                test_case.set_system_out(notes.join("\n"));
             }
-            if body.is_empty() {
-                out.push_str("/>\n");
-            } else {
-                out.push_str(&format!(">\n{body}    </testcase>\n"));
-            }
+            suite.add_test_case(test_case);
         }
-        out.push_str("  </testsuite>\n");
+        junit.add_test_suite(suite);
     }
-    out.push_str("</testsuites>\n");
-    out
+    // Serialising into memory fails only on a writer error, which a `Vec` never gives.
+    junit.to_string().unwrap_or_default()
+}
+
+/// A failure or an error whose message is also its text, as CI servers show one or the other.
+fn failed(kind: NonSuccessKind, text: String) -> TestCaseStatus {
+    let mut status = TestCaseStatus::non_success(kind);
+    status.set_message(text.as_str()).set_description(text);
+    status
 }
 
 /// The agent's figures as JUnit properties, which CI servers list per test.
-fn agent_properties(out: &mut String, run: &crate::AgentRun) {
+fn agent_properties(run: &crate::AgentRun) -> Vec<Property> {
     let usage = &run.usage;
     let mut properties = vec![
         ("saffron.agent", run.agent.clone()),
@@ -244,11 +209,7 @@ fn agent_properties(out: &mut String, run: &crate::AgentRun) {
     if let Some(saved) = &run.saved {
         properties.push(("saffron.agent.saved", saved.clone()));
     }
-    out.push_str("      <properties>\n");
-    for (name, value) in properties {
-        out.push_str(&format!("        <property name=\"{name}\" value=\"{}\"/>\n", escape_xml(&value)));
-    }
-    out.push_str("      </properties>\n");
+    properties.into_iter().map(|(name, value)| Property::new(name, value)).collect()
 }
 
 /// `0`, `3`, or why there is no exit code (`stopped after 5 s...`).

@@ -30,6 +30,7 @@ use std::path::Path;
 
 use saffron_index::{RecordingState, Snapshot};
 use saffron_recording::{Action, RecordedStep, Recording, StepKind, StepSpec, TokenKind, table_keys_read, tokenize};
+use saffron_syntax::step_text::{Quote, StepTokenKind, lex};
 use serde_json::Value;
 
 /// The most agent segments a scenario is recorded in; past that, seeding saves little and
@@ -261,18 +262,17 @@ fn collect_strings<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
     }
 }
 
-/// A text split at its double-quoted values: the text between them, and the values.
+/// A text split at its double-quoted values (as [`saffron_syntax::step_text`] reads them): the
+/// text between them, and the values.
 fn split_quoted(text: &str) -> (Vec<&str>, Vec<&str>) {
     let (mut between, mut values) = (Vec::new(), Vec::new());
-    let mut rest = text;
-    while let Some((before, after)) = rest.split_once('"')
-        && let Some((value, tail)) = after.split_once('"')
-    {
-        between.push(before);
-        values.push(value);
-        rest = tail;
+    let mut plain_from = 0;
+    for value in lex(text).filter(|token| token.kind == StepTokenKind::Quoted(Quote::Double)) {
+        between.push(&text[plain_from..value.start]);
+        values.push(value.inner());
+        plain_from = value.end();
     }
-    between.push(rest);
+    between.push(&text[plain_from..]);
     (between, values)
 }
 

@@ -17,6 +17,7 @@ mod parser;
 pub mod pickles;
 pub mod project;
 pub mod step_sets;
+pub mod step_text;
 
 pub use ast::*;
 pub use diagnostic::{Diagnostic, DiagnosticCode, Severity};

@@ -4,11 +4,23 @@
 //! them; that order decides which reading wins when a line could be several things, and it is
 //! also the "expected: ..." list of an error. A line that fits nowhere is reported and skipped,
 //! and parsing goes on from the same state, so a half-typed file still yields a full tree.
+//!
+//! As in Cucumber's implementations, the state machine and the tree are apart: [`states`] says
+//! which line kind is legal where, this module matches lines and moves between states, and
+//! [`ast_builder`] assembles the document from the blocks it is told to open and close (it never
+//! sees a state, and the state machine never touches the tree).
 
 use crate::ast::*;
 use crate::diagnostic::{Diagnostic, DiagnosticCode};
 use crate::dialect::{self, Dialect};
 use crate::lexer::{self, FIXTURE_KEYWORD, Line, STEP_SET_KEYWORD};
+
+mod ast_builder;
+mod states;
+
+use ast_builder::Builder;
+use states::Kind::{self, *};
+use states::{State, StepArg, StepContext, candidates};
 
 /// The result of parsing one file: the tree (always) and the problems found.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,202 +52,6 @@ pub fn parse(source: &str, source_kind: SourceKind) -> Parsed {
     }
     let (document, errors) = parser.builder.finish(source_kind);
     Parsed { document, errors }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Eof,
-    Empty,
-    Comment,
-    TagLine,
-    FeatureLine,
-    RuleLine,
-    BackgroundLine,
-    ScenarioLine,
-    ExamplesLine,
-    StepLine,
-    DocStringSeparator,
-    TableRow,
-    Language,
-    Other,
-}
-
-impl Kind {
-    fn name(self) -> &'static str {
-        match self {
-            Kind::Eof => "#EOF",
-            Kind::Empty => "#Empty",
-            Kind::Comment => "#Comment",
-            Kind::TagLine => "#TagLine",
-            Kind::FeatureLine => "#FeatureLine",
-            Kind::RuleLine => "#RuleLine",
-            Kind::BackgroundLine => "#BackgroundLine",
-            Kind::ScenarioLine => "#ScenarioLine",
-            Kind::ExamplesLine => "#ExamplesLine",
-            Kind::StepLine => "#StepLine",
-            Kind::DocStringSeparator => "#DocStringSeparator",
-            Kind::TableRow => "#TableRow",
-            Kind::Language => "#Language",
-            Kind::Other => "#Other",
-        }
-    }
-}
-
-/// Where a step list lives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct StepContext {
-    in_rule: bool,
-    in_background: bool,
-}
-
-/// What has followed the current step line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum StepArg {
-    None,
-    Table,
-    /// A table, then a doc string (closed).
-    TableThenDocString,
-    /// A doc string (closed).
-    DocString,
-    /// A doc string, then a table.
-    DocStringThenTable,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum State {
-    Start,
-    AfterLanguage,
-    FeatureTags,
-    Feature {
-        description: bool,
-    },
-    RuleTags,
-    Rule {
-        description: bool,
-    },
-    Background {
-        in_rule: bool,
-        description: bool,
-    },
-    ScenarioTags {
-        in_rule: bool,
-    },
-    Scenario {
-        in_rule: bool,
-        description: bool,
-    },
-    Step {
-        context: StepContext,
-        arg: StepArg,
-    },
-    /// Inside a doc string; `table_first` when the step already had a table.
-    DocString {
-        context: StepContext,
-        table_first: bool,
-    },
-    ExamplesTags {
-        in_rule: bool,
-    },
-    Examples {
-        in_rule: bool,
-        description: bool,
-    },
-    ExamplesTable {
-        in_rule: bool,
-    },
-    End,
-}
-
-use Kind::*;
-
-/// The kinds of line each state accepts, in the reference parser's order.
-fn candidates(state: State) -> &'static [Kind] {
-    match state {
-        State::Start => &[Eof, Language, TagLine, FeatureLine, Comment, Empty],
-        State::AfterLanguage | State::FeatureTags => &[TagLine, FeatureLine, Comment, Empty],
-        State::Feature { description: false } | State::Rule { description: false } => {
-            &[Eof, Empty, Comment, BackgroundLine, TagLine, ScenarioLine, RuleLine, Other]
-        }
-        State::Feature { description: true } | State::Rule { description: true } => {
-            &[Eof, Comment, BackgroundLine, TagLine, ScenarioLine, RuleLine, Other]
-        }
-        State::RuleTags => &[TagLine, RuleLine, Comment, Empty],
-        State::Background { description: false, .. } => {
-            &[Eof, Empty, Comment, StepLine, TagLine, ScenarioLine, RuleLine, Other]
-        }
-        State::Background { description: true, .. } => {
-            &[Eof, Comment, StepLine, TagLine, ScenarioLine, RuleLine, Other]
-        }
-        State::ScenarioTags { .. } => &[TagLine, ScenarioLine, Comment, Empty],
-        State::Scenario { description: false, .. } => {
-            &[Eof, Empty, Comment, StepLine, TagLine, ExamplesLine, ScenarioLine, RuleLine, Other]
-        }
-        State::Scenario { description: true, .. } => {
-            &[Eof, Comment, StepLine, TagLine, ExamplesLine, ScenarioLine, RuleLine, Other]
-        }
-        State::Step { context, arg } => match (context.in_background, arg) {
-            (true, StepArg::None | StepArg::Table) => {
-                &[Eof, TableRow, DocStringSeparator, StepLine, TagLine, ScenarioLine, RuleLine, Comment, Empty]
-            }
-            (true, StepArg::TableThenDocString) => &[Eof, StepLine, TagLine, ScenarioLine, RuleLine, Comment, Empty],
-            (true, StepArg::DocString | StepArg::DocStringThenTable) => {
-                &[Eof, TableRow, StepLine, TagLine, ScenarioLine, RuleLine, Comment, Empty]
-            }
-            (false, StepArg::None | StepArg::Table) => &[
-                Eof,
-                TableRow,
-                DocStringSeparator,
-                StepLine,
-                TagLine,
-                ExamplesLine,
-                ScenarioLine,
-                RuleLine,
-                Comment,
-                Empty,
-            ],
-            (false, StepArg::TableThenDocString) => {
-                &[Eof, StepLine, TagLine, ExamplesLine, ScenarioLine, RuleLine, Comment, Empty]
-            }
-            (false, StepArg::DocString | StepArg::DocStringThenTable) => {
-                &[Eof, TableRow, StepLine, TagLine, ExamplesLine, ScenarioLine, RuleLine, Comment, Empty]
-            }
-        },
-        State::DocString { .. } => &[DocStringSeparator, Other],
-        State::ExamplesTags { .. } => &[TagLine, ExamplesLine, Comment, Empty],
-        State::Examples { description: false, .. } => {
-            &[Eof, Empty, Comment, TableRow, TagLine, ExamplesLine, ScenarioLine, RuleLine, Other]
-        }
-        State::Examples { description: true, .. } => {
-            &[Eof, Comment, TableRow, TagLine, ExamplesLine, ScenarioLine, RuleLine, Other]
-        }
-        State::ExamplesTable { .. } => &[Eof, TableRow, TagLine, ExamplesLine, ScenarioLine, RuleLine, Comment, Empty],
-        State::End => &[],
-    }
-}
-
-impl State {
-    fn in_rule(self) -> bool {
-        match self {
-            State::Rule { .. } | State::RuleTags => true,
-            State::Background { in_rule, .. }
-            | State::ScenarioTags { in_rule }
-            | State::Scenario { in_rule, .. }
-            | State::ExamplesTags { in_rule }
-            | State::Examples { in_rule, .. }
-            | State::ExamplesTable { in_rule } => in_rule,
-            State::Step { context, .. } | State::DocString { context, .. } => context.in_rule,
-            _ => false,
-        }
-    }
-
-    /// Whether a tag line here may start an Examples block (we are inside a scenario).
-    fn in_scenario(self) -> bool {
-        match self {
-            State::Scenario { .. } | State::Examples { .. } | State::ExamplesTable { .. } => true,
-            State::Step { context, .. } => !context.in_background,
-            _ => false,
-        }
-    }
 }
 
 /// How a matched line was read.
@@ -427,8 +243,7 @@ impl<'s> Parser<'s, '_> {
                 }
             }
         };
-        self.builder.note_content(line_end);
-        self.builder.pending_tags.extend(tags);
+        self.builder.tags(line_end, tags);
         next
     }
 
@@ -441,19 +256,8 @@ impl<'s> Parser<'s, '_> {
         match kind {
             Empty => state,
             Comment => {
-                self.builder.comments.push(crate::ast::Comment {
-                    location: Location { line: line.number, column: 1 },
-                    span: Span::new(line.start, line.end()),
-                    text: line.text.to_string(),
-                });
-                match state {
-                    State::Feature { .. } => State::Feature { description: true },
-                    State::Rule { .. } => State::Rule { description: true },
-                    State::Background { in_rule, .. } => State::Background { in_rule, description: true },
-                    State::Scenario { in_rule, .. } => State::Scenario { in_rule, description: true },
-                    State::Examples { in_rule, .. } => State::Examples { in_rule, description: true },
-                    other => other,
-                }
+                self.builder.comment(line);
+                state.in_description()
             }
             Other => {
                 if let State::DocString { .. } = state {
@@ -462,44 +266,36 @@ impl<'s> Parser<'s, '_> {
                     return state;
                 }
                 self.builder.description_line(line);
-                match state {
-                    State::Feature { .. } => State::Feature { description: true },
-                    State::Rule { .. } => State::Rule { description: true },
-                    State::Background { in_rule, .. } => State::Background { in_rule, description: true },
-                    State::Scenario { in_rule, .. } => State::Scenario { in_rule, description: true },
-                    State::Examples { in_rule, .. } => State::Examples { in_rule, description: true },
-                    other => other,
-                }
+                state.in_description()
             }
             Language => {
                 if let Token::Language(language) = token {
-                    self.builder.language_header =
-                        Some(LanguageHeader { location: line.location(), span: line.content_span(), language });
+                    self.builder.language_header(line, language);
                 }
                 State::AfterLanguage
             }
             FeatureLine => {
-                let header = self.header(line, &token);
+                let header = Builder::header(line, title_keyword(&token));
                 self.builder.start_feature(header, self.dialect.code.clone());
                 State::Feature { description: false }
             }
             RuleLine => {
                 self.builder.flush_description();
                 self.builder.close_rule();
-                let header = self.header(line, &token);
+                let header = Builder::header(line, title_keyword(&token));
                 self.builder.start_rule(header);
                 State::Rule { description: false }
             }
             BackgroundLine => {
                 self.builder.flush_description();
-                let header = self.header(line, &token);
+                let header = Builder::header(line, title_keyword(&token));
                 self.builder.start_background(header);
                 State::Background { in_rule, description: false }
             }
             ScenarioLine => {
                 self.builder.flush_description();
                 self.builder.close_to_container();
-                let header = self.header(line, &token);
+                let header = Builder::header(line, title_keyword(&token));
                 let scenario_kind = match token {
                     Token::Title { scenario_kind, .. } => scenario_kind,
                     _ => ScenarioKind::Scenario,
@@ -514,7 +310,7 @@ impl<'s> Parser<'s, '_> {
                 self.builder.flush_description();
                 self.builder.close_step();
                 self.builder.close_examples();
-                let header = self.header(line, &token);
+                let header = Builder::header(line, title_keyword(&token));
                 self.builder.start_examples(header);
                 State::Examples { in_rule, description: false }
             }
@@ -577,33 +373,6 @@ impl<'s> Parser<'s, '_> {
         }
     }
 
-    fn header(&self, line: &Line<'_>, token: &Token<'_>) -> Header {
-        let keyword = match token {
-            Token::Title { keyword, .. } => *keyword,
-            _ => "",
-        };
-        let keyword_start = line.content_start();
-        let name = line.rest_trimmed(keyword.len() + 1);
-        let name_span = if name.is_empty() {
-            let after_colon = keyword_start + keyword.len() + 1;
-            Span::new(after_colon, after_colon)
-        } else {
-            line.span_of(name)
-        };
-        let name_offset = (name_span.start - keyword_start).min(line.trimmed.len());
-        let name_column = line.indent + 1 + line.trimmed.get(..name_offset).map_or(0, |s| s.chars().count() as u32);
-        let name_location = Location { line: line.number, column: name_column };
-        Header {
-            location: line.location(),
-            keyword: keyword.to_string(),
-            keyword_span: Span::new(keyword_start, keyword_start + keyword.len()),
-            name: name.to_string(),
-            name_span,
-            name_location,
-            line_span: line.content_span(),
-        }
-    }
-
     fn dialect_in_feature_file(&mut self, line: &Line<'_>, keyword: &str) {
         self.add_error(
             Diagnostic::error(
@@ -643,6 +412,14 @@ impl<'s> Parser<'s, '_> {
     }
 }
 
+/// The keyword a title line was read with (none for other lines).
+fn title_keyword<'d>(token: &Token<'d>) -> &'d str {
+    match token {
+        Token::Title { keyword, .. } => keyword,
+        _ => "",
+    }
+}
+
 /// Cucumber replaces the first escaped delimiter of a doc string line, and only the first.
 fn unescape_doc_string(text: &str, separator: Option<&str>) -> String {
     let escaped = match separator {
@@ -670,7 +447,7 @@ fn language_hint(code: &str) -> String {
 fn eof_hint(state: State, builder: &Builder) -> String {
     match state {
         State::DocString { .. } => {
-            let opened = builder.doc.as_ref().map_or(0, |doc| doc.location.line);
+            let opened = builder.open_doc_string_line().unwrap_or(0);
             format!("close the doc string opened at line {opened} with its delimiter on a line of its own")
         }
         State::AfterLanguage | State::FeatureTags => "add a 'Feature:' line after the header and tags".to_string(),
@@ -700,408 +477,5 @@ fn unexpected_line_hint(state: State, line: &Line<'_>) -> String {
         _ => "steps start with Given, When, Then, And, But or * (in the file's language); free text is only allowed \
               right under a block header"
             .to_string(),
-    }
-}
-
-#[derive(Debug)]
-struct DocStringBuilder {
-    location: Location,
-    start: usize,
-    delimiter: &'static str,
-    media_type: Option<String>,
-    lines: Vec<String>,
-}
-
-#[derive(Debug, Default)]
-struct DescriptionBuilder {
-    /// (text, span, blank)
-    lines: Vec<(String, Span, bool)>,
-}
-
-impl DescriptionBuilder {
-    fn finish(self) -> Description {
-        let mut lines = self.lines;
-        while lines.last().is_some_and(|(_, _, blank)| *blank) {
-            lines.pop();
-        }
-        let span = match (lines.first(), lines.last()) {
-            (Some(first), Some(last)) => Some(first.1.cover(last.1)),
-            _ => None,
-        };
-        let text = lines.iter().map(|(text, _, _)| text.as_str()).collect::<Vec<_>>().join("\n");
-        Description { text, span }
-    }
-}
-
-/// Builds the tree as the state machine moves. Blocks stay open until a line that belongs to a
-/// sibling or a parent arrives; closing a block moves it into its parent.
-#[derive(Debug, Default)]
-struct Builder {
-    feature: Option<Feature>,
-    rule: Option<Rule>,
-    background: Option<Background>,
-    scenario: Option<Scenario>,
-    examples: Option<Examples>,
-    step: Option<Step>,
-    table: Vec<crate::ast::TableRow>,
-    doc: Option<DocStringBuilder>,
-    description: Option<DescriptionBuilder>,
-    pending_tags: Vec<Tag>,
-    comments: Vec<crate::ast::Comment>,
-    language_header: Option<LanguageHeader>,
-    /// End of the last non-blank, non-comment line read, for block spans.
-    content_end: usize,
-    /// Syntax errors in the order they were found.
-    errors: Vec<Diagnostic>,
-    /// (position, message) of each error, so a file with many is not searched for each.
-    reported: std::collections::HashSet<(crate::ast::Location, String)>,
-}
-
-impl Builder {
-    fn note_content(&mut self, end: usize) {
-        self.content_end = self.content_end.max(end);
-    }
-
-    fn take_tags(&mut self) -> Vec<Tag> {
-        std::mem::take(&mut self.pending_tags)
-    }
-
-    fn block_start(&self, header: &Header, tags: &[Tag]) -> usize {
-        tags.first().map_or(header.line_span.start, |tag| tag.span.start.min(header.line_span.start))
-    }
-
-    fn start_feature(&mut self, header: Header, language: String) {
-        let tags = self.take_tags();
-        let start = self.block_start(&header, &tags);
-        self.note_content(header.line_span.end);
-        self.feature = Some(Feature {
-            span: Span::new(start, header.line_span.end),
-            header,
-            tags,
-            description: Description::default(),
-            language,
-            children: Vec::new(),
-        });
-    }
-
-    fn start_rule(&mut self, header: Header) {
-        let tags = self.take_tags();
-        let start = self.block_start(&header, &tags);
-        self.note_content(header.line_span.end);
-        self.rule = Some(Rule {
-            span: Span::new(start, header.line_span.end),
-            header,
-            tags,
-            description: Description::default(),
-            children: Vec::new(),
-        });
-    }
-
-    fn start_background(&mut self, header: Header) {
-        self.note_content(header.line_span.end);
-        self.background =
-            Some(Background { span: header.line_span, header, description: Description::default(), steps: Vec::new() });
-    }
-
-    fn start_scenario(&mut self, kind: ScenarioKind, header: Header) {
-        let tags = self.take_tags();
-        let start = self.block_start(&header, &tags);
-        self.note_content(header.line_span.end);
-        self.scenario = Some(Scenario {
-            kind,
-            span: Span::new(start, header.line_span.end),
-            header,
-            tags,
-            description: Description::default(),
-            steps: Vec::new(),
-            examples: Vec::new(),
-        });
-    }
-
-    fn start_examples(&mut self, header: Header) {
-        let tags = self.take_tags();
-        let start = self.block_start(&header, &tags);
-        self.note_content(header.line_span.end);
-        self.examples = Some(Examples {
-            span: Span::new(start, header.line_span.end),
-            header,
-            tags,
-            description: Description::default(),
-            table_header: None,
-            table_body: Vec::new(),
-        });
-    }
-
-    fn start_step(&mut self, line: &Line<'_>, matched: &lexer::StepMatch<'_>) {
-        let keyword_start = line.content_start();
-        let text = line.rest_trimmed(matched.keyword.len());
-        let text_span = if text.is_empty() {
-            let end = line.content_span().end;
-            Span::new(end, end)
-        } else {
-            line.span_of(text)
-        };
-        let span = line.content_span();
-        let text_offset = (text_span.start - keyword_start).min(line.trimmed.len());
-        let text_location = Location {
-            line: line.number,
-            column: line.indent + 1 + line.trimmed.get(..text_offset).map_or(0, |s| s.chars().count() as u32),
-        };
-        self.note_content(span.end);
-        self.step = Some(Step {
-            location: line.location(),
-            keyword: matched.keyword.to_string(),
-            keyword_type: matched.keyword_type,
-            keyword_span: Span::new(keyword_start, keyword_start + matched.keyword.len()),
-            text: text.to_string(),
-            text_span,
-            text_location,
-            data_table: None,
-            doc_string: None,
-            is_invocation: matched.is_invocation,
-            span,
-        });
-    }
-
-    fn description_line(&mut self, line: &Line<'_>) {
-        let blank = line.is_blank();
-        if !blank {
-            self.note_content(line.content_span().end);
-        }
-        let span = if blank { Span::new(line.start, line.start) } else { line.content_span() };
-        self.description.get_or_insert_with(DescriptionBuilder::default).lines.push((
-            line.text.to_string(),
-            span,
-            blank,
-        ));
-    }
-
-    /// Gives the open description to the innermost open block.
-    fn flush_description(&mut self) {
-        let Some(builder) = self.description.take() else {
-            return;
-        };
-        let description = builder.finish();
-        if let Some(examples) = &mut self.examples {
-            examples.description = description;
-        } else if let Some(scenario) = &mut self.scenario {
-            scenario.description = description;
-        } else if let Some(background) = &mut self.background {
-            background.description = description;
-        } else if let Some(rule) = &mut self.rule {
-            rule.description = description;
-        } else if let Some(feature) = &mut self.feature {
-            feature.description = description;
-        }
-    }
-
-    fn table_row(&mut self, row: crate::ast::TableRow) {
-        self.note_content(row.span.end);
-        self.table.push(row);
-    }
-
-    /// Reports a problem once: the reference parser drops an error whose message and position
-    /// it already holds.
-    fn add_error(&mut self, error: Diagnostic) {
-        if self.reported.insert((error.location, error.message.clone())) {
-            self.errors.push(error);
-        }
-    }
-
-    /// Checks a table's cell counts.
-    fn check_cells(&mut self, rows: &[crate::ast::TableRow]) {
-        let Some(first) = rows.first() else { return };
-        let expected = first.cells.len();
-        for row in rows {
-            if row.cells.len() != expected {
-                let error = Diagnostic::error(
-                    DiagnosticCode::InconsistentCellCount,
-                    row.location,
-                    row.span,
-                    "inconsistent cell count within the table",
-                )
-                .with_hint(format!(
-                    "every row needs {expected} cell(s) like the first row; this one has {}; end each row with '|' and \
-                     escape a literal pipe as '\\|'",
-                    row.cells.len()
-                ));
-                self.add_error(error);
-                // The reference parser stops checking a table at its first bad row.
-                return;
-            }
-        }
-    }
-
-    /// Moves the open data table into the open step.
-    fn close_table(&mut self) {
-        if self.table.is_empty() || self.step.is_none() {
-            return;
-        }
-        let rows = std::mem::take(&mut self.table);
-        self.check_cells(&rows);
-        if let Some(step) = &mut self.step {
-            let span = rows[0].span.cover(rows[rows.len() - 1].span);
-            step.span = step.span.cover(span);
-            step.data_table = Some(DataTable { location: rows[0].location, rows, span });
-        }
-    }
-
-    fn open_doc_string(&mut self, line: &Line<'_>, delimiter: &'static str, media_type: Option<String>) {
-        self.note_content(line.content_span().end);
-        self.doc = Some(DocStringBuilder {
-            location: line.location(),
-            start: line.content_start(),
-            delimiter,
-            media_type,
-            lines: Vec::new(),
-        });
-    }
-
-    fn doc_string_line(&mut self, text: String, line: &Line<'_>) {
-        self.note_content(line.end());
-        if let Some(doc) = &mut self.doc {
-            doc.lines.push(text);
-        }
-    }
-
-    fn close_doc_string(&mut self, line: &Line<'_>) {
-        let end = line.content_span().end;
-        self.note_content(end);
-        self.finish_doc_string(end);
-    }
-
-    /// An unterminated doc string is kept, so an editor still sees its content.
-    fn abandon_doc_string(&mut self) {
-        self.finish_doc_string(self.content_end);
-    }
-
-    /// Moves the open doc string, ending at `end`, into the open step.
-    fn finish_doc_string(&mut self, end: usize) {
-        let Some(doc) = self.doc.take() else { return };
-        let span = Span::new(doc.start, end.max(doc.start));
-        if let Some(step) = &mut self.step {
-            step.span = step.span.cover(span);
-            step.doc_string = Some(DocString {
-                location: doc.location,
-                delimiter: doc.delimiter.to_string(),
-                media_type: doc.media_type,
-                content: doc.lines.join("\n"),
-                span,
-            });
-        }
-    }
-
-    fn close_step(&mut self) {
-        self.abandon_doc_string();
-        if self.step.is_some() {
-            self.close_table();
-        }
-        let Some(step) = self.step.take() else { return };
-        if let Some(background) = &mut self.background {
-            background.span = background.span.cover(step.span);
-            background.steps.push(step);
-        } else if let Some(scenario) = &mut self.scenario {
-            scenario.span = scenario.span.cover(step.span);
-            scenario.steps.push(step);
-        }
-    }
-
-    fn close_examples(&mut self) {
-        let Some(mut examples) = self.examples.take() else {
-            return;
-        };
-        let rows = std::mem::take(&mut self.table);
-        self.check_cells(&rows);
-        let mut rows = rows.into_iter();
-        examples.table_header = rows.next();
-        examples.table_body = rows.collect();
-        if let Some(last) = examples.table_body.last().or(examples.table_header.as_ref()) {
-            examples.span = examples.span.cover(last.span);
-        }
-        if let Some(span) = examples.description.span {
-            examples.span = examples.span.cover(span);
-        }
-        if let Some(scenario) = &mut self.scenario {
-            scenario.span = scenario.span.cover(examples.span);
-            scenario.examples.push(examples);
-        }
-    }
-
-    fn close_scenario(&mut self) {
-        self.close_step();
-        self.close_examples();
-        let Some(mut scenario) = self.scenario.take() else {
-            return;
-        };
-        if let Some(span) = scenario.description.span {
-            scenario.span = scenario.span.cover(span);
-        }
-        self.attach(scenario.span, RuleChild::Scenario(scenario));
-    }
-
-    fn close_background(&mut self) {
-        self.close_step();
-        let Some(mut background) = self.background.take() else {
-            return;
-        };
-        if let Some(span) = background.description.span {
-            background.span = background.span.cover(span);
-        }
-        self.attach(background.span, RuleChild::Background(background));
-    }
-
-    /// Hands a closed Background or Scenario to the open rule, or else to the feature.
-    fn attach(&mut self, span: Span, child: RuleChild) {
-        if let Some(rule) = &mut self.rule {
-            rule.span = rule.span.cover(span);
-            rule.children.push(child);
-        } else if let Some(feature) = &mut self.feature {
-            feature.span = feature.span.cover(span);
-            feature.children.push(match child {
-                RuleChild::Background(background) => FeatureChild::Background(background),
-                RuleChild::Scenario(scenario) => FeatureChild::Scenario(scenario),
-            });
-        }
-    }
-
-    /// Closes everything up to the feature or the open rule, which then takes a new child.
-    fn close_to_container(&mut self) {
-        self.close_background();
-        self.close_scenario();
-    }
-
-    fn close_rule(&mut self) {
-        self.close_to_container();
-        let Some(mut rule) = self.rule.take() else {
-            return;
-        };
-        if let Some(span) = rule.description.span {
-            rule.span = rule.span.cover(span);
-        }
-        if let Some(feature) = &mut self.feature {
-            feature.span = feature.span.cover(rule.span);
-            feature.children.push(FeatureChild::Rule(rule));
-        }
-    }
-
-    fn close_all(&mut self) {
-        self.flush_description();
-        self.close_rule();
-        if let Some(feature) = &mut self.feature
-            && let Some(span) = feature.description.span
-        {
-            feature.span = feature.span.cover(span);
-        }
-    }
-
-    fn finish(mut self, source_kind: SourceKind) -> (Document, Vec<Diagnostic>) {
-        self.close_all();
-        let document = Document {
-            source_kind,
-            feature: self.feature,
-            comments: self.comments,
-            language_header: self.language_header,
-        };
-        (document, self.errors)
     }
 }

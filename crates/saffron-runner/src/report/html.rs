@@ -7,7 +7,9 @@ use std::fmt::Write as _;
 
 use base64::Engine;
 
-use super::{RunReport, badge, escape_xml, failure_text, hook_outcome};
+use html_escape::encode_quoted_attribute as escape_html;
+
+use super::{RunReport, badge, failure_text, hook_outcome};
 use crate::{ActionResult, AgentRun, ScenarioResult, StepOutcome, StepResult};
 
 const VERDICTS: [(&str, &str); 4] = [("green", "✓"), ("yellow", "~"), ("red", "✗"), ("blocked", "!")];
@@ -43,22 +45,22 @@ fn seconds(ms: u64) -> String {
 
 fn action_item(out: &mut String, action: &ActionResult) {
     let class = if action.passed { "passed" } else { "failed" };
-    let _ = write!(out, "<li class=\"{class}\"><code>{}</code>", escape_xml(&action.action));
+    let _ = write!(out, "<li class=\"{class}\"><code>{}</code>", escape_html(&action.action));
     match (&action.locator, action.tier) {
         (Some(locator), Some(tier)) => {
-            let _ = write!(out, " found by <code>{}</code> ({})", escape_xml(locator), tier.as_str());
+            let _ = write!(out, " found by <code>{}</code> ({})", escape_html(locator), tier.as_str());
         }
         (Some(locator), None) => {
-            let _ = write!(out, " found by <code>{}</code>", escape_xml(locator));
+            let _ = write!(out, " found by <code>{}</code>", escape_html(locator));
         }
         _ => {}
     }
     let _ = write!(out, " <span class=\"time\">{}</span>", seconds(action.duration_ms));
     for drift in &action.drift {
-        let _ = write!(out, "<div class=\"drift\">drift: {}</div>", escape_xml(drift));
+        let _ = write!(out, "<div class=\"drift\">drift: {}</div>", escape_html(drift));
     }
     for note in &action.notes {
-        let _ = write!(out, "<div>{}</div>", escape_xml(note));
+        let _ = write!(out, "<div>{}</div>", escape_html(note));
     }
     out.push_str("</li>");
 }
@@ -73,7 +75,7 @@ fn step_item(out: &mut String, step: &StepResult) {
         out,
         "<li class=\"{class}\"><span class=\"step\"><span class=\"kw\">{}</span> {}</span>",
         step.kind.keyword(),
-        escape_xml(&step.text)
+        escape_html(&step.text)
     );
     if step.outcome == StepOutcome::Skipped {
         out.push_str(" <span class=\"time\">not run</span></li>");
@@ -99,16 +101,16 @@ fn scenario_section(out: &mut String, s: &ScenarioResult) {
         "<section class=\"scenario {verdict}\" data-verdict=\"{verdict}\"><details{open}><summary>\
          <span class=\"badge\">{}</span> <b>{}</b> <code>{}:{}</code> <span class=\"time\">{}</span></summary>",
         badge(&s.verdict),
-        escape_xml(&s.name),
-        escape_xml(&s.file),
+        escape_html(&s.name),
+        escape_html(&s.file),
         s.line,
         seconds(s.duration_ms)
     );
     if let Some(text) = failure_text(s) {
-        let _ = write!(out, "<pre>{}</pre>", escape_xml(&text));
+        let _ = write!(out, "<pre>{}</pre>", escape_html(&text));
     }
     if let Some(url) = &s.url {
-        let _ = write!(out, "<p>page: <code>{}</code></p>", escape_xml(url));
+        let _ = write!(out, "<p>page: <code>{}</code></p>", escape_html(url));
     }
     if let Some(run) = &s.agent {
         agent_section(out, run);
@@ -121,7 +123,7 @@ fn scenario_section(out: &mut String, s: &ScenarioResult) {
         out.push_str("</ol>");
     } else {
         for drift in &s.drift {
-            let _ = write!(out, "<p class=\"drift\">drift: {}</p>", escape_xml(drift));
+            let _ = write!(out, "<p class=\"drift\">drift: {}</p>", escape_html(drift));
         }
     }
     if let Some(png) = &s.screenshot {
@@ -139,13 +141,13 @@ fn agent_section(out: &mut String, run: &AgentRun) {
         "<div class=\"agent\"><b>Recorded by {}</b><table><tr><th>tokens in</th><th>cached</th><th>out</th>\
          <th>calls</th><th>model time</th><th>cost</th><th>seeded</th><th>sessions</th></tr><tr><td>{}</td>\
          <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} of {} steps</td><td>{}</td></tr></table>",
-        escape_xml(&run.agent),
+        escape_html(&run.agent),
         usage.input_tokens,
         usage.cache_read_tokens + usage.cache_write_tokens,
         usage.output_tokens,
         usage.calls,
         seconds(usage.model_time_ms),
-        escape_xml(&run.cost().to_string()),
+        escape_html(&run.cost().to_string()),
         run.seeded_steps,
         run.steps,
         run.sessions
@@ -153,7 +155,7 @@ fn agent_section(out: &mut String, run: &AgentRun) {
     // The first line is the table's figures again.
     for line in run.lines().iter().skip(1) {
         let class = if line.starts_with("fragile target") { " class=\"fragile\"" } else { "" };
-        let _ = write!(out, "<div{class}>{}</div>", escape_xml(line));
+        let _ = write!(out, "<div{class}>{}</div>", escape_html(line));
     }
     out.push_str("</div>");
 }
@@ -166,7 +168,7 @@ pub fn html(report: &RunReport) -> String {
          <style>{STYLE}</style></head><body data-filter=\"all\">\n<h1>Saffron run</h1>\n\
          <p>{} scenario(s) against <code>{}</code> in {:.1} s: {}.</p>\n",
         report.scenarios.len(),
-        escape_xml(&report.base_url),
+        escape_html(&report.base_url),
         report.duration_ms as f64 / 1000.0,
         report.counts
     );
@@ -184,8 +186,11 @@ pub fn html(report: &RunReport) -> String {
     }
     out.push_str("</nav>\n");
     if let Some(totals) = &report.agent {
-        let _ =
-            writeln!(out, "<section class=\"agent\"><h2>Agent</h2><p>{}.</p></section>", escape_xml(&totals.summary()));
+        let _ = writeln!(
+            out,
+            "<section class=\"agent\"><h2>Agent</h2><p>{}.</p></section>",
+            escape_html(&totals.summary())
+        );
     }
     for s in &report.scenarios {
         scenario_section(&mut out, s);
@@ -198,8 +203,8 @@ pub fn html(report: &RunReport) -> String {
                 "<tr class=\"{}\"><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td></tr>",
                 if hook.succeeded() { "green" } else { "red" },
                 hook.phase.name(),
-                escape_xml(&hook.command),
-                escape_xml(&hook_outcome(hook)),
+                escape_html(&hook.command),
+                escape_html(&hook_outcome(hook)),
                 seconds(hook.duration_ms)
             );
         }
