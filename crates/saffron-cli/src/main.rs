@@ -25,6 +25,16 @@ struct Cli {
     command: Command,
 }
 
+/// `saffron lsp`'s options. Language clients that start a server over stdio pass `--stdio`
+/// (vscode-languageclient with `TransportKind.stdio`, among others); it is the only transport,
+/// so it is accepted and changes nothing.
+#[derive(clap::Args)]
+struct LspArgs {
+    /// Serve over stdin and stdout (the default and only transport).
+    #[arg(long)]
+    stdio: bool,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Parse every .feature and .saffron file, expand StepSets and report problems.
@@ -48,7 +58,7 @@ enum Command {
     /// Write a recording skeleton for one scenario (FILE:LINE): its steps and digest, no actions, to fill in by hand.
     Skeleton(commands::skeleton::SkeletonArgs),
     /// Serve the language server over stdio (for editors).
-    Lsp,
+    Lsp(LspArgs),
     /// Replay recorded scenarios in headless Chromium and give each a verdict.
     Run(commands::run::RunArgs),
     /// Merge the reports of `saffron run --shard i/n` runs into one set of reports.
@@ -78,7 +88,7 @@ fn main() -> ExitCode {
         Command::Report(args) => commands::report::run(args),
         Command::Demo(args) => commands::run::demo(args),
         // The protocol's exit code: 0 after `shutdown`, 1 when the client exits without it.
-        Command::Lsp => saffron_lsp::run_stdio()
+        Command::Lsp(_) => saffron_lsp::run_stdio()
             .map(|shut_down| if shut_down { ExitCode::SUCCESS } else { ExitCode::from(1) })
             .map_err(anyhow::Error::from),
         Command::Mcp => commands::mcp::run(),

@@ -526,6 +526,20 @@ fn background_work_yields_the_cores_to_the_loop_and_requests() {
     let _ = std::fs::remove_dir_all(&root);
 }
 
+/// Clients that start a server over stdio may pass `--stdio` (vscode-languageclient does with
+/// `TransportKind.stdio`): the server takes it and serves as usual.
+#[test]
+fn the_stdio_flag_language_clients_pass_is_accepted() {
+    let root = example_project("lsp-stdio-flag");
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_saffron"));
+    command.args(["lsp", "--stdio"]);
+    let mut client = LspClient::spawn(command, &root);
+    let initialized = client.initialize();
+    assert!(initialized["capabilities"]["completionProvider"].is_object(), "{initialized}");
+    assert_eq!(client.shutdown(), Some(0));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
 fn execute(client: &mut LspClient, command: &str, arguments: Value) -> Value {
     client.request("workspace/executeCommand", json!({ "command": command, "arguments": arguments }))
 }
