@@ -12,7 +12,12 @@ use crate::target::Target;
 /// Every string operand may hold tokens (`<param>`, `{env:NAME}`, ...). `timeoutMs`
 /// overrides the runner's default wait for that action.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase",
+    expecting = "an action (a JSON object)"
+)]
 pub enum Action {
     /// Navigate. A URL starting with `/` is relative to the base URL.
     Goto {
@@ -208,7 +213,7 @@ pub enum Action {
 
 /// The state checked by `expectState`, tagged by `"kind"`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "camelCase")]
+#[serde(tag = "kind", rename_all = "camelCase", expecting = "a state (a JSON object)")]
 pub enum ElementState {
     /// The element's class list holds `token`.
     Class {
@@ -244,7 +249,7 @@ pub enum ElementState {
 
 /// Which network response a wait or assertion is about.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", expecting = "a response matcher (a JSON object)")]
 pub struct ResponseMatcher {
     /// Pattern matched against the URL's path and query only (never scheme or host, which
     /// differ between environments). Volatile ids must be patterns.

@@ -14,7 +14,7 @@ pub const RECORDING_VERSION: u32 = 1;
 /// One scenario's recording. An Outline's Examples rows share one recording: `scenario` and
 /// the step texts keep their `<param>` placeholders as written.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", expecting = "a recording (a JSON object)")]
 pub struct Recording {
     /// Format version: 1.
     pub version: u32,
@@ -37,7 +37,7 @@ pub struct Recording {
 
 /// One step of the scenario and the actions that perform or check it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", expecting = "a step (a JSON object)")]
 pub struct RecordedStep {
     /// Given, When or Then (And and But take the kind of the step before).
     pub kind: StepKind,
