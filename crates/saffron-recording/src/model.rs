@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::action::Action;
-use crate::digest::{steps_digest_reading, table_keys_read};
+use crate::digest::{steps_digest_reading, table_keys_of};
 
 /// The recording format version this crate writes and reads.
 pub const RECORDING_VERSION: u32 = 1;
@@ -166,9 +166,8 @@ impl Recording {
     /// its actions read through `<table:key>` are left out (see
     /// [`crate::steps_digest_reading`]).
     pub fn digest_for(&self, steps: &[StepSpec]) -> String {
-        let actions: Vec<serde_json::Value> =
-            self.steps.iter().map(|step| serde_json::to_value(&step.actions).unwrap_or_default()).collect();
-        steps_digest_reading(steps, &table_keys_read(&actions))
+        let reads: Vec<_> = self.steps.iter().map(|step| table_keys_of(&step.actions)).collect();
+        steps_digest_reading(steps, &reads)
     }
 
     /// The steps as written, without actions.
