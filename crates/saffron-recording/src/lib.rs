@@ -30,7 +30,7 @@ mod tokens;
 mod validate;
 
 pub use action::{Action, ElementState, ResponseMatcher};
-pub use date::{DATE_DIRECTIVES, Date};
+pub use date::{DATE_DIRECTIVES, Date, DateFormatError};
 pub use diff::{ActionChange, StepDiff, diff_actions, diff_recordings};
 pub use digest::{content_digest, contract_digest, steps_digest, steps_digest_reading, table_keys_of, table_keys_read};
 pub use mask::Masker;

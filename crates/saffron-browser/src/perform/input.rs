@@ -34,7 +34,7 @@ impl Context {
             let typed = async {
                 if value.is_empty() {
                     // The content is selected: Delete clears it, firing `input` like a user would.
-                    let delete = keys::parse("Delete").map_err(CdpFail::Protocol)?;
+                    let delete = keys::parse("Delete").map_err(|error| CdpFail::Protocol(error.to_string()))?;
                     for event in keys::events(&delete) {
                         cdp::call(page, "Input.dispatchKeyEvent", event).await?;
                     }
