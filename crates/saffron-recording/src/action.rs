@@ -285,6 +285,35 @@ impl ResponseMatcher {
     }
 }
 
+// The target of an action by shared or unique reference: one list for both accessors.
+macro_rules! element_target {
+    ($action:expr) => {
+        match $action {
+            Action::Click { target, .. }
+            | Action::Fill { target, .. }
+            | Action::Select { target, .. }
+            | Action::Press { target: Some(target), .. }
+            | Action::Check { target, .. }
+            | Action::Uncheck { target, .. }
+            | Action::Hover { target, .. }
+            | Action::ExpectVisible { target, .. }
+            | Action::ExpectHidden { target, .. }
+            | Action::ExpectText { target, .. }
+            | Action::ExpectValue { target, .. }
+            | Action::ExpectState { target, .. }
+            | Action::ExpectCount { target, .. } => Some(target),
+            Action::Press { target: None, .. }
+            | Action::Goto { .. }
+            | Action::SwitchTab { .. }
+            | Action::Dialog { .. }
+            | Action::WaitForResponse { .. }
+            | Action::ExpectUrl { .. }
+            | Action::ExpectResponse { .. }
+            | Action::ExpectNoConsoleErrors { .. } => None,
+        }
+    };
+}
+
 impl Action {
     /// The action's `type` as written in JSON.
     pub fn type_name(&self) -> &'static str {
@@ -337,54 +366,12 @@ impl Action {
 
     /// The element the action is about, if it has one.
     pub fn target(&self) -> Option<&Target> {
-        match self {
-            Action::Click { target, .. }
-            | Action::Fill { target, .. }
-            | Action::Select { target, .. }
-            | Action::Check { target, .. }
-            | Action::Uncheck { target, .. }
-            | Action::Hover { target, .. }
-            | Action::ExpectVisible { target, .. }
-            | Action::ExpectHidden { target, .. }
-            | Action::ExpectText { target, .. }
-            | Action::ExpectValue { target, .. }
-            | Action::ExpectState { target, .. }
-            | Action::ExpectCount { target, .. } => Some(target),
-            Action::Press { target, .. } => target.as_ref(),
-            Action::Goto { .. }
-            | Action::SwitchTab { .. }
-            | Action::Dialog { .. }
-            | Action::WaitForResponse { .. }
-            | Action::ExpectUrl { .. }
-            | Action::ExpectResponse { .. }
-            | Action::ExpectNoConsoleErrors { .. } => None,
-        }
+        element_target!(self)
     }
 
     /// Mutable access to the target, for rewriting locators (heal propagation).
     pub fn target_mut(&mut self) -> Option<&mut Target> {
-        match self {
-            Action::Click { target, .. }
-            | Action::Fill { target, .. }
-            | Action::Select { target, .. }
-            | Action::Check { target, .. }
-            | Action::Uncheck { target, .. }
-            | Action::Hover { target, .. }
-            | Action::ExpectVisible { target, .. }
-            | Action::ExpectHidden { target, .. }
-            | Action::ExpectText { target, .. }
-            | Action::ExpectValue { target, .. }
-            | Action::ExpectState { target, .. }
-            | Action::ExpectCount { target, .. } => Some(target),
-            Action::Press { target, .. } => target.as_mut(),
-            Action::Goto { .. }
-            | Action::SwitchTab { .. }
-            | Action::Dialog { .. }
-            | Action::WaitForResponse { .. }
-            | Action::ExpectUrl { .. }
-            | Action::ExpectResponse { .. }
-            | Action::ExpectNoConsoleErrors { .. } => None,
-        }
+        element_target!(self)
     }
 
     /// The per-action timeout, if the recording sets one.

@@ -123,6 +123,18 @@ fn redigested(value: Value) -> Value {
     edit(value, "/stepsDigest", Some(json!(digest)))
 }
 
+// Every case's problem is the expected one; all differences are listed at once.
+fn assert_problems(cases: &[(Value, &str)], problem: impl Fn(&Value) -> String) {
+    let mut failures = Vec::new();
+    for (value, expected) in cases {
+        let actual = problem(value);
+        if actual != *expected {
+            failures.push(format!("expected: {expected}\n  actual: {actual}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 fn problem(value: &Value) -> String {
     match validate_recording(value) {
         Ok(_) => "valid".to_string(),
@@ -496,14 +508,7 @@ fn every_recording_rule_names_its_path() {
         (set("/recordedAt", json!(5)), "recordedAt: expected a string, found 5"),
         (set("/baseUrl", json!({})), "baseUrl: expected a string, found an object"),
     ];
-    let mut failures = Vec::new();
-    for (value, expected) in &cases {
-        let actual = problem(value);
-        if actual != *expected {
-            failures.push(format!("expected: {expected}\n  actual: {actual}"));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_problems(&cases, problem);
 }
 
 #[test]
@@ -679,14 +684,7 @@ fn every_proposal_rule_names_its_path() {
             "binding.contentDigest: expected a SHA-256 digest, 64 lowercase hex digits",
         ),
     ];
-    let mut failures = Vec::new();
-    for (value, expected) in &cases {
-        let actual = proposal_problem(value);
-        if actual != *expected {
-            failures.push(format!("expected: {expected}\n  actual: {actual}"));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_problems(&cases, proposal_problem);
     for optional in ["/diff", "/featureEdits", "/narrative", "/adaptations", "/usage"] {
         assert_eq!(proposal_problem(&without(optional)), "valid", "{optional}");
     }
@@ -729,14 +727,7 @@ fn problems_inside_actions_states_changes_and_scopes_are_placed_at_their_path() 
             "steps[2].actions[12]: expected an action (a JSON object), found an array",
         ),
     ];
-    let mut failures = Vec::new();
-    for (value, expected) in &cases {
-        let actual = problem(value);
-        if actual != *expected {
-            failures.push(format!("expected: {expected}\n  actual: {actual}"));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_problems(&cases, problem);
     let proposal = serde_json::to_value(base_proposal()).expect("serializes");
     let broken = edit(proposal, "/diff/0/changes/0/after/target/role", Some(json!(true)));
     assert_eq!(proposal_problem(&broken), "diff[0].changes[0].after.target.role: expected a string, found true");
