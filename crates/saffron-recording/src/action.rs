@@ -7,6 +7,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::target::Target;
 
+// This enum is the one list of action types. A new type is a variant here (the compiler then
+// asks for its arm in this file's accessors and `Display`, and in the operand walk of
+// `operands.rs`) and its behaviour in `saffron-browser`'s `perform`. The validator, the JSON
+// Schemas (`UPDATE_SCHEMA=1`), token substitution, seeding and hovers follow from it. (Not a
+// doc comment: those go into the schema users read.)
 /// One recorded browser action or assertion, tagged by `"type"` in JSON.
 ///
 /// Every string operand may hold tokens (`<param>`, `{env:NAME}`, ...). `timeoutMs`

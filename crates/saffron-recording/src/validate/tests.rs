@@ -722,6 +722,11 @@ fn problems_inside_actions_states_changes_and_scopes_are_placed_at_their_path() 
             set(&format!("{S2}/12/target/css/0"), json!([])),
             "steps[2].actions[12].target.css[0]: expected a string, found an array",
         ),
+        // null stands for an absent optional field only, not for an empty list.
+        (
+            set(&format!("{S1}/1/target/css"), Value::Null),
+            "steps[1].actions[1].target.css: expected an array, found null",
+        ),
         (
             set(&format!("{S2}/12"), json!(["expectVisible"])),
             "steps[2].actions[12]: expected an action (a JSON object), found an array",
