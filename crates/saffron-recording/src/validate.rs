@@ -18,7 +18,7 @@ use crate::action::{Action, ElementState, ResponseMatcher};
 use crate::diff::ActionChange;
 use crate::digest::is_digest;
 use crate::model::{RECORDING_VERSION, Recording};
-use crate::operands::OperandKind;
+use crate::operands::{Operand, OperandKind};
 use crate::proposal::{PROPOSAL_VERSION, Proposal};
 use crate::target::{MAX_SCOPE_DEPTH, Scope, Target};
 use crate::tokens::{first_problem, tokenize};
@@ -442,16 +442,19 @@ fn non_empty(text: &str, path: &str) -> Check {
     if text.is_empty() { Err(invalid(path, "must not be empty")) } else { Ok(()) }
 }
 
-fn template(text: &str, path: &str) -> Check {
-    match first_problem(text) {
-        Some(problem) => Err(invalid(path, problem)),
-        None => Ok(()),
+// What is wrong with an operand, if anything. Paths are only made for a problem: a valid file
+// with thousands of actions makes none.
+fn operand_problem(operand: &Operand<'_>) -> Option<String> {
+    if operand.value.is_empty() && (operand.kind == OperandKind::Pattern || !may_be_empty(&operand.path)) {
+        return Some("must not be empty".to_string());
     }
+    first_problem(operand.value).or_else(|| match operand.kind {
+        OperandKind::Pattern => pattern_problem(operand.value),
+        OperandKind::Text => None,
+    })
 }
 
-fn pattern(text: &str, path: &str) -> Check {
-    non_empty(text, path)?;
-    template(text, path)?;
+fn pattern_problem(text: &str) -> Option<String> {
     // Tokens are substituted (escaped) before matching, so check the pattern with each token
     // standing for a plain word.
     let mut probe = String::with_capacity(text.len());
@@ -465,8 +468,8 @@ fn pattern(text: &str, path: &str) -> Check {
     RegexBuilder::new(&probe)
         .size_limit(1 << 20)
         .build()
-        .map(drop)
-        .map_err(|error| invalid(path, format!("invalid regex: {}", regex_problem(&error))))
+        .err()
+        .map(|error| format!("invalid regex: {}", regex_problem(&error)))
 }
 
 // The regex crate's syntax errors draw the pattern with a caret over several lines; a path
@@ -503,6 +506,7 @@ fn check_recording(recording: &Recording, raw: &Value, path: &str) -> Check {
     relative_path(&recording.feature, &key(path, "feature"))?;
     non_empty(&recording.scenario, &key(path, "scenario"))?;
     let steps_path = key(path, "steps");
+    let raw_steps = raw.get("steps");
     for (i, step) in recording.steps.iter().enumerate() {
         let step_path = index(&steps_path, i);
         non_empty(&step.text, &key(&step_path, "text"))?;
@@ -510,9 +514,9 @@ fn check_recording(recording: &Recording, raw: &Value, path: &str) -> Check {
             check_table(rows, &key(&step_path, "table"))?;
         }
         let actions_path = key(&step_path, "actions");
+        let raw_actions = raw_steps.and_then(|steps| steps.get(i)).and_then(|step| step.get("actions"));
         for (j, action) in step.actions.iter().enumerate() {
-            let action_path = index(&actions_path, j);
-            check_action(action, raw_at(raw, &action_path, path), &action_path)?;
+            check_action(action, raw_actions.and_then(|actions| actions.get(j)), &index(&actions_path, j))?;
         }
     }
     let digest_path = key(path, "stepsDigest");
@@ -528,18 +532,6 @@ fn check_recording(recording: &Recording, raw: &Value, path: &str) -> Check {
         ));
     }
     Ok(())
-}
-
-// The raw value at `path` (which starts with `prefix`, where `raw` sits).
-fn raw_at<'v>(raw: &'v Value, path: &str, prefix: &str) -> Option<&'v Value> {
-    let relative = path.strip_prefix(prefix).unwrap_or(path).trim_start_matches('.');
-    let pointer: String = relative
-        .split('.')
-        .flat_map(|part| part.split('['))
-        .filter(|part| !part.is_empty())
-        .map(|part| format!("/{}", part.trim_end_matches(']')))
-        .collect();
-    raw.pointer(&pointer)
 }
 
 fn check_table(rows: &[Vec<String>], path: &str) -> Check {
@@ -571,7 +563,7 @@ fn check_action(action: &Action, raw: Option<&Value>, path: &str) -> Check {
         return Err(invalid(&key(path, "timeoutMs"), "must be a positive number of milliseconds"));
     }
     if let Some(raw_target) = raw.and_then(|raw| raw.get("target")) {
-        misplaced_scope_text(raw_target, &key(path, "target"))?;
+        misplaced_scope_text(raw_target, path)?;
     }
     let needs = |operands: &str| format!("{} needs {operands}", with_article(action.type_name()));
     match action {
@@ -590,15 +582,8 @@ fn check_action(action: &Action, raw: Option<&Value>, path: &str) -> Check {
         _ => {}
     }
     for operand in action.operands() {
-        let operand_path = key(path, &operand.path);
-        match operand.kind {
-            OperandKind::Pattern => pattern(operand.value, &operand_path)?,
-            OperandKind::Text => {
-                if !may_be_empty(&operand.path) {
-                    non_empty(operand.value, &operand_path)?;
-                }
-                template(operand.value, &operand_path)?;
-            }
+        if let Some(problem) = operand_problem(&operand) {
+            return Err(invalid(&key(path, &operand.path), problem));
         }
     }
     if let Action::Goto { url, .. } = action
@@ -631,11 +616,11 @@ fn one_of(path: &str, (first, has_first): (&str, bool), (second, has_second): (&
 
 // A text filter written on the target itself, where the type has no place for it (it would be
 // dropped without a word).
-fn misplaced_scope_text(target: &Value, path: &str) -> Check {
+fn misplaced_scope_text(target: &Value, action_path: &str) -> Check {
     for name in ["hasText", "hasTextRegex"] {
         if target.get(name).is_some_and(|value| !value.is_null()) {
             return Err(invalid(
-                &key(path, name),
+                &key(&key(action_path, "target"), name),
                 format!("{name} narrows a scope: put it in within, next to the container's locators"),
             ));
         }
@@ -732,9 +717,9 @@ fn check_proposal(proposal: &Proposal, raw: &Value) -> Check {
                 ActionChange::Added { action, .. } | ActionChange::Removed { action, .. } => vec![("action", action)],
                 ActionChange::Changed { before, after, .. } => vec![("before", before), ("after", after)],
             };
+            let raw_change = raw.pointer(&format!("/diff/{i}/changes/{j}"));
             for (name, action) in actions {
-                let action_path = key(&change_path, name);
-                check_action(action, raw_at(raw, &action_path, ""), &action_path)?;
+                check_action(action, raw_change.and_then(|change| change.get(name)), &key(&change_path, name))?;
             }
         }
     }
