@@ -8,6 +8,8 @@
 //! - [`validate_recording`] / [`validate_proposal`] (and the `parse_*` forms): the one door
 //!   every file comes in by, naming the first problem by JSON path.
 //! - [`tokenize`], [`Resolver`], [`Masker`]: `<param>`, `{env:NAME}` and friends.
+//! - [`Action::operands`]: the one walk over an action's string values (with their JSON paths),
+//!   which substitution, seeding and validation share.
 //! - [`steps_digest`], [`contract_digest`], [`content_digest`]: freshness and bindings.
 //! - [`Store`]: `.saffron/` on disk, with atomic, locked writes and stable slugs.
 
