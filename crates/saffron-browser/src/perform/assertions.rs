@@ -14,7 +14,7 @@ use crate::locate::{self, Located};
 use crate::{js, normalize_whitespace};
 
 use super::retry::{Attempt, Backoff, Pending, Resolved, give_up, on_cdp, retry};
-use super::{browser_failure, quote};
+use super::{compiled, quote};
 
 impl Context {
     pub(super) async fn expect_element(
@@ -30,15 +30,7 @@ impl Context {
             return Err(ActionFailure::new(FailureKind::Invalid, format!("{verb}: needs text or textRegex")));
         }
         let text_regex = match action {
-            Action::ExpectText { text_regex: Some(pattern), .. } => match Regex::new(pattern) {
-                Ok(pattern) => Some(pattern),
-                Err(error) => {
-                    return Err(ActionFailure::new(
-                        FailureKind::Invalid,
-                        format!("{verb}: invalid textRegex: {error}"),
-                    ));
-                }
-            },
+            Action::ExpectText { text_regex, .. } => compiled(verb, "textRegex", text_regex.as_deref())?,
             _ => None,
         };
         retry(verb, target, deadline, timeout, async || {
@@ -55,13 +47,10 @@ impl Context {
         text_regex: Option<&Regex>,
         group: &str,
     ) -> Attempt<Option<Resolved>> {
-        let page = match self.active_page() {
+        let page = match self.front_page().await {
             Ok(page) => page,
-            Err(error) => return Attempt::Fail(browser_failure(error)),
+            Err(attempt) => return attempt,
         };
-        if let Err(error) = self.front(&page).await {
-            return on_cdp(error);
-        }
         let found = match locate::locate(&page, target, group).await {
             Ok(Located::One(found)) => found,
             // Absent counts as hidden; several are a strictness failure, as in Playwright.

@@ -54,6 +54,14 @@ fn browser_failure(error: BrowserError) -> ActionFailure {
     ActionFailure::new(FailureKind::Browser, error.to_string())
 }
 
+/// An action's optional pattern, compiled; one that does not compile fails the action.
+fn compiled(verb: &str, operand: &str, pattern: Option<&str>) -> Result<Option<regex::Regex>, ActionFailure> {
+    pattern
+        .map(regex::Regex::new)
+        .transpose()
+        .map_err(|error| ActionFailure::new(FailureKind::Invalid, format!("{verb}: invalid {operand}: {error}")))
+}
+
 fn quote(text: &str) -> String {
     format!("{text:?}")
 }

@@ -6,14 +6,13 @@ use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::page::{EventFrameNavigated, EventNavigatedWithinDocument, NavigateParams};
 use chromiumoxide::listeners::EventStream;
 use futures::StreamExt;
-use regex::Regex;
 
 use crate::context::{Context, ensure_front};
 use crate::error::{ActionFailure, FailureKind};
 use crate::url::{path_and_query, relativize_url, resolve_url};
 
 use super::retry::Backoff;
-use super::{browser_failure, quote, seconds};
+use super::{browser_failure, compiled, quote, seconds};
 
 impl Context {
     pub(super) async fn goto(&mut self, url: &str, deadline: Instant, timeout: Duration) -> Result<(), ActionFailure> {
@@ -46,16 +45,7 @@ impl Context {
         deadline: Instant,
         timeout: Duration,
     ) -> Result<(), ActionFailure> {
-        let pattern = match pattern.map(Regex::new) {
-            Some(Ok(pattern)) => Some(pattern),
-            Some(Err(error)) => {
-                return Err(ActionFailure::new(
-                    FailureKind::Invalid,
-                    format!("switchTab: invalid urlPattern: {error}"),
-                ));
-            }
-            None => None,
-        };
+        let pattern = compiled("switchTab", "urlPattern", pattern)?;
         if index.is_none() && pattern.is_none() {
             return Err(ActionFailure::new(FailureKind::Invalid, "switchTab needs an index or a urlPattern"));
         }
@@ -121,13 +111,7 @@ impl Context {
         deadline: Instant,
         timeout: Duration,
     ) -> Result<(), ActionFailure> {
-        let pattern = match pattern.map(Regex::new) {
-            Some(Ok(pattern)) => Some(pattern),
-            Some(Err(error)) => {
-                return Err(ActionFailure::new(FailureKind::Invalid, format!("expectUrl: invalid urlRegex: {error}")));
-            }
-            None => None,
-        };
+        let pattern = compiled("expectUrl", "urlRegex", pattern)?;
         // Both sides in the recording's terms: relative to the base URL when under it.
         let expected = match (url, &pattern) {
             (Some(url), _) => relativize_url(&self.base_url, &resolve_url(&self.base_url, url)),

@@ -196,14 +196,18 @@ impl Context {
         retry(verb, target, deadline, timeout, async || self.try_ready(target, checks, group).await).await
     }
 
+    /// The active tab, brought to the front, or the attempt's outcome when it cannot be.
+    pub(super) async fn front_page<T>(&self) -> Result<Page, Attempt<T>> {
+        let page = self.active_page().map_err(|error| Attempt::Fail(browser_failure(error)))?;
+        self.front(&page).await.map_err(on_cdp)?;
+        Ok(page)
+    }
+
     pub(super) async fn try_ready(&self, target: &Target, checks: &Checks, group: &str) -> Attempt<Ready> {
-        let page = match self.active_page() {
+        let page = match self.front_page().await {
             Ok(page) => page,
-            Err(error) => return Attempt::Fail(browser_failure(error)),
+            Err(attempt) => return attempt,
         };
-        if let Err(error) = self.front(&page).await {
-            return on_cdp(error);
-        }
         let found = match locate::locate(&page, target, group).await {
             Ok(Located::One(found)) => found,
             Ok(Located::None(report)) => return Attempt::Retry(Pending::Unresolved(report)),
@@ -248,13 +252,10 @@ impl Context {
         mut step: impl AsyncFnMut(&Page, &Found) -> Attempt<T>,
     ) -> Result<(T, Found), ActionFailure> {
         retry(verb, target, deadline, timeout, async || {
-            let page = match self.active_page() {
+            let page = match self.front_page().await {
                 Ok(page) => page,
-                Err(error) => return Attempt::Fail(browser_failure(error)),
+                Err(attempt) => return attempt,
             };
-            if let Err(error) = self.front(&page).await {
-                return on_cdp(error);
-            }
             match locate::locate(&page, target, group).await {
                 Ok(Located::One(found)) => match step(&page, &found).await {
                     Attempt::Done(value) => Attempt::Done((value, found)),
