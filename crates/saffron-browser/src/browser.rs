@@ -186,8 +186,8 @@ impl Browser {
     /// the browser when the connection ends, however it ends. Must run inside a Tokio runtime,
     /// as [`Browser::launch`].
     pub async fn connect(url: &str, config: BrowserConfig) -> Result<Browser, BrowserError> {
-        let endpoint =
-            Endpoint::parse(url).map_err(|message| BrowserError::Connect { url: url.to_owned(), message })?;
+        let endpoint = Endpoint::parse(url)
+            .map_err(|error| BrowserError::Connect { url: url.to_owned(), message: error.to_string() })?;
         let shown = endpoint.shown();
         let failed = |message: String| BrowserError::Connect { url: shown.clone(), message };
         if endpoint.needs_tls() {
@@ -197,7 +197,7 @@ impl Browser {
                     .to_owned(),
             ));
         }
-        let websocket = endpoint.websocket_url(CONNECT_LIMIT).await.map_err(failed)?;
+        let websocket = endpoint.websocket_url(CONNECT_LIMIT).await.map_err(|error| failed(error.to_string()))?;
         let (width, height) = config.window;
         let handler_config = chromiumoxide::handler::HandlerConfig {
             viewport: Some(viewport(width, height)),

@@ -38,8 +38,22 @@ fn definition(name: &str) -> Option<&'static KeyDefinition> {
         .or_else(|| chromiumoxide::keys::USKEYBOARD_LAYOUT.iter().find(|definition| definition.code == name))
 }
 
+/// Why a key combination cannot be pressed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum KeyError {
+    /// Only modifiers, or nothing at all.
+    #[error("no key in {0:?}")]
+    NoKey(String),
+    /// A part before the key that is not Alt, Control, Meta or Shift (or their aliases).
+    #[error("unknown modifier {modifier:?} in {combination:?}")]
+    UnknownModifier { modifier: String, combination: String },
+    /// A key Chromium's US layout does not name.
+    #[error("unknown key {key:?} in {combination:?} (keys are named as in Playwright: Enter, Tab, ArrowDown, a, ...)")]
+    UnknownKey { key: String, combination: String },
+}
+
 /// Parses `Control+Shift+A`. The last part is the key; a `+` key is written `+` or `Shift++`.
-pub(crate) fn parse(combination: &str) -> Result<Chord, String> {
+pub(crate) fn parse(combination: &str) -> Result<Chord, KeyError> {
     let (modifiers_part, key_name) = if combination == "+" {
         ("", "+")
     } else if let Some(head) = combination.strip_suffix("++") {
@@ -51,19 +65,19 @@ pub(crate) fn parse(combination: &str) -> Result<Chord, String> {
         }
     };
     if key_name.is_empty() {
-        return Err(format!("no key in {combination:?}"));
+        return Err(KeyError::NoKey(combination.to_owned()));
     }
     let mut modifiers = Vec::new();
     for part in modifiers_part.split('+').filter(|part| !part.is_empty()) {
-        let name = modifier_name(part).ok_or_else(|| format!("unknown modifier {part:?} in {combination:?}"))?;
-        let key = definition(name).ok_or_else(|| format!("unknown modifier {part:?}"))?;
+        let unknown = || KeyError::UnknownModifier { modifier: part.to_owned(), combination: combination.to_owned() };
+        let key = modifier_name(part).and_then(definition).ok_or_else(unknown)?;
         modifiers.push(key);
     }
     let key = match modifier_name(key_name) {
         Some(name) => definition(name),
         None => definition(key_name),
     }
-    .ok_or_else(|| format!("unknown key {key_name:?} in {combination:?} (keys are named as in Playwright: Enter, Tab, ArrowDown, a, ...)"))?;
+    .ok_or_else(|| KeyError::UnknownKey { key: key_name.to_owned(), combination: combination.to_owned() })?;
     // Shift+a types "A", as a keyboard would.
     let shifted = modifiers.iter().any(|modifier| modifier.key == "Shift");
     let key = match key.key.chars().next() {

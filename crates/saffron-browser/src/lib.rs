@@ -67,7 +67,7 @@ pub use error::{ActionFailure, BrowserError, FailureKind};
 pub use ladder::{ElementSummary, LadderTarget, RefError};
 pub use perform::Performed;
 pub use profile::sweep_stale_profiles;
-pub use remote::Endpoint;
+pub use remote::{Endpoint, EndpointError};
 pub use snapshot::{PageSnapshot, TabSummary};
 pub use timing::TIMING_ENV;
 pub use url::{relativize_url, resolve_url};

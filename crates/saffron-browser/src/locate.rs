@@ -226,24 +226,24 @@ pub(crate) async fn count(
     };
     let search = Search { root: container.as_ref(), filter: &Value::Null };
     let Some(tier) = target.tiers().first().copied() else { return Ok(Ok((None, 0))) };
-    let result = match tier {
-        Tier::Role => role_matches(page, target, search, group).await?.map(|ids| ids.len()),
+    let count = match tier {
+        Tier::Role => {
+            role_matches(page, target, search, group).await?.map(|ids| ids.len()).map_err(CdpFail::Protocol)?
+        }
         Tier::Css => count_of(
             find(page, search, "css", target.css.first().map(String::as_str).unwrap_or_default(), group).await?,
-        ),
-        other => count_of(query_tier(page, target, other, search, group).await?),
+        )?,
+        other => count_of(query_tier(page, target, other, search, group).await?)?,
     };
-    match result {
-        Ok(count) => Ok(Ok((Some(tier), count))),
-        Err(error) => Err(CdpFail::Protocol(error)),
-    }
+    Ok(Ok((Some(tier), count)))
 }
 
-fn count_of(result: TierResult) -> Result<usize, String> {
+// A page that could not count (its script reported why) answered like a page that is moving on.
+fn count_of(result: TierResult) -> Result<usize, CdpFail> {
     match result {
         TierResult::One(_) => Ok(1),
         TierResult::Count(count) => Ok(count),
-        TierResult::Error(error) => Err(error),
+        TierResult::Error(error) => Err(CdpFail::Protocol(error)),
     }
 }
 

@@ -39,11 +39,22 @@ pub(crate) struct Matcher {
     body: Option<Regex>,
 }
 
+/// A matcher pattern that does not compile (the validator refuses these, so only a recording
+/// built in code gets here).
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("invalid {operand}: {source}")]
+pub(crate) struct PatternError {
+    /// `urlRegex` or `bodyRegex`.
+    operand: &'static str,
+    source: regex::Error,
+}
+
 impl Matcher {
-    pub(crate) fn new(source: &ResponseMatcher) -> Result<Matcher, String> {
-        let url = Regex::new(&source.url_regex).map_err(|error| format!("invalid urlRegex: {error}"))?;
+    pub(crate) fn new(source: &ResponseMatcher) -> Result<Matcher, PatternError> {
+        let compile = |operand, pattern: &str| Regex::new(pattern).map_err(|source| PatternError { operand, source });
+        let url = compile("urlRegex", &source.url_regex)?;
         let body = match source.body_regex.as_deref() {
-            Some(pattern) => Some(Regex::new(pattern).map_err(|error| format!("invalid bodyRegex: {error}"))?),
+            Some(pattern) => Some(compile("bodyRegex", pattern)?),
             None => None,
         };
         Ok(Matcher { source: source.clone(), url, body })

@@ -18,32 +18,85 @@ pub struct Endpoint {
     url: Url,
 }
 
+/// Why a text is not a remote browser's endpoint; each says how to write it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EndpointError {
+    /// Nothing, or only white space.
+    #[error("the browser URL is empty: give the remote browser's DevTools address, {EXAMPLE}")]
+    Empty,
+    /// `HOST:PORT` without `ws://` or `http://`.
+    #[error(
+        "{text:?} has no scheme: write the browser's DevTools address in full, e.g. http://{trimmed} \
+         or ws://{trimmed}/devtools/browser/<id>"
+    )]
+    NoScheme {
+        /// The text as given.
+        text: String,
+        /// The text without surrounding white space.
+        trimmed: String,
+    },
+    /// Not a URL at all.
+    #[error("{text:?} is not a browser URL ({source}): give the remote browser's DevTools address, {EXAMPLE}")]
+    NotUrl {
+        /// The text as given.
+        text: String,
+        /// What the URL parser found.
+        source: url::ParseError,
+    },
+    /// A URL of another scheme.
+    #[error("{text:?}: a browser URL must be ws://, wss://, http:// or https://, not {scheme}: ({EXAMPLE})")]
+    Scheme {
+        /// The text as given.
+        text: String,
+        /// Its scheme.
+        scheme: String,
+    },
+    /// A URL without a host.
+    #[error("{text:?} has no host: write it as {scheme}://HOST:PORT[/PATH]")]
+    NoHost {
+        /// The text as given.
+        text: String,
+        /// Its scheme.
+        scheme: String,
+    },
+}
+
+const EXAMPLE: &str = "e.g. ws://127.0.0.1:9222/devtools/browser/<id> or http://127.0.0.1:9222";
+
+/// Why the browser WebSocket an `http://` endpoint stands for could not be found.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum DiscoveryError {
+    #[error("cannot make an HTTP client: {0}")]
+    Client(reqwest::Error),
+    #[error("{version} did not answer: {causes}")]
+    NoAnswer { version: String, causes: String },
+    #[error("{version} answered {status}: is this a browser's DevTools address?")]
+    Status { version: String, status: reqwest::StatusCode },
+    #[error("{version} broke off its answer: {causes}")]
+    BrokenOff { version: String, causes: String },
+    #[error("{version} did not name a webSocketDebuggerUrl: is this a browser's DevTools address?")]
+    Unnamed { version: String },
+    #[error("{version} named a webSocketDebuggerUrl that is not a URL ({source})")]
+    NamedNotUrl { version: String, source: url::ParseError },
+}
+
 impl Endpoint {
     /// Checks `text` as a remote browser's endpoint; the error says what is wrong and how to
     /// write it.
-    pub fn parse(text: &str) -> Result<Endpoint, String> {
+    pub fn parse(text: &str) -> Result<Endpoint, EndpointError> {
         let trimmed = text.trim();
-        let example = "e.g. ws://127.0.0.1:9222/devtools/browser/<id> or http://127.0.0.1:9222";
         if trimmed.is_empty() {
-            return Err(format!("the browser URL is empty: give the remote browser's DevTools address, {example}"));
+            return Err(EndpointError::Empty);
         }
         if !trimmed.contains("://") {
-            return Err(format!(
-                "{text:?} has no scheme: write the browser's DevTools address in full, e.g. http://{trimmed} \
-                 or ws://{trimmed}/devtools/browser/<id>"
-            ));
+            return Err(EndpointError::NoScheme { text: text.to_owned(), trimmed: trimmed.to_owned() });
         }
-        let url = Url::parse(trimmed).map_err(|error| {
-            format!("{text:?} is not a browser URL ({error}): give the remote browser's DevTools address, {example}")
-        })?;
+        let url = Url::parse(trimmed).map_err(|source| EndpointError::NotUrl { text: text.to_owned(), source })?;
         if !SCHEMES.contains(&url.scheme()) {
-            return Err(format!(
-                "{text:?}: a browser URL must be ws://, wss://, http:// or https://, not {}: ({example})",
-                url.scheme()
-            ));
+            return Err(EndpointError::Scheme { text: text.to_owned(), scheme: url.scheme().to_owned() });
         }
         if url.host_str().is_none_or(str::is_empty) {
-            return Err(format!("{text:?} has no host: write it as {}://HOST:PORT[/PATH]", url.scheme()));
+            return Err(EndpointError::NoHost { text: text.to_owned(), scheme: url.scheme().to_owned() });
         }
         Ok(Endpoint { url })
     }
@@ -68,38 +121,32 @@ impl Endpoint {
 
     /// The browser WebSocket to connect to: the endpoint itself for `ws://` and `wss://`; for
     /// `http://` and `https://`, the `webSocketDebuggerUrl` its `/json/version` answers with.
-    pub(crate) async fn websocket_url(&self, limit: Duration) -> Result<String, String> {
+    pub(crate) async fn websocket_url(&self, limit: Duration) -> Result<String, DiscoveryError> {
         if matches!(self.url.scheme(), "ws" | "wss") {
             return Ok(self.url.to_string());
         }
         let version = self.version_url();
         install_crypto_provider();
-        let client = reqwest::Client::builder()
-            .timeout(limit)
-            .build()
-            .map_err(|error| format!("cannot make an HTTP client: {error}"))?;
-        let shown_version = Endpoint { url: version.clone() }.shown();
+        let client = reqwest::Client::builder().timeout(limit).build().map_err(DiscoveryError::Client)?;
+        let shown = Endpoint { url: version.clone() }.shown();
         let response = client
             .get(version)
             .send()
             .await
-            .map_err(|error| format!("{shown_version} did not answer: {}", with_causes(error)))?;
+            .map_err(|error| DiscoveryError::NoAnswer { version: shown.clone(), causes: with_causes(error) })?;
         let status = response.status();
         if !status.is_success() {
-            return Err(format!("{shown_version} answered {status}: is this a browser's DevTools address?"));
+            return Err(DiscoveryError::Status { version: shown, status });
         }
         let body = response
             .bytes()
             .await
-            .map_err(|error| format!("{shown_version} broke off its answer: {}", with_causes(error)))?;
+            .map_err(|error| DiscoveryError::BrokenOff { version: shown.clone(), causes: with_causes(error) })?;
         let named = serde_json::from_slice::<Value>(&body)
             .ok()
             .and_then(|answer| answer.get("webSocketDebuggerUrl")?.as_str().map(str::to_owned))
-            .ok_or_else(|| {
-                format!("{shown_version} did not name a webSocketDebuggerUrl: is this a browser's DevTools address?")
-            })?;
-        let named = Url::parse(&named)
-            .map_err(|error| format!("{shown_version} named a webSocketDebuggerUrl that is not a URL ({error})"))?;
+            .ok_or_else(|| DiscoveryError::Unnamed { version: shown.clone() })?;
+        let named = Url::parse(&named).map_err(|source| DiscoveryError::NamedNotUrl { version: shown, source })?;
         Ok(self.reachable(named).to_string())
     }
 
@@ -181,7 +228,7 @@ mod tests {
         {
             assert!(Endpoint::parse(good).is_ok(), "{good}");
         }
-        let problem = |text: &str| Endpoint::parse(text).expect_err(text);
+        let problem = |text: &str| Endpoint::parse(text).expect_err(text).to_string();
         assert!(problem("").contains("empty"));
         assert!(problem("   ").contains("empty"));
         assert!(problem("127.0.0.1:9222").contains("has no scheme"));

@@ -7,12 +7,22 @@ use serde::{Deserialize, Serialize};
 
 use crate::target::Target;
 
+// This enum is the one list of action types. A new type is a variant here (the compiler then
+// asks for its arm in this file's accessors and `Display`, and in the operand walk of
+// `operands.rs`) and its behaviour in `saffron-browser`'s `perform`. The validator, the JSON
+// Schemas (`UPDATE_SCHEMA=1`), token substitution, seeding and hovers follow from it. (Not a
+// doc comment: those go into the schema users read.)
 /// One recorded browser action or assertion, tagged by `"type"` in JSON.
 ///
 /// Every string operand may hold tokens (`<param>`, `{env:NAME}`, ...). `timeoutMs`
 /// overrides the runner's default wait for that action.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase",
+    expecting = "an action (a JSON object)"
+)]
 pub enum Action {
     /// Navigate. A URL starting with `/` is relative to the base URL.
     Goto {
@@ -208,7 +218,7 @@ pub enum Action {
 
 /// The state checked by `expectState`, tagged by `"kind"`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "camelCase")]
+#[serde(tag = "kind", rename_all = "camelCase", expecting = "a state (a JSON object)")]
 pub enum ElementState {
     /// The element's class list holds `token`.
     Class {
@@ -244,7 +254,7 @@ pub enum ElementState {
 
 /// Which network response a wait or assertion is about.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", expecting = "a response matcher (a JSON object)")]
 pub struct ResponseMatcher {
     /// Pattern matched against the URL's path and query only (never scheme or host, which
     /// differ between environments). Volatile ids must be patterns.
@@ -278,6 +288,35 @@ impl ResponseMatcher {
             None => actual == expected,
         }
     }
+}
+
+// The target of an action by shared or unique reference: one list for both accessors.
+macro_rules! element_target {
+    ($action:expr) => {
+        match $action {
+            Action::Click { target, .. }
+            | Action::Fill { target, .. }
+            | Action::Select { target, .. }
+            | Action::Press { target: Some(target), .. }
+            | Action::Check { target, .. }
+            | Action::Uncheck { target, .. }
+            | Action::Hover { target, .. }
+            | Action::ExpectVisible { target, .. }
+            | Action::ExpectHidden { target, .. }
+            | Action::ExpectText { target, .. }
+            | Action::ExpectValue { target, .. }
+            | Action::ExpectState { target, .. }
+            | Action::ExpectCount { target, .. } => Some(target),
+            Action::Press { target: None, .. }
+            | Action::Goto { .. }
+            | Action::SwitchTab { .. }
+            | Action::Dialog { .. }
+            | Action::WaitForResponse { .. }
+            | Action::ExpectUrl { .. }
+            | Action::ExpectResponse { .. }
+            | Action::ExpectNoConsoleErrors { .. } => None,
+        }
+    };
 }
 
 impl Action {
@@ -332,54 +371,12 @@ impl Action {
 
     /// The element the action is about, if it has one.
     pub fn target(&self) -> Option<&Target> {
-        match self {
-            Action::Click { target, .. }
-            | Action::Fill { target, .. }
-            | Action::Select { target, .. }
-            | Action::Check { target, .. }
-            | Action::Uncheck { target, .. }
-            | Action::Hover { target, .. }
-            | Action::ExpectVisible { target, .. }
-            | Action::ExpectHidden { target, .. }
-            | Action::ExpectText { target, .. }
-            | Action::ExpectValue { target, .. }
-            | Action::ExpectState { target, .. }
-            | Action::ExpectCount { target, .. } => Some(target),
-            Action::Press { target, .. } => target.as_ref(),
-            Action::Goto { .. }
-            | Action::SwitchTab { .. }
-            | Action::Dialog { .. }
-            | Action::WaitForResponse { .. }
-            | Action::ExpectUrl { .. }
-            | Action::ExpectResponse { .. }
-            | Action::ExpectNoConsoleErrors { .. } => None,
-        }
+        element_target!(self)
     }
 
     /// Mutable access to the target, for rewriting locators (heal propagation).
     pub fn target_mut(&mut self) -> Option<&mut Target> {
-        match self {
-            Action::Click { target, .. }
-            | Action::Fill { target, .. }
-            | Action::Select { target, .. }
-            | Action::Check { target, .. }
-            | Action::Uncheck { target, .. }
-            | Action::Hover { target, .. }
-            | Action::ExpectVisible { target, .. }
-            | Action::ExpectHidden { target, .. }
-            | Action::ExpectText { target, .. }
-            | Action::ExpectValue { target, .. }
-            | Action::ExpectState { target, .. }
-            | Action::ExpectCount { target, .. } => Some(target),
-            Action::Press { target, .. } => target.as_mut(),
-            Action::Goto { .. }
-            | Action::SwitchTab { .. }
-            | Action::Dialog { .. }
-            | Action::WaitForResponse { .. }
-            | Action::ExpectUrl { .. }
-            | Action::ExpectResponse { .. }
-            | Action::ExpectNoConsoleErrors { .. } => None,
-        }
+        element_target!(self)
     }
 
     /// The per-action timeout, if the recording sets one.

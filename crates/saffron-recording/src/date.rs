@@ -76,7 +76,7 @@ impl Date {
 
     /// The date written with `format`, a strftime subset ([`DATE_DIRECTIVES`]). Anything else
     /// after a `%` is an error naming the directive.
-    pub fn format(self, format: &str) -> Result<String, String> {
+    pub fn format(self, format: &str) -> Result<String, DateFormatError> {
         let mut out = String::new();
         let mut chars = format.chars();
         while let Some(c) = chars.next() {
@@ -87,10 +87,10 @@ impl Date {
             let directive = match chars.next() {
                 Some('-') => match chars.next() {
                     Some(next) => format!("-{next}"),
-                    None => return Err(directive_error("%-")),
+                    None => return Err(DateFormatError { directive: "%-".to_owned() }),
                 },
                 Some(next) => next.to_string(),
-                None => return Err(directive_error("%")),
+                None => return Err(DateFormatError { directive: "%".to_owned() }),
             };
             match directive.as_str() {
                 "Y" => out.push_str(&format!("{:04}", self.year)),
@@ -105,7 +105,7 @@ impl Date {
                 "A" => out.push_str(self.weekday_name()),
                 "j" => out.push_str(&format!("{:03}", self.day_of_year())),
                 "%" => out.push('%'),
-                other => return Err(directive_error(&format!("%{other}"))),
+                other => return Err(DateFormatError { directive: format!("%{other}") }),
             }
         }
         Ok(out)
@@ -172,8 +172,12 @@ fn days_in_month(year: i32, month: u8) -> u8 {
     }
 }
 
-fn directive_error(directive: &str) -> String {
-    format!("unknown date directive {directive}: use {DATE_DIRECTIVES}")
+/// A `{date...:format}` directive [`Date::format`] does not know.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown date directive {directive}: use {DATE_DIRECTIVES}")]
+pub struct DateFormatError {
+    /// The directive as written, e.g. `%Q`.
+    pub directive: String,
 }
 
 #[cfg(test)]
@@ -228,7 +232,10 @@ mod tests {
         assert_eq!(day.format("%a %d %b").as_deref(), Ok("Thu 05 Mar"));
         assert_eq!(day.format("%A, %B %-d").as_deref(), Ok("Thursday, March 5"));
         assert_eq!(day.format("day %j, 100%%").as_deref(), Ok("day 064, 100%"));
-        assert_eq!(day.format("%H:%M"), Err(format!("unknown date directive %H: use {DATE_DIRECTIVES}")));
+        assert_eq!(
+            day.format("%H:%M").map_err(|error| error.to_string()),
+            Err(format!("unknown date directive %H: use {DATE_DIRECTIVES}"))
+        );
         assert!(day.format("50%").is_err());
         assert!(day.format("%-").is_err());
     }

@@ -13,7 +13,7 @@ use crate::model::{RecordedStep, Recording, StepKind};
 
 /// The changes to one step's actions. Only steps with changes are listed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", expecting = "a step diff (a JSON object)")]
 pub struct StepDiff {
     /// The step's kind.
     pub kind: StepKind,
@@ -31,7 +31,12 @@ pub struct StepDiff {
 
 /// One action added, removed or changed, tagged by `"change"`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "change", rename_all = "camelCase", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "change",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase",
+    expecting = "an action change (a JSON object)"
+)]
 pub enum ActionChange {
     /// An action only the proposal has.
     Added {

@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
+use crate::action::Action;
 use crate::model::{Recording, StepSpec};
 use crate::proposal::Proposal;
 use crate::tokens::{TokenKind, tokenize};
@@ -49,15 +50,26 @@ pub fn table_keys_read<'a>(action_lists: impl IntoIterator<Item = &'a Value>) ->
         .collect()
 }
 
+/// The table keys `actions` read through `<table:key>`, in any of their operands.
+pub fn table_keys_of(actions: &[Action]) -> BTreeSet<String> {
+    let mut keys = BTreeSet::new();
+    for operand in actions.iter().flat_map(Action::operands) {
+        insert_table_keys(operand.value, &mut keys);
+    }
+    keys
+}
+
+fn insert_table_keys(text: &str, keys: &mut BTreeSet<String>) {
+    for token in tokenize(text) {
+        if let TokenKind::Table(key) = token.kind {
+            keys.insert(key.to_string());
+        }
+    }
+}
+
 fn collect_table_keys(value: &Value, keys: &mut BTreeSet<String>) {
     match value {
-        Value::String(text) => {
-            for token in tokenize(text) {
-                if let TokenKind::Table(key) = token.kind {
-                    keys.insert(key.to_string());
-                }
-            }
-        }
+        Value::String(text) => insert_table_keys(text, keys),
         Value::Array(items) => items.iter().for_each(|item| collect_table_keys(item, keys)),
         Value::Object(map) => map.values().for_each(|item| collect_table_keys(item, keys)),
         _ => {}

@@ -8,6 +8,8 @@
 //! - [`validate_recording`] / [`validate_proposal`] (and the `parse_*` forms): the one door
 //!   every file comes in by, naming the first problem by JSON path.
 //! - [`tokenize`], [`Resolver`], [`Masker`]: `<param>`, `{env:NAME}` and friends.
+//! - [`Action::operands`]: the one walk over an action's string values (with their JSON paths),
+//!   which substitution, seeding and validation share.
 //! - [`steps_digest`], [`contract_digest`], [`content_digest`]: freshness and bindings.
 //! - [`Store`]: `.saffron/` on disk, with atomic, locked writes and stable slugs; [`layout`]:
 //!   where each thing lives there, the one place its paths are spelled.
@@ -22,6 +24,7 @@ pub mod layout;
 mod mask;
 mod model;
 pub mod navigation;
+mod operands;
 mod proposal;
 mod resolve;
 mod slug;
@@ -31,11 +34,12 @@ mod tokens;
 mod validate;
 
 pub use action::{Action, ElementState, ResponseMatcher};
-pub use date::{DATE_DIRECTIVES, Date};
+pub use date::{DATE_DIRECTIVES, Date, DateFormatError};
 pub use diff::{ActionChange, StepDiff, diff_actions, diff_recordings};
-pub use digest::{content_digest, contract_digest, steps_digest, steps_digest_reading, table_keys_read};
+pub use digest::{content_digest, contract_digest, steps_digest, steps_digest_reading, table_keys_of, table_keys_read};
 pub use mask::Masker;
 pub use model::{RECORDING_VERSION, RecordedStep, Recording, StepKind, StepSpec};
+pub use operands::{Operand, OperandKind, OperandMut};
 pub use proposal::{Binding, FeatureEdit, PROPOSAL_VERSION, Proposal, ProposalDraft, ScenarioRef, Stale, Usage};
 pub use resolve::{ResolveError, Resolved, Resolver, Secret, new_unique_seed};
 pub use slug::{MAX_SLUG_LEN, feature_slug, scenario_slug, scenario_slugs};

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::action::Action;
-use crate::digest::{steps_digest_reading, table_keys_read};
+use crate::digest::{steps_digest_reading, table_keys_of};
 
 /// The recording format version this crate writes and reads.
 pub const RECORDING_VERSION: u32 = 1;
@@ -14,7 +14,7 @@ pub const RECORDING_VERSION: u32 = 1;
 /// One scenario's recording. An Outline's Examples rows share one recording: `scenario` and
 /// the step texts keep their `<param>` placeholders as written.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", expecting = "a recording (a JSON object)")]
 pub struct Recording {
     /// Format version: 1.
     pub version: u32,
@@ -37,7 +37,7 @@ pub struct Recording {
 
 /// One step of the scenario and the actions that perform or check it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", expecting = "a step (a JSON object)")]
 pub struct RecordedStep {
     /// Given, When or Then (And and But take the kind of the step before).
     pub kind: StepKind,
@@ -166,9 +166,8 @@ impl Recording {
     /// its actions read through `<table:key>` are left out (see
     /// [`crate::steps_digest_reading`]).
     pub fn digest_for(&self, steps: &[StepSpec]) -> String {
-        let actions: Vec<serde_json::Value> =
-            self.steps.iter().map(|step| serde_json::to_value(&step.actions).unwrap_or_default()).collect();
-        steps_digest_reading(steps, &table_keys_read(&actions))
+        let reads: Vec<_> = self.steps.iter().map(|step| table_keys_of(&step.actions)).collect();
+        steps_digest_reading(steps, &reads)
     }
 
     /// The steps as written, without actions.

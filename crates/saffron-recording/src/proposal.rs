@@ -14,7 +14,7 @@ pub const PROPOSAL_VERSION: u32 = 1;
 
 /// A proposed recording with everything a reviewer needs, bound to what it was made against.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", expecting = "a proposal (a JSON object)")]
 pub struct Proposal {
     /// Format version: 1.
     pub version: u32,
@@ -51,7 +51,7 @@ pub struct Proposal {
 
 /// The scenario a proposal is for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", expecting = "a scenario reference (a JSON object)")]
 pub struct ScenarioRef {
     /// The feature file, relative to the project root.
     pub feature: String,
@@ -63,7 +63,7 @@ pub struct ScenarioRef {
 
 /// A one-line edit to a feature file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", expecting = "a feature edit (a JSON object)")]
 pub struct FeatureEdit {
     /// The file, relative to the project root.
     pub file: String,
@@ -80,7 +80,7 @@ pub struct FeatureEdit {
 
 /// Model usage as reported by the provider; absent numbers were not reported.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", expecting = "usage (a JSON object)")]
 pub struct Usage {
     /// Input tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -95,7 +95,7 @@ pub struct Usage {
 
 /// The three digests a proposal is bound to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", expecting = "a binding (a JSON object)")]
 pub struct Binding {
     /// Steps digest of the scenario when the proposal was filed.
     pub steps_digest: String,

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 /// the CSS fallbacks in their order; with a scope (`within`), only inside the one container the
 /// scope finds. All string fields may hold tokens (`<param>`, `{captured:name}`, ...).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", expecting = "a target (a JSON object)")]
 pub struct Target {
     /// ARIA role, e.g. `button`, `textbox`, `heading`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -53,7 +53,7 @@ pub struct Target {
 /// followed by a query inside it: every match of the container's tier is kept when its text
 /// matches, and exactly one must remain.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", expecting = "a scope (a JSON object)")]
 pub struct Scope {
     /// The container's own locators (role, testId, css, ...; it may have a scope itself).
     #[serde(flatten)]

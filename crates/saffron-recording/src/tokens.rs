@@ -231,7 +231,7 @@ fn date_token(operand: &str) -> TokenKind<'_> {
         Some(format) => {
             let probe = Date::from_ymd(2000, 1, 1).map(|day| day.format(format));
             if let Some(Err(problem)) = probe {
-                return malformed(problem);
+                return malformed(problem.to_string());
             }
             Some(format)
         }

@@ -1,19 +1,26 @@
 //! The one validator at the door: every recording and proposal is read through it.
 //!
 //! It names the first problem by JSON path (`steps[2].actions[0].target: a click needs a
-//! target`) and checks the operands each action needs, not only the types of the fields that
-//! are present: an `expectUrl` without a URL would otherwise pass on every page. Unknown
-//! fields are ignored, so a file written by a newer saffron of the same version still reads;
-//! an unknown action type or a newer version is refused with "update saffron".
+//! target`). The typed model is the one truth about the shape: the file is read into
+//! [`Recording`] or [`Proposal`] (so which action types exist, and which operands each one
+//! needs, is what the enum says), and serde's complaint is worded for people and placed at its
+//! path. Then the checks types cannot express run on the typed values: tokens, patterns, empty
+//! values, exclusive operands, locators, digests. Unknown fields are ignored, so a file written
+//! by a newer saffron of the same version still reads; an unknown action type or a newer version
+//! is refused with "update saffron".
 
 use regex::RegexBuilder;
-use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
 use thiserror::Error;
 
-use crate::digest::{is_digest, steps_digest_reading, table_keys_read};
-use crate::model::{RECORDING_VERSION, Recording, StepKind, StepSpec};
+use crate::action::{Action, ElementState, ResponseMatcher};
+use crate::diff::ActionChange;
+use crate::digest::is_digest;
+use crate::model::{RECORDING_VERSION, Recording};
+use crate::operands::{Operand, OperandKind};
 use crate::proposal::{PROPOSAL_VERSION, Proposal};
+use crate::target::{MAX_SCOPE_DEPTH, Scope, Target};
 use crate::tokens::{first_problem, tokenize};
 
 /// The first problem found in a recording or proposal.
@@ -74,20 +81,26 @@ pub fn parse_proposal(text: &str) -> Result<Proposal, ValidationError> {
 
 /// Validate a recording and read it.
 pub fn validate_recording(value: &Value) -> Result<Recording, ValidationError> {
-    check_recording(value, "", "recording")?;
-    Recording::deserialize(value).map_err(|error| invalid("", format!("unreadable: {error}")))
+    version(value, "", "recording", RECORDING_VERSION)?;
+    let recording: Recording = typed(value, "recording")?;
+    check_recording(&recording, value, "")?;
+    Ok(recording)
 }
 
 /// Validate a proposal and read it. Its recording is validated as a recording, under
 /// `recording`. The binding is checked for shape only: whether it still fits is
 /// [`Proposal::stale_reasons`]'s question.
 pub fn validate_proposal(value: &Value) -> Result<Proposal, ValidationError> {
-    check_proposal(value)?;
-    Proposal::deserialize(value).map_err(|error| invalid("", format!("unreadable: {error}")))
+    version(value, "", "proposal", PROPOSAL_VERSION)?;
+    if let Some(recording) = value.get("recording") {
+        version(recording, "recording", "recording", RECORDING_VERSION)?;
+    }
+    let proposal: Proposal = typed(value, "proposal")?;
+    check_proposal(&proposal, value)?;
+    Ok(proposal)
 }
 
 type Check = Result<(), ValidationError>;
-type Object = Map<String, Value>;
 
 fn located(path: &str, message: &str) -> String {
     if path.is_empty() { message.to_string() } else { format!("{path}: {message}") }
@@ -109,7 +122,13 @@ fn parse_json(text: &str) -> Result<Value, ValidationError> {
     })
 }
 
-// ---- paths and JSON shapes -------------------------------------------------------------
+// ---- paths -----------------------------------------------------------------------------
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
 
 fn key(path: &str, key: &str) -> String {
     if path.is_empty() { key.to_string() } else { format!("{path}.{key}") }
@@ -117,6 +136,209 @@ fn key(path: &str, key: &str) -> String {
 
 fn index(path: &str, index: usize) -> String {
     format!("{path}[{index}]")
+}
+
+fn render(steps: &[Step]) -> String {
+    steps.iter().fold(String::new(), |path, step| match step {
+        Step::Key(name) => key(&path, name),
+        Step::Index(i) => index(&path, *i),
+    })
+}
+
+fn child<'v>(value: &'v Value, step: &Step) -> Option<&'v Value> {
+    match step {
+        Step::Key(name) => value.get(name),
+        Step::Index(i) => value.get(i),
+    }
+}
+
+fn child_mut<'v>(value: &'v mut Value, step: &Step) -> Option<&'v mut Value> {
+    match step {
+        Step::Key(name) => value.get_mut(name),
+        Step::Index(i) => value.get_mut(i),
+    }
+}
+
+fn at<'v>(root: &'v Value, path: &[Step]) -> Option<&'v Value> {
+    path.iter().try_fold(root, child)
+}
+
+fn at_mut<'v>(root: &'v mut Value, path: &[Step]) -> Option<&'v mut Value> {
+    path.iter().try_fold(root, child_mut)
+}
+
+// The key the value at the end of `path` sits under (an array's key for its items).
+fn last_key(path: &[Step]) -> Option<&str> {
+    path.iter().rev().find_map(|step| match step {
+        Step::Key(name) => Some(name.as_str()),
+        Step::Index(_) => None,
+    })
+}
+
+// ---- reading through the types ---------------------------------------------------------
+
+/// The document read into `T`, or its first problem, worded and placed.
+fn typed<T: DeserializeOwned>(root: &Value, what: &str) -> Result<T, ValidationError> {
+    let error = match serde_path_to_error::deserialize::<_, T>(root) {
+        Ok(read) => return Ok(read),
+        Err(error) => error,
+    };
+    let message = error.inner().to_string();
+    let path: Vec<Step> = error
+        .path()
+        .iter()
+        .filter_map(|segment| match segment {
+            serde_path_to_error::Segment::Map { key } => Some(Step::Key(key.clone())),
+            serde_path_to_error::Segment::Seq { index } => Some(Step::Index(*index)),
+            serde_path_to_error::Segment::Enum { .. } | serde_path_to_error::Segment::Unknown => None,
+        })
+        .collect();
+    let path = narrowed::<T>(root, path, &message);
+    let (path, message) = match array_for_object::<T>(root, &path) {
+        Some((place, complaint)) => worded(root, place, &complaint, what),
+        None => worded(root, path, &message, what),
+    };
+    Err(invalid(&render(&path), message))
+}
+
+/// serde reads a struct from an array too (its fields in order), so an array where an object
+/// belongs gets a complaint about its length or its first items. Find the array on the path
+/// whose place wants something else, and serde's complaint about that place.
+fn array_for_object<T: DeserializeOwned>(root: &Value, path: &[Step]) -> Option<(Vec<Step>, String)> {
+    (0..=path.len()).find_map(|depth| {
+        let place = &path[..depth];
+        if !at(root, place)?.is_array() {
+            return None;
+        }
+        let mut trial = root.clone();
+        *at_mut(&mut trial, place)? = Value::Bool(true);
+        let complaint = serde_json::from_value::<T>(trial).err()?.to_string();
+        let wanted = complaint.strip_prefix("invalid type: boolean `true`, expected ")?;
+        (wanted != "a sequence").then(|| (place.to_vec(), complaint))
+    })
+}
+
+/// serde tracks no path inside an internally tagged enum (an action, a state, a change) or a
+/// flattened struct (a scope), so the path it gives may stop at the action
+/// (dtolnay/path-to-error#1). Narrow it down by trial, reading the whole document again each
+/// time (only a file with a problem pays for this): a missing field lies in the child that
+/// changes the complaint once it has that field; any other problem lies in the last child of
+/// the shortest run of first children that still draws the same complaint (serde reads the
+/// children in order and stops at the first problem).
+fn narrowed<T: DeserializeOwned>(root: &Value, mut path: Vec<Step>, message: &str) -> Vec<Step> {
+    let complaint = |trial: Value| serde_json::from_value::<T>(trial).err().map(|error| error.to_string());
+    let missing = missing_field(message);
+    loop {
+        let children: Vec<Step> = match at(root, &path) {
+            Some(Value::Object(map)) => {
+                map.keys().filter(|name| !TAGS.contains(&name.as_str())).map(|name| Step::Key(name.clone())).collect()
+            }
+            Some(Value::Array(items)) if missing.is_none() => (0..items.len()).map(Step::Index).collect(),
+            _ => return path,
+        };
+        let culprit = (0..children.len()).find(|&i| {
+            let mut trial = root.clone();
+            let Some(node) = at_mut(&mut trial, &path) else { return false };
+            match (missing, node) {
+                (Some(field), node) => match child_mut(node, &children[i]) {
+                    Some(Value::Object(object)) if !object.contains_key(field) => {
+                        object.insert(field.to_string(), Value::Null);
+                        complaint(trial).as_deref() != Some(message)
+                    }
+                    _ => false,
+                },
+                (None, Value::Object(object)) => {
+                    let kept = &children[..=i];
+                    object.retain(|name, _| TAGS.contains(&name.as_str()) || kept.contains(&Step::Key(name.clone())));
+                    complaint(trial).as_deref() == Some(message)
+                }
+                (None, Value::Array(items)) => {
+                    items.truncate(i + 1);
+                    complaint(trial).as_deref() == Some(message)
+                }
+                (None, _) => false,
+            }
+        });
+        match culprit {
+            Some(i) => path.push(children[i].clone()),
+            None => return path,
+        }
+    }
+}
+
+/// The tags of the internally tagged enums (an action's type, a state's kind, a change's
+/// kind). serde reads a tag first and places a problem with it itself; removing one only ever
+/// changes the complaint, so it is never the child a problem lies in.
+const TAGS: [&str; 3] = ["type", "kind", "change"];
+
+fn missing_field(message: &str) -> Option<&str> {
+    message.strip_prefix("missing field `")?.strip_suffix('`')
+}
+
+/// serde's complaint about the value at `path`, in the validator's words, and where it is.
+fn worded(root: &Value, mut path: Vec<Step>, message: &str, what: &str) -> (Vec<Step>, String) {
+    let node = at(root, &path);
+    if let Some(field) = missing_field(message) {
+        let text = needs(root, &path, field, what);
+        path.push(Step::Key(field.to_string()));
+        return (path, text);
+    }
+    if let Some(rest) = message.strip_prefix("unknown variant `")
+        && let Some((variant, expected)) = rest.split_once("`, expected ")
+    {
+        // Inside a tagged enum that is itself inside one, the path stops at the object.
+        if let Some(tag) =
+            TAGS.into_iter().find(|tag| node.and_then(|node| node.get(tag)) == Some(&Value::from(variant)))
+        {
+            path.push(Step::Key(tag.to_string()));
+        }
+        let list = expected.strip_prefix("one of ").unwrap_or(expected).replace('`', "");
+        let mut names: Vec<&str> = list.split(", ").flat_map(|name| name.split(" or ")).collect();
+        let last = names.pop().unwrap_or_default();
+        let choices = if names.is_empty() { last.to_string() } else { format!("{} or {last}", names.join(", ")) };
+        let text = match last_key(&path) {
+            Some("type") => {
+                path.pop();
+                return (path, format!("unknown action type {variant:?}: update saffron"));
+            }
+            Some("kind") if path.len() > 1 && last_key(&path[..path.len() - 1]) == Some("state") => {
+                format!("unknown state kind {variant:?}: expected {choices}")
+            }
+            Some("kind") => format!("unknown step kind {variant:?}: expected {choices}"),
+            Some(field) => format!("unknown {field} {variant:?}: expected {choices}"),
+            None => format!("unknown {variant:?}: expected {choices}"),
+        };
+        return (path, text);
+    }
+    let complaint = message.strip_prefix("invalid type: ").or_else(|| message.strip_prefix("invalid value: "));
+    let Some((_, expected)) = complaint.and_then(|rest| rest.rsplit_once(", expected ")) else {
+        return (path, message.to_string());
+    };
+    let whole_number = matches!(expected, "u8" | "u16" | "u32" | "u64" | "usize");
+    if whole_number && let Some(number) = node.and_then(Value::as_u64) {
+        let max = match expected {
+            "u8" => u64::from(u8::MAX),
+            "u16" => u64::from(u16::MAX),
+            "u32" | "usize" => u64::from(u32::MAX),
+            _ => u64::MAX,
+        };
+        if number > max {
+            return (path, format!("must be at most {max}"));
+        }
+    }
+    let expected = match expected {
+        _ if whole_number => "a whole number, 0 or more",
+        "a boolean" => "true or false",
+        "f32" | "f64" => "a number",
+        "variant identifier" | "string or map" => "a string",
+        "a sequence" if matches!(path.as_slice(), [.., Step::Key(name), Step::Index(_)] if name == "table") => {
+            "a row (an array of cells)"
+        }
+        "a sequence" => "an array",
+        other => other,
+    };
+    let found = node.map_or_else(|| "nothing".to_string(), describe);
+    (path, format!("expected {expected}, found {found}"))
 }
 
 fn describe(value: &Value) -> String {
@@ -128,58 +350,111 @@ fn describe(value: &Value) -> String {
     }
 }
 
-fn expected(path: &str, what: &str, found: &Value) -> ValidationError {
-    invalid(path, format!("expected {what}, found {}", describe(found)))
-}
-
 fn with_article(word: &str) -> String {
-    let vowel = word.chars().next().is_some_and(|c| "aeiouAEIOU".contains(c));
+    // `a url`: the u of url is said as "you".
+    let vowel = word.chars().next().is_some_and(|c| "aeiouAEIOU".contains(c)) && !word.starts_with("url");
     format!("{} {word}", if vowel { "an" } else { "a" })
 }
 
-fn object<'a>(value: &'a Value, path: &str, what: &str) -> Result<&'a Object, ValidationError> {
-    value.as_object().ok_or_else(|| expected(path, &format!("{what} (a JSON object)"), value))
-}
-
-// A null field reads as an absent one, as serde reads it into `None`.
-fn field<'a>(object: &'a Object, name: &str) -> Option<&'a Value> {
-    object.get(name).filter(|value| !value.is_null())
-}
-
-fn optional_string<'a>(object: &'a Object, path: &str, name: &str) -> Result<Option<&'a str>, ValidationError> {
-    match field(object, name) {
-        None => Ok(None),
-        Some(Value::String(text)) => Ok(Some(text)),
-        Some(other) => Err(expected(&key(path, name), "a string", other)),
+/// What the object at `path` needs, in words: `a click needs a target`, `a class state needs a
+/// token`, `a step needs its text`. `what` names the document (`recording`, `proposal`).
+fn needs(root: &Value, path: &[Step], field: &str, what: &str) -> String {
+    let node = at(root, path);
+    let tag = |name: &str| node.and_then(|node| node.get(name)).and_then(Value::as_str);
+    let under = last_key(path).unwrap_or(what);
+    if let Some(kind) = tag("type") {
+        let operand = match field {
+            "values" => field.to_string(),
+            "accept" => "accept (true or false)".to_string(),
+            other => with_article(other),
+        };
+        return format!("{} needs {operand}", with_article(kind));
     }
+    if let Some(change) = tag("change") {
+        return format!("{} change needs {field}", with_article(change));
+    }
+    if under == "state"
+        && let Some(kind) = tag("kind")
+    {
+        return format!("{} state needs {}", with_article(kind), with_article(field));
+    }
+    let context = match under {
+        "steps" => "step",
+        "scenario" => "scenario reference",
+        "diff" => "step diff",
+        "featureEdits" => "feature edit",
+        "changes" => "change",
+        "response" => "response matcher",
+        "actions" | "action" | "before" | "after" => "action",
+        other => other,
+    };
+    let wanted = match (context, field) {
+        ("recording", "feature") => "its feature file's path",
+        ("recording", "stepsDigest") => "its steps digest",
+        ("recording", "steps") => "steps",
+        ("step", "text") => "its text",
+        ("step", "actions") => "its list of actions",
+        ("proposal", "scenario" | "recording") => return format!("a proposal needs its {field}"),
+        ("proposal", "binding") => "its binding: file it again with this saffron",
+        ("scenario reference", "feature") => "its feature file",
+        ("scenario reference", "name") => "the scenario's name",
+        ("scenario reference", "cachePath") => "the recording's path",
+        ("step diff", "kind" | "text") => return format!("a step diff needs the step's {field}"),
+        ("step diff", "changes") => "its changes",
+        ("feature edit", "file" | "line") => return format!("a feature edit needs its {field}"),
+        ("feature edit", "before") => "the line as it is",
+        ("feature edit", "after") => "the line as proposed",
+        ("change", "change") => "its kind",
+        ("response matcher" | "binding", _) => return format!("{} needs {}", with_article(context), a_field(field)),
+        _ => return format!("{} needs {}", with_article(context), with_article(field)),
+    };
+    format!("{} needs {wanted}", with_article(context))
 }
 
-fn required_string<'a>(object: &'a Object, path: &str, name: &str, missing: &str) -> Result<&'a str, ValidationError> {
-    optional_string(object, path, name)?.ok_or_else(|| invalid(&key(path, name), missing))
+// A field named as written: `a urlRegex`, `stepsDigest` (a field that is a name, not a noun).
+fn a_field(field: &str) -> String {
+    if field.ends_with("Regex") { format!("a {field}") } else { field.to_string() }
+}
+
+// ---- checks on the typed values --------------------------------------------------------
+
+fn version(value: &Value, path: &str, what: &str, supported: u32) -> Check {
+    let Some(object) = value.as_object() else { return Ok(()) };
+    let path = key(path, "version");
+    let value = object
+        .get("version")
+        .filter(|value| !value.is_null())
+        .ok_or_else(|| invalid(&path, format!("{} needs a version", with_article(what))))?;
+    match value.as_u64() {
+        Some(version) if version == u64::from(supported) => Ok(()),
+        Some(version) if version > u64::from(supported) => Err(invalid(
+            &path,
+            format!(
+                "this {what} is version {version}, newer than this saffron understands: \
+                 update saffron"
+            ),
+        )),
+        _ => Err(invalid(&path, format!("expected version {supported}, found {value}"))),
+    }
 }
 
 fn non_empty(text: &str, path: &str) -> Check {
     if text.is_empty() { Err(invalid(path, "must not be empty")) } else { Ok(()) }
 }
 
-fn optional_template<'a>(object: &'a Object, path: &str, name: &str) -> Result<Option<&'a str>, ValidationError> {
-    let text = optional_string(object, path, name)?;
-    if let Some(text) = text {
-        template(text, &key(path, name))?;
+// What is wrong with an operand, if anything. Paths are only made for a problem: a valid file
+// with thousands of actions makes none.
+fn operand_problem(operand: &Operand<'_>) -> Option<String> {
+    if operand.value.is_empty() && (operand.kind == OperandKind::Pattern || !may_be_empty(&operand.path)) {
+        return Some("must not be empty".to_string());
     }
-    Ok(text)
+    first_problem(operand.value).or_else(|| match operand.kind {
+        OperandKind::Pattern => pattern_problem(operand.value),
+        OperandKind::Text => None,
+    })
 }
 
-fn template(text: &str, path: &str) -> Check {
-    match first_problem(text) {
-        Some(problem) => Err(invalid(path, problem)),
-        None => Ok(()),
-    }
-}
-
-fn pattern(text: &str, path: &str) -> Check {
-    non_empty(text, path)?;
-    template(text, path)?;
+fn pattern_problem(text: &str) -> Option<String> {
     // Tokens are substituted (escaped) before matching, so check the pattern with each token
     // standing for a plain word.
     let mut probe = String::with_capacity(text.len());
@@ -193,8 +468,8 @@ fn pattern(text: &str, path: &str) -> Check {
     RegexBuilder::new(&probe)
         .size_limit(1 << 20)
         .build()
-        .map(drop)
-        .map_err(|error| invalid(path, format!("invalid regex: {}", regex_problem(&error))))
+        .err()
+        .map(|error| format!("invalid regex: {}", regex_problem(&error)))
 }
 
 // The regex crate's syntax errors draw the pattern with a caret over several lines; a path
@@ -213,74 +488,41 @@ fn regex_problem(error: &regex::Error) -> String {
     }
 }
 
-fn whole_number(value: &Value, path: &str, max: u64) -> Result<u64, ValidationError> {
-    match value.as_u64() {
-        Some(number) if number <= max => Ok(number),
-        Some(_) => Err(invalid(path, format!("must be at most {max}"))),
-        None => Err(expected(path, "a whole number, 0 or more", value)),
-    }
-}
-
-fn optional_array<'a>(object: &'a Object, path: &str, name: &str) -> Result<Option<&'a Vec<Value>>, ValidationError> {
-    match field(object, name) {
-        None => Ok(None),
-        Some(Value::Array(items)) => Ok(Some(items)),
-        Some(other) => Err(expected(&key(path, name), "an array", other)),
-    }
-}
-
-fn string_list(items: &[Value], path: &str) -> Check {
-    for (i, item) in items.iter().enumerate() {
-        let item_path = index(path, i);
-        let text = item.as_str().ok_or_else(|| expected(&item_path, "a string", item))?;
-        template(text, &item_path)?;
+fn relative_path(text: &str, path: &str) -> Check {
+    non_empty(text, path)?;
+    let bytes = text.as_bytes();
+    let drive = bytes.len() > 1 && bytes[1] == b':';
+    if text.starts_with('/') || text.contains('\\') || drive {
+        return Err(invalid(path, "must be relative to the project root, with / separators"));
     }
     Ok(())
 }
 
-fn version(object: &Object, path: &str, what: &str, supported: u32) -> Check {
-    let path = key(path, "version");
-    let value =
-        field(object, "version").ok_or_else(|| invalid(&path, format!("{} needs a version", with_article(what))))?;
-    match value.as_u64() {
-        Some(version) if version == u64::from(supported) => Ok(()),
-        Some(version) if version > u64::from(supported) => Err(invalid(
-            &path,
-            format!(
-                "this {what} is version {version}, newer than this saffron understands: \
-                 update saffron"
-            ),
-        )),
-        _ => Err(invalid(&path, format!("expected version {supported}, found {value}"))),
-    }
+fn digest(text: &str, path: &str) -> Check {
+    if is_digest(text) { Ok(()) } else { Err(invalid(path, "expected a SHA-256 digest, 64 lowercase hex digits")) }
 }
 
-// ---- recordings ------------------------------------------------------------------------
-
-fn check_recording(value: &Value, path: &str, what: &str) -> Check {
-    let recording = object(value, path, &with_article(what))?;
-    version(recording, path, what, RECORDING_VERSION)?;
-    let feature = required_string(recording, path, "feature", "a recording needs its feature file's path")?;
-    relative_path(feature, &key(path, "feature"))?;
-    let scenario = required_string(recording, path, "scenario", "a recording needs a scenario")?;
-    non_empty(scenario, &key(path, "scenario"))?;
+fn check_recording(recording: &Recording, raw: &Value, path: &str) -> Check {
+    relative_path(&recording.feature, &key(path, "feature"))?;
+    non_empty(&recording.scenario, &key(path, "scenario"))?;
     let steps_path = key(path, "steps");
-    let steps =
-        optional_array(recording, path, "steps")?.ok_or_else(|| invalid(&steps_path, "a recording needs steps"))?;
-    let mut specs = Vec::with_capacity(steps.len());
-    for (i, step) in steps.iter().enumerate() {
-        specs.push(check_step(step, &index(&steps_path, i))?);
+    let raw_steps = raw.get("steps");
+    for (i, step) in recording.steps.iter().enumerate() {
+        let step_path = index(&steps_path, i);
+        non_empty(&step.text, &key(&step_path, "text"))?;
+        if let Some(rows) = &step.table {
+            check_table(rows, &key(&step_path, "table"))?;
+        }
+        let actions_path = key(&step_path, "actions");
+        let raw_actions = raw_steps.and_then(|steps| steps.get(i)).and_then(|step| step.get("actions"));
+        for (j, action) in step.actions.iter().enumerate() {
+            check_action(action, raw_actions.and_then(|actions| actions.get(j)), &index(&actions_path, j))?;
+        }
     }
     let digest_path = key(path, "stepsDigest");
-    let digest = required_string(recording, path, "stepsDigest", "a recording needs its steps digest")?;
-    if !is_digest(digest) {
-        return Err(invalid(&digest_path, "expected a SHA-256 digest, 64 lowercase hex digits"));
-    }
-    optional_string(recording, path, "recordedAt")?;
-    optional_string(recording, path, "baseUrl")?;
-    let actions = steps.iter().map(|step| step.get("actions").unwrap_or(&Value::Null));
-    let expected = steps_digest_reading(&specs, &table_keys_read(actions));
-    if expected != digest {
+    digest(&recording.steps_digest, &digest_path)?;
+    let expected = recording.digest_for(&recording.step_specs());
+    if expected != recording.steps_digest {
         return Err(invalid(
             &digest_path,
             format!(
@@ -292,329 +534,148 @@ fn check_recording(value: &Value, path: &str, what: &str) -> Check {
     Ok(())
 }
 
-fn relative_path(text: &str, path: &str) -> Check {
-    non_empty(text, path)?;
-    let bytes = text.as_bytes();
-    let drive = bytes.len() > 1 && bytes[1] == b':';
-    if text.starts_with('/') || text.contains('\\') || drive {
-        return Err(invalid(path, "must be relative to the project root, with / separators"));
-    }
-    Ok(())
-}
-
-fn check_step(value: &Value, path: &str) -> Result<StepSpec, ValidationError> {
-    let step = object(value, path, "a step")?;
-    let kind_text = required_string(step, path, "kind", "a step needs a kind")?;
-    let kind = match kind_text {
-        "context" => StepKind::Context,
-        "action" => StepKind::Action,
-        "outcome" => StepKind::Outcome,
-        other => {
-            return Err(invalid(
-                &key(path, "kind"),
-                format!("unknown step kind {other:?}: expected context, action or outcome"),
-            ));
-        }
+fn check_table(rows: &[Vec<String>], path: &str) -> Check {
+    let Some(width) = rows.first().map(Vec::len) else { return Ok(()) };
+    let cells = |count: usize| match count {
+        1 => "1 cell".to_string(),
+        count => format!("{count} cells"),
     };
-    let text = required_string(step, path, "text", "a step needs its text")?;
-    non_empty(text, &key(path, "text"))?;
-    let table = match optional_array(step, path, "table")? {
-        None => None,
-        Some(rows) => Some(check_table(rows, &key(path, "table"))?),
-    };
-    let doc_string = optional_string(step, path, "docString")?.map(str::to_string);
-    let actions_path = key(path, "actions");
-    let actions = optional_array(step, path, "actions")?
-        .ok_or_else(|| invalid(&actions_path, "a step needs its list of actions"))?;
-    for (i, action) in actions.iter().enumerate() {
-        check_action(action, &index(&actions_path, i))?;
+    match rows.iter().position(|row| row.len() != width) {
+        Some(i) => Err(invalid(
+            &index(path, i),
+            format!("this row has {} where the first row has {}", cells(rows[i].len()), cells(width)),
+        )),
+        None => Ok(()),
     }
-    Ok(StepSpec { kind, text: text.to_string(), table, doc_string })
-}
-
-fn check_table(rows: &[Value], path: &str) -> Result<Vec<Vec<String>>, ValidationError> {
-    let mut table = Vec::with_capacity(rows.len());
-    for (i, row) in rows.iter().enumerate() {
-        let row_path = index(path, i);
-        let cells = row.as_array().ok_or_else(|| expected(&row_path, "a row (an array of cells)", row))?;
-        let mut texts = Vec::with_capacity(cells.len());
-        for (j, cell) in cells.iter().enumerate() {
-            let text = cell.as_str().ok_or_else(|| expected(&index(&row_path, j), "a string", cell))?;
-            texts.push(text.to_string());
-        }
-        if let Some(first) = table.first().map(Vec::len).filter(|width| *width != texts.len()) {
-            let cells = |count: usize| match count {
-                1 => "1 cell".to_string(),
-                count => format!("{count} cells"),
-            };
-            return Err(invalid(
-                &row_path,
-                format!("this row has {} where the first row has {}", cells(texts.len()), cells(first)),
-            ));
-        }
-        table.push(texts);
-    }
-    Ok(table)
 }
 
 // ---- actions ---------------------------------------------------------------------------
 
-const ACTION_TYPES: [&str; 20] = [
-    "goto",
-    "click",
-    "fill",
-    "select",
-    "press",
-    "check",
-    "uncheck",
-    "hover",
-    "switchTab",
-    "dialog",
-    "waitForResponse",
-    "expectVisible",
-    "expectHidden",
-    "expectText",
-    "expectValue",
-    "expectUrl",
-    "expectState",
-    "expectResponse",
-    "expectNoConsoleErrors",
-    "expectCount",
-];
+// Operands that may be empty: an empty fill is a recorded clear, an empty expected value or
+// text is a check that the field or element is empty. Every other operand must say something.
+fn may_be_empty(operand: &str) -> bool {
+    matches!(operand, "value" | "text" | "promptText" | "state.value" | "response.method" | "response.status")
+        || operand.starts_with("values[")
+}
 
-fn check_action(value: &Value, path: &str) -> Check {
-    let action = object(value, path, "an action")?;
-    let kind = required_string(action, path, "type", "an action needs a type")?;
-    if !ACTION_TYPES.contains(&kind) {
-        return Err(invalid(path, format!("unknown action type {kind:?}: update saffron")));
+fn check_action(action: &Action, raw: Option<&Value>, path: &str) -> Check {
+    if action.timeout_ms() == Some(0) {
+        return Err(invalid(&key(path, "timeoutMs"), "must be a positive number of milliseconds"));
     }
-    if let Some(timeout) = field(action, "timeoutMs") {
-        let timeout_path = key(path, "timeoutMs");
-        if whole_number(timeout, &timeout_path, u64::MAX)? == 0 {
-            return Err(invalid(&timeout_path, "must be a positive number of milliseconds"));
+    if let Some(raw_target) = raw.and_then(|raw| raw.get("target")) {
+        misplaced_scope_text(raw_target, path)?;
+    }
+    let needs = |operands: &str| format!("{} needs {operands}", with_article(action.type_name()));
+    match action {
+        Action::SwitchTab { index, url_pattern, .. } => one_of(
+            path,
+            ("index", index.is_some()),
+            ("urlPattern", url_pattern.is_some()),
+            &needs("index or urlPattern"),
+        )?,
+        Action::ExpectText { text, text_regex, .. } => {
+            one_of(path, ("text", text.is_some()), ("textRegex", text_regex.is_some()), &needs("text or textRegex"))?
+        }
+        Action::ExpectUrl { url, url_regex, .. } => {
+            one_of(path, ("url", url.is_some()), ("urlRegex", url_regex.is_some()), &needs("url or urlRegex"))?
+        }
+        _ => {}
+    }
+    for operand in action.operands() {
+        if let Some(problem) = operand_problem(&operand) {
+            return Err(invalid(&key(path, &operand.path), problem));
         }
     }
-    let needs = |name: &str| format!("{} needs {name}", with_article(kind));
-    let target = |required: bool| -> Check {
-        match field(action, "target") {
-            Some(target) => check_target(target, &key(path, "target")),
-            None if required => Err(invalid(&key(path, "target"), needs("a target"))),
-            None => Ok(()),
-        }
-    };
-    match kind {
-        "goto" => {
-            let url = required_string(action, path, "url", &needs("a url"))?;
-            non_empty(url, &key(path, "url"))?;
-            if let Some(problem) = crate::navigation::navigation_problem(url) {
-                return Err(invalid(&key(path, "url"), problem));
-            }
-            template(url, &key(path, "url"))
-        }
-        "click" | "check" | "uncheck" | "hover" | "expectVisible" | "expectHidden" => target(true),
-        "fill" | "expectValue" => {
-            target(true)?;
-            required_string(action, path, "value", &needs("a value"))?;
-            optional_template(action, path, "value").map(drop)
-        }
-        "select" => {
-            target(true)?;
-            let values = optional_array(action, path, "values")?
-                .ok_or_else(|| invalid(&key(path, "values"), needs("values")))?;
-            string_list(values, &key(path, "values"))
-        }
-        "press" => {
-            target(false)?;
-            let key_name = required_string(action, path, "key", &needs("a key"))?;
-            non_empty(key_name, &key(path, "key"))
-        }
-        "switchTab" => check_switch_tab(action, path, &needs("index or urlPattern")),
-        "dialog" => {
-            match field(action, "accept") {
-                Some(Value::Bool(_)) => {}
-                Some(other) => return Err(expected(&key(path, "accept"), "true or false", other)),
-                None => {
-                    return Err(invalid(&key(path, "accept"), needs("accept (true or false)")));
-                }
-            }
-            optional_template(action, path, "promptText").map(drop)
-        }
-        "waitForResponse" | "expectResponse" => {
-            let response =
-                field(action, "response").ok_or_else(|| invalid(&key(path, "response"), needs("a response")))?;
+    if let Action::Goto { url, .. } = action
+        && let Some(problem) = crate::navigation::navigation_problem(url)
+    {
+        return Err(invalid(&key(path, "url"), problem));
+    }
+    if let Some(target) = action.target() {
+        check_target(target, &key(path, "target"), "target", 0)?;
+    }
+    match action {
+        Action::WaitForResponse { response, .. } | Action::ExpectResponse { response, .. } => {
             check_response(response, &key(path, "response"))
         }
-        "expectText" => {
-            target(true)?;
-            one_of(action, path, "text", "textRegex", &needs("text or textRegex"))?;
-            optional_template(action, path, "text")?;
-            match optional_string(action, path, "textRegex")? {
-                Some(regex) => pattern(regex, &key(path, "textRegex")),
-                None => Ok(()),
-            }
+        Action::ExpectState { state: ElementState::Class { token }, .. } if token.chars().any(char::is_whitespace) => {
+            Err(invalid(&key(path, "state.token"), "one class token, without spaces: use one expectState per class"))
         }
-        "expectUrl" => {
-            one_of(action, path, "url", "urlRegex", &needs("url or urlRegex"))?;
-            if let Some(url) = optional_string(action, path, "url")? {
-                non_empty(url, &key(path, "url"))?;
-                template(url, &key(path, "url"))?;
-            }
-            match optional_string(action, path, "urlRegex")? {
-                Some(regex) => pattern(regex, &key(path, "urlRegex")),
-                None => Ok(()),
-            }
-        }
-        "expectState" => {
-            target(true)?;
-            let state = field(action, "state").ok_or_else(|| invalid(&key(path, "state"), needs("a state")))?;
-            check_state(state, &key(path, "state"))
-        }
-        "expectCount" => {
-            target(true)?;
-            let count = field(action, "count").ok_or_else(|| invalid(&key(path, "count"), needs("a count")))?;
-            whole_number(count, &key(path, "count"), u64::from(u32::MAX)).map(drop)
-        }
-        // expectNoConsoleErrors has no operands.
         _ => Ok(()),
     }
 }
 
 // Exactly one of two alternative operands; both is ambiguous, neither is a check of nothing.
-fn one_of(object: &Object, path: &str, first: &str, second: &str, missing: &str) -> Check {
-    match (field(object, first), field(object, second)) {
-        (None, None) => Err(invalid(&key(path, first), missing)),
-        (Some(_), Some(_)) => Err(invalid(&key(path, second), format!("{first} and {second} are exclusive: keep one"))),
+fn one_of(path: &str, (first, has_first): (&str, bool), (second, has_second): (&str, bool), missing: &str) -> Check {
+    match (has_first, has_second) {
+        (false, false) => Err(invalid(&key(path, first), missing)),
+        (true, true) => Err(invalid(&key(path, second), format!("{first} and {second} are exclusive: keep one"))),
         _ => Ok(()),
     }
 }
 
-fn check_switch_tab(action: &Object, path: &str, missing: &str) -> Check {
-    one_of(action, path, "index", "urlPattern", missing)?;
-    if let Some(tab) = field(action, "index") {
-        whole_number(tab, &key(path, "index"), u64::from(u32::MAX))?;
-    }
-    match optional_string(action, path, "urlPattern")? {
-        Some(regex) => pattern(regex, &key(path, "urlPattern")),
-        None => Ok(()),
-    }
-}
-
-const TARGET_STRINGS: [&str; 7] = ["role", "name", "nameRegex", "label", "placeholder", "text", "testId"];
-
-fn check_target(value: &Value, path: &str) -> Check {
-    let target = object(value, path, "a target")?;
+// A text filter written on the target itself, where the type has no place for it (it would be
+// dropped without a word).
+fn misplaced_scope_text(target: &Value, action_path: &str) -> Check {
     for name in ["hasText", "hasTextRegex"] {
-        if field(target, name).is_some() {
+        if target.get(name).is_some_and(|value| !value.is_null()) {
             return Err(invalid(
-                &key(path, name),
+                &key(&key(action_path, "target"), name),
                 format!("{name} narrows a scope: put it in within, next to the container's locators"),
-            ));
-        }
-    }
-    check_locators(target, path, "target")?;
-    check_scope(target, path, 1)
-}
-
-// A scope is a container target plus its text filter; it may have a scope of its own.
-fn check_scope(target: &Object, path: &str, depth: usize) -> Check {
-    let Some(value) = field(target, "within") else { return Ok(()) };
-    let path = key(path, "within");
-    if depth > crate::target::MAX_SCOPE_DEPTH {
-        return Err(invalid(
-            &path,
-            format!("scopes nest at most {} deep: a row of a table of a dialog", crate::target::MAX_SCOPE_DEPTH),
-        ));
-    }
-    let scope = object(value, &path, "a scope")?;
-    check_locators(scope, &path, "scope")?;
-    if field(scope, "hasText").is_some() && field(scope, "hasTextRegex").is_some() {
-        return Err(invalid(&key(&path, "hasTextRegex"), "hasText and hasTextRegex are exclusive: keep one"));
-    }
-    if let Some(text) = optional_string(scope, &path, "hasText")? {
-        non_empty(text, &key(&path, "hasText"))?;
-        template(text, &key(&path, "hasText"))?;
-    }
-    if let Some(regex) = optional_string(scope, &path, "hasTextRegex")? {
-        pattern(regex, &key(&path, "hasTextRegex"))?;
-    }
-    check_scope(scope, &path, depth + 1)
-}
-
-// The locators of a target or of a scope's container, and the tier they were found by.
-fn check_locators(target: &Object, path: &str, what: &str) -> Check {
-    for name in TARGET_STRINGS {
-        if let Some(text) = optional_string(target, path, name)? {
-            non_empty(text, &key(path, name))?;
-            template(text, &key(path, name))?;
-        }
-    }
-    let css = optional_array(target, path, "css")?;
-    if let Some(selectors) = css {
-        string_list(selectors, &key(path, "css"))?;
-        for (i, selector) in selectors.iter().enumerate() {
-            non_empty(selector.as_str().unwrap_or_default(), &index(&key(path, "css"), i))?;
-        }
-    }
-    let tier = match optional_string(target, path, "tier")? {
-        None => None,
-        Some(tier) => {
-            Some(crate::target::Tier::LADDER.into_iter().find(|known| known.as_str() == tier).ok_or_else(|| {
-                invalid(
-                    &key(path, "tier"),
-                    format!(
-                        "unknown tier {tier:?}: expected role, label, placeholder, testId, \
-                             text or css"
-                    ),
-                )
-            })?)
-        }
-    };
-    let has = |name: &str| field(target, name).is_some();
-    if has("name") && has("nameRegex") {
-        return Err(invalid(&key(path, "nameRegex"), "name and nameRegex are exclusive: keep one"));
-    }
-    for qualifier in ["name", "nameRegex"] {
-        if has(qualifier) && !has("role") {
-            return Err(invalid(&key(path, qualifier), format!("{qualifier} qualifies a role: add the role")));
-        }
-    }
-    let has_css = css.is_some_and(|selectors| !selectors.is_empty());
-    let semantic = ["role", "label", "placeholder", "text", "testId"];
-    if !has_css && !semantic.iter().any(|name| has(name)) {
-        return Err(invalid(
-            path,
-            format!("a {what} needs at least one of role, label, placeholder, text, testId or css"),
-        ));
-    }
-    if let Some(regex) = optional_string(target, path, "nameRegex")? {
-        pattern(regex, &key(path, "nameRegex"))?;
-    }
-    if let Some(tier) = tier {
-        let present = match tier {
-            crate::target::Tier::Css => has_css,
-            other => has(other.as_str()),
-        };
-        if !present {
-            return Err(invalid(
-                &key(path, "tier"),
-                format!("the {what} has no {tier}, so it cannot have been found by it"),
             ));
         }
     }
     Ok(())
 }
 
-fn check_response(value: &Value, path: &str) -> Check {
-    let matcher = object(value, path, "a response matcher")?;
-    let url = required_string(matcher, path, "urlRegex", "a response matcher needs a urlRegex")?;
-    pattern(url, &key(path, "urlRegex"))?;
-    if url.contains("://") {
+// The locators of a target or of a scope's container, the tier they were found by, and the
+// scope, which may have a scope of its own.
+fn check_target(target: &Target, path: &str, what: &str, depth: usize) -> Check {
+    if target.name.is_some() && target.name_regex.is_some() {
+        return Err(invalid(&key(path, "nameRegex"), "name and nameRegex are exclusive: keep one"));
+    }
+    for (qualifier, present) in [("name", target.name.is_some()), ("nameRegex", target.name_regex.is_some())] {
+        if present && target.role.is_none() {
+            return Err(invalid(&key(path, qualifier), format!("{qualifier} qualifies a role: add the role")));
+        }
+    }
+    if target.tiers().is_empty() {
+        return Err(invalid(
+            path,
+            format!("a {what} needs at least one of role, label, placeholder, text, testId or css"),
+        ));
+    }
+    if let Some(tier) = target.tier
+        && !target.has_tier(tier)
+    {
+        return Err(invalid(
+            &key(path, "tier"),
+            format!("the {what} has no {tier}, so it cannot have been found by it"),
+        ));
+    }
+    let Some(scope) = &target.within else { return Ok(()) };
+    let Scope { container, has_text, has_text_regex } = &**scope;
+    let path = key(path, "within");
+    if depth + 1 > MAX_SCOPE_DEPTH {
+        return Err(invalid(
+            &path,
+            format!("scopes nest at most {MAX_SCOPE_DEPTH} deep: a row of a table of a dialog"),
+        ));
+    }
+    if has_text.is_some() && has_text_regex.is_some() {
+        return Err(invalid(&key(&path, "hasTextRegex"), "hasText and hasTextRegex are exclusive: keep one"));
+    }
+    check_target(container, &path, "scope", depth + 1)
+}
+
+fn check_response(matcher: &ResponseMatcher, path: &str) -> Check {
+    if matcher.url_regex.contains("://") {
         return Err(invalid(
             &key(path, "urlRegex"),
             "match the path only, without scheme and host: they differ between environments",
         ));
     }
-    if let Some(method) = optional_string(matcher, path, "method")?
+    if let Some(method) = &matcher.method
         && (method.is_empty() || !method.bytes().all(|b| b.is_ascii_uppercase()))
     {
         return Err(invalid(
@@ -622,7 +683,7 @@ fn check_response(value: &Value, path: &str) -> Check {
             format!("expected an HTTP method in capitals such as GET, found {method:?}"),
         ));
     }
-    if let Some(status) = optional_string(matcher, path, "status")? {
+    if let Some(status) = &matcher.status {
         let bytes = status.as_bytes();
         let valid = bytes.len() == 3
             && (b'1'..=b'5').contains(&bytes[0])
@@ -637,193 +698,49 @@ fn check_response(value: &Value, path: &str) -> Check {
             ));
         }
     }
-    if let Some(body) = optional_string(matcher, path, "bodyRegex")? {
-        pattern(body, &key(path, "bodyRegex"))?;
-    }
     Ok(())
-}
-
-fn check_state(value: &Value, path: &str) -> Check {
-    let state = object(value, path, "a state")?;
-    let kind = required_string(state, path, "kind", "a state needs a kind")?;
-    let required = |name: &str, missing: &str| -> Check {
-        let text = required_string(state, path, name, missing)?;
-        non_empty(text, &key(path, name))?;
-        template(text, &key(path, name))
-    };
-    match kind {
-        "class" => {
-            required("token", "a class state needs a token")?;
-            let token = optional_string(state, path, "token")?.unwrap_or_default();
-            if token.chars().any(char::is_whitespace) {
-                return Err(invalid(
-                    &key(path, "token"),
-                    "one class token, without spaces: use one expectState per class",
-                ));
-            }
-            Ok(())
-        }
-        "attribute" => {
-            required("name", "an attribute state needs a name")?;
-            optional_template(state, path, "value").map(drop)
-        }
-        "css" => {
-            required("property", "a css state needs a property")?;
-            required_string(state, path, "value", "a css state needs a value")?;
-            optional_template(state, path, "value").map(drop)
-        }
-        "checked" | "unchecked" | "disabled" | "enabled" | "focused" => Ok(()),
-        other => Err(invalid(
-            &key(path, "kind"),
-            format!(
-                "unknown state kind {other:?}: expected class, attribute, css, checked, unchecked, \
-                 disabled, enabled or focused"
-            ),
-        )),
-    }
 }
 
 // ---- proposals -------------------------------------------------------------------------
 
-fn check_proposal(value: &Value) -> Check {
-    let proposal = object(value, "", "a proposal")?;
-    version(proposal, "", "proposal", PROPOSAL_VERSION)?;
-    let scenario = field(proposal, "scenario").ok_or_else(|| invalid("scenario", "a proposal needs its scenario"))?;
-    let scenario = object(scenario, "scenario", "a scenario reference")?;
-    let feature = required_string(scenario, "scenario", "feature", "a scenario reference needs its feature file")?;
-    relative_path(feature, "scenario.feature")?;
-    let name = required_string(scenario, "scenario", "name", "a scenario reference needs the scenario's name")?;
-    non_empty(name, "scenario.name")?;
-    let cache_path =
-        required_string(scenario, "scenario", "cachePath", "a scenario reference needs the recording's path")?;
-    relative_path(cache_path, "scenario.cachePath")?;
-    let recording =
-        field(proposal, "recording").ok_or_else(|| invalid("recording", "a proposal needs its recording"))?;
-    check_recording(recording, "recording", "recording")?;
-    if let Some(diff) = optional_array(proposal, "", "diff")? {
-        for (i, step) in diff.iter().enumerate() {
-            check_step_diff(step, &index("diff", i))?;
-        }
-    }
-    if let Some(edits) = optional_array(proposal, "", "featureEdits")? {
-        for (i, edit) in edits.iter().enumerate() {
-            check_feature_edit(edit, &index("featureEdits", i))?;
-        }
-    }
-    optional_string(proposal, "", "narrative")?;
-    if let Some(adaptations) = optional_array(proposal, "", "adaptations")? {
-        for (i, line) in adaptations.iter().enumerate() {
-            if !line.is_string() {
-                return Err(expected(&index("adaptations", i), "a string", line));
+fn check_proposal(proposal: &Proposal, raw: &Value) -> Check {
+    let scenario = &proposal.scenario;
+    relative_path(&scenario.feature, "scenario.feature")?;
+    non_empty(&scenario.name, "scenario.name")?;
+    relative_path(&scenario.cache_path, "scenario.cachePath")?;
+    check_recording(&proposal.recording, raw.get("recording").unwrap_or(&Value::Null), "recording")?;
+    for (i, step) in proposal.diff.iter().enumerate() {
+        let changes_path = key(&index("diff", i), "changes");
+        for (j, change) in step.changes.iter().enumerate() {
+            let change_path = index(&changes_path, j);
+            let actions: Vec<(&str, &Action)> = match change {
+                ActionChange::Added { action, .. } | ActionChange::Removed { action, .. } => vec![("action", action)],
+                ActionChange::Changed { before, after, .. } => vec![("before", before), ("after", after)],
+            };
+            let raw_change = raw.pointer(&format!("/diff/{i}/changes/{j}"));
+            for (name, action) in actions {
+                check_action(action, raw_change.and_then(|change| change.get(name)), &key(&change_path, name))?;
             }
         }
     }
-    if let Some(usage) = field(proposal, "usage") {
-        check_usage(usage, "usage")?;
-    }
-    let binding = field(proposal, "binding")
-        .ok_or_else(|| invalid("binding", "a proposal needs its binding: file it again with this saffron"))?;
-    check_binding(binding, "binding")?;
-    optional_string(proposal, "", "filedAt")?;
-    optional_string(proposal, "", "unverified")?;
-    Ok(())
-}
-
-fn check_step_diff(value: &Value, path: &str) -> Check {
-    let step = object(value, path, "a step diff")?;
-    let kind = required_string(step, path, "kind", "a step diff needs the step's kind")?;
-    if !["context", "action", "outcome"].contains(&kind) {
-        return Err(invalid(
-            &key(path, "kind"),
-            format!("unknown step kind {kind:?}: expected context, action or outcome"),
-        ));
-    }
-    required_string(step, path, "text", "a step diff needs the step's text")?;
-    for name in ["before", "after"] {
-        if let Some(position) = field(step, name) {
-            whole_number(position, &key(path, name), u64::from(u32::MAX))?;
+    for (i, edit) in proposal.feature_edits.iter().enumerate() {
+        let edit_path = index("featureEdits", i);
+        relative_path(&edit.file, &key(&edit_path, "file"))?;
+        if edit.line == 0 {
+            return Err(invalid(&key(&edit_path, "line"), "lines count from 1"));
         }
     }
-    let changes_path = key(path, "changes");
-    let changes = optional_array(step, path, "changes")?
-        .ok_or_else(|| invalid(&changes_path, "a step diff needs its changes"))?;
-    for (i, change) in changes.iter().enumerate() {
-        let change_path = index(&changes_path, i);
-        let change = object(change, &change_path, "an action change")?;
-        let kind = required_string(change, &change_path, "change", "a change needs its kind")?;
-        let (positions, actions): (&[&str], &[&str]) = match kind {
-            "added" | "removed" => (&["index"], &["action"]),
-            "changed" => (&["beforeIndex", "afterIndex"], &["before", "after"]),
-            other => {
-                return Err(invalid(
-                    &key(&change_path, "change"),
-                    format!("unknown change {other:?}: expected added, removed or changed"),
-                ));
-            }
-        };
-        for name in positions {
-            let position = field(change, name).ok_or_else(|| {
-                invalid(&key(&change_path, name), format!("{} change needs {name}", with_article(kind)))
-            })?;
-            whole_number(position, &key(&change_path, name), u64::from(u32::MAX))?;
-        }
-        for name in actions {
-            let action = field(change, name).ok_or_else(|| {
-                invalid(&key(&change_path, name), format!("{} change needs {name}", with_article(kind)))
-            })?;
-            check_action(action, &key(&change_path, name))?;
-        }
+    if let Some(cost) = proposal.usage.as_ref().and_then(|usage| usage.cost_usd)
+        && !(cost.is_finite() && cost >= 0.0)
+    {
+        return Err(invalid("usage.costUsd", "must be 0 or more"));
     }
-    Ok(())
-}
-
-fn check_feature_edit(value: &Value, path: &str) -> Check {
-    let edit = object(value, path, "a feature edit")?;
-    let file = required_string(edit, path, "file", "a feature edit needs its file")?;
-    relative_path(file, &key(path, "file"))?;
-    let line = field(edit, "line").ok_or_else(|| invalid(&key(path, "line"), "a feature edit needs its line"))?;
-    if whole_number(line, &key(path, "line"), u64::from(u32::MAX))? == 0 {
-        return Err(invalid(&key(path, "line"), "lines count from 1"));
+    let binding = &proposal.binding;
+    digest(&binding.steps_digest, "binding.stepsDigest")?;
+    if let Some(contract) = &binding.contract_digest {
+        digest(contract, "binding.contractDigest")?;
     }
-    required_string(edit, path, "before", "a feature edit needs the line as it is")?;
-    required_string(edit, path, "after", "a feature edit needs the line as proposed")?;
-    optional_string(edit, path, "fromSet")?;
-    Ok(())
-}
-
-fn check_usage(value: &Value, path: &str) -> Check {
-    let usage = object(value, path, "usage")?;
-    for name in ["inputTokens", "outputTokens"] {
-        if let Some(count) = field(usage, name) {
-            whole_number(count, &key(path, name), u64::MAX)?;
-        }
-    }
-    if let Some(cost) = field(usage, "costUsd") {
-        match cost.as_f64() {
-            Some(dollars) if dollars.is_finite() && dollars >= 0.0 => {}
-            Some(_) => return Err(invalid(&key(path, "costUsd"), "must be 0 or more")),
-            None => return Err(expected(&key(path, "costUsd"), "a number", cost)),
-        }
-    }
-    Ok(())
-}
-
-fn check_binding(value: &Value, path: &str) -> Check {
-    let binding = object(value, path, "a binding")?;
-    for (name, required) in [("stepsDigest", true), ("contractDigest", false), ("contentDigest", true)] {
-        let digest_path = key(path, name);
-        match optional_string(binding, path, name)? {
-            Some(digest) if is_digest(digest) => {}
-            Some(_) => {
-                return Err(invalid(&digest_path, "expected a SHA-256 digest, 64 lowercase hex digits"));
-            }
-            None if required => {
-                return Err(invalid(&digest_path, format!("a binding needs {name}")));
-            }
-            None => {}
-        }
-    }
-    Ok(())
+    digest(&binding.content_digest, "binding.contentDigest")
 }
 
 mod locate;

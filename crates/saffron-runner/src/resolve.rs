@@ -3,8 +3,7 @@
 //! environment, `{unique:name}`, `{date+N}`. Secret values come back so every output can be
 //! masked; the resolved action is never written anywhere.
 
-use saffron_recording::{Action, Date, Resolver, Secret};
-use serde_json::Value;
+use saffron_recording::{Action, Date, OperandKind, Resolver, Secret};
 
 /// The values one execution shares across its steps.
 pub struct ExecutionValues<'a> {
@@ -27,44 +26,18 @@ pub fn resolve_action(
     if let Some(rows) = table {
         resolver = resolver.with_table_rows(rows);
     }
-    let mut json = serde_json::to_value(action).map_err(|error| error.to_string())?;
+    let mut resolved = action.clone();
     let mut secrets = Vec::new();
-    resolve_value(&mut json, None, &resolver, &mut secrets)?;
-    let resolved: Action = serde_json::from_value(json).map_err(|error| error.to_string())?;
-    Ok((resolved, secrets))
-}
-
-fn resolve_value(
-    value: &mut Value,
-    key: Option<&str>,
-    resolver: &Resolver<'_>,
-    secrets: &mut Vec<Secret>,
-) -> Result<(), String> {
-    match value {
-        Value::String(text) => {
-            // The action's own vocabulary (its type, a tier, a state kind) holds no tokens.
-            if matches!(key, Some("type" | "tier" | "kind")) {
-                return Ok(());
-            }
-            let is_pattern = key.is_some_and(|k| k.ends_with("Regex") || k == "urlPattern");
-            let resolved = if is_pattern { resolver.resolve_regex(text) } else { resolver.resolve(text) }
-                .map_err(|e| e.to_string())?;
-            *text = resolved.value.clone();
-            secrets.extend(resolved.secrets);
+    for operand in resolved.operands_mut() {
+        let value = match operand.kind {
+            OperandKind::Text => resolver.resolve(operand.value),
+            OperandKind::Pattern => resolver.resolve_regex(operand.value),
         }
-        Value::Array(items) => {
-            for item in items {
-                resolve_value(item, key, resolver, secrets)?;
-            }
-        }
-        Value::Object(map) => {
-            for (name, item) in map.iter_mut() {
-                resolve_value(item, Some(name.as_str()), resolver, secrets)?;
-            }
-        }
-        _ => {}
+        .map_err(|error| error.to_string())?;
+        *operand.value = value.value;
+        secrets.extend(value.secrets);
     }
-    Ok(())
+    Ok((resolved, secrets))
 }
 
 #[cfg(test)]

@@ -29,7 +29,9 @@ use std::ops::Range;
 use std::path::Path;
 
 use saffron_index::{RecordingState, Snapshot};
-use saffron_recording::{Action, RecordedStep, Recording, StepKind, StepSpec, TokenKind, table_keys_read, tokenize};
+use saffron_recording::{
+    Action, OperandKind, RecordedStep, Recording, StepKind, StepSpec, TokenKind, table_keys_of, tokenize,
+};
 use saffron_syntax::step_text::{Quote, StepTokenKind, lex};
 use serde_json::Value;
 
@@ -238,28 +240,18 @@ fn seed_from(step: &StepSpec, recorded: &RecordedStep, recording: &Recording, in
 /// string): an Examples value the step does not show is a dependency its text does not declare,
 /// and another scenario's column of that name may mean something else, or not exist.
 fn params_are_written(actions: &[Action], step: &StepSpec) -> bool {
-    let Ok(value) = serde_json::to_value(actions) else { return false };
-    let mut strings = Vec::new();
-    collect_strings(&value, &mut strings);
     let written = |param: &str| {
         let token = format!("<{param}>");
         step.text.contains(&token)
             || step.doc_string.as_deref().is_some_and(|doc| doc.contains(&token))
             || step.table.iter().flatten().flatten().any(|cell| cell.contains(&token))
     };
-    strings.iter().flat_map(|text| tokenize(text)).all(|token| match token.kind {
-        TokenKind::Param(param) => written(param),
-        _ => true,
+    actions.iter().flat_map(Action::operands).all(|operand| {
+        tokenize(operand.value).into_iter().all(|token| match token.kind {
+            TokenKind::Param(param) => written(param),
+            _ => true,
+        })
     })
-}
-
-fn collect_strings<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
-    match value {
-        Value::String(text) => out.push(text),
-        Value::Array(items) => items.iter().for_each(|item| collect_strings(item, out)),
-        Value::Object(map) => map.values().for_each(|item| collect_strings(item, out)),
-        _ => {}
-    }
 }
 
 /// A text split at its double-quoted values (as [`saffron_syntax::step_text`] reads them): the
@@ -306,50 +298,22 @@ fn quoted_substitutions(recorded: &str, written: &str) -> Option<Vec<(String, St
 /// when a recorded value is not a whole field anywhere, or also occurs inside another field or
 /// a pattern.
 fn substitute(actions: &[Action], substitutions: &[(String, String)]) -> Option<Vec<Action>> {
-    let mut value = serde_json::to_value(actions).ok()?;
+    let mut actions = actions.to_vec();
     let mut found = vec![false; substitutions.len()];
-    replace_fields(&mut value, None, substitutions, &mut found)?;
+    for operand in actions.iter_mut().flat_map(Action::operands_mut) {
+        if operand.kind == OperandKind::Text
+            && let Some(index) = substitutions.iter().position(|(old, _)| operand.value == old)
+        {
+            *operand.value = substitutions[index].1.clone();
+            found[index] = true;
+        } else if substitutions.iter().any(|(old, _)| operand.value.contains(old.as_str())) {
+            return None;
+        }
+    }
     if found.contains(&false) {
         return None;
     }
-    serde_json::from_value(value).ok()
-}
-
-fn replace_fields(
-    value: &mut Value,
-    key: Option<&str>,
-    substitutions: &[(String, String)],
-    found: &mut [bool],
-) -> Option<()> {
-    match value {
-        Value::String(text) => {
-            // The action's own vocabulary (its type, a tier, a state kind) is no recorded value.
-            if matches!(key, Some("type" | "tier" | "kind")) {
-                return Some(());
-            }
-            let is_pattern = key.is_some_and(|k| k.ends_with("Regex") || k == "urlPattern");
-            if !is_pattern && let Some(index) = substitutions.iter().position(|(old, _)| text == old) {
-                *text = substitutions[index].1.clone();
-                found[index] = true;
-                return Some(());
-            }
-            if substitutions.iter().any(|(old, _)| text.contains(old.as_str())) {
-                return None;
-            }
-        }
-        Value::Array(items) => {
-            for item in items {
-                replace_fields(item, key, substitutions, found)?;
-            }
-        }
-        Value::Object(map) => {
-            for (name, item) in map.iter_mut() {
-                replace_fields(item, Some(name.as_str()), substitutions, found)?;
-            }
-        }
-        _ => {}
-    }
-    Some(())
+    Some(actions)
 }
 
 /// `Some` when both tables are key/value tables with the same keys and every key whose value
@@ -361,8 +325,7 @@ fn same_keys_values_read(written: &[Vec<String>], recorded: &[Vec<String>], acti
     if written.keys().collect::<BTreeSet<_>>() != recorded.keys().collect::<BTreeSet<_>>() {
         return None;
     }
-    let actions = serde_json::to_value(actions).ok()?;
-    let read = table_keys_read([&actions]).pop().unwrap_or_default();
+    let read = table_keys_of(actions);
     written.iter().all(|(key, value)| recorded.get(key) == Some(value) || read.contains(*key)).then_some(())
 }
 

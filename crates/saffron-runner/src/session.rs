@@ -167,7 +167,8 @@ impl Session {
         // Checked before any hook runs: a typo here is the user's to fix, not a blocked run.
         let browser_url = browser_url
             .map(|url| {
-                saffron_browser::Endpoint::parse(&url).map_err(SessionError::InvalidBrowserUrl)?;
+                saffron_browser::Endpoint::parse(&url)
+                    .map_err(|error| SessionError::InvalidBrowserUrl(error.to_string()))?;
                 Ok(url.trim().to_owned())
             })
             .transpose()?;

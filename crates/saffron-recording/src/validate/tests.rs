@@ -4,7 +4,7 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::action::{Action, ElementState, ResponseMatcher};
-use crate::model::RecordedStep;
+use crate::model::{RecordedStep, StepKind, StepSpec};
 use crate::proposal::{FeatureEdit, ProposalDraft, ScenarioRef, Usage};
 use crate::target::{Target, Tier};
 
@@ -121,6 +121,18 @@ fn redigested(value: Value) -> Value {
     let recording: Recording = serde_json::from_value(value.clone()).expect("a recording");
     let digest = recording.digest_for(&recording.step_specs());
     edit(value, "/stepsDigest", Some(json!(digest)))
+}
+
+// Every case's problem is the expected one; all differences are listed at once.
+fn assert_problems(cases: &[(Value, &str)], problem: impl Fn(&Value) -> String) {
+    let mut failures = Vec::new();
+    for (value, expected) in cases {
+        let actual = problem(value);
+        if actual != *expected {
+            failures.push(format!("expected: {expected}\n  actual: {actual}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 fn problem(value: &Value) -> String {
@@ -496,14 +508,7 @@ fn every_recording_rule_names_its_path() {
         (set("/recordedAt", json!(5)), "recordedAt: expected a string, found 5"),
         (set("/baseUrl", json!({})), "baseUrl: expected a string, found an object"),
     ];
-    let mut failures = Vec::new();
-    for (value, expected) in &cases {
-        let actual = problem(value);
-        if actual != *expected {
-            failures.push(format!("expected: {expected}\n  actual: {actual}"));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_problems(&cases, problem);
 }
 
 #[test]
@@ -679,16 +684,56 @@ fn every_proposal_rule_names_its_path() {
             "binding.contentDigest: expected a SHA-256 digest, 64 lowercase hex digits",
         ),
     ];
-    let mut failures = Vec::new();
-    for (value, expected) in &cases {
-        let actual = proposal_problem(value);
-        if actual != *expected {
-            failures.push(format!("expected: {expected}\n  actual: {actual}"));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_problems(&cases, proposal_problem);
     for optional in ["/diff", "/featureEdits", "/narrative", "/adaptations", "/usage"] {
         assert_eq!(proposal_problem(&without(optional)), "valid", "{optional}");
     }
     assert_eq!(proposal_problem(&without("/binding/contractDigest")), "valid");
+}
+
+#[test]
+fn problems_inside_actions_states_changes_and_scopes_are_placed_at_their_path() {
+    // serde places nothing inside an internally tagged enum or a flattened struct by itself.
+    const S1: &str = "/steps/1/actions";
+    const S2: &str = "/steps/2/actions";
+    let cases: Vec<(Value, &str)> = vec![
+        (
+            set(&format!("{S1}/1/target/within"), json!({"role": 5, "hasText": "x"})),
+            "steps[1].actions[1].target.within.role: expected a string, found 5",
+        ),
+        (
+            set(&format!("{S2}/12/state"), json!({"kind": "attribute", "name": false})),
+            "steps[2].actions[12].state.name: expected a string, found false",
+        ),
+        (
+            set(&format!("{S2}/12/state"), json!({"kind": "css", "property": "opacity", "value": 0})),
+            "steps[2].actions[12].state.value: expected a string, found 0",
+        ),
+        // Two alike problems: the first is named.
+        (
+            set(&format!("{S2}/0/values"), json!(["NL", 1, 2])),
+            "steps[2].actions[0].values[1]: expected a string, found 1",
+        ),
+        (
+            set(&format!("{S1}/1/target"), json!({"label": 1, "role": 2})),
+            "steps[1].actions[1].target.label: expected a string, found 1",
+        ),
+        (
+            set(&format!("{S2}/12/target/css/0"), json!([])),
+            "steps[2].actions[12].target.css[0]: expected a string, found an array",
+        ),
+        // null stands for an absent optional field only, not for an empty list.
+        (
+            set(&format!("{S1}/1/target/css"), Value::Null),
+            "steps[1].actions[1].target.css: expected an array, found null",
+        ),
+        (
+            set(&format!("{S2}/12"), json!(["expectVisible"])),
+            "steps[2].actions[12]: expected an action (a JSON object), found an array",
+        ),
+    ];
+    assert_problems(&cases, problem);
+    let proposal = serde_json::to_value(base_proposal()).expect("serializes");
+    let broken = edit(proposal, "/diff/0/changes/0/after/target/role", Some(json!(true)));
+    assert_eq!(proposal_problem(&broken), "diff[0].changes[0].after.target.role: expected a string, found true");
 }

@@ -1,0 +1,225 @@
+//! Input actions: fill, select, press, check and uncheck, and the mouse and keyboard events
+//! they dispatch once (never retried).
+
+use std::time::{Duration, Instant};
+
+use chromiumoxide::Page;
+use saffron_recording::Target;
+use serde_json::{Value, json};
+
+use crate::cdp::{self, CdpFail};
+use crate::context::Context;
+use crate::drift;
+use crate::error::{ActionFailure, FailureKind};
+use crate::js;
+use crate::keys;
+use crate::locate::Found;
+
+use super::browser_failure;
+use super::retry::{Attempt, Checks, Resolved, give_up, on_cdp, script_outcome};
+
+impl Context {
+    pub(super) async fn fill(
+        &self,
+        target: &Target,
+        value: &str,
+        deadline: Instant,
+        timeout: Duration,
+        group: &str,
+    ) -> Result<Resolved, ActionFailure> {
+        let ready = self.ready("fill", target, &Checks::fill(value), deadline, timeout, group).await?;
+        let resolved = Resolved::observe(&ready.page, target, &ready.found).await;
+        if !ready.done {
+            let page = &ready.page;
+            let typed = async {
+                if value.is_empty() {
+                    // The content is selected: Delete clears it, firing `input` like a user would.
+                    let delete = keys::parse("Delete").map_err(|error| CdpFail::Protocol(error.to_string()))?;
+                    for event in keys::events(&delete) {
+                        cdp::call(page, "Input.dispatchKeyEvent", event).await?;
+                    }
+                } else {
+                    // The browser fires `beforeinput` and `input` itself. No `change`: it comes
+                    // when the value is committed, by a later Enter, Tab or click elsewhere, as
+                    // for a person who types.
+                    cdp::call(page, "Input.insertText", json!({ "text": value })).await?;
+                }
+                Ok(())
+            };
+            acknowledged(typed).await.map_err(|error| dispatched("fill", target, &ready.found, error))?;
+        }
+        Ok(resolved)
+    }
+
+    pub(super) async fn select(
+        &self,
+        target: &Target,
+        values: &[String],
+        deadline: Instant,
+        timeout: Duration,
+        group: &str,
+    ) -> Result<Resolved, ActionFailure> {
+        let values = json!(values);
+        let (drift, found) = self
+            .resolve_then("select", target, deadline, timeout, group, async |page: &Page, found: &Found| {
+                let drift = drift::observe(page, target, found).await;
+                match cdp::call_value(page, &found.object_id, js::SELECT, std::slice::from_ref(&values)).await {
+                    Ok(answer) => script_outcome(&answer).map(|()| drift),
+                    Err(error) => on_cdp(error),
+                }
+            })
+            .await?;
+        Ok(Resolved::without_drift(&found).with_drift(drift))
+    }
+
+    pub(super) async fn press(
+        &self,
+        target: Option<&Target>,
+        key: &str,
+        deadline: Instant,
+        timeout: Duration,
+        group: &str,
+    ) -> Result<Option<Resolved>, ActionFailure> {
+        let chord = keys::parse(key)
+            .map_err(|error| ActionFailure::new(FailureKind::Invalid, format!("press {key:?}: {error}")))?;
+        let (page, resolved) = match target {
+            Some(target) => {
+                let ((page, drift), found) = self
+                    .resolve_then("press", target, deadline, timeout, group, async |page: &Page, found: &Found| {
+                        let drift = drift::observe(page, target, found).await;
+                        match cdp::call_value(page, &found.object_id, js::FOCUS, &[]).await {
+                            Ok(answer) => script_outcome(&answer).map(|()| (page.clone(), drift)),
+                            Err(error) => on_cdp(error),
+                        }
+                    })
+                    .await?;
+                (page, Some(Resolved::without_drift(&found).with_drift(drift)))
+            }
+            None => {
+                let page = self.active_page().map_err(browser_failure)?;
+                self.front(&page)
+                    .await
+                    .map_err(|error| ActionFailure::new(FailureKind::Browser, format!("press {key:?}: {error}")))?;
+                (page, None)
+            }
+        };
+        let typed = async {
+            for event in keys::events(&chord) {
+                cdp::call(&page, "Input.dispatchKeyEvent", event).await?;
+            }
+            Ok(())
+        };
+        acknowledged(typed).await.map_err(|error| {
+            ActionFailure::new(
+                FailureKind::Browser,
+                format!("press {key:?}: the key events failed midway: {error}; not retried"),
+            )
+        })?;
+        Ok(resolved)
+    }
+
+    /// Check or uncheck: click only if the state differs, then verify the click changed it.
+    pub(super) async fn check(
+        &self,
+        verb: &str,
+        target: &Target,
+        want: bool,
+        deadline: Instant,
+        timeout: Duration,
+        group: &str,
+    ) -> Result<Resolved, ActionFailure> {
+        let (checked, found) = self
+            .resolve_then(verb, target, deadline, timeout, group, async |page: &Page, found: &Found| {
+                checked_state(page, &found.object_id, want).await
+            })
+            .await?;
+        if checked == want {
+            let page = self.active_page().map_err(browser_failure)?;
+            return Ok(Resolved::observe(&page, target, &found).await);
+        }
+        let ready = self.ready(verb, target, &Checks::click(), deadline, timeout, group).await?;
+        let resolved = Resolved::observe(&ready.page, target, &ready.found).await;
+        acknowledged(click_at(&ready.page, ready.x, ready.y))
+            .await
+            .map_err(|error| dispatched(verb, target, &ready.found, error))?;
+        let found_by = ready.found.fallback_locator(target);
+        match checked_state(&ready.page, &ready.found.object_id, want).await {
+            Attempt::Done(now) if now == want => Ok(resolved),
+            Attempt::Done(_) => {
+                let reason = format!("clicking did not {verb} it");
+                Err(ActionFailure::new(FailureKind::NotActionable { reason: reason.clone() }, reason)
+                    .with(
+                        Some(if want { "checked" } else { "unchecked" }.to_owned()),
+                        Some(if want { "unchecked" } else { "checked" }.to_owned()),
+                    )
+                    .found_by(found_by)
+                    .prefixed(verb, target))
+            }
+            Attempt::Fail(failure) => Err(failure.found_by(found_by).prefixed(verb, target)),
+            Attempt::Retry(pending) => Err(give_up(verb, Some(target), pending.found_by(found_by), timeout)),
+        }
+    }
+}
+
+/// A failure after input was dispatched: reported, never retried.
+pub(super) fn dispatched(verb: &str, target: &Target, found: &Found, error: CdpFail) -> ActionFailure {
+    ActionFailure::new(
+        FailureKind::Browser,
+        format!("the input was (partly) dispatched, then the browser failed: {error}; not retried"),
+    )
+    .found_by(found.fallback_locator(target))
+    .prefixed(verb, target)
+}
+
+/// Whether a checkbox or radio is checked; a radio cannot be unchecked by clicking it.
+pub(super) async fn checked_state(page: &Page, object_id: &str, want: bool) -> Attempt<bool> {
+    match cdp::call_value(page, object_id, js::CHECKED, &[]).await {
+        Ok(answer) => {
+            if let Some(error) = answer.get("error").and_then(Value::as_str) {
+                let reason = error.to_owned();
+                return Attempt::Fail(ActionFailure::new(
+                    FailureKind::NotActionable { reason: reason.clone() },
+                    reason,
+                ));
+            }
+            let checked = answer.get("checked").and_then(Value::as_bool).unwrap_or(false);
+            if !want && checked && answer.get("radio").and_then(Value::as_bool) == Some(true) {
+                let reason = "a radio button cannot be unchecked".to_owned();
+                return Attempt::Fail(ActionFailure::new(
+                    FailureKind::NotActionable { reason: reason.clone() },
+                    reason,
+                ));
+            }
+            Attempt::Done(checked)
+        }
+        Err(error) => on_cdp(error),
+    }
+}
+
+pub(super) async fn mouse(page: &Page, kind: &str, x: f64, y: f64) -> Result<Value, CdpFail> {
+    let mut params = json!({ "type": kind, "x": x, "y": y });
+    if kind != "mouseMoved" {
+        params["button"] = json!("left");
+        params["clickCount"] = json!(1);
+        params["buttons"] = json!(if kind == "mousePressed" { 1 } else { 0 });
+    }
+    cdp::call(page, "Input.dispatchMouseEvent", params).await
+}
+
+/// How long dispatched input may take to be acknowledged before the action is reported as
+/// failed (it is not retried either way).
+pub(super) const DISPATCH_LIMIT: Duration = Duration::from_secs(10);
+
+/// Bounds the wait for Chromium to acknowledge input events.
+pub(super) async fn acknowledged<T>(dispatch: impl Future<Output = Result<T, CdpFail>>) -> Result<T, CdpFail> {
+    let _timed = crate::timing::span("input");
+    tokio::time::timeout(DISPATCH_LIMIT, dispatch).await.unwrap_or(Err(CdpFail::Timeout))
+}
+
+/// A real click: move, press, release, at the element's centre.
+pub(super) async fn click_at(page: &Page, x: f64, y: f64) -> Result<(), CdpFail> {
+    mouse(page, "mouseMoved", x, y).await?;
+    mouse(page, "mousePressed", x, y).await?;
+    mouse(page, "mouseReleased", x, y).await?;
+    Ok(())
+}
