@@ -10,7 +10,7 @@ use tokio::sync::RwLock;
 use tokio::task::JoinHandle;
 
 use crate::cdp::{CdpFail, Raw};
-use crate::context::{Context, ContextOptions, OpenedContext};
+use crate::context::{Context, ContextOptions};
 use crate::error::BrowserError;
 use crate::lock;
 use crate::profile::{PROFILE_ENV, Profile, sweep_stale_profiles};
@@ -96,17 +96,6 @@ pub struct Browser {
     pub(crate) inner: Arc<BrowserInner>,
 }
 
-/// A handle that does not keep the browser alive: held by a context's own tasks, so that a
-/// context the browser keeps ready (see [`Browser::new_context`]) is no reference cycle.
-#[derive(Clone)]
-pub(crate) struct WeakBrowser(std::sync::Weak<BrowserInner>);
-
-impl WeakBrowser {
-    pub(crate) fn upgrade(&self) -> Option<Browser> {
-        self.0.upgrade().map(|inner| Browser { inner })
-    }
-}
-
 pub(crate) struct BrowserInner {
     /// `None` once closed. Read-locked for every use, write-locked only to close.
     pub(crate) browser: RwLock<Option<chromiumoxide::Browser>>,
@@ -123,10 +112,6 @@ pub(crate) struct BrowserInner {
     /// that got no answer. Every later browser-level call fails at once with it.
     lost: Arc<std::sync::Mutex<Option<String>>>,
     pub(crate) config: BrowserConfig,
-    /// How many more contexts the run said it will ask for (see [`Browser::plan_contexts`]).
-    planned: std::sync::atomic::AtomicUsize,
-    /// The next context, being opened while the current scenario runs.
-    spare: std::sync::Mutex<Option<JoinHandle<Result<OpenedContext, BrowserError>>>>,
 }
 
 impl std::fmt::Debug for Browser {
@@ -221,8 +206,6 @@ impl Browser {
                 remote: Some(shown.clone()),
                 lost,
                 config,
-                planned: Default::default(),
-                spare: Default::default(),
             }),
         };
         // An open WebSocket proves little (a proxy, another server): the browser must answer.
@@ -279,8 +262,6 @@ impl Browser {
                 remote: None,
                 lost,
                 config,
-                planned: Default::default(),
-                spare: Default::default(),
             }),
         })
     }
@@ -335,71 +316,10 @@ impl Browser {
         })
     }
 
-    /// Says how many contexts the caller will ask for from here on (a run: one per scenario it
-    /// replays). While more are to come, each [`Browser::new_context`] opens the next one ahead,
-    /// while its own scenario runs: Chromium takes about 175 ms to create a context and attach
-    /// its tab, most of it waiting for a renderer. Without a plan, contexts are opened when
-    /// asked for.
-    pub fn plan_contexts(&self, count: usize) {
-        self.inner.planned.store(count, std::sync::atomic::Ordering::SeqCst);
-    }
-
     /// Opens a fresh, isolated browser context (own cookies, storage and cache) with one blank
-    /// tab: one per scenario. A context opened ahead (see [`Browser::plan_contexts`]) is just as
-    /// fresh: nothing has been done in it, and it shares nothing with the others.
+    /// tab: one per scenario.
     pub async fn new_context(&self, options: ContextOptions) -> Result<Context, BrowserError> {
-        let ready = lock(&self.inner.spare).take();
-        let more_to_come = self
-            .inner
-            .planned
-            .fetch_update(std::sync::atomic::Ordering::SeqCst, std::sync::atomic::Ordering::SeqCst, |left| {
-                left.checked_sub(1)
-            })
-            .is_ok_and(|left| left > 1);
-        let opened = match ready {
-            Some(opening) => match opening.await {
-                Ok(Ok(opened)) if opened.is_usable() => Some(opened),
-                Ok(Ok(unusable)) => {
-                    // Its tab went away meanwhile: given back, and this one is opened now.
-                    unusable.into_context(self.clone(), options.clone()).close().await;
-                    None
-                }
-                // It failed: opened now, and says why if it fails again.
-                _ => None,
-            },
-            None => None,
-        };
-        if more_to_come {
-            self.open_ahead();
-        }
-        let opened = match opened {
-            Some(opened) => opened,
-            None => Context::open_detached(self).await?,
-        };
-        Ok(opened.into_context(self.clone(), options))
-    }
-
-    /// Starts opening the next context, unless one is on its way already.
-    fn open_ahead(&self) {
-        let mut spare = lock(&self.inner.spare);
-        if spare.is_none() {
-            let browser = self.clone();
-            *spare = Some(tokio::spawn(async move { Context::open_detached(&browser).await }));
-        }
-    }
-
-    /// How many browser contexts the browser has open (`Target.getBrowserContexts`), the
-    /// default one left out.
-    pub async fn browser_context_count(&self) -> Result<usize, BrowserError> {
-        let answer = self
-            .call("Target.getBrowserContexts", serde_json::json!({}))
-            .await
-            .map_err(|error| BrowserError::Protocol(error.to_string()))?;
-        Ok(answer.get("browserContextIds").and_then(serde_json::Value::as_array).map_or(0, Vec::len))
-    }
-
-    pub(crate) fn downgrade(&self) -> WeakBrowser {
-        WeakBrowser(Arc::downgrade(&self.inner))
+        Context::open(self.clone(), options).await
     }
 
     /// Sends a browser-level command.
@@ -420,10 +340,6 @@ impl Browser {
     /// remote browser is only disconnected from: it keeps running, without the contexts this
     /// process opened in it.
     pub async fn close(&self) {
-        self.inner.planned.store(0, std::sync::atomic::Ordering::SeqCst);
-        if let Some(opening) = lock(&self.inner.spare).take() {
-            opening.abort();
-        }
         crate::timing::print_summary();
         let taken = self.inner.browser.write().await.take();
         if let Some(mut browser) = taken
@@ -473,9 +389,6 @@ impl Drop for BrowserInner {
         }
         if let Some(handler) = lock(&self.handler).take() {
             handler.abort();
-        }
-        if let Some(opening) = lock(&self.spare).take() {
-            opening.abort();
         }
     }
 }

@@ -31,7 +31,7 @@ use serde_json::{Value, json};
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
-use crate::browser::{Browser, WeakBrowser};
+use crate::browser::Browser;
 use crate::cdp::{self, CdpFail};
 use crate::error::BrowserError;
 use crate::lock;
@@ -107,50 +107,6 @@ impl Shared {
     pub(crate) fn read<R>(&self, look: impl FnOnce(&State) -> R) -> R {
         look(&lock(&self.state))
     }
-
-    /// Waits until `condition` holds (re-checked after every update) or the deadline passes;
-    /// says which.
-    pub(crate) async fn wait_for(&self, deadline: Instant, condition: impl Fn(&State) -> bool) -> bool {
-        loop {
-            let notified = self.changed.notified();
-            tokio::pin!(notified);
-            // Registered before the check, so an update between check and wait is not missed.
-            notified.as_mut().enable();
-            if self.read(&condition) {
-                return true;
-            }
-            if tokio::time::timeout_at(deadline.into(), notified).await.is_err() {
-                return self.read(&condition);
-            }
-        }
-    }
-}
-
-/// Opens the context's first tab and waits until it is attached and observed.
-async fn first_tab(browser: &Browser, opened: &mut OpenedContext) -> Result<(), BrowserError> {
-    let mut params = CreateTargetParams::new("about:blank");
-    params.browser_context_id = Some(BrowserContextId::from(opened.context_id.clone()));
-    let first = {
-        let _timed = crate::timing::lone_span("context open: new page (create, attach, init)");
-        let guard = browser.inner.browser.read().await;
-        let chromium = guard.as_ref().ok_or_else(|| BrowserError::Closed("the browser was closed".to_owned()))?;
-        tokio::time::timeout(ATTACH_TIMEOUT, chromium.new_page(params))
-            .await
-            .map_err(|_| BrowserError::Protocol("the first tab did not open within 10 s".to_owned()))?
-            .map_err(|e| protocol(e.into()))?
-    };
-    opened.active = first.target_id().as_ref().to_owned();
-    let deadline = Instant::now() + ATTACH_TIMEOUT;
-    let target = opened.active.clone();
-    let _timed = crate::timing::lone_span("context open: observed");
-    let ready = opened
-        .shared
-        .wait_for(deadline, |state| state.tabs.iter().any(|tab| tab.target_id == target && tab.ready))
-        .await;
-    if !ready {
-        return Err(BrowserError::Protocol("the first tab was not attached within 10 s".to_owned()));
-    }
-    Ok(())
 }
 
 /// One scenario: an isolated browser context with its tabs, network log, console errors and
@@ -185,56 +141,8 @@ fn protocol(error: CdpFail) -> BrowserError {
     }
 }
 
-/// A context with its first tab attached, not yet handed to a scenario: everything a
-/// [`Context`] holds but the browser handle, so the spare the browser keeps (see
-/// [`Browser::new_context`]) holds no reference back to it. Dropped unused, it stops its tasks;
-/// the browser context itself goes when the browser is closed (or its connection ends:
-/// `disposeOnDetach`).
-pub(crate) struct OpenedContext {
-    context_id: String,
-    shared: Arc<Shared>,
-    active: String,
-    /// `None` once handed to a [`Context`], which then owns the tasks.
-    watcher: Option<JoinHandle<()>>,
-}
-
-impl Drop for OpenedContext {
-    fn drop(&mut self) {
-        if let Some(watcher) = self.watcher.take() {
-            watcher.abort();
-            for task in lock(&self.shared.state).tasks.drain(..) {
-                task.abort();
-            }
-        }
-    }
-}
-
-impl OpenedContext {
-    /// Whether its tab is still there to act on.
-    pub(crate) fn is_usable(&self) -> bool {
-        self.shared.read(|state| state.tabs.iter().any(|tab| tab.target_id == self.active && tab.ready && !tab.closed))
-    }
-
-    pub(crate) fn into_context(mut self, browser: Browser, options: ContextOptions) -> Context {
-        Context {
-            default_timeout: browser.inner.config.default_timeout,
-            browser,
-            context_id: std::mem::take(&mut self.context_id),
-            base_url: options.base_url,
-            shared: self.shared.clone(),
-            active: std::mem::take(&mut self.active),
-            step_mark: 0,
-            group_counter: 0,
-            refs: crate::snapshot::RefBook::default(),
-            watcher: self.watcher.take(),
-            closed: false,
-        }
-    }
-}
-
 impl Context {
-    /// Creates a browser context and its first tab, and waits until the tab is attached.
-    pub(crate) async fn open_detached(browser: &Browser) -> Result<OpenedContext, BrowserError> {
+    pub(crate) async fn open(browser: Browser, options: ContextOptions) -> Result<Context, BrowserError> {
         let _timed = crate::timing::lone_span("context open");
         let shared = Arc::new(Shared { state: Mutex::new(State::default()), changed: Notify::new() });
         let (created, destroyed) = {
@@ -257,15 +165,56 @@ impl Context {
             .ok_or_else(|| BrowserError::Protocol("Target.createBrowserContext returned no id".to_owned()))?
             .to_owned();
         let watcher =
-            tokio::spawn(watch_targets(browser.downgrade(), context_id.clone(), created, destroyed, shared.clone()));
-        let mut opened = OpenedContext { context_id, shared, active: String::new(), watcher: Some(watcher) };
-        match first_tab(browser, &mut opened).await {
-            Ok(()) => Ok(opened),
-            Err(error) => {
-                let _ = browser
-                    .call("Target.disposeBrowserContext", json!({ "browserContextId": opened.context_id }))
-                    .await;
-                Err(error)
+            tokio::spawn(watch_targets(browser.clone(), context_id.clone(), created, destroyed, shared.clone()));
+        let mut context = Context {
+            default_timeout: browser.inner.config.default_timeout,
+            browser,
+            context_id,
+            base_url: options.base_url,
+            shared,
+            active: String::new(),
+            step_mark: 0,
+            group_counter: 0,
+            refs: crate::snapshot::RefBook::default(),
+            watcher: Some(watcher),
+            closed: false,
+        };
+        let mut params = CreateTargetParams::new("about:blank");
+        params.browser_context_id = Some(BrowserContextId::from(context.context_id.clone()));
+        let first = {
+            let _timed = crate::timing::lone_span("context open: new page (create, attach, init)");
+            let guard = context.browser.inner.browser.read().await;
+            let chromium = guard.as_ref().ok_or_else(|| BrowserError::Closed("the browser was closed".to_owned()))?;
+            tokio::time::timeout(ATTACH_TIMEOUT, chromium.new_page(params))
+                .await
+                .map_err(|_| BrowserError::Protocol("the first tab did not open within 10 s".to_owned()))?
+                .map_err(|e| protocol(e.into()))?
+        };
+        context.active = first.target_id().as_ref().to_owned();
+        let deadline = Instant::now() + ATTACH_TIMEOUT;
+        let target = context.active.clone();
+        let _timed = crate::timing::lone_span("context open: observed");
+        let ready =
+            context.wait_for(deadline, |state| state.tabs.iter().any(|tab| tab.target_id == target && tab.ready)).await;
+        if !ready {
+            return Err(BrowserError::Protocol("the first tab was not attached within 10 s".to_owned()));
+        }
+        Ok(context)
+    }
+
+    /// Waits until `condition` holds (re-checked after every update of the shared state) or the
+    /// deadline passes; says which.
+    pub(crate) async fn wait_for(&self, deadline: Instant, condition: impl Fn(&State) -> bool) -> bool {
+        loop {
+            let notified = self.shared.changed.notified();
+            tokio::pin!(notified);
+            // Registered before the check, so an update between check and wait is not missed.
+            notified.as_mut().enable();
+            if self.shared.read(&condition) {
+                return true;
+            }
+            if tokio::time::timeout_at(deadline.into(), notified).await.is_err() {
+                return self.shared.read(&condition);
             }
         }
     }
@@ -400,7 +349,7 @@ impl Drop for Context {
 
 /// Follows the context's page targets as they open and close.
 async fn watch_targets(
-    browser: WeakBrowser,
+    browser: Browser,
     context_id: String,
     mut created: EventStream<EventTargetCreated>,
     mut destroyed: EventStream<EventTargetDestroyed>,
@@ -437,12 +386,10 @@ async fn watch_targets(
 }
 
 /// Gets the tab's page once chromiumoxide has attached to it, then starts observing it.
-async fn attach(browser: WeakBrowser, target_id: String, shared: Arc<Shared>) {
+async fn attach(browser: Browser, target_id: String, shared: Arc<Shared>) {
     let deadline = Instant::now() + ATTACH_TIMEOUT;
     let page = loop {
         let page = {
-            // The browser is gone: there is nothing to attach to.
-            let Some(browser) = browser.upgrade() else { return };
             let guard = browser.inner.browser.read().await;
             let Some(chromium) = guard.as_ref() else { return };
             chromium.get_page(TargetId::from(target_id.clone())).await.ok()

@@ -114,12 +114,6 @@ pub async fn run_with_progress(
             fixtures.push(fixture);
         }
     }
-    if let Some(browser) = &browser {
-        // One context per replay: each scenario's is opened while the one before it runs.
-        let replays = fixtures.iter().filter(|f| f.recording.is_ok()).count()
-            + executions.iter().filter(|e| e.recording.is_ok() && !e.needs_recording).count();
-        browser.plan_contexts(replays);
-    }
     let fixture_runs = fixtures.iter().map(|fixture| {
         let browser = browser.clone();
         let options = options.clone();
