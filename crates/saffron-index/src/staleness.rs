@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use saffron_recording::{Recording, StepKind, StepSpec, steps_digest_reading, table_keys_read};
+use saffron_recording::{Recording, StepKind, StepSpec, steps_digest_reading, table_keys_of};
 use serde::Serialize;
 use similar::{Algorithm, DiffOp, capture_diff_slices};
 
@@ -67,9 +67,7 @@ impl StepAspect {
 /// in scenario order. Empty when they differ in nothing the steps digest holds.
 pub fn step_differences(recording: &Recording, current: &[StepSpec]) -> Vec<StepDifference> {
     let recorded = recording.step_specs();
-    let actions: Vec<serde_json::Value> =
-        recording.steps.iter().map(|step| serde_json::to_value(&step.actions).unwrap_or_default()).collect();
-    let reads = table_keys_read(&actions);
+    let reads: Vec<_> = recording.steps.iter().map(|step| table_keys_of(&step.actions)).collect();
     // Steps as small numbers, so the diff needs no ordering of steps.
     let mut ids: HashMap<&StepSpec, usize> = HashMap::new();
     let mut id = |spec| {

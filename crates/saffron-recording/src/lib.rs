@@ -36,7 +36,7 @@ mod validate;
 pub use action::{Action, ElementState, ResponseMatcher};
 pub use date::{DATE_DIRECTIVES, Date, DateFormatError};
 pub use diff::{ActionChange, StepDiff, diff_actions, diff_recordings};
-pub use digest::{content_digest, contract_digest, steps_digest, steps_digest_reading, table_keys_of, table_keys_read};
+pub use digest::{content_digest, contract_digest, steps_digest, steps_digest_reading, table_keys_of};
 pub use mask::Masker;
 pub use model::{RECORDING_VERSION, RecordedStep, Recording, StepKind, StepSpec};
 pub use operands::{Operand, OperandKind, OperandMut};
