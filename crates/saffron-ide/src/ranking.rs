@@ -65,6 +65,8 @@ pub struct RankedStep<'s> {
     pub score: f64,
 }
 
+type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+
 /// At most this many followers, and this many of the folder's patterns, are weighed: the rest
 /// are rarer than what the list can hold.
 const MAX_FOLLOWERS: usize = 300;
@@ -90,7 +92,9 @@ pub fn rank_steps<'s>(
         in_file: u32,
         in_folder: u32,
     }
-    let mut candidates: std::collections::HashMap<&str, Signals> = Default::default();
+    // Step patterns are the project's own text, hashed by the hundred per keystroke: a fast
+    // hash (seeded per process) rather than SipHash.
+    let mut candidates: FastMap<&str, Signals> = FastMap::with_capacity_and_hasher(1024, Default::default());
     let mut followers: Vec<(u32, &'s Arc<str>)> =
         snapshot.followers(context.previous).map(|(pattern, count)| (count, pattern)).collect();
     keep_most(&mut followers, MAX_FOLLOWERS);
@@ -126,7 +130,7 @@ pub fn rank_steps<'s>(
     }
     // A text only in recordings is written nowhere, so it is no pattern's variant: it stands
     // for itself.
-    let mut unwritten: std::collections::HashMap<&str, &'s str> = Default::default();
+    let mut unwritten: FastMap<&str, &'s str> = Default::default();
     for text in global {
         if let Some(entry) = snapshot.entry(text) {
             candidates.entry(entry.pattern.as_ref()).or_default();
@@ -231,10 +235,11 @@ fn stem(word: &str) -> Option<&str> {
     Some(&word[..word.len().min(5)])
 }
 
-/// Keeps the `most` largest counts.
-fn keep_most<T>(items: &mut Vec<(u32, T)>, most: usize) {
+/// Keeps the `most` largest counts; among equal counts, the first by their second field (the
+/// order of a hash map's walk would otherwise decide which are kept).
+fn keep_most<T: Ord>(items: &mut Vec<(u32, T)>, most: usize) {
     if items.len() > most {
-        items.select_nth_unstable_by(most, |a, b| b.0.cmp(&a.0));
+        items.select_nth_unstable_by(most, |a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         items.truncate(most);
     }
 }
@@ -248,6 +253,12 @@ fn pattern_step<'s>(
     typed_lower: &str,
     excluded: &dyn Fn(&str, u32) -> bool,
 ) -> Option<RankedStep<'s>> {
+    // Most candidates match nothing typed, and a pattern may have hundreds of variants: the
+    // starts of their words rule it out at once. (No mask: no variant, see below.)
+    // A text only in recordings is no variant: its words are not in the mask.
+    if unwritten.is_none() && snapshot.word_mask(pattern).is_some_and(|mask| !mask.could_match(typed_lower)) {
+        return None;
+    }
     let mut best: Option<(u8, u32, &'s str)> = None;
     let mut uses = 0usize;
     let mut variants = 0usize;
@@ -289,4 +300,68 @@ fn pattern_step<'s>(
     };
     let status = snapshot.entry(text).map_or(StepStatus::Unrecorded, |entry| entry.status());
     Some(RankedStep { text, status, uses, variants, followed: 0, class, score: 0.0 })
+}
+
+#[cfg(test)]
+mod tests {
+    use saffron_index::{Change, IndexHost};
+
+    use crate::completion::match_class_of_text;
+
+    /// The word mask only rules out: a pattern one of whose variants matches what is typed
+    /// always gets through, whatever the text (values, numbers, case, other scripts, odd
+    /// whitespace).
+    #[test]
+    fn the_word_mask_never_rules_out_a_pattern_whose_variant_matches() {
+        let steps = [
+            "I search for \"tea\" in the shop",
+            "I search for \"green tea\" in the shop",
+            "I search for \"Mugs\" in the shop",
+            "I add 3 mugs to the cart",
+            "I add 12 mugs to the cart",
+            "I open the 2nd order's invoice",
+            "the order <number> is shown",
+            "I am logged in as \"Ann Lee\"",
+            "the total shows \"€12.00\"",
+            "Grüße an \"ÖL\" und ΣΑΣ",
+            "I want to create a new channel",
+            "a vertical\u{b}tab and\u{a0}a no-break space",
+        ];
+        let text = format!(
+            "Feature: f\n  Scenario: s\n{}",
+            steps.iter().map(|step| format!("    Given {step}\n")).collect::<String>()
+        );
+        let mut host = IndexHost::new();
+        host.apply(Change::SetFile { path: "f.feature".into(), text });
+        let snapshot = host.snapshot();
+        let mut typed: Vec<String> = Vec::new();
+        for step in steps {
+            let lower = step.to_lowercase();
+            typed.extend(lower.char_indices().map(|(at, _)| lower[..at].to_string()));
+            let words: Vec<&str> = lower.split_whitespace().collect();
+            for start in 0..words.len() {
+                for end in start + 1..=words.len() {
+                    typed.push(words[start..end].join(" "));
+                    let cut: String = words[end - 1].chars().take(1).collect();
+                    typed.push(format!("{} {cut}", words[start..end - 1].join(" ")));
+                }
+            }
+        }
+        typed.extend(["zz", "i zz", "shop tea", "x"].map(String::from));
+        let mut ruled_out = 0;
+        for entry in snapshot.entries() {
+            let mask = snapshot.word_mask(&entry.pattern).expect("a written pattern has a mask");
+            for typed in &typed {
+                let typed = typed.trim_start();
+                let matches =
+                    snapshot.variants(&entry.pattern).any(|(text, _)| match_class_of_text(text, typed).is_some());
+                if matches {
+                    assert!(mask.could_match(typed), "{:?} ruled out for {typed:?}", entry.pattern);
+                } else if !mask.could_match(typed) {
+                    ruled_out += 1;
+                }
+            }
+        }
+        assert!(ruled_out > 1000, "the mask rules out most of what cannot match ({ruled_out})");
+    }
 }

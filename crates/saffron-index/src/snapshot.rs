@@ -149,6 +149,12 @@ impl Snapshot {
         self.state.succession.variants(pattern).into_iter().flat_map(|map| map.iter().map(|(k, v)| (k, *v)))
     }
 
+    /// The word starts of the texts written with a step pattern, to rule it out of a
+    /// completion at once; `None` when no text is written with it.
+    pub fn word_mask(&self, pattern: &str) -> Option<crate::WordMask> {
+        self.state.succession.word_mask(pattern)
+    }
+
     /// How many texts are written with a step pattern.
     pub fn variant_count(&self, pattern: &str) -> usize {
         self.state.succession.variants(pattern).map_or(0, |map| map.len())

@@ -71,6 +71,9 @@ pub(crate) struct Succession {
     roles: HashMap<Arc<str>, RoleCounts>,
     /// Pattern → each text written with it → how often.
     variants: HashMap<Arc<str>, HashMap<Arc<str>, u32>>,
+    /// Pattern → the word starts of its variants, for ruling a pattern out of a completion at
+    /// once (see [`WordMask`]). There for every pattern that has variants.
+    word_masks: HashMap<Arc<str>, WordMask>,
     /// Folder → pattern → how often a file directly in it writes the pattern.
     folders: HashMap<Arc<Path>, HashMap<Arc<str>, u32>>,
 }
@@ -182,7 +185,10 @@ impl Succession {
         match fact {
             Fact::Follows(previous, next) => bump(&mut self.follows, previous, next, delta),
             Fact::FollowsPair(pair, next) => bump(&mut self.follows_pair, pair, next, delta),
-            Fact::Variant(pattern, text) => bump(&mut self.variants, pattern, text, delta),
+            Fact::Variant(pattern, text) => {
+                bump(&mut self.variants, pattern, text, delta);
+                self.update_word_mask(pattern, text, delta);
+            }
             Fact::Folder(folder, pattern) => bump(&mut self.folders, folder, pattern, delta),
             Fact::Role(pattern, role) => {
                 let mut counts = self.roles.get(pattern).copied().unwrap_or_default();
@@ -195,6 +201,31 @@ impl Succession {
                 }
             }
         }
+    }
+
+    /// A variant was counted (`delta` > 0) or uncounted: its words join the pattern's mask, or
+    /// the mask is made again from the variants left when the text is gone.
+    fn update_word_mask(&mut self, pattern: &Arc<str>, text: &Arc<str>, delta: i64) {
+        let Some(variants) = self.variants.get(pattern) else {
+            self.word_masks.remove(pattern);
+            return;
+        };
+        let mask = if delta > 0 {
+            let mut mask = self.word_masks.get(pattern).copied().unwrap_or_default();
+            mask.add_text(text);
+            mask
+        } else if variants.contains_key(text) {
+            return;
+        } else {
+            let mut mask = WordMask::default();
+            variants.keys().for_each(|variant| mask.add_text(variant));
+            mask
+        };
+        self.word_masks.insert(pattern.clone(), mask);
+    }
+
+    pub(crate) fn word_mask(&self, pattern: &str) -> Option<WordMask> {
+        self.word_masks.get(pattern).copied()
     }
 
     pub(crate) fn followers(&self, previous: &str) -> Option<&HashMap<Arc<str>, u32>> {
@@ -238,6 +269,59 @@ impl Succession {
             "folders": nested(&self.folders),
         })
     }
+}
+
+/// The starts of the words of a pattern's variants, hashed into bits: the first character of
+/// each word, and its first two. A completion's typed text can match a variant (as a prefix of
+/// it, or with each typed word starting one of its words, in order) only if each typed word's
+/// start is in the mask; most patterns a completion weighs match nothing typed, and this rules
+/// them out without reading their variants. Bits are shared (a hash), so a mask may let a
+/// pattern through that then matches nothing; it never rules out one that matches.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WordMask {
+    first: u64,
+    first_two: u128,
+}
+
+impl WordMask {
+    fn add_text(&mut self, text: &str) {
+        let lower = text.to_lowercase();
+        // Matching splits ASCII text at ASCII whitespace and other text at any whitespace: the
+        // words of both splits are in.
+        for word in lower.split_whitespace().chain(lower.split_ascii_whitespace()) {
+            self.add_word(word);
+        }
+    }
+
+    fn add_word(&mut self, word: &str) {
+        let mut chars = word.chars();
+        let Some(first) = chars.next() else { return };
+        self.first |= 1 << (u64::from(first) % 64);
+        if let Some(second) = chars.next() {
+            self.first_two |= 1 << (pair_slot(first, second) % 128);
+        }
+    }
+
+    /// Whether a text with these word starts may match `typed_lower` (lowercase, as typed).
+    /// `true` for an empty text, and whenever the typed text splits into words differently
+    /// for the two kinds of matching.
+    pub fn could_match(&self, typed_lower: &str) -> bool {
+        if typed_lower.chars().any(|c| c.is_whitespace() != c.is_ascii_whitespace()) {
+            return true;
+        }
+        typed_lower.split_whitespace().all(|word| {
+            let mut chars = word.chars();
+            let Some(first) = chars.next() else { return true };
+            match chars.next() {
+                None => self.first & (1 << (u64::from(first) % 64)) != 0,
+                Some(second) => self.first_two & (1 << (pair_slot(first, second) % 128)) != 0,
+            }
+        })
+    }
+}
+
+fn pair_slot(first: char, second: char) -> u128 {
+    u128::from(u32::from(first)).wrapping_mul(131) ^ u128::from(u32::from(second))
 }
 
 fn add(count: u32, delta: i64) -> u32 {
