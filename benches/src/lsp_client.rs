@@ -98,25 +98,6 @@ impl LspClient {
         Some(Duration::from_nanos(total))
     }
 
-    /// The server's threads by name, with their nice values (Linux: `/proc/PID/task/*/stat`; the
-    /// name is cut to 15 bytes), or `None` where that is not readable.
-    pub fn server_threads(&self) -> Option<Vec<(String, i32)>> {
-        let tasks = std::fs::read_dir(format!("/proc/{}/task", self.child.id())).ok()?;
-        let mut threads = Vec::new();
-        for task in tasks.flatten() {
-            let stat = std::fs::read_to_string(task.path().join("stat")).unwrap_or_default();
-            // `pid (name) state ...`: the name may hold spaces, so the fields start after the
-            // last `)`; nice is the 19th field, the 17th after the name.
-            let Some((name, fields)) = stat.split_once(" (").and_then(|(_, rest)| rest.rsplit_once(") ")) else {
-                continue;
-            };
-            if let Some(nice) = fields.split_whitespace().nth(16).and_then(|nice| nice.parse().ok()) {
-                threads.push((name.to_string(), nice));
-            }
-        }
-        Some(threads)
-    }
-
     /// The server's peak resident memory so far in MB (Linux: `VmHWM` in `/proc/PID/status`),
     /// or `None` where that is not readable.
     pub fn server_peak_memory_mb(&self) -> Option<f64> {

@@ -503,29 +503,6 @@ fn starting_creates_no_folders_in_the_workspace() {
     let _ = std::fs::remove_dir_all(&root);
 }
 
-/// A large file's re-index and diagnostics take hundreds of milliseconds on the pool; a
-/// keystroke that lands meanwhile must get a core at once, so that work runs at a lower priority
-/// than the loop and the request threads.
-#[cfg(target_os = "linux")]
-#[test]
-fn background_work_yields_the_cores_to_the_loop_and_requests() {
-    let (root, mut client, uri, _) = opened("lsp-priority", "features/sign_in.feature");
-    // Diagnostics have run, so the background threads have started.
-    client.diagnostics_for(&uri, |_| true);
-    let threads = client.server_threads().expect("the server's threads are readable");
-    let nice_of = |prefix: &str| -> Vec<i32> {
-        threads.iter().filter(|(name, _)| name.starts_with(prefix)).map(|(_, nice)| *nice).collect()
-    };
-    let background = nice_of("saffron-bg-");
-    let requests = nice_of("saffron-lsp-");
-    assert!(!background.is_empty() && !requests.is_empty(), "threads: {threads:?}");
-    let loop_nice = threads.iter().find(|(name, _)| name == "saffron").map(|(_, nice)| *nice);
-    assert!(requests.iter().all(|nice| Some(*nice) == loop_nice), "requests run as the loop does: {threads:?}");
-    assert!(background.iter().all(|nice| Some(*nice) >= loop_nice.map(|n| n + 5)), "threads: {threads:?}");
-    assert_eq!(client.shutdown(), Some(0));
-    let _ = std::fs::remove_dir_all(&root);
-}
-
 /// Clients that start a server over stdio may pass `--stdio` (vscode-languageclient does with
 /// `TransportKind.stdio`): the server takes it and serves as usual.
 #[test]

@@ -138,75 +138,31 @@ type Changing<R> = fn(&RequestContext, <R as LspRequest>::Params) -> Result<(<R 
 
 type Job = Box<dyn FnOnce() + Send>;
 
-/// Threads that answer requests from snapshots, and threads for the work nobody waits on
-/// (the index catching up, diagnostics, freeing old snapshots), as many of each as the machine
-/// has cores.
+/// Threads that answer requests from snapshots, as many as the machine has cores.
 pub struct Pool {
-    requests: Sender<Job>,
-    background: Sender<Job>,
+    jobs: Sender<Job>,
 }
 
 impl Pool {
     pub fn new() -> Pool {
+        let (jobs, queue) = crossbeam_channel::unbounded::<Job>();
         let threads = std::thread::available_parallelism().map_or(2, usize::from).clamp(2, 8);
-        Pool {
-            requests: start_workers("saffron-lsp", threads, Priority::Normal),
-            background: start_workers("saffron-bg", threads, Priority::Background),
+        for index in 0..threads {
+            let queue = queue.clone();
+            let spawned = std::thread::Builder::new().name(format!("saffron-lsp-{index}")).spawn(move || {
+                for job in queue {
+                    // Jobs guard their handlers; this keeps the thread for the next job whatever
+                    // slips through.
+                    let _ = catch_unwind(AssertUnwindSafe(job));
+                }
+            });
+            // Without a worker the jobs wait in the queue; the loop itself goes on.
+            drop(spawned);
         }
+        Pool { jobs }
     }
 
-    /// Work a request's reply waits for.
     pub fn spawn(&self, job: impl FnOnce() + Send + 'static) {
-        let _ = self.requests.send(Box::new(job));
-    }
-
-    /// Work that must not slow down what the user waits for: its threads yield the cores to the
-    /// loop and to requests (a large file's re-index or diagnostics take hundreds of
-    /// milliseconds, and a keystroke landing meanwhile must not wait for a time slice).
-    pub fn spawn_background(&self, job: impl FnOnce() + Send + 'static) {
-        let _ = self.background.send(Box::new(job));
-    }
-}
-
-#[derive(Clone, Copy)]
-enum Priority {
-    Normal,
-    Background,
-}
-
-fn start_workers(name: &str, threads: usize, priority: Priority) -> Sender<Job> {
-    let (jobs, queue) = crossbeam_channel::unbounded::<Job>();
-    for index in 0..threads {
-        let queue = queue.clone();
-        let spawned = std::thread::Builder::new().name(format!("{name}-{index}")).spawn(move || {
-            if let Priority::Background = priority {
-                lower_priority();
-            }
-            for job in queue {
-                // Jobs guard their handlers; this keeps the thread for the next job whatever
-                // slips through.
-                let _ = catch_unwind(AssertUnwindSafe(job));
-            }
-        });
-        // Without a worker the jobs wait in the queue; the loop itself goes on.
-        drop(spawned);
-    }
-    jobs
-}
-
-/// How much lower than the loop's a background thread's priority is, in nice steps (the
-/// scheduler then gives the loop about three times the share of a background thread). Not the
-/// lowest: diagnostics must still come while the machine is busy with a build.
-#[cfg(target_os = "linux")]
-const BACKGROUND_NICENESS: i32 = 5;
-
-/// Lowers the calling thread's priority (on Linux, a thread's nice value is its own). Where it
-/// cannot, the thread keeps the normal priority: only latency under load changes.
-fn lower_priority() {
-    #[cfg(target_os = "linux")]
-    {
-        let thread = rustix::thread::gettid();
-        let current = rustix::process::getpriority_process(Some(thread)).unwrap_or(0);
-        let _ = rustix::process::setpriority_process(Some(thread), (current + BACKGROUND_NICENESS).min(19));
+        let _ = self.jobs.send(Box::new(job));
     }
 }

@@ -288,7 +288,7 @@ impl GlobalState {
                 // The old snapshot may hold the last reference to a large file's old text and
                 // tree: freeing them is work for the pool, not the loop.
                 let old = std::mem::replace(&mut self.snapshot, snapshot);
-                self.pool.spawn_background(move || drop(old));
+                self.pool.spawn(move || drop(old));
                 self.indexed_through = through;
                 let (ready, waiting): (Vec<_>, Vec<_>) =
                     std::mem::take(&mut self.waiting).into_iter().partition(|(needs, _)| *needs <= through);
@@ -381,7 +381,7 @@ impl GlobalState {
             .collect();
         let through = self.changes_seen;
         let tasks = self.tasks.clone();
-        self.pool.spawn_background(move || {
+        self.pool.spawn(move || {
             // Whatever happens here, the host must go back to the loop.
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 changes.extend(edited.into_iter().map(|(path, rope)| Change::SetFile { path, text: rope.to_string() }));
@@ -424,7 +424,7 @@ impl GlobalState {
         let context = self.context_as_indexed();
         let generation = self.generation;
         let tasks = self.tasks.clone();
-        self.pool.spawn_background(move || {
+        self.pool.spawn(move || {
             let published = documents
                 .into_iter()
                 .filter_map(|(uri, version)| {
