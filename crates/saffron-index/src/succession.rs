@@ -261,11 +261,19 @@ impl Succession {
         let mut roles: Vec<String> =
             self.roles.iter().map(|(pattern, counts)| format!("{pattern} {:?}", counts.0)).collect();
         roles.sort();
+        // The masks too: an index updated file by file must have the masks a fresh build makes.
+        let mut word_masks: Vec<String> = self
+            .word_masks
+            .iter()
+            .map(|(pattern, mask)| format!("{pattern} {:016x} {:032x}", mask.first, mask.first_two))
+            .collect();
+        word_masks.sort();
         serde_json::json!({
             "follows": nested(&self.follows),
             "follows_pair": nested(&self.follows_pair),
             "roles": roles,
             "variants": nested(&self.variants),
+            "word_masks": word_masks,
             "folders": nested(&self.folders),
         })
     }
