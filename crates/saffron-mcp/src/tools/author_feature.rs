@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use saffron_agent::{Cost, HttpSettings};
 use saffron_index::Snapshot;
 use saffron_recording::Masker;
-use saffron_runner::author::{self, AuthorAgent, AuthorError, AuthorRequest, StepCost, Vocabulary};
+use saffron_runner::author::{
+    self, AuthorAgent, AuthorError, AuthorRequest, DraftTotals, DraftedStep, StepCost, Vocabulary,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -48,7 +50,7 @@ pub struct AuthorFeatureOutput {
     /// The whole draft, parsed, its near-duplicates rewritten to the project's wording.
     pub text: String,
     /// Each step the draft runs, in file order; a StepSet invocation gives its set's steps.
-    pub steps: Vec<AuthoredStep>,
+    pub steps: Vec<DraftedStep>,
     pub totals: AuthoredTotals,
     /// The first answer did not parse; the repair round's did.
     pub repaired: bool,
@@ -62,33 +64,11 @@ pub struct AuthorFeatureOutput {
 
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct AuthoredStep {
-    pub line: u32,
-    pub keyword: String,
-    pub text: String,
-    /// `free` (replays at zero tokens), `divergent` or `needsRecording`.
-    pub cost: String,
-    /// The model's wording, rewritten to the project's.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rewritten_from: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub step_set: Option<String>,
-    /// For a step that needs recording: the recorded step (or `StepSet name`) sharing the most
-    /// words with it, to consider instead; synonyms are never rewritten.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub closest_recorded: Option<String>,
-}
-
-#[derive(Debug, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
 pub struct AuthoredTotals {
-    /// Distinct step texts the draft's scenarios run.
-    pub distinct_steps: usize,
-    pub free: usize,
-    pub divergent: usize,
-    pub needs_recording: usize,
-    /// Steps rewritten to an existing wording.
-    pub rewritten: usize,
+    /// Distinct step texts the draft's scenarios run, by cost, and the steps rewritten to an
+    /// existing wording.
+    #[serde(flatten)]
+    pub counts: DraftTotals,
     pub summary: String,
 }
 
@@ -161,34 +141,18 @@ pub async fn execute(prepared: Prepared) -> Result<AuthorFeatureOutput, ToolErro
     let steps = draft
         .steps
         .iter()
-        .map(|step| AuthoredStep {
-            line: step.line,
-            keyword: step.keyword.clone(),
+        .map(|step| DraftedStep {
             text: masker.mask(&step.text),
-            cost: match step.cost {
-                StepCost::Free => "free",
-                StepCost::Divergent => "divergent",
-                StepCost::NeedsRecording => "needsRecording",
-            }
-            .to_string(),
             rewritten_from: step.rewritten_from.as_deref().map(|from| masker.mask(from)),
-            step_set: step.step_set.clone(),
             closest_recorded: step.closest_recorded.as_deref().map(|closest| masker.mask(closest)),
+            ..step.clone()
         })
         .collect();
-    let totals = &draft.totals;
     Ok(AuthorFeatureOutput {
         path: display_path(&draft.path),
         text: masker.mask(&draft.text),
         steps,
-        totals: AuthoredTotals {
-            distinct_steps: totals.distinct_steps,
-            free: totals.free,
-            divergent: totals.divergent,
-            needs_recording: totals.needs_recording,
-            rewritten: totals.rewritten,
-            summary: totals.summary(),
-        },
+        totals: AuthoredTotals { summary: draft.totals.summary(), counts: draft.totals.clone() },
         repaired: draft.repaired,
         agent: usage,
         cost_usd: cost.usd(),
@@ -202,7 +166,12 @@ impl Render for AuthorFeatureOutput {
         let _ = writeln!(out, "\n{}", self.text);
         let _ = writeln!(out, "Steps:");
         for step in &self.steps {
-            let _ = write!(out, "  line {:>3}  {:<15} {}{}", step.line, step.cost, step.keyword, step.text);
+            let cost = match step.cost {
+                StepCost::Free => "free",
+                StepCost::Divergent => "divergent",
+                StepCost::NeedsRecording => "needsRecording",
+            };
+            let _ = write!(out, "  line {:>3}  {:<15} {}{}", step.line, cost, step.keyword, step.text);
             if let Some(set) = &step.step_set {
                 let _ = write!(out, "  (StepSet {set})");
             }

@@ -18,6 +18,7 @@ use saffron_agent::{AgentSetup, Block, HttpSettings, Message, Prices, Provider, 
 use saffron_index::{Change, Snapshot, StepStatus};
 use saffron_recording::{Masker, Secret, TokenKind, tokenize};
 use saffron_syntax::{Severity, SourceKind, pickles, step_sets};
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::execute::EnvLookup;
@@ -42,7 +43,7 @@ pub struct AuthorRequest {
 }
 
 /// What a drafted step costs on the first run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum StepCost {
     /// Recorded elsewhere with one meaning: replays for free.
@@ -72,7 +73,7 @@ impl StepCost {
 }
 
 /// One step the draft runs, in file order; a `StepSet` invocation gives one per step of the set.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DraftedStep {
     /// 1-based line in the draft (the invocation's line for a set's step).
@@ -94,7 +95,7 @@ pub struct DraftedStep {
 }
 
 /// Distinct step texts the draft runs, by cost.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DraftTotals {
     pub distinct_steps: usize,
