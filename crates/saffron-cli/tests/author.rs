@@ -118,6 +118,60 @@ fn paraphrases_are_rewritten_to_the_project_wording_and_shown_free() {
     }
 }
 
+/// Paraphrases in other words, as the issue's user wrote them: a synonym for signing in (the
+/// project has a StepSet for it) and a total that "shows" what the project says it "is".
+const SYNONYMS: &str = "Feature: Live total\n  Checking the total while the order is written.\n\n  \
+                        Scenario: The total follows the quantity\n    \
+                        Given I log in as the demo user\n    \
+                        StepSet a new order form\n    \
+                        When I set the quantity to 2 and choose \"Mugs\"\n    \
+                        Then the total shows €14.00\n";
+
+#[test]
+fn synonym_paraphrases_become_the_project_wording_and_replay_for_free() {
+    for (wire, provider) in WIRES {
+        let runtime = runtime();
+        let server = runtime
+            .block_on(FakeServer::start(wire, |request: &Request| {
+                requires(request, "signed in as the demo user").unwrap_or_else(|| fenced(SYNONYMS))
+            }))
+            .expect("server");
+        let root = project("synonyms", &server, provider);
+        // A file the draft replaces (`--force`) holds the model's wording already: its steps are
+        // not the project's wording, and do not keep the paraphrases from being matched.
+        std::fs::write(root.join("features/total.saffron"), SYNONYMS).expect("write the file to replace");
+        let output = author(
+            &root,
+            &["sign in and watch the total follow the quantity", "--out", "features/total.saffron", "--force"],
+        );
+        let all = text(&output);
+        assert_eq!(output.status.code(), Some(0), "{provider}: {all}");
+        let written = std::fs::read_to_string(root.join("features/total.saffron")).expect("the draft is written");
+        assert!(written.contains("    StepSet signed in as the demo user\n"), "{provider}: {written}");
+        assert!(written.contains("    Then the live total is \"Total: €14.00\"\n"), "{provider}: {written}");
+        assert!(!written.contains("log in") && !written.contains("shows €14.00"), "{provider}: {written}");
+        assert!(
+            all.contains("free            Given I am on the sign-in page  (StepSet signed in as the demo user)  (rewritten from: I log in as the demo user)"),
+            "{provider}: {all}"
+        );
+        assert!(
+            all.contains(
+                "free            Then the live total is \"Total: €14.00\"  (rewritten from: the total shows €14.00)"
+            ),
+            "{provider}: {all}"
+        );
+        assert!(
+            all.contains("8 distinct step(s): 8 replay for free, 0 divergent, 0 need recording; 2 rewritten"),
+            "{provider}: {all}"
+        );
+        // The file runs as the project's steps: `saffron check` finds nothing to say.
+        let check =
+            Command::new(env!("CARGO_BIN_EXE_saffron")).arg("check").current_dir(&root).output().expect("check runs");
+        assert_eq!(check.status.code(), Some(0), "{provider}: {}", text(&check));
+        let _ = std::fs::remove_dir_all(&root);
+    }
+}
+
 const BROKEN: &str = "Feature: Orders\n  Scenario: Search\n    When I search orders for \"Ada Lovelace\"\n  \
                       this line is not Gherkin\n";
 

@@ -207,7 +207,7 @@ fn explain_joins(joined: &mut Vec<&str>, halves: &mut Vec<&str>, other_words: &[
 /// The same word with another ending, or with a one-letter typo (a letter added, dropped,
 /// replaced, or two swapped) in a word of 4 letters or more. Words with digits are values in
 /// all but name (`ipv4`/`ipv6`): never a typo of each other.
-fn same_word(a: &str, b: &str) -> bool {
+pub fn same_word(a: &str, b: &str) -> bool {
     if inflection_stem(a) == inflection_stem(b) {
         return true;
     }

@@ -87,7 +87,7 @@ pub fn pattern_key(text: &str) -> String {
 }
 
 /// Words that turn a step into its opposite (English; `n't` tokenises to `t`).
-pub(crate) const NEGATIONS: &[&str] = &["cannot", "never", "no", "nobody", "none", "not", "nothing", "t", "without"];
+pub const NEGATIONS: &[&str] = &["cannot", "never", "no", "nobody", "none", "not", "nothing", "t", "without"];
 
 /// The negation words among sorted tokens. Two texts whose negations differ are never
 /// near-duplicates, however similar the rest.

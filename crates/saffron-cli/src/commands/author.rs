@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use saffron_agent::{Cost, HttpSettings, Usage};
+use saffron_index::Change;
 use saffron_runner::AgentUsage;
 use saffron_runner::author::{self, AuthorError, AuthorRequest, Draft};
 use serde_json::json;
@@ -78,7 +79,12 @@ pub fn run(args: AuthorArgs) -> Result<ExitCode> {
         Ok(agent) => agent,
         Err(error) => bail!("no model can draft: {}\n  hint: {}", error.problem, error.hint),
     };
-    let (snapshot, _) = project::load_index(&root);
+    let (mut snapshot, _) = project::load_index(&root);
+    if args.force && !args.stdout && snapshot.file(&relative).is_some() {
+        // The file the draft replaces is not the project's wording any more: its steps would
+        // pass for the project's own and keep a paraphrase from being matched.
+        snapshot = snapshot.with_changes([Change::RemoveFile { path: relative.clone() }]);
+    }
     let vocabulary = author::vocabulary::select(&snapshot, &prose, args.vocabulary_tokens);
     let masker = agent.masker(&vocabulary);
     let request = AuthorRequest { prose, path: relative.clone(), vocabulary_budget: args.vocabulary_tokens };

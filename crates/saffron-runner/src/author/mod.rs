@@ -5,17 +5,20 @@
 //! relevance ([`vocabulary`]) and the prose, and answers with a file. The draft is then parsed
 //! with the project's parser; a draft that does not parse gets one repair call with the
 //! parser's errors, then fails with them. Every step of the draft that is a near-duplicate of a
-//! step the project already writes is rewritten to that wording mechanically (the index's
-//! definition, no model call), and each step is priced: it replays for free, or it needs
+//! step the project already writes (the index's definition), or a paraphrase of a recorded step
+//! or StepSet ([`paraphrase`]), is rewritten to that wording mechanically, with no model call,
+//! and each step is priced: it replays for free, or it needs
 //! recording. Nothing here writes a file or knows a terminal, LSP or MCP.
 
+pub mod paraphrase;
 pub mod vocabulary;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use saffron_agent::{AgentSetup, Block, HttpSettings, Message, Prices, Provider, ProviderError, Request, Usage};
-use saffron_index::{Change, Snapshot, StepStatus};
+use saffron_index::tokens::pattern_key;
+use saffron_index::{BLOCK_START, Change, Snapshot, StepRole, StepStatus, step_blocks};
 use saffron_recording::{Masker, Secret, TokenKind, tokenize};
 use saffron_syntax::{Severity, SourceKind, pickles, step_sets};
 use schemars::JsonSchema;
@@ -23,6 +26,7 @@ use serde::Serialize;
 
 use crate::execute::EnvLookup;
 
+pub use paraphrase::Paraphrased;
 pub use vocabulary::{Vocabulary, VocabularySet, VocabularyStep};
 
 /// The vocabulary's share of the prompt, in tokens, unless the caller says otherwise.
@@ -82,14 +86,15 @@ pub struct DraftedStep {
     pub keyword: String,
     pub text: String,
     pub cost: StepCost,
-    /// The model's wording, when it was a near-duplicate rewritten to the project's.
+    /// The model's wording, when it was a near-duplicate or a paraphrase rewritten to the
+    /// project's (for a set's steps, said on the first).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rewritten_from: Option<String>,
     /// The set this step runs in, for a `StepSet` invocation.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub step_set: Option<String>,
     /// For a step that needs recording: the recorded step sharing the most words with it, a
-    /// suggestion for a person (a synonym is never rewritten: only a near-duplicate is).
+    /// suggestion for a person when no step of the project says the same without doubt.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub closest_recorded: Option<String>,
 }
@@ -285,7 +290,7 @@ pub async fn author(
         conversation.messages.push(Message::assistant(vec![Block::Text { text: masker.mask(&answer) }]));
         conversation.messages.push(Message::user_text(masker.mask(&repair_task(&errors))));
     };
-    let (text, rewrites) = rewrite_near_duplicates(snapshot, &request.path, &text);
+    let (text, rewrites) = rewrite_to_project_wording(snapshot, &request.path, &text);
     let (steps, totals) = price(snapshot, &request.path, &text, &rewrites);
     let draft = Draft {
         path: request.path.clone(),
@@ -342,35 +347,68 @@ fn with_draft(snapshot: &Snapshot, path: &Path, text: &str) -> Snapshot {
     snapshot.with_changes([Change::SetFile { path: path.to_path_buf(), text: text.to_string() }])
 }
 
-/// Each step the project does not write as such, and that is a near-duplicate of one it does,
-/// rewritten to the best-established wording (recorded first, then the most written). Returns
-/// the new text and, per rewritten wording, the model's.
-fn rewrite_near_duplicates(snapshot: &Snapshot, path: &Path, text: &str) -> (String, BTreeMap<String, String>) {
+/// Each step the project does not write as such, rewritten to the project's wording: a
+/// near-duplicate to the best-established wording (recorded first, then the most written), and
+/// otherwise a paraphrase of a recorded step or a StepSet ([`paraphrase`]). Returns the new text
+/// and, per rewritten wording (`StepSet <name>` for a set), the model's.
+fn rewrite_to_project_wording(snapshot: &Snapshot, path: &Path, text: &str) -> (String, BTreeMap<String, String>) {
     let kind = SourceKind::from_path(path).unwrap_or(SourceKind::Saffron);
     let parsed = saffron_syntax::parse(text, kind);
     let mut edits: Vec<(std::ops::Range<usize>, String)> = Vec::new();
     let mut rewrites = BTreeMap::new();
-    for step in parsed.document.steps() {
-        if step.is_invocation || step.text.is_empty() {
-            continue;
-        }
-        let own = snapshot.entry(&step.text).map(|entry| entry.status());
-        if own.is_some_and(|status| status != StepStatus::Unrecorded) {
-            continue;
-        }
-        let best = snapshot
-            .near_duplicates(&step.text)
-            .into_iter()
-            .filter(|near| own.is_none() || near.status != StepStatus::Unrecorded)
-            .min_by(|a, b| {
-                a.status.cmp(&b.status).then(b.count.cmp(&a.count)).then(b.similarity.total_cmp(&a.similarity))
-            });
-        if let Some(best) = best {
+    let paraphraser = paraphrase::Paraphraser::new(snapshot);
+    for block in step_blocks(&parsed.document) {
+        let mut previous = BLOCK_START.to_string();
+        let mut role = StepRole::Context;
+        for step in block.steps {
+            role = StepRole::of_keyword(step.keyword_type).unwrap_or(role);
+            if step.is_invocation || step.text.is_empty() {
+                continue;
+            }
             let span = step.text_span;
-            if text.get(span.start..span.end) == Some(step.text.as_str()) {
+            let written_here = text.get(span.start..span.end) == Some(step.text.as_str());
+            let mut now = step.text.clone();
+            let own = snapshot.entry(&step.text).map(|entry| entry.status());
+            let near = if own.is_some_and(|status| status != StepStatus::Unrecorded) {
+                None
+            } else {
+                snapshot
+                    .near_duplicates(&step.text)
+                    .into_iter()
+                    .filter(|near| own.is_none() || near.status != StepStatus::Unrecorded)
+                    .min_by(|a, b| {
+                        a.status.cmp(&b.status).then(b.count.cmp(&a.count)).then(b.similarity.total_cmp(&a.similarity))
+                    })
+            };
+            let has_argument = step.data_table.is_some() || step.doc_string.is_some();
+            if let Some(best) = near.filter(|_| written_here) {
                 edits.push((span.start..span.end, best.text.to_string()));
                 rewrites.insert(best.text.to_string(), step.text.clone());
+                now = best.text.to_string();
+            } else if own.is_none() && !has_argument && written_here {
+                let draft = paraphrase::DraftStep {
+                    text: &step.text,
+                    role,
+                    previous: &previous,
+                    step_sets_allowed: kind == SourceKind::Saffron,
+                };
+                match paraphraser.paraphrased(draft) {
+                    Some(Paraphrased::Step(project)) => {
+                        edits.push((span.start..span.end, project.clone()));
+                        rewrites.insert(project.clone(), step.text.clone());
+                        now = project;
+                    }
+                    Some(Paraphrased::StepSet(name)) => {
+                        let invocation = format!("StepSet {name}");
+                        edits.push((step.keyword_span.start..span.end, invocation.clone()));
+                        rewrites.insert(invocation, step.text.clone());
+                        // Succession skips invocations, as the index does.
+                        continue;
+                    }
+                    None => {}
+                }
             }
+            previous = pattern_key(&now);
         }
     }
     let mut out = text.to_string();
@@ -397,13 +435,15 @@ fn price(
     for step in parsed.document.steps() {
         if step.is_invocation {
             let Some(set) = with_draft.step_sets().get(&step.text) else { continue };
+            let mut rewritten_from = rewrites.get(&format!("StepSet {}", step.text)).cloned();
             for inner in set.steps() {
                 steps.push(DraftedStep {
                     line: step.location.line,
                     keyword: inner.keyword.clone(),
                     text: inner.text.clone(),
                     cost: cost_of(&inner.text),
-                    rewritten_from: None,
+                    // Said once, on the set's first step: the invocation replaced one step.
+                    rewritten_from: rewritten_from.take(),
                     step_set: Some(set.name.clone()),
                     closest_recorded: None,
                 });
