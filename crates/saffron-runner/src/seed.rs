@@ -89,6 +89,12 @@ pub fn seed(steps: &[StepSpec], recordings: &[&Recording]) -> Seeding {
     Seeding { steps: seeded, segments, whole_scenario: false }
 }
 
+/// Whether a run would take `step`'s actions from one of `recordings` rather than have an agent
+/// record them (the scenario's other steps aside: see [`MAX_SEGMENTS`]).
+pub fn seedable(step: &StepSpec, recordings: &[&Recording]) -> bool {
+    best_seed(step, recordings).is_some()
+}
+
 /// The recordings that may seed other scenarios: every committed recording of a runnable
 /// scenario that is fresh. Pending proposals are not recordings yet, and a stale recording
 /// performs steps that changed since. Found once per run: [`SeedSources::except`] then gives each

@@ -18,13 +18,14 @@ use std::path::{Path, PathBuf};
 
 use saffron_agent::{AgentSetup, Block, HttpSettings, Message, Prices, Provider, ProviderError, Request, Usage};
 use saffron_index::tokens::pattern_key;
-use saffron_index::{BLOCK_START, Change, Snapshot, StepRole, StepStatus, step_blocks};
+use saffron_index::{BLOCK_START, Change, Snapshot, StepRole, StepStatus, step_blocks, step_specs};
 use saffron_recording::{Masker, Secret, TokenKind, tokenize};
 use saffron_syntax::{Severity, SourceKind, pickles, step_sets};
 use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::execute::EnvLookup;
+use crate::seed::{self, SeedSources};
 
 pub use paraphrase::Paraphrased;
 pub use vocabulary::{Vocabulary, VocabularySet, VocabularyStep};
@@ -429,8 +430,25 @@ fn price(
     let kind = SourceKind::from_path(path).unwrap_or(SourceKind::Saffron);
     let parsed = saffron_syntax::parse(text, kind);
     let with_draft = with_draft(snapshot, path, text);
+    let registry = with_draft.step_sets();
+    // A step the project has not recorded as written replays for free all the same when a run
+    // would seed it from a recording: the same pattern with other quoted values, or the same
+    // table keys (see `seed`). The draft has no recording of its own to leave out.
+    let sources = SeedSources::of(snapshot).except(Path::new(""));
+    let mut seedable_texts = std::collections::BTreeSet::new();
+    for pickle in pickles::compile_templates(&parsed.document, &registry) {
+        for (step, spec) in pickle.steps.iter().zip(step_specs(&pickle)) {
+            if !step.step.is_invocation && seed::seedable(&spec, &sources) {
+                seedable_texts.insert(step.text.clone());
+            }
+        }
+    }
     // Costs are the established project's: a text the draft alone writes is recorded nowhere.
-    let cost_of = |text: &str| StepCost::of(snapshot.entry(text).map_or(StepStatus::Unrecorded, |e| e.status()));
+    let cost_of = |text: &str| match snapshot.entry(text).map(|entry| entry.status()) {
+        Some(status @ (StepStatus::Recorded | StepStatus::Divergent)) => StepCost::of(status),
+        _ if seedable_texts.contains(text) => StepCost::Free,
+        _ => StepCost::NeedsRecording,
+    };
     let mut steps = Vec::new();
     for step in parsed.document.steps() {
         if step.is_invocation {
@@ -464,7 +482,6 @@ fn price(
         step.closest_recorded = closest_recorded(snapshot, &step.text);
     }
     // The scenarios' expanded steps decide what runs; a set defined but never run costs nothing.
-    let registry = with_draft.step_sets();
     let mut distinct: BTreeMap<String, StepCost> = BTreeMap::new();
     for pickle in pickles::compile_templates(&parsed.document, &registry) {
         for step in pickle.steps.iter().filter(|step| !step.step.is_invocation) {

@@ -176,6 +176,22 @@ fn paraphrases_without_one_clear_meaning_stay_as_written() {
     assert!(draft.text.contains("When I delete the order \"#1004\" and confirm\n"), "{}", draft.text);
 }
 
+/// Free means what a run does: a step recorded with other quoted values replays for free when
+/// the run would substitute them, and needs recording when the recording hard-codes the value.
+#[test]
+fn steps_a_run_would_seed_are_free() {
+    let snapshot = example();
+    let answer = "Feature: Search\n  Scenario: Another customer\n    StepSet signed in as the demo user\n    \
+                  When I search orders for \"Grace Hopper\"\n    And I open the invoice of \"#1002\"\n";
+    let provider = Scripted::new(&[answer]);
+    let draft = run(&snapshot, &provider, "search").result.expect("a draft");
+    let cost = |text: &str| draft.steps.iter().find(|step| step.text == text).expect(text).cost;
+    assert_eq!(cost("I search orders for \"Grace Hopper\""), StepCost::Free);
+    // Its recording also checks `Invoice #1001`, which the substitution cannot follow.
+    assert_eq!(cost("I open the invoice of \"#1002\""), StepCost::NeedsRecording);
+    assert_eq!((draft.totals.free, draft.totals.needs_recording), (4, 1));
+}
+
 #[test]
 fn a_draft_that_does_not_parse_gets_one_repair_then_fails() {
     let snapshot = example();
