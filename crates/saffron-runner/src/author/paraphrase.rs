@@ -30,7 +30,7 @@ use std::sync::{Arc, LazyLock};
 use saffron_index::drift::{FUNCTION_WORDS, same_word};
 use saffron_index::tokens::{NEGATIONS, pattern_key};
 use saffron_index::{Entry, Snapshot, StepRole, StepStatus};
-use saffron_syntax::step_text::{StepTokenKind, lex};
+use saffron_syntax::step_text::{StepToken, StepTokenKind, lex};
 
 /// Phrases that name one thing a person does in a browser, one class each: general web
 /// vocabulary, with its inflections, not one project's. Phrases are matched on whole words.
@@ -64,34 +64,11 @@ const PRONOUNS_AND_MODALS: &[&str] = &[
 
 /// The verbs of an outcome that only say it is looked at: `I see the total`, `the total is
 /// shown`, `the total shows`.
+#[rustfmt::skip]
 const SEEING: &[&str] = &[
-    "see",
-    "sees",
-    "saw",
-    "seen",
-    "seeing",
-    "show",
-    "shows",
-    "showed",
-    "shown",
-    "showing",
-    "display",
-    "displays",
-    "displayed",
-    "displaying",
-    "visible",
-    "appear",
-    "appears",
-    "appeared",
-    "read",
-    "reads",
-    "say",
-    "says",
-    "equal",
-    "equals",
-    "expect",
-    "expects",
-    "there",
+    "see", "sees", "saw", "seen", "seeing", "show", "shows", "showed", "shown", "showing", "display", "displays",
+    "displayed", "displaying", "visible", "appear", "appears", "appeared", "read", "reads", "say", "says", "equal",
+    "equals", "expect", "expects", "there",
 ];
 
 /// What a matched step becomes.
@@ -148,6 +125,7 @@ fn is_value_symbol(c: char) -> bool {
     !c.is_alphanumeric() && !c.is_whitespace() && !"\"'<>()[]{},.;:!?/\\".contains(c)
 }
 
+/// How `text` reads as a step of its kind (`outcome` sets the verbs of seeing aside).
 fn read(text: &str, outcome: bool) -> Reading {
     let mut words: Vec<String> = Vec::new();
     let mut slots = Vec::new();
@@ -166,9 +144,8 @@ fn read(text: &str, outcome: bool) -> Reading {
                 inner: token.text.to_string(),
             }),
             StepTokenKind::Number => {
-                let symbol = |t: &&saffron_syntax::step_text::StepToken<'_>| {
-                    t.kind == StepTokenKind::Other && t.text.chars().all(is_value_symbol)
-                };
+                // A number's symbols (`€`) are part of its value, not a gap between words.
+                let symbol = |t: &&StepToken<'_>| t.kind == StepTokenKind::Other && t.text.chars().all(is_value_symbol);
                 let before = tokens[..index].iter().rev().take_while(symbol).count();
                 let after = tokens[index + 1..].iter().take_while(symbol).count();
                 let start = tokens[index - before].start;
@@ -199,7 +176,6 @@ fn read(text: &str, outcome: bool) -> Reading {
         }
         at += 1;
     }
-    // A number's symbols (`€`) are part of its value, not a gap between words.
     Reading { concepts, negations, slots }
 }
 
