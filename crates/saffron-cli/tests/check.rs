@@ -5,8 +5,13 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
+/// The shared corpora: `SAFFRON_CORPUS` (for a checkout that is not beside `shared/`, such as a
+/// worktree), else `../shared/corpus` beside the repository.
+fn corpus() -> PathBuf {
+    match std::env::var_os("SAFFRON_CORPUS") {
+        Some(path) => PathBuf::from(path),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
+    }
 }
 
 fn saffron(args: &[&str], cwd: &Path) -> Output {
@@ -19,7 +24,7 @@ fn stdout(output: &Output) -> String {
 
 #[test]
 fn the_whole_sylius_corpus_checks_clean() {
-    let output = saffron(&["check", "sylius"], &shared().join("corpus"));
+    let output = saffron(&["check", "sylius"], &corpus());
     assert_eq!(output.status.code(), Some(0), "stdout: {}", stdout(&output));
     let summary = String::from_utf8_lossy(&output.stderr);
     assert!(summary.contains("checked 820 file(s), 17509 step(s)"), "{summary}");
@@ -27,7 +32,7 @@ fn the_whole_sylius_corpus_checks_clean() {
 
 #[test]
 fn each_bad_file_fails_at_the_reference_line() {
-    let bad = shared().join("corpus/gherkin/bad");
+    let bad = corpus().join("gherkin/bad");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&bad)
         .expect("bad corpus")
         .map(|e| e.expect("entry").path())
@@ -54,7 +59,7 @@ fn each_bad_file_fails_at_the_reference_line() {
 
 #[test]
 fn json_format_lists_file_line_column_severity_message_hint() {
-    let bad = shared().join("corpus/gherkin/bad");
+    let bad = corpus().join("gherkin/bad");
     let output = saffron(&["check", "--format", "json", "multiple_parser_errors.feature"], &bad);
     assert_eq!(output.status.code(), Some(1));
     let json: Value = serde_json::from_slice(&output.stdout).expect("json array");
@@ -71,7 +76,7 @@ fn json_format_lists_file_line_column_severity_message_hint() {
 
 #[test]
 fn clean_files_give_an_empty_json_array_and_exit_zero() {
-    let good = shared().join("corpus/gherkin/good");
+    let good = corpus().join("gherkin/good");
     let output = saffron(&["check", "--format", "json", "minimal.feature", "rule.feature"], &good);
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(serde_json::from_slice::<Value>(&output.stdout).expect("json"), Value::Array(vec![]));
@@ -115,7 +120,7 @@ fn a_folder_with_its_own_saffron_toml_is_another_project_and_is_not_checked() {
 
 #[test]
 fn messages_match_the_reference_output() {
-    let good = shared().join("corpus/gherkin/good");
+    let good = corpus().join("gherkin/good");
     let output = saffron(&["messages", "background.feature"], &good);
     assert_eq!(output.status.code(), Some(0));
     let produced: Vec<Value> = stdout(&output).lines().map(|l| serde_json::from_str(l).expect("ndjson")).collect();

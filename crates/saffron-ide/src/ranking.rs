@@ -11,7 +11,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use saffron_index::{BLOCK_START, Snapshot, StepRole, StepStatus};
+use saffron_index::{BLOCK_START, PatternFacts, Snapshot, StepRole, StepStatus, TypedStarts};
 
 /// Where a step is being written.
 #[derive(Debug, Clone, Copy)]
@@ -143,11 +143,14 @@ pub fn rank_steps<'s>(
     let most_in_file_followed = candidates.values().map(|signals| signals.followed_in_file).max().unwrap_or(0);
     let most_in_file = candidates.values().map(|signals| signals.in_file).max().unwrap_or(0);
     let most_in_folder = candidates.values().map(|signals| signals.in_folder).max().unwrap_or(0);
+    let typed_starts = TypedStarts::of(typed_lower);
     let mut ranked: Vec<RankedStep<'s>> = Vec::with_capacity(candidates.len());
     for (pattern, signals) in candidates {
         let unwritten = unwritten.get(pattern).copied();
-        let Some(step) = pattern_step(snapshot, pattern, unwritten, typed_lower, excluded) else { continue };
-        let roles = snapshot.roles(pattern);
+        let facts = snapshot.pattern(pattern);
+        let typed = Typed { lower: typed_lower, starts: &typed_starts };
+        let Some(step) = pattern_step(snapshot, facts, unwritten, typed, excluded) else { continue };
+        let roles = facts.map(PatternFacts::roles).unwrap_or_default();
         let role_fit =
             if roles.total() == 0 { 0.5 } else { f64::from(roles.get(context.role)) / f64::from(roles.total()) };
         let share = |count: u32, most: u32| if most == 0 { 0.0 } else { f64::from(count) / f64::from(most) };
@@ -244,25 +247,33 @@ fn keep_most<T: Ord>(items: &mut Vec<(u32, T)>, most: usize) {
     }
 }
 
-/// A pattern as one suggestion: its best-matching, most used variant, or `None` when no
-/// variant matches what was typed.
+/// What was typed: lowercase, and the word starts a pattern needs to match it.
+#[derive(Clone, Copy)]
+struct Typed<'a> {
+    lower: &'a str,
+    starts: &'a TypedStarts,
+}
+
+/// A pattern (known by its `facts`) as one suggestion: its best-matching, most used variant, or
+/// `None` when no variant matches what was typed.
 fn pattern_step<'s>(
     snapshot: &'s Snapshot,
-    pattern: &str,
+    facts: Option<&'s PatternFacts>,
     unwritten: Option<&'s str>,
-    typed_lower: &str,
+    typed: Typed<'_>,
     excluded: &dyn Fn(&str, u32) -> bool,
 ) -> Option<RankedStep<'s>> {
+    let typed_lower = typed.lower;
     // Most candidates match nothing typed, and a pattern may have hundreds of variants: the
     // starts of their words rule it out at once. (No mask: no variant, see below.)
     // A text only in recordings is no variant: its words are not in the mask.
-    if unwritten.is_none() && snapshot.word_mask(pattern).is_some_and(|mask| !mask.could_match(typed_lower)) {
+    if unwritten.is_none() && facts.and_then(PatternFacts::word_mask).is_some_and(|mask| !mask.admits(typed.starts)) {
         return None;
     }
     let mut best: Option<(u8, u32, &'s str)> = None;
     let mut uses = 0usize;
     let mut variants = 0usize;
-    for (text, count) in snapshot.variants(pattern) {
+    for (text, count) in facts.into_iter().flat_map(PatternFacts::variants) {
         if excluded(text, count) {
             continue;
         }

@@ -139,25 +139,31 @@ impl Snapshot {
             .flat_map(|map| map.iter().map(|(k, v)| (k, *v)))
     }
 
+    /// What the index knows of a step pattern: its variants, their word starts and its roles,
+    /// in one look-up; `None` for a pattern written nowhere.
+    pub fn pattern(&self, pattern: &str) -> Option<&crate::PatternFacts> {
+        self.state.succession.pattern(pattern)
+    }
+
     /// How often a step pattern is written as context, action and outcome.
     pub fn roles(&self, pattern: &str) -> crate::RoleCounts {
-        self.state.succession.roles(pattern)
+        self.pattern(pattern).map(crate::PatternFacts::roles).unwrap_or_default()
     }
 
     /// The texts written with a step pattern, with how often each.
     pub fn variants(&self, pattern: &str) -> impl Iterator<Item = (&Arc<str>, u32)> {
-        self.state.succession.variants(pattern).into_iter().flat_map(|map| map.iter().map(|(k, v)| (k, *v)))
+        self.pattern(pattern).into_iter().flat_map(crate::PatternFacts::variants)
     }
 
     /// The word starts of the texts written with a step pattern, to rule it out of a
     /// completion at once; `None` when no text is written with it.
     pub fn word_mask(&self, pattern: &str) -> Option<crate::WordMask> {
-        self.state.succession.word_mask(pattern)
+        self.pattern(pattern).and_then(crate::PatternFacts::word_mask)
     }
 
     /// How many texts are written with a step pattern.
     pub fn variant_count(&self, pattern: &str) -> usize {
-        self.state.succession.variants(pattern).map_or(0, |map| map.len())
+        self.pattern(pattern).map_or(0, crate::PatternFacts::variant_count)
     }
 
     /// The step patterns written by the files directly in `folder`, with how often.

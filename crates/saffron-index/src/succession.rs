@@ -68,14 +68,42 @@ pub(crate) struct Succession {
     /// step depends on what led to it. Keyed by the two patterns the index already holds, so a
     /// step costs no new string.
     follows_pair: HashMap<StepPair, HashMap<Arc<str>, u32>>,
-    roles: HashMap<Arc<str>, RoleCounts>,
-    /// Pattern → each text written with it → how often.
-    variants: HashMap<Arc<str>, HashMap<Arc<str>, u32>>,
-    /// Pattern → the word starts of its variants, for ruling a pattern out of a completion at
-    /// once (see [`WordMask`]). There for every pattern that has variants.
-    word_masks: HashMap<Arc<str>, WordMask>,
+    /// Pattern → what is known of it: completion weighs hundreds of patterns per keystroke, and
+    /// reads all of this for each, in one look-up.
+    patterns: HashMap<Arc<str>, PatternFacts>,
     /// Folder → pattern → how often a file directly in it writes the pattern.
     folders: HashMap<Arc<Path>, HashMap<Arc<str>, u32>>,
+}
+
+/// What the index knows of one step pattern.
+#[derive(Debug, Clone, Default)]
+pub struct PatternFacts {
+    /// Each text written with the pattern → how often.
+    variants: HashMap<Arc<str>, u32>,
+    /// The word starts of the variants, for ruling the pattern out of a completion at once.
+    mask: WordMask,
+    /// How often it is written as context, action and outcome.
+    roles: RoleCounts,
+}
+
+impl PatternFacts {
+    /// The texts written with the pattern, with how often each.
+    pub fn variants(&self) -> impl Iterator<Item = (&Arc<str>, u32)> {
+        self.variants.iter().map(|(text, count)| (text, *count))
+    }
+
+    pub fn variant_count(&self) -> usize {
+        self.variants.len()
+    }
+
+    /// The word starts of the variants; `None` when no text is written with the pattern.
+    pub fn word_mask(&self) -> Option<WordMask> {
+        (!self.variants.is_empty()).then_some(self.mask)
+    }
+
+    pub fn roles(&self) -> RoleCounts {
+        self.roles
+    }
 }
 
 /// The "previous step" of a block's first step: no pattern can be it (a step text is one line).
@@ -185,47 +213,41 @@ impl Succession {
         match fact {
             Fact::Follows(previous, next) => bump(&mut self.follows, previous, next, delta),
             Fact::FollowsPair(pair, next) => bump(&mut self.follows_pair, pair, next, delta),
-            Fact::Variant(pattern, text) => {
-                bump(&mut self.variants, pattern, text, delta);
-                self.update_word_mask(pattern, text, delta);
-            }
-            Fact::Folder(folder, pattern) => bump(&mut self.folders, folder, pattern, delta),
-            Fact::Role(pattern, role) => {
-                let mut counts = self.roles.get(pattern).copied().unwrap_or_default();
-                let slot = &mut counts.0[role.index()];
-                *slot = add(*slot, delta);
-                if counts.total() == 0 {
-                    self.roles.remove(pattern);
+            Fact::Variant(pattern, text) => self.update_pattern(pattern, |facts| {
+                let count = add(facts.variants.get(text).copied().unwrap_or(0), delta);
+                if count == 0 {
+                    facts.variants.remove(text);
+                    // The mask is made again from the variants left.
+                    facts.mask = WordMask::default();
+                    facts.variants.keys().for_each(|variant| facts.mask.add_text(variant));
                 } else {
-                    self.roles.insert(pattern.clone(), counts);
+                    if !facts.variants.contains_key(text) {
+                        facts.mask.add_text(text);
+                    }
+                    facts.variants.insert(text.clone(), count);
                 }
-            }
+            }),
+            Fact::Folder(folder, pattern) => bump(&mut self.folders, folder, pattern, delta),
+            Fact::Role(pattern, role) => self.update_pattern(pattern, |facts| {
+                let slot = &mut facts.roles.0[role.index()];
+                *slot = add(*slot, delta);
+            }),
         }
     }
 
-    /// A variant was counted (`delta` > 0) or uncounted: its words join the pattern's mask, or
-    /// the mask is made again from the variants left when the text is gone.
-    fn update_word_mask(&mut self, pattern: &Arc<str>, text: &Arc<str>, delta: i64) {
-        let Some(variants) = self.variants.get(pattern) else {
-            self.word_masks.remove(pattern);
-            return;
-        };
-        let mask = if delta > 0 {
-            let mut mask = self.word_masks.get(pattern).copied().unwrap_or_default();
-            mask.add_text(text);
-            mask
-        } else if variants.contains_key(text) {
-            return;
+    /// Changes what is known of `pattern`; a pattern written nowhere any more is forgotten.
+    fn update_pattern(&mut self, pattern: &Arc<str>, change: impl FnOnce(&mut PatternFacts)) {
+        let mut facts = self.patterns.get(pattern).cloned().unwrap_or_default();
+        change(&mut facts);
+        if facts.variants.is_empty() && facts.roles.total() == 0 {
+            self.patterns.remove(pattern);
         } else {
-            let mut mask = WordMask::default();
-            variants.keys().for_each(|variant| mask.add_text(variant));
-            mask
-        };
-        self.word_masks.insert(pattern.clone(), mask);
+            self.patterns.insert(pattern.clone(), facts);
+        }
     }
 
-    pub(crate) fn word_mask(&self, pattern: &str) -> Option<WordMask> {
-        self.word_masks.get(pattern).copied()
+    pub(crate) fn pattern(&self, pattern: &str) -> Option<&PatternFacts> {
+        self.patterns.get(pattern)
     }
 
     pub(crate) fn followers(&self, previous: &str) -> Option<&HashMap<Arc<str>, u32>> {
@@ -234,14 +256,6 @@ impl Succession {
 
     pub(crate) fn followers_of_pair(&self, before_previous: &str, previous: &str) -> Option<&HashMap<Arc<str>, u32>> {
         self.follows_pair.get(&(Arc::from(before_previous), Arc::from(previous)))
-    }
-
-    pub(crate) fn roles(&self, pattern: &str) -> RoleCounts {
-        self.roles.get(pattern).copied().unwrap_or_default()
-    }
-
-    pub(crate) fn variants(&self, pattern: &str) -> Option<&HashMap<Arc<str>, u32>> {
-        self.variants.get(pattern)
     }
 
     pub(crate) fn folder(&self, folder: &Path) -> Option<&HashMap<Arc<str>, u32>> {
@@ -258,21 +272,27 @@ impl Succession {
             lines.sort();
             lines
         }
-        let mut roles: Vec<String> =
-            self.roles.iter().map(|(pattern, counts)| format!("{pattern} {:?}", counts.0)).collect();
-        roles.sort();
+        let mut roles: Vec<String> = Vec::new();
+        let mut variants: Vec<String> = Vec::new();
         // The masks too: an index updated file by file must have the masks a fresh build makes.
-        let mut word_masks: Vec<String> = self
-            .word_masks
-            .iter()
-            .map(|(pattern, mask)| format!("{pattern} {:016x} {:032x}", mask.first, mask.first_two))
-            .collect();
+        let mut word_masks: Vec<String> = Vec::new();
+        for (pattern, facts) in self.patterns.iter() {
+            if facts.roles.total() > 0 {
+                roles.push(format!("{pattern} {:?}", facts.roles.0));
+            }
+            variants.extend(facts.variants.iter().map(|(text, count)| format!("{pattern:?} → {text} ×{count}")));
+            if let Some(mask) = facts.word_mask() {
+                word_masks.push(format!("{pattern} {:016x} {:032x}", mask.first, mask.first_two));
+            }
+        }
+        roles.sort();
+        variants.sort();
         word_masks.sort();
         serde_json::json!({
             "follows": nested(&self.follows),
             "follows_pair": nested(&self.follows_pair),
             "roles": roles,
-            "variants": nested(&self.variants),
+            "variants": variants,
             "word_masks": word_masks,
             "folders": nested(&self.folders),
         })
@@ -314,17 +334,42 @@ impl WordMask {
     /// `true` for an empty text, and whenever the typed text splits into words differently
     /// for the two kinds of matching.
     pub fn could_match(&self, typed_lower: &str) -> bool {
+        self.admits(&TypedStarts::of(typed_lower))
+    }
+
+    /// [`could_match`](Self::could_match) with the typed text's starts worked out once, for
+    /// the hundreds of patterns one completion weighs.
+    pub fn admits(&self, typed: &TypedStarts) -> bool {
+        typed.any || (self.first & typed.first == typed.first && self.first_two & typed.first_two == typed.first_two)
+    }
+}
+
+/// The word starts a typed text needs a pattern's [`WordMask`] to have: the first character of
+/// each one-character word, the first two of each longer one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TypedStarts {
+    first: u64,
+    first_two: u128,
+    /// The typed text splits into words differently for the two kinds of matching: any
+    /// pattern may match.
+    any: bool,
+}
+
+impl TypedStarts {
+    pub fn of(typed_lower: &str) -> TypedStarts {
         if typed_lower.chars().any(|c| c.is_whitespace() != c.is_ascii_whitespace()) {
-            return true;
+            return TypedStarts { any: true, ..TypedStarts::default() };
         }
-        typed_lower.split_whitespace().all(|word| {
+        let mut starts = TypedStarts::default();
+        for word in typed_lower.split_whitespace() {
             let mut chars = word.chars();
-            let Some(first) = chars.next() else { return true };
+            let Some(first) = chars.next() else { continue };
             match chars.next() {
-                None => self.first & (1 << (u64::from(first) % 64)) != 0,
-                Some(second) => self.first_two & (1 << (pair_slot(first, second) % 128)) != 0,
+                None => starts.first |= 1 << (u64::from(first) % 64),
+                Some(second) => starts.first_two |= 1 << (pair_slot(first, second) % 128),
             }
-        })
+        }
+        starts
     }
 }
 
