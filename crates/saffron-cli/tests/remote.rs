@@ -5,6 +5,7 @@
 
 mod support;
 
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -51,6 +52,7 @@ impl RemoteChromium {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
+            .process_group(0)
             .spawn()
             .expect("the remote Chromium starts");
         let active_port = profile.path().join("DevToolsActivePort");
@@ -80,7 +82,12 @@ impl RemoteChromium {
         self.process.try_wait().expect("a status").is_none()
     }
 
+    /// Kills the browser and every process it started: its zygote and renderers outlive a
+    /// killed browser process for a moment and write into the profile, which then cannot be
+    /// removed.
     fn kill(&mut self) {
+        let group = format!("-{}", self.process.id());
+        let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
         let _ = self.process.kill();
         let _ = self.process.wait();
     }
