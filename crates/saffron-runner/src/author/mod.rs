@@ -479,7 +479,7 @@ fn price(
         });
     }
     for step in steps.iter_mut().filter(|step| step.cost == StepCost::NeedsRecording) {
-        step.closest_recorded = closest_recorded(snapshot, &step.text);
+        step.closest_recorded = closest_recorded(snapshot, &step.text, kind == SourceKind::Saffron);
     }
     // The scenarios' expanded steps decide what runs; a set defined but never run costs nothing.
     let mut distinct: BTreeMap<String, StepCost> = BTreeMap::new();
@@ -563,8 +563,8 @@ impl AuthorAgent {
 
 /// The recorded step, or the StepSet, whose words share the most content words with `text`,
 /// when they share at least half of them (and two or more): `I log in as the demo user`
-/// suggests `StepSet signed in as the demo user`.
-fn closest_recorded(snapshot: &Snapshot, text: &str) -> Option<String> {
+/// suggests `StepSet signed in as the demo user` (a StepSet only where the file may run one).
+fn closest_recorded(snapshot: &Snapshot, text: &str, step_sets_allowed: bool) -> Option<String> {
     let wanted = vocabulary::content_tokens(text);
     let needed = wanted.len().div_ceil(2).max(2);
     let steps = snapshot
@@ -575,6 +575,7 @@ fn closest_recorded(snapshot: &Snapshot, text: &str) -> Option<String> {
     let sets = registry
         .definitions()
         .into_iter()
+        .filter(|_| step_sets_allowed)
         .map(|set| (vocabulary::content_tokens(&set.name), 0, format!("StepSet {}", set.name)))
         .collect::<Vec<_>>();
     steps

@@ -192,6 +192,24 @@ fn steps_a_run_would_seed_are_free() {
     assert_eq!((draft.totals.free, draft.totals.needs_recording), (4, 1));
 }
 
+/// A plain `.feature` file cannot run a StepSet: none is written into it, nor suggested.
+#[test]
+fn a_feature_file_gets_no_step_set() {
+    let snapshot = example();
+    let answer = "Feature: Plain\n  Scenario: Log in\n    Given I log in as the demo user\n";
+    let provider = Scripted::new(&[answer]);
+    let prose = "log in";
+    let vocabulary = vocabulary::select(&snapshot, prose, DEFAULT_VOCABULARY_BUDGET);
+    let request = AuthorRequest { path: PathBuf::from("features/drafted.feature"), ..request(prose) };
+    let runtime = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
+    let authored = runtime.block_on(author(&snapshot, &provider, &Masker::new(), &vocabulary, &request));
+    let draft = authored.result.expect("a draft");
+    assert!(draft.text.contains("Given I log in as the demo user"), "{}", draft.text);
+    let step = &draft.steps[0];
+    assert_eq!(step.cost, StepCost::NeedsRecording);
+    assert!(!step.closest_recorded.as_deref().unwrap_or("").starts_with("StepSet"), "{step:?}");
+}
+
 #[test]
 fn a_draft_that_does_not_parse_gets_one_repair_then_fails() {
     let snapshot = example();
