@@ -110,7 +110,7 @@ impl PatternFacts {
 pub const BLOCK_START: &str = "\n";
 
 /// One thing a file says about succession; a fact written twice counts twice.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Fact {
     Follows(Arc<str>, Arc<str>),
     FollowsPair(StepPair, Arc<str>),
@@ -153,58 +153,54 @@ pub fn step_blocks(document: &Document) -> Vec<StepBlock<'_>> {
     blocks
 }
 
-/// The facts of one file, sorted.
-fn facts(path: &Path, document: &Document) -> Vec<Fact> {
-    let mut facts = Vec::new();
+/// The facts of one file, each with how often the file states it. A generated file states the
+/// same few thousand facts tens of thousands of times: counted once each, they cost one update
+/// of the index each.
+type FactCounts = std::collections::HashMap<Fact, i64, crate::host::Hasher>;
+
+/// The facts of one file, counted.
+fn facts(path: &Path, document: &Document) -> FactCounts {
+    let mut counts = FactCounts::default();
     let folder: Arc<Path> = Arc::from(path.parent().unwrap_or(Path::new("")));
+    // A text's pattern is worked out once per file, however often the text is written.
+    let mut texts: std::collections::HashMap<&str, (Arc<str>, Arc<str>), crate::host::Hasher> = Default::default();
     for StepBlock { steps, .. } in step_blocks(document) {
         let mut before_previous: Option<Arc<str>> = None;
         let mut previous: Arc<str> = Arc::from(BLOCK_START);
         let mut role = StepRole::Context;
         for step in steps.iter().filter(|step| !step.is_invocation) {
-            let pattern: Arc<str> = Arc::from(crate::tokens::pattern_key(&step.text));
+            let (pattern, text) = texts
+                .entry(step.text.as_str())
+                .or_insert_with(|| (Arc::from(crate::tokens::pattern_key(&step.text)), Arc::from(step.text.as_str())))
+                .clone();
             role = StepRole::of_keyword(step.keyword_type).unwrap_or(role);
+            let mut state = |fact: Fact| *counts.entry(fact).or_insert(0) += 1;
             if let Some(before_previous) = &before_previous {
-                facts.push(Fact::FollowsPair((before_previous.clone(), previous.clone()), pattern.clone()));
+                state(Fact::FollowsPair((before_previous.clone(), previous.clone()), pattern.clone()));
             }
-            facts.push(Fact::Follows(previous.clone(), pattern.clone()));
-            facts.push(Fact::Role(pattern.clone(), role));
-            facts.push(Fact::Variant(pattern.clone(), Arc::from(step.text.as_str())));
-            facts.push(Fact::Folder(folder.clone(), pattern.clone()));
+            state(Fact::Follows(previous.clone(), pattern.clone()));
+            state(Fact::Role(pattern.clone(), role));
+            state(Fact::Variant(pattern.clone(), text));
+            state(Fact::Folder(folder.clone(), pattern.clone()));
             before_previous = Some(previous);
             previous = pattern;
         }
     }
-    facts.sort_unstable();
-    facts
+    counts
 }
 
 impl Succession {
     /// Replaces a file's facts (`old` absent for a new file, `new` absent for a removed one).
     pub(crate) fn replace_file(&mut self, path: &Path, old: Option<&Document>, new: Option<&Document>) {
-        let old = old.map(|document| facts(path, document)).unwrap_or_default();
-        let new = new.map(|document| facts(path, document)).unwrap_or_default();
-        // A merge of the two sorted lists: equal facts cancel.
-        let (mut i, mut j) = (0, 0);
-        while i < old.len() || j < new.len() {
-            match (old.get(i), new.get(j)) {
-                (Some(a), Some(b)) if a == b => {
-                    i += 1;
-                    j += 1;
-                }
-                (Some(a), Some(b)) if a < b => {
-                    self.count(a, -1);
-                    i += 1;
-                }
-                (Some(a), None) => {
-                    self.count(a, -1);
-                    i += 1;
-                }
-                (_, Some(b)) => {
-                    self.count(b, 1);
-                    j += 1;
-                }
-                (None, None) => break,
+        let mut changes = new.map(|document| facts(path, document)).unwrap_or_default();
+        for (fact, count) in old.map(|document| facts(path, document)).unwrap_or_default() {
+            *changes.entry(fact).or_insert(0) -= count;
+        }
+        // Counting commutes, so the order of the changes does not matter; facts both versions
+        // state as often cancel.
+        for (fact, delta) in changes {
+            if delta != 0 {
+                self.count(&fact, delta);
             }
         }
     }
