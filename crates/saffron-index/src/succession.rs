@@ -233,12 +233,11 @@ impl Succession {
 
     /// Changes what is known of `pattern`; a pattern written nowhere any more is forgotten.
     fn update_pattern(&mut self, pattern: &Arc<str>, change: impl FnOnce(&mut PatternFacts)) {
-        let mut facts = self.patterns.get(pattern).cloned().unwrap_or_default();
-        change(&mut facts);
+        // In place: the map is copied only where a snapshot shares it.
+        let facts = self.patterns.entry(pattern.clone()).or_default();
+        change(facts);
         if facts.variants.is_empty() && facts.roles.total() == 0 {
             self.patterns.remove(pattern);
-        } else {
-            self.patterns.insert(pattern.clone(), facts);
         }
     }
 
@@ -383,16 +382,27 @@ fn bump<K: std::hash::Hash + Eq + Clone>(
     inner: &Arc<str>,
     delta: i64,
 ) {
-    let mut counts = map.get(outer).cloned().unwrap_or_default();
-    let count = add(counts.get(inner).copied().unwrap_or(0), delta);
-    if count == 0 {
-        counts.remove(inner);
-    } else {
-        counts.insert(inner.clone(), count);
-    }
-    if counts.is_empty() {
-        map.remove(outer);
-    } else {
-        map.insert(outer.clone(), counts);
+    // In place: the maps are copied only where a snapshot shares them.
+    match map.entry(outer.clone()) {
+        imbl::hashmap::Entry::Occupied(mut entry) => {
+            let counts = entry.get_mut();
+            let count = add(counts.get(inner).copied().unwrap_or(0), delta);
+            if count == 0 {
+                counts.remove(inner);
+            } else {
+                counts.insert(inner.clone(), count);
+            }
+            if counts.is_empty() {
+                entry.remove();
+            }
+        }
+        imbl::hashmap::Entry::Vacant(entry) => {
+            let count = add(0, delta);
+            if count > 0 {
+                let mut counts = HashMap::default();
+                counts.insert(inner.clone(), count);
+                entry.insert(counts);
+            }
+        }
     }
 }
