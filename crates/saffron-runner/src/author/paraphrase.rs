@@ -395,8 +395,12 @@ impl<'s> Paraphraser<'s> {
         if draft.concepts.is_empty() {
             return None;
         }
-        let followers: Vec<&str> =
-            self.snapshot.followers(step.previous).map(|(pattern, _)| pattern.as_ref()).collect();
+        // A block's start is no step: the many steps that begin blocks say nothing of this one.
+        let followers: Vec<&str> = if step.previous == saffron_index::BLOCK_START {
+            Vec::new()
+        } else {
+            self.snapshot.followers(step.previous).map(|(pattern, _)| pattern.as_ref()).collect()
+        };
         let readings = self.candidates.iter().filter_map(|candidate| {
             let reading = if outcome { &candidate.as_outcome } else { &candidate.otherwise };
             reading.as_ref().map(|reading| (candidate.entry, reading))

@@ -340,3 +340,50 @@ fn different_steps_are_rarely_read_as_paraphrases_of_each_other() {
         assert!(rate <= 0.1, "{file}: {rate:.2}");
     }
 }
+
+/// Every text of the index's labelled sets (Sylius and a holdout suite), drafted as each kind
+/// of step against the example project: a rewrite, when there is one, keeps the draft's
+/// negations and its number of values, and nothing panics on odd text.
+#[test]
+fn rewrites_keep_negations_and_values_on_real_text() {
+    let snapshot = example();
+    let paraphraser = paraphrase::Paraphraser::new(&snapshot);
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../saffron-index/tests/near_duplicates");
+    let mut texts: Vec<String> = Vec::new();
+    for file in ["labelled_pairs.tsv", "holdout_pairs.tsv", "hard_negatives.tsv", "variants.tsv"] {
+        let text = std::fs::read_to_string(folder.join(file)).expect("labelled texts");
+        texts.extend(text.lines().flat_map(|line| line.split('\t').skip(1).map(str::to_string)));
+    }
+    texts.extend(["", " ", "\"", "€", "#", "\"unclosed", "<a>", "1st 2nd", "I log in"].map(str::to_string));
+    // And paraphrases of the example's own steps, so that the rewrites' shape is checked too.
+    let paraphrases =
+        ["I log in as the demo user", "the total shows €14.00", "gift wrap is not chosen", "I pick gift wrap"];
+    texts.extend(paraphrases.map(str::to_string));
+    assert!(texts.len() > 700, "{}", texts.len());
+    let shape = |text: &str| {
+        let wording = saffron_index::drift::Wording::of(text);
+        (wording.negations().into_iter().map(str::to_string).collect::<Vec<_>>(), wording.values.len())
+    };
+    let mut rewritten = 0;
+    for text in &texts {
+        for role in [StepRole::Context, StepRole::Action, StepRole::Outcome] {
+            let step =
+                paraphrase::DraftStep { text, role, previous: saffron_index::BLOCK_START, step_sets_allowed: true };
+            match paraphraser.paraphrased(step) {
+                Some(Paraphrased::Step(project)) => {
+                    rewritten += 1;
+                    assert_eq!(shape(&project), shape(text), "`{text}` became `{project}`");
+                }
+                Some(Paraphrased::StepSet(name)) => {
+                    rewritten += 1;
+                    assert!(role != StepRole::Outcome && shape(text).1 == 0, "`{text}` became StepSet {name}");
+                }
+                None => {}
+            }
+        }
+    }
+    // Shop steps and a demo's orders page share few words: little but the paraphrases is
+    // rewritten (each in the kinds it is written as).
+    assert!(rewritten >= paraphrases.len(), "{rewritten} rewritten");
+    assert!(rewritten * 50 < texts.len(), "{rewritten} of {} rewritten", texts.len());
+}
