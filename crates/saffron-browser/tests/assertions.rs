@@ -199,6 +199,13 @@ fn failed_loads_logged_by_the_browser_are_console_errors() {
         s.context.begin_step();
         s.ok(json!({ "type": "click", "target": { "role": "button", "name": "Save order" } })).await;
         s.ok(json!({ "type": "waitForResponse", "response": { "urlRegex": "^/api/orders$", "status": "500" } })).await;
+        // Chromium logs the failed load on a channel of its own, not always before the round
+        // trip that ends the response's wait: look until it is there (each look is a round
+        // trip to the tab), then the assertion must report it.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while !s.context.console_errors().await.iter().any(|error| error.contains("Failed to load resource")) {
+            assert!(std::time::Instant::now() < deadline, "the failed load was never logged");
+        }
         let failure = s.fails(json!({ "type": "expectNoConsoleErrors" })).await;
         assert!(failure.message.contains("network error: Failed to load resource"), "{failure}");
         assert!(failure.message.contains("500"), "{failure}");
