@@ -60,6 +60,15 @@ fn requires(request: &Request, step: &str) -> Option<Reply> {
     })
 }
 
+/// A fake model that answers with `feature` once it has been shown the step `step`.
+fn drafting(runtime: &tokio::runtime::Runtime, wire: Wire, step: &'static str, feature: &'static str) -> FakeServer {
+    runtime
+        .block_on(FakeServer::start(wire, move |request: &Request| {
+            requires(request, step).unwrap_or_else(|| fenced(feature))
+        }))
+        .expect("server")
+}
+
 /// Paraphrases of steps the project writes, as a model writes them when it does not copy the
 /// vocabulary exactly: another ending, an article, punctuation.
 const PARAPHRASED: &str = "Feature: Live total\n  Checking the total while the order is written.\n\n  \
@@ -76,11 +85,7 @@ const PARAPHRASED: &str = "Feature: Live total\n  Checking the total while the o
 fn paraphrases_are_rewritten_to_the_project_wording_and_shown_free() {
     for (wire, provider) in WIRES {
         let runtime = runtime();
-        let server = runtime
-            .block_on(FakeServer::start(wire, |request: &Request| {
-                requires(request, "I sign in with the demo account").unwrap_or_else(|| fenced(PARAPHRASED))
-            }))
-            .expect("server");
+        let server = drafting(&runtime, wire, "I sign in with the demo account", PARAPHRASED);
         let root = project("paraphrase", &server, provider);
         let output = author(&root, &["the live total follows the product", "--out", "features/total.saffron"]);
         let all = text(&output);
@@ -131,11 +136,7 @@ const SYNONYMS: &str = "Feature: Live total\n  Checking the total while the orde
 fn synonym_paraphrases_become_the_project_wording_and_replay_for_free() {
     for (wire, provider) in WIRES {
         let runtime = runtime();
-        let server = runtime
-            .block_on(FakeServer::start(wire, |request: &Request| {
-                requires(request, "signed in as the demo user").unwrap_or_else(|| fenced(SYNONYMS))
-            }))
-            .expect("server");
+        let server = drafting(&runtime, wire, "signed in as the demo user", SYNONYMS);
         let root = project("synonyms", &server, provider);
         // A file the draft replaces (`--force`) holds the model's wording already: its steps are
         // not the project's wording, and do not keep the paraphrases from being matched.

@@ -144,11 +144,11 @@ pub fn rank_steps<'s>(
     let most_in_file = candidates.values().map(|signals| signals.in_file).max().unwrap_or(0);
     let most_in_folder = candidates.values().map(|signals| signals.in_folder).max().unwrap_or(0);
     let typed_starts = TypedStarts::of(typed_lower);
+    let typed = Typed { lower: typed_lower, starts: &typed_starts };
     let mut ranked: Vec<RankedStep<'s>> = Vec::with_capacity(candidates.len());
     for (pattern, signals) in candidates {
         let unwritten = unwritten.get(pattern).copied();
         let facts = snapshot.pattern(pattern);
-        let typed = Typed { lower: typed_lower, starts: &typed_starts };
         let Some(step) = pattern_step(snapshot, facts, unwritten, typed, excluded) else { continue };
         let roles = facts.map(PatternFacts::roles).unwrap_or_default();
         let role_fit =

@@ -435,9 +435,11 @@ fn price(
     // would seed it from a recording: the same pattern with other quoted values, or the same
     // table keys (see `seed`). The draft has no recording of its own to leave out.
     let sources = SeedSources::of(snapshot).except(Path::new(""));
+    // The scenarios' expanded steps are what runs; a set defined but never run costs nothing.
+    let runs = pickles::compile_templates(&parsed.document, &registry);
     let mut seedable_texts = std::collections::BTreeSet::new();
-    for pickle in pickles::compile_templates(&parsed.document, &registry) {
-        for (step, spec) in pickle.steps.iter().zip(step_specs(&pickle)) {
+    for pickle in &runs {
+        for (step, spec) in pickle.steps.iter().zip(step_specs(pickle)) {
             if !step.step.is_invocation && seed::seedable(&spec, &sources) {
                 seedable_texts.insert(step.text.clone());
             }
@@ -452,7 +454,7 @@ fn price(
     let mut steps = Vec::new();
     for step in parsed.document.steps() {
         if step.is_invocation {
-            let Some(set) = with_draft.step_sets().get(&step.text) else { continue };
+            let Some(set) = registry.get(&step.text) else { continue };
             let mut rewritten_from = rewrites.get(&format!("StepSet {}", step.text)).cloned();
             for inner in set.steps() {
                 steps.push(DraftedStep {
@@ -481,9 +483,8 @@ fn price(
     for step in steps.iter_mut().filter(|step| step.cost == StepCost::NeedsRecording) {
         step.closest_recorded = closest_recorded(snapshot, &step.text, kind == SourceKind::Saffron);
     }
-    // The scenarios' expanded steps decide what runs; a set defined but never run costs nothing.
     let mut distinct: BTreeMap<String, StepCost> = BTreeMap::new();
-    for pickle in pickles::compile_templates(&parsed.document, &registry) {
+    for pickle in &runs {
         for step in pickle.steps.iter().filter(|step| !step.step.is_invocation) {
             distinct.insert(step.text.clone(), cost_of(&step.text));
         }

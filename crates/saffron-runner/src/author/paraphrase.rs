@@ -342,7 +342,8 @@ fn fit_of(draft_text: &str, draft: &Reading, candidate: &str, reading: &Reading,
 /// words and values alone, were `candidate` the only recorded step of a project that writes its
 /// values in many steps (so a shared value is no evidence): the measure of the labelled pairs of
 /// different steps (see the tests).
-pub fn could_mean(draft: &str, candidate: &str, outcome: bool) -> bool {
+#[cfg(test)]
+pub(super) fn could_mean(draft: &str, candidate: &str, outcome: bool) -> bool {
     let reading = read(draft, outcome);
     !reading.concepts.is_empty()
         && fit_of(draft, &reading, candidate, &read(candidate, outcome), &[])
@@ -408,7 +409,7 @@ impl<'s> Paraphraser<'s> {
         // The step patterns that record each of the draft's values: a value only one of them
         // records says which step the draft means; `United States` in a hundred steps says nothing.
         let mut holders: Vec<BTreeSet<&str>> = vec![BTreeSet::new(); draft.slots.len()];
-        for (entry, reading) in readings.clone() {
+        for (entry, reading) in readings.clone().filter(|_| !draft.slots.is_empty()) {
             for (value, holder) in draft.slots.iter().zip(&mut holders) {
                 let holds =
                     |slot: &Slot| slot.inner == value.inner || contains_at_boundaries(&slot.inner, &value.inner);

@@ -42,18 +42,17 @@ impl Provider for Scripted {
     }
 }
 
-fn request(prose: &str) -> AuthorRequest {
-    AuthorRequest {
-        prose: prose.into(),
-        path: PathBuf::from("features/drafted.saffron"),
-        vocabulary_budget: DEFAULT_VOCABULARY_BUDGET,
-    }
+fn run(snapshot: &Snapshot, provider: &Scripted, prose: &str) -> Authored {
+    run_at(snapshot, provider, prose, "features/drafted.saffron")
 }
 
-fn run(snapshot: &Snapshot, provider: &Scripted, prose: &str) -> Authored {
+/// Drafts for a file at `path` (its extension says the dialect).
+fn run_at(snapshot: &Snapshot, provider: &Scripted, prose: &str, path: &str) -> Authored {
     let vocabulary = vocabulary::select(snapshot, prose, DEFAULT_VOCABULARY_BUDGET);
+    let request =
+        AuthorRequest { prose: prose.into(), path: PathBuf::from(path), vocabulary_budget: DEFAULT_VOCABULARY_BUDGET };
     let runtime = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
-    runtime.block_on(author(snapshot, provider, &Masker::new(), &vocabulary, &request(prose)))
+    runtime.block_on(author(snapshot, provider, &Masker::new(), &vocabulary, &request))
 }
 
 #[test]
@@ -198,12 +197,7 @@ fn a_feature_file_gets_no_step_set() {
     let snapshot = example();
     let answer = "Feature: Plain\n  Scenario: Log in\n    Given I log in as the demo user\n";
     let provider = Scripted::new(&[answer]);
-    let prose = "log in";
-    let vocabulary = vocabulary::select(&snapshot, prose, DEFAULT_VOCABULARY_BUDGET);
-    let request = AuthorRequest { path: PathBuf::from("features/drafted.feature"), ..request(prose) };
-    let runtime = tokio::runtime::Builder::new_current_thread().build().expect("runtime");
-    let authored = runtime.block_on(author(&snapshot, &provider, &Masker::new(), &vocabulary, &request));
-    let draft = authored.result.expect("a draft");
+    let draft = run_at(&snapshot, &provider, "log in", "features/drafted.feature").result.expect("a draft");
     assert!(draft.text.contains("Given I log in as the demo user"), "{}", draft.text);
     let step = &draft.steps[0];
     assert_eq!(step.cost, StepCost::NeedsRecording);
