@@ -436,6 +436,14 @@ fn step_items<'s>(
                 // A later block starting above the cursor: the one before it was not the cursor's.
                 in_block_above.clear();
             }
+            if budget == 0 {
+                // Nothing more is counted; only a later block starting above the cursor would
+                // change what is, and blocks come in order: once one starts below, none does.
+                match block.steps.first() {
+                    Some(first) if first.location.line >= cursor_line => break,
+                    _ => continue,
+                }
+            }
             let mut before: Option<&str> = Some(BLOCK_START);
             for step in block.steps.iter().filter(|step| !step.is_invocation) {
                 if budget == 0 {
@@ -490,11 +498,13 @@ fn step_items<'s>(
         written_above: &written_above,
     };
     // A variant that is only the line being typed is not a suggestion.
-    let excluded = |text: &str, count: u32| {
-        count == 1
-            && (text == typed_trimmed || on_cursor_line.contains(&text))
-            && snapshot.entry(text).is_some_and(|entry| is_the_typed_line(entry))
-    };
+    let mut maybe_typed: Vec<&str> = on_cursor_line.clone();
+    if !maybe_typed.contains(&typed_trimmed) {
+        maybe_typed.push(typed_trimmed);
+    }
+    let is_typed_line =
+        |text: &str, count: u32| count == 1 && snapshot.entry(text).is_some_and(|entry| is_the_typed_line(entry));
+    let excluded = crate::ranking::Excluded { candidates: &maybe_typed, is_typed_line: &is_typed_line };
     let global = ranked.iter().map(|(_, _, _, text)| *text);
     let (steps, more) = crate::ranking::rank_steps(snapshot, &context, &typed_lower, global, &excluded, MAX_STEP_ITEMS);
     let items = steps.into_iter().enumerate().map(|(rank, step)| step_item(snapshot, step, rank, replace)).collect();
@@ -517,8 +527,8 @@ fn step_item<'s>(
     let mut label = Cow::Borrowed(step.text);
     let snippet = match snapshot.entry(step.text) {
         Some(entry) if step.variants > 1 => {
-            let variants = snapshot.variants(&entry.pattern).map(|(text, uses)| (text.as_ref(), uses));
-            let (written, body) = crate::snippet::pattern_snippet(step.text, variants);
+            let defaults = snapshot.pattern(&entry.pattern).map(saffron_index::PatternFacts::value_defaults);
+            let (written, body) = crate::snippet::pattern_snippet(step.text, defaults.unwrap_or(&Default::default()));
             if let Some(entry) = snapshot.entry(&written) {
                 label = Cow::Borrowed(entry.text.as_ref());
             }

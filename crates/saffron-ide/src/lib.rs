@@ -35,7 +35,7 @@ pub use folding::{FoldKind, FoldingRange, folding_ranges};
 pub use format::format;
 pub use hover::{Hover, hover};
 pub use navigation::{FileRange, definition, references};
-pub use ranking::{RankedStep, StepContext, next_steps, rank_steps};
+pub use ranking::{Excluded, RankedStep, StepContext, next_steps, rank_steps};
 pub use rename::{RenameError, RenameTarget, prepare_rename, rename};
 pub use saffron_index::Snapshot;
 pub use saffron_syntax::{Severity, Span};

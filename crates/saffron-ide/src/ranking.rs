@@ -72,6 +72,25 @@ type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState
 const MAX_FOLLOWERS: usize = 300;
 const MAX_FOLDER: usize = 300;
 
+/// The variants that are only the line being typed: neither offered nor counted.
+#[derive(Clone, Copy)]
+pub struct Excluded<'a> {
+    /// The texts that may be such a variant (the typed text, the texts the index has on the
+    /// cursor's line), each once.
+    pub candidates: &'a [&'a str],
+    /// Whether one of them, written that often, is one.
+    pub is_typed_line: &'a dyn Fn(&str, u32) -> bool,
+}
+
+impl Excluded<'_> {
+    /// Nothing is left out.
+    pub const NONE: Excluded<'static> = Excluded { candidates: &[], is_typed_line: &|_, _| false };
+
+    fn excludes(&self, text: &str, count: u32) -> bool {
+        self.candidates.contains(&text) && (self.is_typed_line)(text, count)
+    }
+}
+
 /// Ranks step patterns for `context`: the candidates are the previous step's followers, the
 /// file's and folder's patterns, and `global` (texts matching the typed text, best first by
 /// usage). `typed_lower` filters and ranks by match class; `excluded` tells a variant that is
@@ -81,7 +100,7 @@ pub fn rank_steps<'s>(
     context: &StepContext<'_>,
     typed_lower: &str,
     global: impl IntoIterator<Item = &'s str>,
-    excluded: &dyn Fn(&str, u32) -> bool,
+    excluded: &Excluded<'_>,
     limit: usize,
 ) -> (Vec<RankedStep<'s>>, bool) {
     #[derive(Default, Clone, Copy)]
@@ -210,7 +229,7 @@ pub fn rank_steps<'s>(
 pub fn next_steps<'s>(snapshot: &'s Snapshot, previous: &str, role: StepRole, limit: usize) -> Vec<RankedStep<'s>> {
     let previous = saffron_index::tokens::pattern_key(previous);
     let context = StepContext { previous: &previous, role, ..StepContext::NONE };
-    let (steps, _) = rank_steps(snapshot, &context, "", std::iter::empty(), &|_, _| false, usize::MAX);
+    let (steps, _) = rank_steps(snapshot, &context, "", std::iter::empty(), &Excluded::NONE, usize::MAX);
     steps.into_iter().filter(|step| step.followed > 0).take(limit).collect()
 }
 
@@ -261,7 +280,7 @@ fn pattern_step<'s>(
     facts: Option<&'s PatternFacts>,
     unwritten: Option<&'s str>,
     typed: Typed<'_>,
-    excluded: &dyn Fn(&str, u32) -> bool,
+    excluded: &Excluded<'_>,
 ) -> Option<RankedStep<'s>> {
     let typed_lower = typed.lower;
     // Most candidates match nothing typed, and a pattern may have hundreds of variants: the
@@ -270,11 +289,29 @@ fn pattern_step<'s>(
     if unwritten.is_none() && facts.and_then(PatternFacts::word_mask).is_some_and(|mask| !mask.admits(typed.starts)) {
         return None;
     }
+    // The most used variant, matching as a prefix, comes first whatever the others are: the
+    // pattern's totals then say the rest, less the line being typed.
+    if let Some((top, top_count)) = facts.and_then(PatternFacts::top_variant)
+        && !excluded.excludes(top, top_count)
+        && crate::completion::match_class_of_text(top, typed_lower) == Some(0)
+        && let Some(facts) = facts
+    {
+        let mut uses = facts.uses() as usize;
+        let mut variants = facts.variant_count();
+        for (text, count) in excluded.candidates.iter().filter_map(|text| Some((*text, facts.variant_uses(text)?))) {
+            if excluded.excludes(text, count) {
+                uses -= count as usize;
+                variants -= 1;
+            }
+        }
+        let status = snapshot.entry(top).map_or(StepStatus::Unrecorded, |entry| entry.status());
+        return Some(RankedStep { text: top, status, uses, variants, followed: 0, class: 0, score: 0.0 });
+    }
     let mut best: Option<(u8, u32, &'s str)> = None;
     let mut uses = 0usize;
     let mut variants = 0usize;
     for (text, count) in facts.into_iter().flat_map(PatternFacts::variants) {
-        if excluded(text, count) {
+        if excluded.excludes(text, count) {
             continue;
         }
         uses += count as usize;
@@ -318,6 +355,63 @@ mod tests {
     use saffron_index::{Change, IndexHost};
 
     use crate::completion::match_class_of_text;
+
+    /// A pattern's suggestion (its best variant for what is typed, and its totals less the
+    /// typed line) is the one a reading of every variant gives, whether or not its most used
+    /// variant answers at once.
+    #[test]
+    fn a_pattern_offers_the_variant_a_reading_of_all_would() {
+        let mut text = String::from("Feature: f\n  Scenario: s\n");
+        // Counts from 1 to 4 and ties, values that start like other words, a typed line.
+        for (value, count) in [("tea", 3), ("Tea", 3), ("mugs", 4), ("milk", 1), ("sugar", 2), ("t", 1)] {
+            for _ in 0..count {
+                text.push_str(&format!("    Given I search for \"{value}\" in the shop\n"));
+            }
+        }
+        text.push_str("    Given I search for \"typed\" in\n");
+        let mut host = IndexHost::new();
+        host.apply(Change::SetFile { path: "f.feature".into(), text });
+        let snapshot = host.snapshot();
+        let pattern = "i search for \"\" in the shop";
+        let facts = snapshot.pattern(pattern);
+        let is_typed_line = |text: &str, count: u32| count == 1 && text == "I search for \"milk\" in the shop";
+        for excluded in [
+            super::Excluded::NONE,
+            super::Excluded { candidates: &["I search for \"milk\" in the shop"], is_typed_line: &is_typed_line },
+        ] {
+            for typed in [
+                "",
+                "i",
+                "i search",
+                "i search for \"",
+                "i search for \"t",
+                "i search for \"te",
+                "i search for \"m",
+                "search shop",
+                "for mu",
+                "zz",
+            ] {
+                let starts = saffron_index::TypedStarts::of(typed);
+                let typed_at = super::Typed { lower: typed, starts: &starts };
+                let offered = super::pattern_step(&snapshot, facts, None, typed_at, &excluded)
+                    .map(|step| (step.text.to_string(), step.class, step.uses, step.variants));
+                let kept: Vec<(&str, u32)> = snapshot
+                    .variants(pattern)
+                    .map(|(text, count)| (text.as_ref(), count))
+                    .filter(|(text, count)| !excluded.excludes(text, *count))
+                    .collect();
+                let best = kept
+                    .iter()
+                    .filter_map(|(text, count)| {
+                        Some((match_class_of_text(text, typed)?, std::cmp::Reverse(*count), *text))
+                    })
+                    .min();
+                let uses = kept.iter().map(|(_, count)| *count as usize).sum();
+                let read = best.map(|(class, _, text)| (text.to_string(), class, uses, kept.len()));
+                assert_eq!(offered, read, "typed {typed:?}");
+            }
+        }
+    }
 
     /// The word mask only rules out: a pattern one of whose variants matches what is typed
     /// always gets through, whatever the text (values, numbers, case, other scripts, odd

@@ -1,5 +1,7 @@
 //! Step texts as snippets: `<param>` placeholders and quoted values become tab stops.
 
+use saffron_index::ValueDefaults;
+use saffron_index::tokens::value_ranges;
 use saffron_syntax::step_text::{StepTokenKind, lex};
 
 /// A snippet body in the LSP / VS Code syntax: `<param>` and quoted values become tab stops
@@ -58,53 +60,24 @@ fn escape_into(out: &mut String, text: &str, in_placeholder: bool) {
     out.push_str(rest);
 }
 
-/// The values of a step text, as [`saffron_syntax::step_text`] cuts it: a quoted string
-/// (inside its quotes), a number or a `<placeholder>` (brackets included: the tab stop replaces
-/// them, as [`snippet`] does), which is what [`saffron_index::tokens::pattern_key`] generalises.
-fn values(text: &str) -> Vec<std::ops::Range<usize>> {
-    lex(text)
-        .filter_map(|token| match token.kind {
-            StepTokenKind::Quoted(_) => Some(token.start + 1..token.end() - 1),
-            StepTokenKind::Placeholder | StepTokenKind::Number => Some(token.start..token.end()),
-            StepTokenKind::Word | StepTokenKind::Other => None,
-        })
-        .collect()
-}
-
 /// The snippet of a step pattern written with several values: `text` (one of its variants)
-/// with a tab stop per value, each defaulting to the value most used in its place across
-/// `variants` (text, uses). Also returns the text those defaults write.
-pub fn pattern_snippet<'a>(text: &str, variants: impl IntoIterator<Item = (&'a str, u32)>) -> (String, String) {
-    let slots = values(text);
-    let mut counts: Vec<Vec<(&str, u32)>> = vec![Vec::new(); slots.len()];
-    for (variant, uses) in variants {
-        let found = values(variant);
-        // A variant whose values do not line up (a stray quote) says nothing about the places.
-        if found.len() != slots.len() {
-            continue;
-        }
-        for (slot, range) in counts.iter_mut().zip(found) {
-            let value = &variant[range];
-            match slot.iter_mut().find(|(seen, _)| *seen == value) {
-                Some(counted) => counted.1 += uses,
-                None => slot.push((value, uses)),
-            }
-        }
-    }
+/// with a tab stop per value, each defaulting to the value most used in its place across the
+/// pattern's variants (`defaults`). Also returns the text those defaults write.
+pub fn pattern_snippet(text: &str, defaults: &ValueDefaults) -> (String, String) {
+    let slots = value_ranges(text);
+    let places = defaults.places(slots.len()).unwrap_or_default();
     let mut body = String::with_capacity(text.len() + 16);
     let mut written = String::with_capacity(text.len());
     let mut rest_from = 0;
-    for (stop, (range, slot)) in slots.iter().zip(&counts).enumerate() {
+    for (stop, range) in slots.iter().enumerate() {
         escape_into(&mut body, &text[rest_from..range.start], false);
         written.push_str(&text[rest_from..range.start]);
-        // Most used; a tie keeps `text`'s own value, then the first in byte order (the variants
-        // come in no particular order).
+        // Most used; a tie keeps `text`'s own value, then the first in byte order.
         let own = &text[range.clone()];
-        let default = slot
-            .iter()
-            .copied()
-            .min_by(|a, b| b.1.cmp(&a.1).then_with(|| (a.0 != own).cmp(&(b.0 != own))).then_with(|| a.0.cmp(b.0)));
-        let default = default.map_or(&text[range.clone()], |best| best.0);
+        let default = match places.get(stop).map(Vec::as_slice) {
+            Some([first, ..]) if !places[stop].iter().any(|value| value.as_ref() == own) => first.as_ref(),
+            _ => own,
+        };
         written.push_str(default);
         let default = default.strip_prefix('<').and_then(|name| name.strip_suffix('>')).unwrap_or(default);
         push_tab_stop(&mut body, stop + 1, default);
@@ -131,7 +104,7 @@ mod tests {
         let variants =
             [("I pay \"tea\" 3 for <who>", 1), ("I pay \"mugs\" 2 for <who>", 1), ("I pay \"tea\" 2 for <x>", 1)];
         assert_eq!(
-            super::pattern_snippet("I pay \"mugs\" 2 for <who>", variants),
+            super::pattern_snippet("I pay \"mugs\" 2 for <who>", &saffron_index::ValueDefaults::of(variants)),
             ("I pay \"tea\" 2 for <who>".to_string(), "I pay \"${1:tea}\" ${2:2} for ${3:who}".to_string())
         );
     }

@@ -525,7 +525,7 @@ fn ranked_by_definition(snapshot: &saffron_index::Snapshot, path: &Path, typed: 
     };
     let typed = typed.trim_start().to_lowercase();
     let every_text = snapshot.entries_unordered().map(|entry| entry.text.as_ref());
-    let (steps, incomplete) = rank_steps(snapshot, &context, &typed, every_text, &|_, _| false, MAX_STEP_ITEMS);
+    let (steps, incomplete) = rank_steps(snapshot, &context, &typed, every_text, &Excluded::NONE, MAX_STEP_ITEMS);
     (steps.into_iter().map(|step| step.text.to_string()).collect(), incomplete)
 }
 

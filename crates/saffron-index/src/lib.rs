@@ -32,7 +32,9 @@ pub use orphans::{ClosestScenario, OrphanRecording};
 pub use renames::{RenamePlan, rename_plan, rename_plan_for};
 pub use snapshot::{Invocation, Snapshot, is_runnable, recording_paths, step_specs};
 pub use staleness::{StepAspect, StepChange, StepDifference, step_differences};
-pub use succession::{BLOCK_START, PatternFacts, RoleCounts, StepBlock, StepRole, TypedStarts, WordMask, step_blocks};
+pub use succession::{
+    BLOCK_START, PatternFacts, RoleCounts, StepBlock, StepRole, TypedStarts, ValueDefaults, WordMask, step_blocks,
+};
 
 impl IndexHost {
     /// Loads the project at `root` from disk.

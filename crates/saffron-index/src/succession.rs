@@ -80,6 +80,15 @@ pub(crate) struct Succession {
 pub struct PatternFacts {
     /// Each text written with the pattern → how often.
     variants: HashMap<Arc<str>, u32>,
+    /// How often the pattern is written, all variants together.
+    uses: u64,
+    /// The most used variant (the first in byte order among equals): a completion offers it
+    /// without reading the others whenever it matches what is typed as a prefix, and a pattern
+    /// may have thousands of variants.
+    top: Option<(Arc<str>, u32)>,
+    /// The most used value in each place, worked out when a completion first asks and kept
+    /// until the variants change (copies of the facts in snapshots share it).
+    value_defaults: std::sync::OnceLock<Arc<ValueDefaults>>,
     /// The word starts of the variants, for ruling the pattern out of a completion at once.
     mask: WordMask,
     /// How often it is written as context, action and outcome.
@@ -96,6 +105,52 @@ impl PatternFacts {
         self.variants.len()
     }
 
+    /// How often `text` is written, if it is a variant of the pattern.
+    pub fn variant_uses(&self, text: &str) -> Option<u32> {
+        self.variants.get(text).copied()
+    }
+
+    /// How often the pattern is written, all variants together.
+    pub fn uses(&self) -> u64 {
+        self.uses
+    }
+
+    /// The most used variant with how often it is written; among equals, the first in byte order.
+    pub fn top_variant(&self) -> Option<(&Arc<str>, u32)> {
+        self.top.as_ref().map(|(text, count)| (text, *count))
+    }
+
+    /// The most used values in each place of the variants' values (see [`ValueDefaults`]).
+    pub fn value_defaults(&self) -> &ValueDefaults {
+        self.value_defaults.get_or_init(|| {
+            Arc::new(ValueDefaults::of(self.variants.iter().map(|(text, uses)| (text.as_ref(), *uses))))
+        })
+    }
+
+    /// The variant that comes first by (most used, then byte order), from the variants.
+    fn find_top(&self) -> Option<(Arc<str>, u32)> {
+        self.variants
+            .iter()
+            .min_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)))
+            .map(|(text, count)| (text.clone(), *count))
+    }
+
+    /// `text` is now written `count` times (0: no more).
+    fn track_top(&mut self, text: &Arc<str>, count: u32) {
+        let replaces = match &self.top {
+            // The top one written less, or no more: another may come first now.
+            Some((top, top_count)) if top == text && count < *top_count => {
+                self.top = self.find_top();
+                return;
+            }
+            Some((top, top_count)) => count > 0 && (count > *top_count || (count == *top_count && text <= top)),
+            None => count > 0,
+        };
+        if replaces {
+            self.top = Some((text.clone(), count));
+        }
+    }
+
     /// The word starts of the variants; `None` when no text is written with the pattern.
     pub fn word_mask(&self) -> Option<WordMask> {
         (!self.variants.is_empty()).then_some(self.mask)
@@ -103,6 +158,61 @@ impl PatternFacts {
 
     pub fn roles(&self) -> RoleCounts {
         self.roles
+    }
+}
+
+/// The most used values in each place of a pattern's values: for the variants with a given
+/// number of values, each place's most used values (ties all kept, in byte order). A snippet
+/// offers them as the tab stops' defaults.
+#[derive(Debug, Default)]
+pub struct ValueDefaults {
+    by_count: Vec<(usize, Vec<Vec<Arc<str>>>)>,
+}
+
+impl ValueDefaults {
+    /// Counted from the variants (text, how often).
+    pub fn of<'a>(variants: impl IntoIterator<Item = (&'a str, u32)>) -> ValueDefaults {
+        // Number of values → each place's value → how often.
+        type Places<'a> = Vec<std::collections::HashMap<&'a str, u64, crate::host::Hasher>>;
+        let mut counted: Vec<(usize, Places<'a>)> = Vec::new();
+        for (variant, uses) in variants {
+            let ranges = crate::tokens::value_ranges(variant);
+            let places = match counted.iter().position(|(count, _)| *count == ranges.len()) {
+                Some(at) => &mut counted[at].1,
+                None => {
+                    counted.push((ranges.len(), vec![Default::default(); ranges.len()]));
+                    &mut counted.last_mut().expect("just pushed").1
+                }
+            };
+            for (place, range) in places.iter_mut().zip(ranges) {
+                *place.entry(&variant[range]).or_insert(0) += u64::from(uses);
+            }
+        }
+        let by_count = counted
+            .into_iter()
+            .map(|(count, places)| {
+                let places = places
+                    .into_iter()
+                    .map(|place| {
+                        let most = place.values().copied().max().unwrap_or(0);
+                        let mut values: Vec<Arc<str>> = place
+                            .into_iter()
+                            .filter(|(_, uses)| *uses == most)
+                            .map(|(value, _)| Arc::from(value))
+                            .collect();
+                        values.sort_unstable();
+                        values
+                    })
+                    .collect();
+                (count, places)
+            })
+            .collect();
+        ValueDefaults { by_count }
+    }
+
+    /// Each place's most used values, among the variants with `count` values.
+    pub fn places(&self, count: usize) -> Option<&[Vec<Arc<str>>]> {
+        self.by_count.iter().find(|(with, _)| *with == count).map(|(_, places)| places.as_slice())
     }
 }
 
@@ -127,30 +237,24 @@ pub struct StepBlock<'d> {
 }
 
 /// The step blocks of a document (backgrounds and scenarios, in rules too), in order.
-pub fn step_blocks(document: &Document) -> Vec<StepBlock<'_>> {
-    let mut blocks = Vec::new();
-    let Some(feature) = &document.feature else { return blocks };
+pub fn step_blocks(document: &Document) -> impl Iterator<Item = StepBlock<'_>> {
     fn background(steps: &[Step]) -> StepBlock<'_> {
         StepBlock { is_background: true, steps }
     }
     fn scenario(steps: &[Step]) -> StepBlock<'_> {
         StepBlock { is_background: false, steps }
     }
-    for child in &feature.children {
-        match child {
-            FeatureChild::Background(block) => blocks.push(background(&block.steps)),
-            FeatureChild::Scenario(block) => blocks.push(scenario(&block.steps)),
-            FeatureChild::Rule(rule) => {
-                for child in &rule.children {
-                    match child {
-                        RuleChild::Background(block) => blocks.push(background(&block.steps)),
-                        RuleChild::Scenario(block) => blocks.push(scenario(&block.steps)),
-                    }
-                }
-            }
-        }
-    }
-    blocks
+    document.feature.iter().flat_map(|feature| &feature.children).flat_map(|child| {
+        let (own, in_rule): (Option<StepBlock<'_>>, &[RuleChild]) = match child {
+            FeatureChild::Background(block) => (Some(background(&block.steps)), &[]),
+            FeatureChild::Scenario(block) => (Some(scenario(&block.steps)), &[]),
+            FeatureChild::Rule(rule) => (None, &rule.children),
+        };
+        own.into_iter().chain(in_rule.iter().map(|child| match child {
+            RuleChild::Background(block) => background(&block.steps),
+            RuleChild::Scenario(block) => scenario(&block.steps),
+        }))
+    })
 }
 
 /// The facts of one file, each with how often the file states it. A generated file states the
@@ -210,7 +314,10 @@ impl Succession {
             Fact::Follows(previous, next) => bump(&mut self.follows, previous, next, delta),
             Fact::FollowsPair(pair, next) => bump(&mut self.follows_pair, pair, next, delta),
             Fact::Variant(pattern, text) => self.update_pattern(pattern, |facts| {
-                let count = add(facts.variants.get(text).copied().unwrap_or(0), delta);
+                let before = facts.variants.get(text).copied().unwrap_or(0);
+                let count = add(before, delta);
+                facts.uses = facts.uses + u64::from(count) - u64::from(before);
+                facts.value_defaults = std::sync::OnceLock::new();
                 if count == 0 {
                     facts.variants.remove(text);
                     // The mask is made again from the variants left.
@@ -222,6 +329,7 @@ impl Succession {
                     }
                     facts.variants.insert(text.clone(), count);
                 }
+                facts.track_top(text, count);
             }),
             Fact::Folder(folder, pattern) => bump(&mut self.folders, folder, pattern, delta),
             Fact::Role(pattern, role) => self.update_pattern(pattern, |facts| {
@@ -271,6 +379,7 @@ impl Succession {
         let mut variants: Vec<String> = Vec::new();
         // The masks too: an index updated file by file must have the masks a fresh build makes.
         let mut word_masks: Vec<String> = Vec::new();
+        let mut tops: Vec<String> = Vec::new();
         for (pattern, facts) in self.patterns.iter() {
             if facts.roles.total() > 0 {
                 roles.push(format!("{pattern} {:?}", facts.roles.0));
@@ -279,16 +388,22 @@ impl Succession {
             if let Some(mask) = facts.word_mask() {
                 word_masks.push(format!("{pattern} {:016x} {:032x}", mask.first, mask.first_two));
             }
+            // And the most used variant and the total, kept up to date as counts change.
+            if let Some((top, count)) = facts.top_variant() {
+                tops.push(format!("{pattern:?} → {top} ×{count} of {}", facts.uses));
+            }
         }
         roles.sort();
         variants.sort();
         word_masks.sort();
+        tops.sort();
         serde_json::json!({
             "follows": nested(&self.follows),
             "follows_pair": nested(&self.follows_pair),
             "roles": roles,
             "variants": variants,
             "word_masks": word_masks,
+            "tops": tops,
             "folders": nested(&self.folders),
         })
     }

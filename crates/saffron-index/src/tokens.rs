@@ -86,6 +86,19 @@ pub fn pattern_key(text: &str) -> String {
     key
 }
 
+/// Where the values of a step text are, as [`lex`] cuts it: a quoted string (inside its
+/// quotes), a number or a `<placeholder>` (brackets included): what [`pattern_key`]
+/// generalises, in order.
+pub fn value_ranges(text: &str) -> Vec<std::ops::Range<usize>> {
+    lex(text)
+        .filter_map(|token| match token.kind {
+            StepTokenKind::Quoted(_) => Some(token.start + 1..token.end() - 1),
+            StepTokenKind::Placeholder | StepTokenKind::Number => Some(token.start..token.end()),
+            StepTokenKind::Word | StepTokenKind::Other => None,
+        })
+        .collect()
+}
+
 /// Words that turn a step into its opposite (English; `n't` tokenises to `t`).
 pub const NEGATIONS: &[&str] = &["cannot", "never", "no", "nobody", "none", "not", "nothing", "t", "without"];
 
