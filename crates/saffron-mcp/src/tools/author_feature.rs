@@ -106,7 +106,13 @@ pub fn prepare(project: &Project, args: AuthorFeatureArgs) -> Result<Prepared, T
             ),
         )
     })?;
-    let snapshot = project.snapshot();
+    let mut snapshot = project.snapshot();
+    if snapshot.file(&path).is_some() {
+        // The draft is for that path: the file there now is what it would replace, not the
+        // project's wording (its steps would pass for the project's own and keep a paraphrase
+        // from being matched), as `saffron author --force` has it.
+        snapshot = snapshot.with_changes([saffron_index::Change::RemoveFile { path: path.clone() }]);
+    }
     let vocabulary = author::vocabulary::select(&snapshot, &prose, budget);
     let masker = agent.masker(&vocabulary);
     Ok(Prepared {
@@ -267,6 +273,33 @@ mod tests {
             output["agent"].as_str().expect("agent").starts_with("openai fake-model: 100 tokens in, 20 out, 1 call")
         );
         assert_eq!(std::fs::read_dir(dir.path().join("features")).expect("dir").count(), before, "nothing written");
+    }
+
+    /// A draft for a path the project has a file at replaces that file: the file's steps are
+    /// not the project's wording, and a paraphrase of a recorded step is still rewritten.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_file_a_draft_would_replace_is_not_the_projects_wording() {
+        // The issue's paraphrase: the total "shows" what the project says it "is".
+        let feature = "Feature: Live total\n  Scenario: The total follows the quantity\n    \
+                       Given I sign in with the demo account\n    \
+                       StepSet a new order form\n    \
+                       When I set the quantity to 2 and choose \"Mugs\"\n    \
+                       Then the total shows €14.00\n";
+        let draft = format!("```gherkin\n{feature}```");
+        let server = FakeServer::start(Wire::OpenAi, move |_: &Request| Reply::text(&draft)).await.expect("server");
+        let dir = tempfile::tempdir().expect("temp dir");
+        example(dir.path(), &server);
+        // An earlier draft at the path, with the paraphrase in it.
+        std::fs::write(dir.path().join("features/total.saffron"), feature).expect("earlier draft");
+        let saffron = SaffronServer::open(dir.path().to_path_buf());
+        let result = saffron
+            .author_feature(arguments(json!({ "prose": "watch the total", "path": "features/total.saffron" })))
+            .await;
+        assert_eq!(result.is_error, Some(false), "{result:?}");
+        let output = result.structured_content.expect("structured");
+        let text = output["text"].as_str().expect("text");
+        assert!(text.contains("Then the live total is \"Total: €14.00\""), "rewritten: {text}");
+        assert_eq!(std::fs::read_to_string(dir.path().join("features/total.saffron")).expect("kept"), feature);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
