@@ -234,3 +234,29 @@ fn saffron_toml_unknown_keys_are_warnings_and_invalid_toml_is_an_error() {
     assert_eq!(json[0]["code"], "invalid-config", "{json}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A double quote that no other closes is a warning (the value meant is read as words), at the
+/// quote; a closed value, an escaped quote and an apostrophe are not. Warnings leave the exit
+/// code at 0.
+#[test]
+fn an_unclosed_quote_in_a_step_is_a_warning_at_the_quote() {
+    let dir = scratch("quotes");
+    std::fs::write(
+        dir.join("a.feature"),
+        "Feature: A\n  Scenario: S\n    Given I search for \"tea\n    \
+         When I open the users' list\n    Then I see \"say \\\"hi\\\"\" and \"mugs\"\n",
+    )
+    .expect("write");
+    let output = saffron(&["check", "--format", "json"], &dir);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    let json: Value = serde_json::from_slice(&output.stdout).expect("json");
+    let items = json.as_array().expect("array");
+    assert_eq!(items.len(), 1, "{json}");
+    assert_eq!((items[0]["line"].as_u64(), items[0]["column"].as_u64()), (Some(3), Some(24)), "{json}");
+    assert_eq!(items[0]["severity"], "warning");
+    assert_eq!(items[0]["code"], "unclosed-quote");
+    assert!(items[0]["message"].as_str().is_some_and(|m| m.contains("`\"tea`")), "{json}");
+    let text = stdout(&saffron(&["check"], &dir));
+    assert!(text.contains("a.feature:3:24: warning: this quote is not closed"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -61,7 +61,8 @@ pub fn diagnostics_against(snapshot: &Snapshot, path: &Path, established: &Snaps
 
     let syntax = file.data.source.parsed.errors.iter().cloned();
     let dialect = step_sets::check(path, document, snapshot.step_sets());
-    for problem in syntax.chain(dialect) {
+    let step_texts = saffron_syntax::step_text::check(document);
+    for problem in syntax.chain(dialect).chain(step_texts) {
         out.push(IdeDiagnostic {
             span: problem.span,
             severity: problem.severity,

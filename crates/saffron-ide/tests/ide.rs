@@ -289,6 +289,21 @@ Feature: Orders
     .assert_eq(&render_diagnostics(&host, Path::new("features/sign_in.feature")));
 }
 
+/// A quote that no other closes is a warning at the quote, in the editor as in `saffron check`.
+#[test]
+fn diagnostics_flag_an_unclosed_quote() {
+    let (host, path, _) = with_file(
+        "//- features/tea.feature
+Feature: Tea
+  Scenario: Search
+    When I search for \"green tea
+    Then I see \"green tea\" in the users' list
+",
+    );
+    expect![[r#"Warning " [unclosed-quote] this quote is not closed: `"green tea` is read as words, not as a value | hint: close the value with a second `"`, or remove the quote"#]]
+    .assert_eq(&render_diagnostics(&host, &path));
+}
+
 /// The better-established wording is another use of the same step; the fix writes it with the
 /// step's own value, and the step used with another value alone is not flagged.
 #[test]

@@ -46,6 +46,8 @@ pub enum DiagnosticCode {
     FixtureWithExamples,
     FixtureInRule,
     StepSetWithExamples,
+    /// A double quote in a step's text that no other closes: what follows it is not a value.
+    UnclosedQuote,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -62,6 +64,10 @@ pub struct Diagnostic {
 impl Diagnostic {
     pub fn error(code: DiagnosticCode, location: Location, span: Span, message: impl Into<String>) -> Self {
         Diagnostic { code, severity: Severity::Error, location, span, message: message.into(), hint: None }
+    }
+
+    pub fn warning(code: DiagnosticCode, location: Location, span: Span, message: impl Into<String>) -> Self {
+        Diagnostic { code, severity: Severity::Warning, location, span, message: message.into(), hint: None }
     }
 
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {

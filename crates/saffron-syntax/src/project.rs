@@ -77,12 +77,14 @@ impl Project {
         self.files.iter().find(|file| file.path == path)
     }
 
-    /// Syntax errors and dialect problems of every file, by file then position.
+    /// Syntax errors, dialect problems and step text warnings of every file, by file then
+    /// position.
     pub fn diagnostics(&self) -> Vec<FileDiagnostic<'_>> {
         let mut out = Vec::new();
         for file in &self.files {
             let mut diagnostics = file.parsed.errors.clone();
             diagnostics.extend(step_sets::check(&file.path, &file.parsed.document, &self.step_sets));
+            diagnostics.extend(crate::step_text::check(&file.parsed.document));
             diagnostics.sort_by_key(|diagnostic| diagnostic.location);
             out.extend(diagnostics.into_iter().map(|diagnostic| FileDiagnostic { file: &file.path, diagnostic }));
         }

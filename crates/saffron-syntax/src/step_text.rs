@@ -119,6 +119,39 @@ fn token_at(text: &str, at: usize, c: char, next: usize) -> Option<(usize, StepT
 
 /// Just past the quote that closes a value opened before `from`; a backslash escapes the
 /// character after it. A `'` closes only where no word goes on after it.
+/// Warnings about the step texts of a document: a double quote that no other closes (`I
+/// search for "tea`). Gherkin takes any text, but what such a quote was meant to hold is read
+/// as words, not as a value: the step is another pattern than the one with the value, and a
+/// recording cannot be seeded with it. (A single quote that does not close is an apostrophe as
+/// often as not: `the users' list`.)
+pub fn check(document: &crate::Document) -> Vec<crate::Diagnostic> {
+    let mut out = Vec::new();
+    for step in document.steps() {
+        if step.is_invocation {
+            continue;
+        }
+        for token in lex(&step.text) {
+            if token.kind != StepTokenKind::Other || token.text != "\"" {
+                continue;
+            }
+            let column = step.text_location.column + step.text[..token.start].chars().count() as u32;
+            let start = step.text_span.start + token.start;
+            let location = crate::Location { line: step.text_location.line, column };
+            let rest: String = step.text[token.start..].chars().take(24).collect();
+            out.push(
+                crate::Diagnostic::warning(
+                    crate::DiagnosticCode::UnclosedQuote,
+                    location,
+                    crate::Span::new(start, start + 1),
+                    format!("this quote is not closed: `{rest}` is read as words, not as a value"),
+                )
+                .with_hint("close the value with a second `\"`, or remove the quote"),
+            );
+        }
+    }
+    out
+}
+
 fn quoted_end(text: &str, from: usize, quote: char) -> Option<usize> {
     let mut chars = text[from..].char_indices();
     while let Some((offset, n)) = chars.next() {
