@@ -5,6 +5,8 @@
 //! `-- --completion [ROUNDS]` times only completion, in this process, where the LSP benchmark
 //! asks for it (the first `When` step of an indexed Sylius feature, typed again at every length
 //! up to 20 characters), so that its cost can be profiled without a server (`perf record`).
+//! Add `--idle MICROS[,MICROS...]` to time lists asked after the process has slept that long
+//! each time, as a server is asked between an editor's keystrokes.
 
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
@@ -22,7 +24,23 @@ fn main() -> ExitCode {
     }
     if let Some(position) = args.iter().position(|a| a == "--completion") {
         let rounds = args.get(position + 1).and_then(|r| r.parse().ok()).unwrap_or(2000);
-        return completion_in_place(rounds);
+        let idle: Vec<u64> = match args.iter().position(|a| a == "--idle") {
+            Some(at) => {
+                let Some(list) = args.get(at + 1) else {
+                    eprintln!("--idle needs microseconds, e.g. --idle 300,1000");
+                    return ExitCode::FAILURE;
+                };
+                match list.split(',').map(str::parse).collect::<Result<Vec<u64>, _>>() {
+                    Ok(idle) => idle,
+                    Err(error) => {
+                        eprintln!("--idle {list}: {error}");
+                        return ExitCode::FAILURE;
+                    }
+                }
+            }
+            None => Vec::new(),
+        };
+        return completion_in_place(rounds, &idle);
     }
     let Ok(me) = std::env::current_exe() else { return ExitCode::FAILURE };
     println!("index: cold build, one-file update (+ snapshot), near-duplicates of every entry, peak memory");
@@ -100,8 +118,9 @@ fn completion_times_us(snapshot: &saffron_index::Snapshot) -> (f64, f64) {
 }
 
 /// Completion at the first `When` step of an indexed file, as the LSP benchmark asks for it:
-/// the step's line holds the first 1..=20 characters of its text, in turn.
-fn completion_in_place(rounds: usize) -> ExitCode {
+/// the step's line holds the first 1..=20 characters of its text, in turn. Back to back, then
+/// after each of the `idle` pauses (microseconds) before every list.
+fn completion_in_place(rounds: usize, idle: &[u64]) -> ExitCode {
     let root = corpus_dir().join("sylius");
     let files = feature_files(&root);
     let changes: Vec<Change> = files
@@ -126,19 +145,27 @@ fn completion_in_place(rounds: usize) -> ExitCode {
     let line_start = at + "When ".len();
     let line_end = text[line_start..].find('\n').map_or(text.len(), |end| line_start + end);
     let step = &text[line_start..line_end];
-    let mut times = Vec::with_capacity(rounds);
-    for round in 0..rounds {
-        let length = step.char_indices().map(|(i, _)| i).chain([step.len()]).nth(1 + round % 20).unwrap_or(step.len());
-        let edited = format!("{}{}{}", &text[..line_start], &step[..length], &text[line_end..]);
-        let offset = line_start + length;
-        let start = Instant::now();
-        std::hint::black_box(saffron_ide::completions_in(&snapshot, path, &edited, offset));
-        times.push(start.elapsed().as_secs_f64() * 1_000_000.0);
+    for pause in [0].iter().chain(idle) {
+        let mut times = Vec::with_capacity(rounds);
+        for round in 0..rounds {
+            let length =
+                step.char_indices().map(|(i, _)| i).chain([step.len()]).nth(1 + round % 20).unwrap_or(step.len());
+            let edited = format!("{}{}{}", &text[..line_start], &step[..length], &text[line_end..]);
+            let offset = line_start + length;
+            if *pause > 0 {
+                // What the process does between keystrokes: nothing, for that long.
+                std::thread::sleep(std::time::Duration::from_micros(*pause));
+            }
+            let start = Instant::now();
+            std::hint::black_box(saffron_ide::completions_in(&snapshot, path, &edited, offset));
+            times.push(start.elapsed().as_secs_f64() * 1_000_000.0);
+        }
+        let mut sorted = times.clone();
+        sorted.sort_by(f64::total_cmp);
+        let p99 = sorted.get(sorted.len() * 99 / 100).copied().unwrap_or(0.0);
+        let when = if *pause == 0 { "back to back".to_owned() } else { format!("each after {pause} µs idle") };
+        println!("completion in place, {when} ({rounds} lists): p50 {:.0} µs, p99 {p99:.0} µs", median_ms(&times));
     }
-    let mut sorted = times.clone();
-    sorted.sort_by(f64::total_cmp);
-    let p99 = sorted.get(sorted.len() * 99 / 100).copied().unwrap_or(0.0);
-    println!("completion in place ({rounds} lists): p50 {:.0} µs, p99 {p99:.0} µs", median_ms(&times));
     ExitCode::SUCCESS
 }
 
