@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use saffron_index::{RecordingState, Snapshot, StepStatus, drift, review};
-use saffron_syntax::{DiagnosticCode, Severity, Span, step_sets};
+use saffron_syntax::{DiagnosticCode, Severity, Span};
 
 use crate::completion::badge;
 use crate::context;
@@ -60,9 +60,8 @@ pub fn diagnostics_against(snapshot: &Snapshot, path: &Path, established: &Snaps
     let mut out: Vec<IdeDiagnostic> = Vec::new();
 
     let syntax = file.data.source.parsed.errors.iter().cloned();
-    let dialect = step_sets::check(path, document, snapshot.step_sets());
-    let step_texts = saffron_syntax::step_text::check(document);
-    for problem in syntax.chain(dialect).chain(step_texts) {
+    let checks = saffron_syntax::document_checks(path, document, snapshot.step_sets());
+    for problem in syntax.chain(checks) {
         out.push(IdeDiagnostic {
             span: problem.span,
             severity: problem.severity,

@@ -291,15 +291,17 @@ fn pattern_step<'s>(
     }
     // The most used variant, matching as a prefix, comes first whatever the others are: the
     // pattern's totals then say the rest, less the line being typed.
-    if let Some((top, top_count)) = facts.and_then(PatternFacts::top_variant)
+    if let Some(facts) = facts
+        && let Some((top, top_count)) = facts.top_variant()
         && !excluded.excludes(top, top_count)
         && crate::completion::match_class_of_text(top, typed_lower) == Some(0)
-        && let Some(facts) = facts
     {
         let mut uses = facts.uses() as usize;
         let mut variants = facts.variant_count();
-        for (text, count) in excluded.candidates.iter().filter_map(|text| Some((*text, facts.variant_uses(text)?))) {
-            if excluded.excludes(text, count) {
+        for text in excluded.candidates {
+            if let Some(count) = facts.variant_uses(text)
+                && (excluded.is_typed_line)(text, count)
+            {
                 uses -= count as usize;
                 variants -= 1;
             }

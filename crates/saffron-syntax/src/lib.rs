@@ -23,5 +23,5 @@ pub use ast::*;
 pub use diagnostic::{Diagnostic, DiagnosticCode, Severity};
 pub use encoding::{NotUtf8, decode_source};
 pub use parser::{Parsed, parse};
-pub use project::{FileDiagnostic, Project, SourceFile};
+pub use project::{FileDiagnostic, Project, SourceFile, document_checks};
 pub use step_sets::{StepSetDefinition, StepSetRegistry};

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::ast::SourceKind;
+use crate::ast::{Document, SourceKind};
 use crate::diagnostic::Diagnostic;
 use crate::parser::{Parsed, parse};
 use crate::pickles::{self, Pickle};
@@ -38,6 +38,15 @@ pub struct FileDiagnostic<'a> {
 pub struct Project {
     pub files: Vec<SourceFile>,
     pub step_sets: StepSetRegistry,
+}
+
+/// What a parsed document is checked for beyond its syntax: its dialect (StepSets and
+/// Fixtures, against the project's `registry`) and its step texts. `saffron check` and the
+/// editors report the same.
+pub fn document_checks(path: &Path, document: &Document, registry: &StepSetRegistry) -> Vec<Diagnostic> {
+    let mut checks = step_sets::check(path, document, registry);
+    checks.extend(crate::step_text::check(document));
+    checks
 }
 
 impl Project {
@@ -83,8 +92,7 @@ impl Project {
         let mut out = Vec::new();
         for file in &self.files {
             let mut diagnostics = file.parsed.errors.clone();
-            diagnostics.extend(step_sets::check(&file.path, &file.parsed.document, &self.step_sets));
-            diagnostics.extend(crate::step_text::check(&file.parsed.document));
+            diagnostics.extend(document_checks(&file.path, &file.parsed.document, &self.step_sets));
             diagnostics.sort_by_key(|diagnostic| diagnostic.location);
             out.extend(diagnostics.into_iter().map(|diagnostic| FileDiagnostic { file: &file.path, diagnostic }));
         }

@@ -117,8 +117,6 @@ fn token_at(text: &str, at: usize, c: char, next: usize) -> Option<(usize, StepT
     }
 }
 
-/// Just past the quote that closes a value opened before `from`; a backslash escapes the
-/// character after it. A `'` closes only where no word goes on after it.
 /// Warnings about the step texts of a document: a double quote that no other closes (`I
 /// search for "tea`). Gherkin takes any text, but what such a quote was meant to hold is read
 /// as words, not as a value: the step is another pattern than the one with the value, and a
@@ -152,6 +150,8 @@ pub fn check(document: &crate::Document) -> Vec<crate::Diagnostic> {
     out
 }
 
+/// Just past the quote that closes a value opened before `from`; a backslash escapes the
+/// character after it. A `'` closes only where no word goes on after it.
 fn quoted_end(text: &str, from: usize, quote: char) -> Option<usize> {
     let mut chars = text[from..].char_indices();
     while let Some((offset, n)) = chars.next() {

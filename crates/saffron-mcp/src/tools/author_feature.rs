@@ -233,6 +233,15 @@ mod tests {
         value.as_object().cloned().expect("an object")
     }
 
+    /// The tool's structured answer for a draft of `prose` at `path` in the project at `dir`,
+    /// which must not be an error.
+    async fn drafted(dir: &Path, prose: &str, path: &str) -> serde_json::Value {
+        let saffron = SaffronServer::open(dir.to_path_buf());
+        let result = saffron.author_feature(arguments(json!({ "prose": prose, "path": path }))).await;
+        assert_eq!(result.is_error, Some(false), "{result:?}");
+        result.structured_content.expect("structured")
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_draft_comes_back_priced_and_nothing_is_written() {
         let server = FakeServer::start(Wire::OpenAi, |request: &Request| {
@@ -251,12 +260,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         example(dir.path(), &server);
         let before = std::fs::read_dir(dir.path().join("features")).expect("dir").count();
-        let saffron = SaffronServer::open(dir.path().to_path_buf());
-        let result = saffron
-            .author_feature(arguments(json!({ "prose": "open an invoice", "path": "features/invoices.saffron" })))
-            .await;
-        assert_eq!(result.is_error, Some(false), "{result:?}");
-        let output = result.structured_content.expect("structured");
+        let output = drafted(dir.path(), "open an invoice", "features/invoices.saffron").await;
         assert_eq!(output["path"], "features/invoices.saffron");
         let text = output["text"].as_str().expect("text");
         assert!(text.contains("Then I see the invoice \"Invoice #1001\""), "rewritten: {text}");
@@ -291,12 +295,7 @@ mod tests {
         example(dir.path(), &server);
         // An earlier draft at the path, with the paraphrase in it.
         std::fs::write(dir.path().join("features/total.saffron"), feature).expect("earlier draft");
-        let saffron = SaffronServer::open(dir.path().to_path_buf());
-        let result = saffron
-            .author_feature(arguments(json!({ "prose": "watch the total", "path": "features/total.saffron" })))
-            .await;
-        assert_eq!(result.is_error, Some(false), "{result:?}");
-        let output = result.structured_content.expect("structured");
+        let output = drafted(dir.path(), "watch the total", "features/total.saffron").await;
         let text = output["text"].as_str().expect("text");
         assert!(text.contains("Then the live total is \"Total: €14.00\""), "rewritten: {text}");
         assert_eq!(std::fs::read_to_string(dir.path().join("features/total.saffron")).expect("kept"), feature);
