@@ -137,17 +137,20 @@ impl IndexHost {
         .into_iter();
         let mut sets_changed = false;
         let mut uses = UseBatch::default();
+        let mut succession = Vec::new();
         for change in changes {
             match change {
                 Change::SetFile { path, .. } => {
                     let Some(file) = parsed.next().flatten() else {
                         // Not a feature file: a rename away from .feature/.saffron removes it.
-                        sets_changed |= self.remove_file(&path, &mut uses);
+                        sets_changed |= self.remove_file(&path, &mut uses, &mut succession);
                         continue;
                     };
-                    sets_changed |= self.set_file(file, &mut uses);
+                    sets_changed |= self.set_file(file, &mut uses, &mut succession);
                 }
-                Change::RemoveFile { path } => sets_changed |= self.remove_file(&path, &mut uses),
+                Change::RemoveFile { path } => {
+                    sets_changed |= self.remove_file(&path, &mut uses, &mut succession);
+                }
                 Change::SetRecording { path, recording } => {
                     let path: Arc<Path> = Arc::from(path.as_path());
                     self.state.unreadable_recordings.remove(&path);
@@ -172,7 +175,7 @@ impl IndexHost {
                 }
             }
         }
-        self.flush_uses(uses);
+        self.flush_uses_and_succession(uses, succession);
         if sets_changed {
             let registry = StepSetRegistry::build(
                 self.state.files.iter().map(|(path, data)| (path.as_ref(), &data.source.parsed.document)),
@@ -181,29 +184,56 @@ impl IndexHost {
         }
     }
 
-    /// Returns whether the file's StepSet definitions changed. Its uses join the batch.
-    fn set_file(&mut self, file: ParsedFile, uses: &mut UseBatch) -> bool {
+    /// Returns whether the file's StepSet definitions changed. Its uses join the batch, and the
+    /// change of its succession facts joins `succession`.
+    fn set_file(&mut self, file: ParsedFile, uses: &mut UseBatch, succession: &mut Vec<FileReplaced>) -> bool {
         let ParsedFile { path, source, written } = file;
-        let old_sets = self.state.files.get(&path).map(|old| step_set_blocks(&old.source.parsed.document));
+        let old = self.state.files.get(&path).cloned();
+        let old_sets = old.as_ref().map(|old| step_set_blocks(&old.source.parsed.document));
         self.forget_uses(&path, uses);
         uses.added.insert(path.clone(), written.clone());
         let new_sets = step_set_blocks(&source.parsed.document);
         let sets_changed = old_sets.as_ref() != Some(&new_sets) && !(old_sets.is_none() && new_sets.is_empty());
-        let old_document = self.state.files.get(&path).map(|old| &old.source.parsed.document);
-        self.state.succession.replace_file(&path, old_document, Some(&source.parsed.document));
-        self.state.files.insert(path, Arc::new(FileData { source, written }));
+        let new = Arc::new(FileData { source, written });
+        self.state.files.insert(path.clone(), new.clone());
+        succession.push(FileReplaced { path, old, new: Some(new) });
         sets_changed
     }
 
-    fn remove_file(&mut self, path: &Path, uses: &mut UseBatch) -> bool {
+    fn remove_file(&mut self, path: &Path, uses: &mut UseBatch, succession: &mut Vec<FileReplaced>) -> bool {
         let had_sets =
             self.state.files.get(path).is_some_and(|old| !step_set_blocks(&old.source.parsed.document).is_empty());
         let path: Arc<Path> = Arc::from(path);
         self.forget_uses(&path, uses);
         if let Some(old) = self.state.files.remove(&path) {
-            self.state.succession.replace_file(&path, Some(&old.source.parsed.document), None);
+            succession.push(FileReplaced { path, old: Some(old), new: None });
         }
         had_sets
+    }
+
+    /// Applies a batch's uses and its files' succession facts. The two touch different parts of
+    /// the state, and for a load each is about half of the work after parsing: from
+    /// [`BULK_FILES`] files they are done at the same time, the facts on a thread of their own.
+    fn flush_uses_and_succession(&mut self, uses: UseBatch, replaced: Vec<FileReplaced>) {
+        let replace_all = |succession: &mut crate::succession::Succession| {
+            for FileReplaced { path, old, new } in &replaced {
+                let old = old.as_ref().map(|file| &file.source.parsed.document);
+                succession.replace_file(path, old, new.as_ref().map(|file| &file.source.parsed.document));
+            }
+        };
+        if replaced.len() < BULK_FILES {
+            replace_all(&mut self.state.succession);
+            return self.flush_uses(uses);
+        }
+        let mut succession = std::mem::take(&mut self.state.succession);
+        std::thread::scope(|scope| {
+            let counting = scope.spawn(move || {
+                replace_all(&mut succession);
+                succession
+            });
+            self.flush_uses(uses);
+            self.state.succession = counting.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        });
     }
 
     /// Drops a file's uses: those added earlier in this batch, or those already indexed.
@@ -415,6 +445,16 @@ struct ParsedFile {
     source: SourceFile,
     written: Vec<(Arc<str>, Use)>,
 }
+
+/// A file of a batch whose succession facts change from `old`'s to `new`'s.
+struct FileReplaced {
+    path: Arc<Path>,
+    old: Option<Arc<FileData>>,
+    new: Option<Arc<FileData>>,
+}
+
+/// From this many files in one batch, their succession facts are counted beside the uses.
+const BULK_FILES: usize = 64;
 
 /// From this many new texts in one batch, they are added in bulk ([`IndexHost::insert_fresh`]).
 /// Below it, threads cost more than they save.

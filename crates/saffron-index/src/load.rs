@@ -70,9 +70,14 @@ impl LoadProblem {
 pub fn load_project(root: &Path) -> (Vec<Change>, LoadReport) {
     let mut report = LoadReport::default();
     let mut changes = Vec::new();
-    for path in feature_files(root) {
+    // Read on all cores: with hundreds of files, reading them one by one left a core idle.
+    let read = crate::host::map_in_parallel(feature_files(root), |path| {
+        let source = std::fs::read(&path).map(decode_source);
+        (path, source)
+    });
+    for (path, source) in read {
         let relative = path.strip_prefix(root).map(Path::to_path_buf).unwrap_or_else(|_| path.clone());
-        match std::fs::read(&path).map(decode_source) {
+        match source {
             Ok(Ok(text)) => {
                 report.feature_files += 1;
                 changes.push(Change::SetFile { path: relative, text });

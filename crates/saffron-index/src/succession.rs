@@ -219,16 +219,6 @@ impl ValueDefaults {
 /// The "previous step" of a block's first step: no pattern can be it (a step text is one line).
 pub const BLOCK_START: &str = "\n";
 
-/// One thing a file says about succession; a fact written twice counts twice.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum Fact {
-    Follows(Arc<str>, Arc<str>),
-    FollowsPair(StepPair, Arc<str>),
-    Role(Arc<str>, StepRole),
-    Variant(Arc<str>, Arc<str>),
-    Folder(Arc<Path>, Arc<str>),
-}
-
 /// A block of steps: a background or a scenario.
 #[derive(Debug, Clone, Copy)]
 pub struct StepBlock<'d> {
@@ -257,85 +247,112 @@ pub fn step_blocks(document: &Document) -> impl Iterator<Item = StepBlock<'_>> {
     })
 }
 
-/// The facts of one file, each with how often the file states it. A generated file states the
-/// same few thousand facts tens of thousands of times: counted once each, they cost one update
-/// of the index each.
-type FactCounts = std::collections::HashMap<Fact, i64, crate::host::Hasher>;
+/// How a file changes the counts of the index: each count's change, grouped by the map entry it
+/// lands in, so that a load or an edit looks up each pattern, previous step and folder once per
+/// file, not once per step. A generated file states the same few thousand facts tens of
+/// thousands of times: counted here first, they cost one update of the index each.
+#[derive(Default)]
+struct FileFacts {
+    follows: Grouped<Arc<str>>,
+    follows_pair: Grouped<StepPair>,
+    patterns: std::collections::HashMap<Arc<str>, PatternChange, crate::host::Hasher>,
+    /// The file's folder (a file's old and new versions are in the same one) and its patterns.
+    folder: Option<Arc<Path>>,
+    in_folder: Counts,
+}
 
-/// The facts of one file, counted.
-fn facts(path: &Path, document: &Document) -> FactCounts {
-    let mut counts = FactCounts::default();
-    let folder: Arc<Path> = Arc::from(path.parent().unwrap_or(Path::new("")));
-    // A text's pattern is worked out once per file, however often the text is written.
-    let mut texts: std::collections::HashMap<&str, (Arc<str>, Arc<str>), crate::host::Hasher> = Default::default();
-    for StepBlock { steps, .. } in step_blocks(document) {
-        let mut before_previous: Option<Arc<str>> = None;
-        let mut previous: Arc<str> = Arc::from(BLOCK_START);
-        let mut role = StepRole::Context;
-        for step in steps.iter().filter(|step| !step.is_invocation) {
-            let (pattern, text) = texts
-                .entry(step.text.as_str())
-                .or_insert_with(|| (Arc::from(crate::tokens::pattern_key(&step.text)), Arc::from(step.text.as_str())))
-                .clone();
-            role = StepRole::of_keyword(step.keyword_type).unwrap_or(role);
-            let mut state = |fact: Fact| *counts.entry(fact).or_insert(0) += 1;
-            if let Some(before_previous) = &before_previous {
-                state(Fact::FollowsPair((before_previous.clone(), previous.clone()), pattern.clone()));
+type Counts = std::collections::HashMap<Arc<str>, i64, crate::host::Hasher>;
+type Grouped<K> = std::collections::HashMap<K, Counts, crate::host::Hasher>;
+
+/// How a file changes what is known of one pattern.
+#[derive(Default)]
+struct PatternChange {
+    variants: Counts,
+    roles: [i64; 3],
+}
+
+impl FileFacts {
+    /// Adds `sign` times each fact `document` states (1 for a file's new version, -1 for its
+    /// old one: facts both versions state as often cancel).
+    fn count(&mut self, path: &Path, document: &Document, sign: i64) {
+        self.folder.get_or_insert_with(|| Arc::from(path.parent().unwrap_or(Path::new(""))));
+        // A text's pattern is worked out once per file, however often the text is written.
+        let mut texts: std::collections::HashMap<&str, (Arc<str>, Arc<str>), crate::host::Hasher> = Default::default();
+        for StepBlock { steps, .. } in step_blocks(document) {
+            let mut before_previous: Option<Arc<str>> = None;
+            let mut previous: Arc<str> = Arc::from(BLOCK_START);
+            let mut role = StepRole::Context;
+            for step in steps.iter().filter(|step| !step.is_invocation) {
+                let (pattern, text) = texts
+                    .entry(step.text.as_str())
+                    .or_insert_with(|| {
+                        (Arc::from(crate::tokens::pattern_key(&step.text)), Arc::from(step.text.as_str()))
+                    })
+                    .clone();
+                role = StepRole::of_keyword(step.keyword_type).unwrap_or(role);
+                if let Some(before_previous) = &before_previous {
+                    let pair = (before_previous.clone(), previous.clone());
+                    *self.follows_pair.entry(pair).or_default().entry(pattern.clone()).or_insert(0) += sign;
+                }
+                *self.follows.entry(previous.clone()).or_default().entry(pattern.clone()).or_insert(0) += sign;
+                let change = self.patterns.entry(pattern.clone()).or_default();
+                change.roles[role.index()] += sign;
+                *change.variants.entry(text).or_insert(0) += sign;
+                *self.in_folder.entry(pattern.clone()).or_insert(0) += sign;
+                before_previous = Some(previous);
+                previous = pattern;
             }
-            state(Fact::Follows(previous.clone(), pattern.clone()));
-            state(Fact::Role(pattern.clone(), role));
-            state(Fact::Variant(pattern.clone(), text));
-            state(Fact::Folder(folder.clone(), pattern.clone()));
-            before_previous = Some(previous);
-            previous = pattern;
         }
     }
-    counts
 }
 
 impl Succession {
     /// Replaces a file's facts (`old` absent for a new file, `new` absent for a removed one).
     pub(crate) fn replace_file(&mut self, path: &Path, old: Option<&Document>, new: Option<&Document>) {
-        let mut changes = new.map(|document| facts(path, document)).unwrap_or_default();
-        for (fact, count) in old.map(|document| facts(path, document)).unwrap_or_default() {
-            *changes.entry(fact).or_insert(0) -= count;
+        let mut facts = FileFacts::default();
+        if let Some(document) = new {
+            facts.count(path, document, 1);
         }
-        // Counting commutes, so the order of the changes does not matter; facts both versions
-        // state as often cancel.
-        for (fact, delta) in changes {
-            if delta != 0 {
-                self.count(&fact, delta);
+        if let Some(document) = old {
+            facts.count(path, document, -1);
+        }
+        // Counting commutes, so the order of the changes does not matter.
+        for (previous, counts) in facts.follows {
+            bump_all(&mut self.follows, previous, counts);
+        }
+        for (pair, counts) in facts.follows_pair {
+            bump_all(&mut self.follows_pair, pair, counts);
+        }
+        if let Some(folder) = facts.folder {
+            bump_all(&mut self.folders, folder, facts.in_folder);
+        }
+        for (pattern, change) in facts.patterns {
+            if change.roles.iter().all(|delta| *delta == 0) && change.variants.values().all(|delta| *delta == 0) {
+                continue;
             }
-        }
-    }
-
-    fn count(&mut self, fact: &Fact, delta: i64) {
-        match fact {
-            Fact::Follows(previous, next) => bump(&mut self.follows, previous, next, delta),
-            Fact::FollowsPair(pair, next) => bump(&mut self.follows_pair, pair, next, delta),
-            Fact::Variant(pattern, text) => self.update_pattern(pattern, |facts| {
-                let before = facts.variants.get(text).copied().unwrap_or(0);
-                let count = add(before, delta);
-                facts.uses = facts.uses + u64::from(count) - u64::from(before);
-                facts.value_defaults = std::sync::OnceLock::new();
-                if count == 0 {
-                    facts.variants.remove(text);
-                    // The mask is made again from the variants left.
-                    facts.mask = WordMask::default();
-                    facts.variants.keys().for_each(|variant| facts.mask.add_text(variant));
-                } else {
-                    if !facts.variants.contains_key(text) {
-                        facts.mask.add_text(text);
+            self.update_pattern(&pattern, |facts| {
+                for (text, delta) in change.variants.into_iter().filter(|(_, delta)| *delta != 0) {
+                    let before = facts.variants.get(&text).copied().unwrap_or(0);
+                    let count = add(before, delta);
+                    facts.uses = facts.uses + u64::from(count) - u64::from(before);
+                    facts.value_defaults = std::sync::OnceLock::new();
+                    if count == 0 {
+                        facts.variants.remove(&text);
+                        // The mask is made again from the variants left.
+                        facts.mask = WordMask::default();
+                        facts.variants.keys().for_each(|variant| facts.mask.add_text(variant));
+                    } else {
+                        if !facts.variants.contains_key(&text) {
+                            facts.mask.add_text(&text);
+                        }
+                        facts.variants.insert(text.clone(), count);
                     }
-                    facts.variants.insert(text.clone(), count);
+                    facts.track_top(&text, count);
                 }
-                facts.track_top(text, count);
-            }),
-            Fact::Folder(folder, pattern) => bump(&mut self.folders, folder, pattern, delta),
-            Fact::Role(pattern, role) => self.update_pattern(pattern, |facts| {
-                let slot = &mut facts.roles.0[role.index()];
-                *slot = add(*slot, delta);
-            }),
+                for (slot, delta) in facts.roles.0.iter_mut().zip(change.roles) {
+                    *slot = add(*slot, delta);
+                }
+            });
         }
     }
 
@@ -491,31 +508,34 @@ fn add(count: u32, delta: i64) -> u32 {
     u32::try_from((i64::from(count) + delta).max(0)).unwrap_or(u32::MAX)
 }
 
-fn bump<K: std::hash::Hash + Eq + Clone>(
-    map: &mut HashMap<K, HashMap<Arc<str>, u32>>,
-    outer: &K,
-    inner: &Arc<str>,
-    delta: i64,
-) {
+/// Adds each of `deltas` to the counts under `outer`; a count that reaches 0 is dropped, and
+/// so is `outer` once it has none.
+fn bump_all<K: std::hash::Hash + Eq + Clone>(map: &mut HashMap<K, HashMap<Arc<str>, u32>>, outer: K, deltas: Counts) {
+    let mut deltas = deltas.into_iter().filter(|(_, delta)| *delta != 0).peekable();
+    if deltas.peek().is_none() {
+        return;
+    }
     // In place: the maps are copied only where a snapshot shares them.
-    match map.entry(outer.clone()) {
+    match map.entry(outer) {
         imbl::hashmap::Entry::Occupied(mut entry) => {
             let counts = entry.get_mut();
-            let count = add(counts.get(inner).copied().unwrap_or(0), delta);
-            if count == 0 {
-                counts.remove(inner);
-            } else {
-                counts.insert(inner.clone(), count);
+            for (inner, delta) in deltas {
+                let count = add(counts.get(&inner).copied().unwrap_or(0), delta);
+                if count == 0 {
+                    counts.remove(&inner);
+                } else {
+                    counts.insert(inner, count);
+                }
             }
             if counts.is_empty() {
                 entry.remove();
             }
         }
         imbl::hashmap::Entry::Vacant(entry) => {
-            let count = add(0, delta);
-            if count > 0 {
-                let mut counts = HashMap::default();
-                counts.insert(inner.clone(), count);
+            let counts: HashMap<Arc<str>, u32> = deltas
+                .filter_map(|(inner, delta)| Some((inner, add(0, delta))).filter(|(_, count)| *count > 0))
+                .collect();
+            if !counts.is_empty() {
                 entry.insert(counts);
             }
         }

@@ -324,8 +324,10 @@ fn to_change(edit: &Edit) -> Change {
     }
 }
 
-/// A project with thousands of step texts: loaded in one batch, they are added in bulk on all
-/// cores; the result must be the index that file-by-file updates build.
+/// A project with thousands of step texts in a hundred files: loaded in one batch, they are
+/// added in bulk on all cores (the succession counts beside the uses); the result must be the
+/// index that file-by-file updates build. So must a second batch that rewrites most files and
+/// removes others.
 #[test]
 fn a_bulk_load_equals_file_by_file_updates() {
     // A word per number, so texts share few tokens (near-duplicates stay cheap to find).
@@ -339,19 +341,29 @@ fn a_bulk_load_equals_file_by_file_updates() {
             }
         }
     };
-    let files: Vec<Change> = (0..30)
-        .map(|f| {
-            let mut text = format!("Feature: F{f}\n  Scenario: S\n");
-            for s in 0..20 {
-                // Some texts are in many files, most in one.
-                let step = if s % 5 == 0 {
-                    format!("I open the {} page", word(s))
-                } else {
-                    format!("I {} the {} of <{}>", word(f * 20 + s), word(f * 7 + s * 3 + 1000), word(s))
-                };
-                text.push_str(&format!("    Given {step}\n    And {step} {}\n", word(s + 5000)));
-            }
-            file(&format!("features/f{f}.feature"), &text)
+    let feature = |f: usize, version: usize| {
+        let mut text = format!("Feature: F{f}\n  Scenario: S\n");
+        for s in 0..20 {
+            // Some texts are in many files, most in one; a new version keeps some steps.
+            let step = if s % 5 == 0 {
+                format!("I open the {} page", word(s))
+            } else {
+                format!(
+                    "I {} the {} of <{}>",
+                    word(f * 20 + s + version * (s % 2)),
+                    word(f * 7 + s * 3 + 1000),
+                    word(s)
+                )
+            };
+            text.push_str(&format!("    Given {step}\n    And {step} {}\n", word(s + 5000)));
+        }
+        file(&format!("features/f{f}.feature"), &text)
+    };
+    let files: Vec<Change> = (0..100).map(|f| feature(f, 0)).collect();
+    let rewrites: Vec<Change> = (0..100)
+        .map(|f| match f % 4 {
+            0 => Change::RemoveFile { path: PathBuf::from(format!("features/f{f}.feature")) },
+            _ => feature(f, 7),
         })
         .collect();
     let recorded = Change::SetRecording {
@@ -368,17 +380,30 @@ fn a_bulk_load_equals_file_by_file_updates() {
     let mut bulk = IndexHost::new();
     bulk.apply_all(files.iter().cloned().chain([recorded.clone()]));
     let mut one_by_one = IndexHost::new();
-    one_by_one.apply(recorded);
+    one_by_one.apply(recorded.clone());
     for change in files {
         one_by_one.apply(change);
     }
-    let (bulk, one_by_one) = (bulk.snapshot(), one_by_one.snapshot());
-    assert!(bulk.entry_count() > 900, "{} texts: too few for a bulk load", bulk.entry_count());
-    let canonical = bulk.canonical();
-    assert_eq!(canonical["byRank"], canonical["rankFromEntries"]);
-    assert_eq!(canonical["byLowercase"], canonical["lowercaseFromEntries"]);
-    assert_eq!(canonical["nearPostings"], canonical["nearPostingsFromEntries"]);
-    assert_eq!(canonical, one_by_one.canonical());
+    let same = |bulk: &IndexHost, one_by_one: &IndexHost| {
+        let (bulk, one_by_one) = (bulk.snapshot(), one_by_one.snapshot());
+        assert!(bulk.entry_count() > 900, "{} texts: too few for a bulk load", bulk.entry_count());
+        let canonical = bulk.canonical();
+        assert_eq!(canonical["byRank"], canonical["rankFromEntries"]);
+        assert_eq!(canonical["byLowercase"], canonical["lowercaseFromEntries"]);
+        assert_eq!(canonical["nearPostings"], canonical["nearPostingsFromEntries"]);
+        assert_eq!(canonical, one_by_one.canonical());
+    };
+    same(&bulk, &one_by_one);
+    bulk.apply_all(rewrites.iter().cloned());
+    let mut cold = IndexHost::new();
+    cold.apply_all(
+        rewrites.iter().filter(|change| matches!(change, Change::SetFile { .. })).cloned().chain([recorded]),
+    );
+    for change in rewrites {
+        one_by_one.apply(change);
+    }
+    same(&bulk, &one_by_one);
+    same(&bulk, &cold);
 }
 
 proptest! {
