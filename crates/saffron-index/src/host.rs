@@ -216,10 +216,13 @@ impl IndexHost {
     /// [`BULK_FILES`] files they are done at the same time, the facts on a thread of their own.
     fn flush_uses_and_succession(&mut self, uses: UseBatch, replaced: Vec<FileReplaced>) {
         let replace_all = |succession: &mut crate::succession::Succession| {
-            for FileReplaced { path, old, new } in &replaced {
-                let old = old.as_ref().map(|file| &file.source.parsed.document);
-                succession.replace_file(path, old, new.as_ref().map(|file| &file.source.parsed.document));
-            }
+            succession.replace_files(replaced.iter().map(|file| {
+                (
+                    file.path.as_ref(),
+                    file.old.as_deref().map(FileData::document),
+                    file.new.as_deref().map(FileData::document),
+                )
+            }));
         };
         if replaced.len() < BULK_FILES {
             replace_all(&mut self.state.succession);

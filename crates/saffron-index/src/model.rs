@@ -226,6 +226,10 @@ pub struct FileData {
 }
 
 impl FileData {
+    pub fn document(&self) -> &saffron_syntax::Document {
+        &self.source.parsed.document
+    }
+
     /// The texts of the steps written on `line` (1-based; invocations excluded).
     pub fn texts_on_line(&self, line: u32) -> impl Iterator<Item = &Arc<str>> {
         // `written` is in the document's order, so by line: a look-up costs the same in a file

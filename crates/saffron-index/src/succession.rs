@@ -256,9 +256,9 @@ struct FileFacts {
     follows: Grouped<Arc<str>>,
     follows_pair: Grouped<StepPair>,
     patterns: std::collections::HashMap<Arc<str>, PatternChange, crate::host::Hasher>,
-    /// The file's folder (a file's old and new versions are in the same one) and its patterns.
-    folder: Option<Arc<Path>>,
-    in_folder: Counts,
+    folders: Grouped<Arc<Path>>,
+    /// Each text counted → its pattern.
+    pattern_of: std::collections::HashMap<Arc<str>, Arc<str>, crate::host::Hasher>,
 }
 
 type Counts = std::collections::HashMap<Arc<str>, i64, crate::host::Hasher>;
@@ -275,20 +275,25 @@ impl FileFacts {
     /// Adds `sign` times each fact `document` states (1 for a file's new version, -1 for its
     /// old one: facts both versions state as often cancel).
     fn count(&mut self, path: &Path, document: &Document, sign: i64) {
-        self.folder.get_or_insert_with(|| Arc::from(path.parent().unwrap_or(Path::new(""))));
-        // A text's pattern is worked out once per file, however often the text is written.
-        let mut texts: std::collections::HashMap<&str, (Arc<str>, Arc<str>), crate::host::Hasher> = Default::default();
+        let folder = path.parent().unwrap_or(Path::new(""));
+        // Taken out while the file is counted: one look-up of its folder per file.
+        let (folder, mut in_folder) =
+            self.folders.remove_entry(folder).unwrap_or_else(|| (Arc::from(folder), Counts::default()));
         for StepBlock { steps, .. } in step_blocks(document) {
             let mut before_previous: Option<Arc<str>> = None;
             let mut previous: Arc<str> = Arc::from(BLOCK_START);
             let mut role = StepRole::Context;
             for step in steps.iter().filter(|step| !step.is_invocation) {
-                let (pattern, text) = texts
-                    .entry(step.text.as_str())
-                    .or_insert_with(|| {
-                        (Arc::from(crate::tokens::pattern_key(&step.text)), Arc::from(step.text.as_str()))
-                    })
-                    .clone();
+                // A text's pattern is worked out once, however often the text is written.
+                let (text, pattern) = match self.pattern_of.get_key_value(step.text.as_str()) {
+                    Some((text, pattern)) => (text.clone(), pattern.clone()),
+                    None => {
+                        let (text, pattern): (Arc<str>, Arc<str>) =
+                            (Arc::from(step.text.as_str()), Arc::from(crate::tokens::pattern_key(&step.text)));
+                        self.pattern_of.insert(text.clone(), pattern.clone());
+                        (text, pattern)
+                    }
+                };
                 role = StepRole::of_keyword(step.keyword_type).unwrap_or(role);
                 if let Some(before_previous) = &before_previous {
                     let pair = (before_previous.clone(), previous.clone());
@@ -298,23 +303,31 @@ impl FileFacts {
                 let change = self.patterns.entry(pattern.clone()).or_default();
                 change.roles[role.index()] += sign;
                 *change.variants.entry(text).or_insert(0) += sign;
-                *self.in_folder.entry(pattern.clone()).or_insert(0) += sign;
+                *in_folder.entry(pattern.clone()).or_insert(0) += sign;
                 before_previous = Some(previous);
                 previous = pattern;
             }
         }
+        self.folders.insert(folder, in_folder);
     }
 }
 
 impl Succession {
-    /// Replaces a file's facts (`old` absent for a new file, `new` absent for a removed one).
-    pub(crate) fn replace_file(&mut self, path: &Path, old: Option<&Document>, new: Option<&Document>) {
+    /// Replaces files' facts, each `(path, old, new)` (`old` absent for a new file, `new` absent
+    /// for a removed one). The facts of all are counted together first, so that a pattern or
+    /// step written in many files is one update of the index.
+    pub(crate) fn replace_files<'d>(
+        &mut self,
+        files: impl IntoIterator<Item = (&'d Path, Option<&'d Document>, Option<&'d Document>)>,
+    ) {
         let mut facts = FileFacts::default();
-        if let Some(document) = new {
-            facts.count(path, document, 1);
-        }
-        if let Some(document) = old {
-            facts.count(path, document, -1);
+        for (path, old, new) in files {
+            if let Some(document) = new {
+                facts.count(path, document, 1);
+            }
+            if let Some(document) = old {
+                facts.count(path, document, -1);
+            }
         }
         // Counting commutes, so the order of the changes does not matter.
         for (previous, counts) in facts.follows {
@@ -323,8 +336,8 @@ impl Succession {
         for (pair, counts) in facts.follows_pair {
             bump_all(&mut self.follows_pair, pair, counts);
         }
-        if let Some(folder) = facts.folder {
-            bump_all(&mut self.folders, folder, facts.in_folder);
+        for (folder, counts) in facts.folders {
+            bump_all(&mut self.folders, folder, counts);
         }
         for (pattern, change) in facts.patterns {
             if change.roles.iter().all(|delta| *delta == 0) && change.variants.values().all(|delta| *delta == 0) {
