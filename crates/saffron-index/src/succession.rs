@@ -262,6 +262,9 @@ struct FileFacts {
 }
 
 type Counts = std::collections::HashMap<Arc<str>, i64, crate::host::Hasher>;
+
+/// A batch's files are counted this many at a time before the index is updated.
+const FILES_PER_UPDATE: usize = 64;
 type Grouped<K> = std::collections::HashMap<K, Counts, crate::host::Hasher>;
 
 /// How a file changes what is known of one pattern.
@@ -321,7 +324,13 @@ impl Succession {
         files: impl IntoIterator<Item = (&'d Path, Option<&'d Document>, Option<&'d Document>)>,
     ) {
         let mut facts = FileFacts::default();
-        for (path, old, new) in files {
+        for (counted, (path, old, new)) in files.into_iter().enumerate() {
+            if counted > 0 && counted % FILES_PER_UPDATE == 0 {
+                // The counts of some files at a time: all of a large project's at
+                // once would hold a copy of its facts.
+                let pattern_of = std::mem::take(&mut facts.pattern_of);
+                self.update(std::mem::replace(&mut facts, FileFacts { pattern_of, ..FileFacts::default() }));
+            }
             if let Some(document) = new {
                 facts.count(path, document, 1);
             }
@@ -329,7 +338,11 @@ impl Succession {
                 facts.count(path, document, -1);
             }
         }
-        // Counting commutes, so the order of the changes does not matter.
+        self.update(facts);
+    }
+
+    /// Adds counted facts to the index. Counting commutes, so their order does not matter.
+    fn update(&mut self, facts: FileFacts) {
         for (previous, counts) in facts.follows {
             bump_all(&mut self.follows, previous, counts);
         }
