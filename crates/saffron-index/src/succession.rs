@@ -247,10 +247,10 @@ pub fn step_blocks(document: &Document) -> impl Iterator<Item = StepBlock<'_>> {
     })
 }
 
-/// How a file changes the counts of the index: each count's change, grouped by the map entry it
-/// lands in, so that a load or an edit looks up each pattern, previous step and folder once per
-/// file, not once per step. A generated file states the same few thousand facts tens of
-/// thousands of times: counted here first, they cost one update of the index each.
+/// How some files change the counts of the index: each count's change, grouped by the map entry
+/// it lands in, so that a load or an edit looks up each pattern, previous step and folder once,
+/// not once per step. A generated file states the same few thousand facts tens of thousands of
+/// times: counted here first, they cost one update of the index each.
 #[derive(Default)]
 struct FileFacts {
     follows: Grouped<Arc<str>>,
@@ -262,10 +262,10 @@ struct FileFacts {
 }
 
 type Counts = std::collections::HashMap<Arc<str>, i64, crate::host::Hasher>;
+type Grouped<K> = std::collections::HashMap<K, Counts, crate::host::Hasher>;
 
 /// A batch's files are counted this many at a time before the index is updated.
 const FILES_PER_UPDATE: usize = 64;
-type Grouped<K> = std::collections::HashMap<K, Counts, crate::host::Hasher>;
 
 /// How a file changes what is known of one pattern.
 #[derive(Default)]
@@ -317,8 +317,8 @@ impl FileFacts {
 
 impl Succession {
     /// Replaces files' facts, each `(path, old, new)` (`old` absent for a new file, `new` absent
-    /// for a removed one). The facts of all are counted together first, so that a pattern or
-    /// step written in many files is one update of the index.
+    /// for a removed one). The facts of [`FILES_PER_UPDATE`] files are counted together before
+    /// the index is updated, so that a pattern or step written in many files is one update.
     pub(crate) fn replace_files<'d>(
         &mut self,
         files: impl IntoIterator<Item = (&'d Path, Option<&'d Document>, Option<&'d Document>)>,
@@ -357,6 +357,7 @@ impl Succession {
                 continue;
             }
             self.update_pattern(&pattern, |facts| {
+                let mut variant_gone = false;
                 for (text, delta) in change.variants.into_iter().filter(|(_, delta)| *delta != 0) {
                     let before = facts.variants.get(&text).copied().unwrap_or(0);
                     let count = add(before, delta);
@@ -364,9 +365,7 @@ impl Succession {
                     facts.value_defaults = std::sync::OnceLock::new();
                     if count == 0 {
                         facts.variants.remove(&text);
-                        // The mask is made again from the variants left.
-                        facts.mask = WordMask::default();
-                        facts.variants.keys().for_each(|variant| facts.mask.add_text(variant));
+                        variant_gone = true;
                     } else {
                         if !facts.variants.contains_key(&text) {
                             facts.mask.add_text(&text);
@@ -374,6 +373,11 @@ impl Succession {
                         facts.variants.insert(text.clone(), count);
                     }
                     facts.track_top(&text, count);
+                }
+                if variant_gone {
+                    // The mask is made again from the variants left, once.
+                    facts.mask = WordMask::default();
+                    facts.variants.keys().for_each(|variant| facts.mask.add_text(variant));
                 }
                 for (slot, delta) in facts.roles.0.iter_mut().zip(change.roles) {
                     *slot = add(*slot, delta);
