@@ -1,5 +1,6 @@
 //! Quick fixes: use the existing wording of a near-duplicate, invoke the set that was meant,
-//! remove an accidental colon, and rename a `.feature` that uses the dialect.
+//! remove an accidental colon, close or remove a lone quote, and rename a `.feature` that uses
+//! the dialect.
 
 use std::path::Path;
 
@@ -72,6 +73,24 @@ pub fn code_actions(snapshot: &Snapshot, path: &Path, range: Span) -> Vec<CodeAc
                     fixes: diagnostic.code.clone(),
                     change: edit(Span::new(colon, after), " ".to_string()),
                     is_preferred: true,
+                });
+            }
+            "unclosed-quote" => {
+                // A step is one line, its text trimmed: the value the quote opens runs to its end.
+                let quote = diagnostic.span.start;
+                let line_end = text[quote..].find(['\n', '\r']).map_or(text.len(), |at| quote + at);
+                let end = quote + text[quote..line_end].trim_end().len();
+                actions.push(CodeAction {
+                    title: "Close the quote at the end of the step".to_string(),
+                    fixes: diagnostic.code.clone(),
+                    change: edit(Span::new(end, end), "\"".to_string()),
+                    is_preferred: true,
+                });
+                actions.push(CodeAction {
+                    title: "Remove the quote".to_string(),
+                    fixes: diagnostic.code.clone(),
+                    change: edit(diagnostic.span, String::new()),
+                    is_preferred: false,
                 });
             }
             "dialect-in-feature-file" => {

@@ -367,6 +367,39 @@ Feature: Orders
     .assert_eq(&rendered.join("\n"));
 }
 
+/// A lone quote is closed where the step ends (its trailing blanks and line break kept out),
+/// or removed.
+#[test]
+fn quick_fixes_close_or_remove_an_unclosed_quote() {
+    let (host, path, _) = with_file(
+        "//- features/tea.feature
+Feature: Tea
+  Scenario: Search
+    When I search for \"green tea  \r
+    Then I see 5\" screens
+",
+    );
+    let snapshot = host.snapshot();
+    let text = &snapshot.file(&path).expect("file").source.text;
+    let fixed: Vec<String> = code_actions(&snapshot, &path, Span::new(0, text.len()))
+        .iter()
+        .map(|action| {
+            let (_, edits) = &action.change.edits[0];
+            let mut fixed = text.clone();
+            fixed.replace_range(edits[0].span.start..edits[0].span.end, &edits[0].new_text);
+            let line = text[..edits[0].span.start].matches('\n').count();
+            let preferred = if action.is_preferred { " (preferred)" } else { "" };
+            format!("{}{preferred} => {:?}", action.title, fixed.lines().nth(line).unwrap_or(""))
+        })
+        .collect();
+    expect![[r#"
+        Close the quote at the end of the step (preferred) => "    When I search for \"green tea\"  "
+        Remove the quote => "    When I search for green tea  "
+        Close the quote at the end of the step (preferred) => "    Then I see 5\" screens\""
+        Remove the quote => "    Then I see 5 screens""#]]
+    .assert_eq(&fixed.join("\n"));
+}
+
 #[test]
 fn a_feature_file_using_the_dialect_can_be_renamed() {
     let (host, path, _) = fixture("//- features/plain.feature\nFeature: P\n  Scenario: S\n    StepSet login\n");
