@@ -76,10 +76,14 @@ pub fn code_actions(snapshot: &Snapshot, path: &Path, range: Span) -> Vec<CodeAc
                 });
             }
             "unclosed-quote" => {
-                // A step is one line, its text trimmed: the value the quote opens runs to its end.
+                // The value the quote opens runs to the end of the step's text.
                 let quote = diagnostic.span.start;
-                let line_end = text[quote..].find(['\n', '\r']).map_or(text.len(), |at| quote + at);
-                let end = quote + text[quote..line_end].trim_end().len();
+                let steps = file.document().steps();
+                let Some(step) = steps.iter().find(|step| step.text_span.start <= quote && quote < step.text_span.end)
+                else {
+                    continue;
+                };
+                let end = step.text_span.end;
                 actions.push(CodeAction {
                     title: "Close the quote at the end of the step".to_string(),
                     fixes: diagnostic.code.clone(),

@@ -74,8 +74,9 @@ pub fn pattern_snippet(text: &str, defaults: &ValueDefaults) -> (String, String)
         written.push_str(&text[rest_from..range.start]);
         // Most used; a tie keeps `text`'s own value, then the first in byte order.
         let own = &text[range.clone()];
-        let default = match places.get(stop).map(Vec::as_slice) {
-            Some([first, ..]) if !places[stop].iter().any(|value| value.as_ref() == own) => first.as_ref(),
+        let most_used = places.get(stop).map(Vec::as_slice).unwrap_or_default();
+        let default = match most_used.first() {
+            Some(first) if !most_used.iter().any(|value| value.as_ref() == own) => first.as_ref(),
             _ => own,
         };
         written.push_str(default);

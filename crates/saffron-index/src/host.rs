@@ -14,6 +14,7 @@ use saffron_syntax::{Document, FeatureChild, RuleChild, Scenario, SourceFile, St
 
 use crate::model::{BlockKind, Entry, FileData, ProposalData, RankKey, RecordedUse, RecordingData, Use};
 use crate::snapshot::Snapshot;
+use crate::succession::FileChange;
 
 /// One edit to the project, as the index sees it. Paths are relative to the project root.
 #[derive(Debug, Clone)]
@@ -186,7 +187,7 @@ impl IndexHost {
 
     /// Returns whether the file's StepSet definitions changed. Its uses join the batch, and the
     /// change of its succession facts joins `succession`.
-    fn set_file(&mut self, file: ParsedFile, uses: &mut UseBatch, succession: &mut Vec<FileReplaced>) -> bool {
+    fn set_file(&mut self, file: ParsedFile, uses: &mut UseBatch, succession: &mut Vec<FileChange>) -> bool {
         let ParsedFile { path, source, written } = file;
         let old = self.state.files.get(&path).cloned();
         let old_sets = old.as_ref().map(|old| step_set_blocks(&old.source.parsed.document));
@@ -196,17 +197,17 @@ impl IndexHost {
         let sets_changed = old_sets.as_ref() != Some(&new_sets) && !(old_sets.is_none() && new_sets.is_empty());
         let new = Arc::new(FileData { source, written });
         self.state.files.insert(path.clone(), new.clone());
-        succession.push(FileReplaced { path, old, new: Some(new) });
+        succession.push(FileChange { path, old, new: Some(new) });
         sets_changed
     }
 
-    fn remove_file(&mut self, path: &Path, uses: &mut UseBatch, succession: &mut Vec<FileReplaced>) -> bool {
+    fn remove_file(&mut self, path: &Path, uses: &mut UseBatch, succession: &mut Vec<FileChange>) -> bool {
         let had_sets =
             self.state.files.get(path).is_some_and(|old| !step_set_blocks(&old.source.parsed.document).is_empty());
         let path: Arc<Path> = Arc::from(path);
         self.forget_uses(&path, uses);
         if let Some(old) = self.state.files.remove(&path) {
-            succession.push(FileReplaced { path, old: Some(old), new: None });
+            succession.push(FileChange { path, old: Some(old), new: None });
         }
         had_sets
     }
@@ -214,24 +215,15 @@ impl IndexHost {
     /// Applies a batch's uses and its files' succession facts. The two touch different parts of
     /// the state, and for a load each is about half of the work after parsing: from
     /// [`BULK_FILES`] files they are done at the same time, the facts on a thread of their own.
-    fn flush_uses_and_succession(&mut self, uses: UseBatch, replaced: Vec<FileReplaced>) {
-        let replace_all = |succession: &mut crate::succession::Succession| {
-            succession.replace_files(replaced.iter().map(|file| {
-                (
-                    file.path.as_ref(),
-                    file.old.as_deref().map(FileData::document),
-                    file.new.as_deref().map(FileData::document),
-                )
-            }));
-        };
+    fn flush_uses_and_succession(&mut self, uses: UseBatch, replaced: Vec<FileChange>) {
         if replaced.len() < BULK_FILES {
-            replace_all(&mut self.state.succession);
+            self.state.succession.replace_files(&replaced);
             return self.flush_uses(uses);
         }
         let mut succession = std::mem::take(&mut self.state.succession);
         std::thread::scope(|scope| {
             let counting = scope.spawn(move || {
-                replace_all(&mut succession);
+                succession.replace_files(&replaced);
                 succession
             });
             self.flush_uses(uses);
@@ -447,13 +439,6 @@ struct ParsedFile {
     path: Arc<Path>,
     source: SourceFile,
     written: Vec<(Arc<str>, Use)>,
-}
-
-/// A file of a batch whose succession facts change from `old`'s to `new`'s.
-struct FileReplaced {
-    path: Arc<Path>,
-    old: Option<Arc<FileData>>,
-    new: Option<Arc<FileData>>,
 }
 
 /// From this many files in one batch, their succession facts are counted beside the uses.

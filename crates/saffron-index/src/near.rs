@@ -344,14 +344,15 @@ pub(crate) fn add_all(
     tokens: &mut imbl::OrdSet<Arc<str>>,
     texts: impl IntoIterator<Item = Arc<NearText>>,
 ) {
-    let mut texts: Vec<Arc<NearText>> = texts.into_iter().collect();
-    // Put in list order once, the texts fill every token's new list in order: sorting each
+    let in_order = |a: &NearPosting, b: &NearPosting| a.order(b.size, &b.text.text);
+    let texts: Vec<Arc<NearText>> = texts.into_iter().collect();
+    // Put in list order once, the postings fill every token's new list in order: sorting each
     // list instead compared texts over and over, the most of a load's near-duplicate work.
-    texts.sort_by(|a, b| size_key(&a.tokens).cmp(&size_key(&b.tokens)).then_with(|| a.text.cmp(&b.text)));
+    let mut new_postings: Vec<NearPosting> = texts.iter().map(posting).collect();
+    new_postings.sort_by(in_order);
     let mut lists: std::collections::HashMap<&str, Vec<NearPosting>, crate::host::Hasher> = Default::default();
-    for text in &texts {
-        let posting = posting(text);
-        for token in text.tokens.iter() {
+    for posting in &new_postings {
+        for token in posting.text.tokens.iter() {
             lists.entry(token.as_str()).or_default().push(posting.clone());
         }
     }
@@ -359,7 +360,7 @@ pub(crate) fn add_all(
         let list: Vec<NearPosting> = match postings.remove(token) {
             Some(old) => {
                 let mut list: Vec<NearPosting> = old.iter().cloned().chain(new).collect();
-                list.sort_by(|a, b| a.order(b.size, &b.text.text));
+                list.sort_by(in_order);
                 list
             }
             None => {
@@ -367,7 +368,7 @@ pub(crate) fn add_all(
                 new
             }
         };
-        debug_assert!(list.is_sorted_by(|a, b| a.order(b.size, &b.text.text).is_le()));
+        debug_assert!(list.is_sorted_by(|a, b| in_order(a, b).is_le()));
         let key = tokens.get(token).cloned().unwrap_or_else(|| Arc::from(token));
         postings.insert(key, PostingList::from_sorted(list));
     }

@@ -247,6 +247,14 @@ pub fn step_blocks(document: &Document) -> impl Iterator<Item = StepBlock<'_>> {
     })
 }
 
+/// A file whose succession facts change from `old`'s to `new`'s (`old` absent for a new file,
+/// `new` absent for a removed one).
+pub(crate) struct FileChange {
+    pub path: Arc<Path>,
+    pub old: Option<Arc<crate::model::FileData>>,
+    pub new: Option<Arc<crate::model::FileData>>,
+}
+
 /// How some files change the counts of the index: each count's change, grouped by the map entry
 /// it lands in, so that a load or an edit looks up each pattern, previous step and folder once,
 /// not once per step. A generated file states the same few thousand facts tens of thousands of
@@ -282,9 +290,10 @@ impl FileFacts {
         // Taken out while the file is counted: one look-up of its folder per file.
         let (folder, mut in_folder) =
             self.folders.remove_entry(folder).unwrap_or_else(|| (Arc::from(folder), Counts::default()));
+        let block_start: Arc<str> = Arc::from(BLOCK_START);
         for StepBlock { steps, .. } in step_blocks(document) {
             let mut before_previous: Option<Arc<str>> = None;
-            let mut previous: Arc<str> = Arc::from(BLOCK_START);
+            let mut previous = block_start.clone();
             let mut role = StepRole::Context;
             for step in steps.iter().filter(|step| !step.is_invocation) {
                 // A text's pattern is worked out once, however often the text is written.
@@ -316,26 +325,22 @@ impl FileFacts {
 }
 
 impl Succession {
-    /// Replaces files' facts, each `(path, old, new)` (`old` absent for a new file, `new` absent
-    /// for a removed one). The facts of [`FILES_PER_UPDATE`] files are counted together before
+    /// Replaces files' facts. The facts of [`FILES_PER_UPDATE`] files are counted together before
     /// the index is updated, so that a pattern or step written in many files is one update.
-    pub(crate) fn replace_files<'d>(
-        &mut self,
-        files: impl IntoIterator<Item = (&'d Path, Option<&'d Document>, Option<&'d Document>)>,
-    ) {
+    pub(crate) fn replace_files(&mut self, files: &[FileChange]) {
         let mut facts = FileFacts::default();
-        for (counted, (path, old, new)) in files.into_iter().enumerate() {
+        for (counted, FileChange { path, old, new }) in files.iter().enumerate() {
             if counted > 0 && counted % FILES_PER_UPDATE == 0 {
                 // The counts of some files at a time: all of a large project's at
                 // once would hold a copy of its facts.
                 let pattern_of = std::mem::take(&mut facts.pattern_of);
                 self.update(std::mem::replace(&mut facts, FileFacts { pattern_of, ..FileFacts::default() }));
             }
-            if let Some(document) = new {
-                facts.count(path, document, 1);
+            if let Some(new) = new {
+                facts.count(path, new.document(), 1);
             }
-            if let Some(document) = old {
-                facts.count(path, document, -1);
+            if let Some(old) = old {
+                facts.count(path, old.document(), -1);
             }
         }
         self.update(facts);
@@ -357,12 +362,13 @@ impl Succession {
                 continue;
             }
             self.update_pattern(&pattern, |facts| {
+                let mut variants_changed = false;
                 let mut variant_gone = false;
                 for (text, delta) in change.variants.into_iter().filter(|(_, delta)| *delta != 0) {
+                    variants_changed = true;
                     let before = facts.variants.get(&text).copied().unwrap_or(0);
                     let count = add(before, delta);
                     facts.uses = facts.uses + u64::from(count) - u64::from(before);
-                    facts.value_defaults = std::sync::OnceLock::new();
                     if count == 0 {
                         facts.variants.remove(&text);
                         variant_gone = true;
@@ -373,6 +379,9 @@ impl Succession {
                         facts.variants.insert(text.clone(), count);
                     }
                     facts.track_top(&text, count);
+                }
+                if variants_changed {
+                    facts.value_defaults = std::sync::OnceLock::new();
                 }
                 if variant_gone {
                     // The mask is made again from the variants left, once.
