@@ -126,17 +126,13 @@ impl Snapshot {
     /// The step patterns written right after `previous` (a pattern, or [`crate::BLOCK_START`]
     /// for a block's first step), with how often.
     pub fn followers(&self, previous: &str) -> impl Iterator<Item = (&Arc<str>, u32)> {
-        self.state.succession.followers(previous).into_iter().flat_map(|map| map.iter().map(|(k, v)| (k, *v)))
+        self.state.succession.followers(previous).into_iter().flat_map(|counts| counts.iter())
     }
 
     /// The step patterns written right after `previous` where `before_previous` came before it
     /// (a pattern, or [`crate::BLOCK_START`] when `previous` begins its block), with how often.
     pub fn followers_after(&self, before_previous: &str, previous: &str) -> impl Iterator<Item = (&Arc<str>, u32)> {
-        self.state
-            .succession
-            .followers_of_pair(before_previous, previous)
-            .into_iter()
-            .flat_map(|map| map.iter().map(|(k, v)| (k, *v)))
+        self.state.succession.followers_of_pair(before_previous, previous).into_iter().flat_map(|counts| counts.iter())
     }
 
     /// What the index knows of a step pattern: its variants, their word starts and its roles,
@@ -168,7 +164,7 @@ impl Snapshot {
 
     /// The step patterns written by the files directly in `folder`, with how often.
     pub fn folder_patterns(&self, folder: &Path) -> impl Iterator<Item = (&Arc<str>, u32)> {
-        self.state.succession.folder(folder).into_iter().flat_map(|map| map.iter().map(|(k, v)| (k, *v)))
+        self.state.succession.folder(folder).into_iter().flat_map(|counts| counts.iter())
     }
 
     pub fn entry(&self, text: &str) -> Option<&Arc<Entry>> {

@@ -63,23 +63,39 @@ type StepPair = (Arc<str>, Arc<str>);
 pub(crate) struct Succession {
     /// Previous pattern → next pattern → how often. The previous pattern of a block's first
     /// step is [`BLOCK_START`].
-    follows: HashMap<Arc<str>, HashMap<Arc<str>, u32>>,
+    follows: HashMap<Arc<str>, SharedCounts>,
     /// The same after two steps (the step before the previous, the previous): what follows a
     /// step depends on what led to it. Keyed by the two patterns the index already holds, so a
     /// step costs no new string.
-    follows_pair: HashMap<StepPair, HashMap<Arc<str>, u32>>,
+    follows_pair: HashMap<StepPair, SharedCounts>,
     /// Pattern → what is known of it: completion weighs hundreds of patterns per keystroke, and
     /// reads all of this for each, in one look-up.
     patterns: HashMap<Arc<str>, PatternFacts>,
     /// Folder → pattern → how often a file directly in it writes the pattern.
-    folders: HashMap<Arc<Path>, HashMap<Arc<str>, u32>>,
+    folders: HashMap<Arc<Path>, SharedCounts>,
+}
+
+/// How often each pattern is counted under one key (a previous step, a pair, a folder). Most
+/// such maps are small and read whole by every completion, so a plain hash map behind an `Arc`
+/// serves better than a persistent one: a snapshot shares it, and a change copies it only then.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SharedCounts(Arc<std::collections::HashMap<Arc<str>, u32, crate::host::Hasher>>);
+
+impl SharedCounts {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&Arc<str>, u32)> {
+        self.0.iter().map(|(key, count)| (key, *count))
+    }
+
+    fn counts_mut(&mut self) -> &mut std::collections::HashMap<Arc<str>, u32, crate::host::Hasher> {
+        Arc::make_mut(&mut self.0)
+    }
 }
 
 /// What the index knows of one step pattern.
 #[derive(Debug, Clone, Default)]
 pub struct PatternFacts {
     /// Each text written with the pattern → how often.
-    variants: HashMap<Arc<str>, u32>,
+    variants: SharedCounts,
     /// How often the pattern is written, all variants together.
     uses: u64,
     /// The most used variant (the first in byte order among equals): a completion offers it
@@ -98,16 +114,16 @@ pub struct PatternFacts {
 impl PatternFacts {
     /// The texts written with the pattern, with how often each.
     pub fn variants(&self) -> impl Iterator<Item = (&Arc<str>, u32)> {
-        self.variants.iter().map(|(text, count)| (text, *count))
+        self.variants.iter()
     }
 
     pub fn variant_count(&self) -> usize {
-        self.variants.len()
+        self.variants.0.len()
     }
 
     /// How often `text` is written, if it is a variant of the pattern.
     pub fn variant_uses(&self, text: &str) -> Option<u32> {
-        self.variants.get(text).copied()
+        self.variants.0.get(text).copied()
     }
 
     /// How often the pattern is written, all variants together.
@@ -122,17 +138,16 @@ impl PatternFacts {
 
     /// The most used values in each place of the variants' values (see [`ValueDefaults`]).
     pub fn value_defaults(&self) -> &ValueDefaults {
-        self.value_defaults.get_or_init(|| {
-            Arc::new(ValueDefaults::of(self.variants.iter().map(|(text, uses)| (text.as_ref(), *uses))))
-        })
+        self.value_defaults
+            .get_or_init(|| Arc::new(ValueDefaults::of(self.variants.iter().map(|(text, uses)| (text.as_ref(), uses)))))
     }
 
     /// The variant that comes first by (most used, then byte order), from the variants.
     fn find_top(&self) -> Option<(Arc<str>, u32)> {
         self.variants
             .iter()
-            .min_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)))
-            .map(|(text, count)| (text.clone(), *count))
+            .min_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)))
+            .map(|(text, count)| (text.clone(), count))
     }
 
     /// `text` is now written `count` times (0: no more).
@@ -153,7 +168,7 @@ impl PatternFacts {
 
     /// The word starts of the variants; `None` when no text is written with the pattern.
     pub fn word_mask(&self) -> Option<WordMask> {
-        (!self.variants.is_empty()).then_some(self.mask)
+        (!self.variants.0.is_empty()).then_some(self.mask)
     }
 
     pub fn roles(&self) -> RoleCounts {
@@ -366,17 +381,17 @@ impl Succession {
                 let mut variant_gone = false;
                 for (text, delta) in change.variants.into_iter().filter(|(_, delta)| *delta != 0) {
                     variants_changed = true;
-                    let before = facts.variants.get(&text).copied().unwrap_or(0);
-                    let count = add(before, delta);
-                    facts.uses = facts.uses + u64::from(count) - u64::from(before);
+                    let before = facts.variants.0.get(&text).copied();
+                    let count = add(before.unwrap_or(0), delta);
+                    facts.uses = facts.uses + u64::from(count) - u64::from(before.unwrap_or(0));
                     if count == 0 {
-                        facts.variants.remove(&text);
+                        facts.variants.counts_mut().remove(&text);
                         variant_gone = true;
                     } else {
-                        if !facts.variants.contains_key(&text) {
+                        if before.is_none() {
                             facts.mask.add_text(&text);
                         }
-                        facts.variants.insert(text.clone(), count);
+                        facts.variants.counts_mut().insert(text.clone(), count);
                     }
                     facts.track_top(&text, count);
                 }
@@ -386,7 +401,7 @@ impl Succession {
                 if variant_gone {
                     // The mask is made again from the variants left, once.
                     facts.mask = WordMask::default();
-                    facts.variants.keys().for_each(|variant| facts.mask.add_text(variant));
+                    facts.variants.0.keys().for_each(|variant| facts.mask.add_text(variant));
                 }
                 for (slot, delta) in facts.roles.0.iter_mut().zip(change.roles) {
                     *slot = add(*slot, delta);
@@ -400,7 +415,7 @@ impl Succession {
         // In place: the map is copied only where a snapshot shares it.
         let facts = self.patterns.entry(pattern.clone()).or_default();
         change(facts);
-        if facts.variants.is_empty() && facts.roles.total() == 0 {
+        if facts.variants.0.is_empty() && facts.roles.total() == 0 {
             self.patterns.remove(pattern);
         }
     }
@@ -409,21 +424,21 @@ impl Succession {
         self.patterns.get(pattern)
     }
 
-    pub(crate) fn followers(&self, previous: &str) -> Option<&HashMap<Arc<str>, u32>> {
+    pub(crate) fn followers(&self, previous: &str) -> Option<&SharedCounts> {
         self.follows.get(previous)
     }
 
-    pub(crate) fn followers_of_pair(&self, before_previous: &str, previous: &str) -> Option<&HashMap<Arc<str>, u32>> {
+    pub(crate) fn followers_of_pair(&self, before_previous: &str, previous: &str) -> Option<&SharedCounts> {
         self.follows_pair.get(&(Arc::from(before_previous), Arc::from(previous)))
     }
 
-    pub(crate) fn folder(&self, folder: &Path) -> Option<&HashMap<Arc<str>, u32>> {
+    pub(crate) fn folder(&self, folder: &Path) -> Option<&SharedCounts> {
         self.folders.get(folder)
     }
 
     /// Every count, sorted: equal for two indexes of the same files however they were built.
     pub(crate) fn listing(&self) -> serde_json::Value {
-        fn nested<K: std::fmt::Debug>(map: &HashMap<K, HashMap<Arc<str>, u32>>) -> Vec<String> {
+        fn nested<K: std::fmt::Debug>(map: &HashMap<K, SharedCounts>) -> Vec<String> {
             let mut lines: Vec<String> = map
                 .iter()
                 .flat_map(|(outer, inner)| inner.iter().map(move |(key, count)| format!("{outer:?} → {key} ×{count}")))
@@ -549,7 +564,7 @@ fn add(count: u32, delta: i64) -> u32 {
 
 /// Adds each of `deltas` to the counts under `outer`; a count that reaches 0 is dropped, and
 /// so is `outer` once it has none.
-fn bump_all<K: std::hash::Hash + Eq + Clone>(map: &mut HashMap<K, HashMap<Arc<str>, u32>>, outer: K, deltas: Counts) {
+fn bump_all<K: std::hash::Hash + Eq + Clone>(map: &mut HashMap<K, SharedCounts>, outer: K, deltas: Counts) {
     let mut deltas = deltas.into_iter().filter(|(_, delta)| *delta != 0).peekable();
     if deltas.peek().is_none() {
         return;
@@ -557,13 +572,23 @@ fn bump_all<K: std::hash::Hash + Eq + Clone>(map: &mut HashMap<K, HashMap<Arc<st
     // In place: the maps are copied only where a snapshot shares them.
     match map.entry(outer) {
         imbl::hashmap::Entry::Occupied(mut entry) => {
-            let counts = entry.get_mut();
+            let counts = entry.get_mut().counts_mut();
             for (inner, delta) in deltas {
-                let count = add(counts.get(&inner).copied().unwrap_or(0), delta);
-                if count == 0 {
-                    counts.remove(&inner);
-                } else {
-                    counts.insert(inner, count);
+                match counts.entry(inner) {
+                    std::collections::hash_map::Entry::Occupied(mut count) => {
+                        let now = add(*count.get(), delta);
+                        if now == 0 {
+                            count.remove();
+                        } else {
+                            *count.get_mut() = now;
+                        }
+                    }
+                    std::collections::hash_map::Entry::Vacant(slot) => {
+                        let now = add(0, delta);
+                        if now > 0 {
+                            slot.insert(now);
+                        }
+                    }
                 }
             }
             if counts.is_empty() {
@@ -571,11 +596,11 @@ fn bump_all<K: std::hash::Hash + Eq + Clone>(map: &mut HashMap<K, HashMap<Arc<st
             }
         }
         imbl::hashmap::Entry::Vacant(entry) => {
-            let counts: HashMap<Arc<str>, u32> = deltas
+            let counts: std::collections::HashMap<Arc<str>, u32, crate::host::Hasher> = deltas
                 .filter_map(|(inner, delta)| Some((inner, add(0, delta))).filter(|(_, count)| *count > 0))
                 .collect();
             if !counts.is_empty() {
-                entry.insert(counts);
+                entry.insert(SharedCounts(Arc::new(counts)));
             }
         }
     }

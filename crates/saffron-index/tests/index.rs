@@ -189,6 +189,36 @@ fn a_snapshot_does_not_move_when_the_host_does() {
     assert!(host.snapshot().entry("I see an error").is_none());
 }
 
+/// The succession's count maps are changed in place while no snapshot shares them, and copied
+/// first when one does: a snapshot taken before keeps every count, follower, variant and folder
+/// it had, whatever the host does after.
+#[test]
+fn a_snapshot_keeps_its_succession_counts_when_the_host_changes_them() {
+    let mut host = project();
+    let before = host.snapshot();
+    let held = before.canonical();
+    let followers = |snapshot: &saffron_index::Snapshot| -> Vec<(String, u32)> {
+        let mut list: Vec<(String, u32)> =
+            snapshot.followers("i am on the sign-in page").map(|(text, count)| (text.to_string(), count)).collect();
+        list.sort();
+        list
+    };
+    let followed_before = followers(&before);
+    assert_eq!(followed_before.len(), 2, "{followed_before:?}");
+    // The same maps again: a new follower, a count up, a variant gone, a folder's patterns.
+    host.apply(file(
+        "features/sign_in.feature",
+        &SIGN_IN.replace("Then I see an error", "Then I see the orders page").replace(
+            "Scenario: Wrong password",
+            "Scenario: Reset\n    Given I am on the sign-in page\n    When I reset my password\n\n  Scenario: Wrong password",
+        ),
+    ));
+    host.apply(Change::RemoveFile { path: PathBuf::from("features/orders.saffron") });
+    assert_ne!(followers(&host.snapshot()), followed_before, "the host's counts changed");
+    assert_eq!(followers(&before), followed_before);
+    assert_eq!(before.canonical(), held);
+}
+
 // ---- incremental == cold ----
 
 const TEXTS: &[&str] = &[
