@@ -75,15 +75,33 @@ pub(crate) struct Succession {
     folders: HashMap<Arc<Path>, SharedCounts>,
 }
 
-/// How often each pattern is counted under one key (a previous step, a pair, a folder). Most
-/// such maps are small and read whole by every completion, so a plain hash map behind an `Arc`
-/// serves better than a persistent one: a snapshot shares it, and a change copies it only then.
+/// How often each text is counted under one key: the patterns after a previous step, after a
+/// pair, in a folder; the variants of a pattern. Most such maps are small and a completion reads
+/// them whole, so a plain hash map behind an `Arc` serves better than a persistent one: a
+/// snapshot shares it, a load fills it in place, and a keystroke's catch-up copies only the few
+/// maps it changes.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct SharedCounts(Arc<std::collections::HashMap<Arc<str>, u32, crate::host::Hasher>>);
 
 impl SharedCounts {
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&Arc<str>, u32)> {
         self.0.iter().map(|(key, count)| (key, *count))
+    }
+
+    fn get(&self, text: &str) -> Option<u32> {
+        self.0.get(text).copied()
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn keys(&self) -> impl Iterator<Item = &Arc<str>> {
+        self.0.keys()
     }
 
     fn counts_mut(&mut self) -> &mut std::collections::HashMap<Arc<str>, u32, crate::host::Hasher> {
@@ -118,12 +136,12 @@ impl PatternFacts {
     }
 
     pub fn variant_count(&self) -> usize {
-        self.variants.0.len()
+        self.variants.len()
     }
 
     /// How often `text` is written, if it is a variant of the pattern.
     pub fn variant_uses(&self, text: &str) -> Option<u32> {
-        self.variants.0.get(text).copied()
+        self.variants.get(text)
     }
 
     /// How often the pattern is written, all variants together.
@@ -168,7 +186,7 @@ impl PatternFacts {
 
     /// The word starts of the variants; `None` when no text is written with the pattern.
     pub fn word_mask(&self) -> Option<WordMask> {
-        (!self.variants.0.is_empty()).then_some(self.mask)
+        (!self.variants.is_empty()).then_some(self.mask)
     }
 
     pub fn roles(&self) -> RoleCounts {
@@ -381,7 +399,7 @@ impl Succession {
                 let mut variant_gone = false;
                 for (text, delta) in change.variants.into_iter().filter(|(_, delta)| *delta != 0) {
                     variants_changed = true;
-                    let before = facts.variants.0.get(&text).copied();
+                    let before = facts.variants.get(&text);
                     let count = add(before.unwrap_or(0), delta);
                     facts.uses = facts.uses + u64::from(count) - u64::from(before.unwrap_or(0));
                     if count == 0 {
@@ -401,7 +419,7 @@ impl Succession {
                 if variant_gone {
                     // The mask is made again from the variants left, once.
                     facts.mask = WordMask::default();
-                    facts.variants.0.keys().for_each(|variant| facts.mask.add_text(variant));
+                    facts.variants.keys().for_each(|variant| facts.mask.add_text(variant));
                 }
                 for (slot, delta) in facts.roles.0.iter_mut().zip(change.roles) {
                     *slot = add(*slot, delta);
@@ -415,7 +433,7 @@ impl Succession {
         // In place: the map is copied only where a snapshot shares it.
         let facts = self.patterns.entry(pattern.clone()).or_default();
         change(facts);
-        if facts.variants.0.is_empty() && facts.roles.total() == 0 {
+        if facts.variants.is_empty() && facts.roles.total() == 0 {
             self.patterns.remove(pattern);
         }
     }
