@@ -97,6 +97,57 @@ impl fmt::Display for Drift {
     }
 }
 
+impl Drift {
+    /// Whether the element a fallback found is another thing than the one recorded, not the
+    /// same thing restyled: its own text, or its accessible name, is not the recorded one. An
+    /// assertion must not pass on such an element (a note "Old note" found by a CSS fallback is
+    /// not the note "Deliver before noon" the step checks), whereas a label, placeholder, test
+    /// id, selector or role that changed leaves the element what it was. `text_is_checked`: the
+    /// assertion checks the element's text itself (`expectText`), so a recorded text that
+    /// changed says nothing more.
+    pub(crate) fn contradicts(&self, target: &Target, text_is_checked: bool) -> bool {
+        if self.scope != 0 {
+            return false;
+        }
+        match self.signal {
+            Signal::Text => !text_is_checked,
+            Signal::Role => {
+                let Some(now) = &self.now else { return target.name.is_some() || target.name_regex.is_some() };
+                match (&target.name, &target.name_regex) {
+                    // `now` is the role, then the name as Rust quotes it when there is one.
+                    (Some(name), _) => {
+                        let same_name = now.ends_with(&format!(" {name:?}")) || (name.is_empty() && !now.contains(' '));
+                        !same_name
+                    }
+                    (None, Some(_)) => true,
+                    (None, None) => false,
+                }
+            }
+            Signal::Tier | Signal::Label | Signal::Placeholder | Signal::TestId | Signal::Css(_) => false,
+        }
+    }
+
+    /// What was recorded, as a failure's "expected": `an element with text "Deliver before
+    /// noon"`, `an element with role heading "Order #1001"`.
+    pub(crate) fn recorded_signal(&self) -> String {
+        match self.signal {
+            Signal::Role => format!("an element with role {}", self.recorded),
+            _ => format!("an element with {} {:?}", self.signal.name(), self.recorded),
+        }
+    }
+
+    /// What the element has instead, as a failure's "found": `text "Old note"`, `role heading
+    /// "Order #1002"`.
+    pub(crate) fn found_signal(&self) -> String {
+        match (self.signal, &self.now) {
+            (Signal::Role, Some(now)) => format!("role {now}"),
+            (Signal::Role, None) => "an element not in the accessibility tree".to_owned(),
+            (_, Some(now)) => format!("{} {now:?}", self.signal.name()),
+            (_, None) => format!("no {}", self.signal.name()),
+        }
+    }
+}
+
 /// Every recorded signal of `target` (and of its scopes) that the element `found` no longer
 /// has. Reading is advisory: a page that moved on meanwhile yields what could be read.
 pub(crate) async fn observe(page: &Page, target: &Target, found: &Found) -> Vec<Drift> {

@@ -135,3 +135,45 @@ fn a_failure_after_a_fallback_names_the_fallback() {
         s.close().await;
     });
 }
+
+/// A fallback may find a restyled element for an assertion, but never another one: an element
+/// whose own text or accessible name is not the recorded one is not what the Then step checks,
+/// so the check does not hold (a note "Old note" is not the note the step expects).
+#[test]
+fn an_assertion_never_passes_on_another_element_than_the_recorded_one() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.sign_in().await;
+        s.ok(json!({ "type": "goto", "url": "/orders/1001" })).await;
+        s.ok(json!({ "type": "fill", "target": { "label": "Note" }, "value": "Old note" })).await;
+        s.ok(json!({ "type": "click", "target": { "role": "button", "name": "Add note" } })).await;
+        s.ok(json!({ "type": "expectVisible", "target": { "text": "Old note" } })).await;
+        // The only note is found by the list's selector, and it is another note.
+        let failure = s
+            .fails(json!({ "type": "expectVisible", "timeoutMs": 300,
+                "target": { "text": "Deliver before noon", "css": ["[aria-label=Notes] li"], "tier": "text" } }))
+            .await;
+        assert_eq!(failure.kind, FailureKind::AssertionFailed);
+        assert_eq!(
+            failure.message,
+            r#"expectVisible text "Deliver before noon" (found by css "[aria-label=Notes] li"): expected an element with text "Deliver before noon", found text "Old note" (after 0.3 s)"#
+        );
+        assert_eq!(failure.found_by.as_deref(), Some(r#"css "[aria-label=Notes] li""#));
+
+        // A renamed button is another button to an assertion, found by its test id all the same.
+        s.ok(json!({ "type": "goto", "url": "/lab/renamed?renamed=text" })).await;
+        let failure = s.fails(json!({ "type": "expectVisible", "timeoutMs": 300, "target": search_button() })).await;
+        assert_eq!(
+            failure.message,
+            r#"expectVisible button "Search" (found by testId "go"): expected an element with role button "Search", found role button "Find" (after 0.3 s)"#
+        );
+        // A restyled one is the same element: a renamed label, placeholder or test id is drift.
+        s.ok(json!({ "type": "goto", "url": "/lab/renamed?renamed=label,placeholder,testid" })).await;
+        let field = json!({ "label": "Search orders", "placeholder": "Search…", "testId": "search", "css": ["#q"],
+                            "tier": "label" });
+        let performed = s.ok(json!({ "type": "expectVisible", "target": field })).await;
+        assert_eq!(performed.tier, Some(Tier::Css));
+        assert_eq!(performed.drift.len(), 4, "{:?}", drift_lines(&performed));
+        s.close().await;
+    });
+}

@@ -322,7 +322,7 @@ fn a_recording_that_matches_no_scenario_is_an_orphan_with_its_closest_scenario()
 }
 
 #[test]
-fn skeleton_writes_a_fresh_empty_recording_and_never_replaces_one_without_force() {
+fn skeleton_writes_an_empty_recording_refused_until_its_then_steps_check_and_never_replaces_one() {
     let root = example_project("skeleton");
     let refund = root.join(".saffron/cache/orders/refund-an-order.json");
     assert!(!refund.exists());
@@ -338,7 +338,27 @@ fn skeleton_writes_a_fresh_empty_recording_and_never_replaces_one_without_force(
     assert_eq!(steps[0]["text"], "I am on the sign-in page");
     assert_eq!(steps[3]["text"], "I open the order \"#1003\"");
     assert!(steps.iter().all(|step| step["actions"] == serde_json::json!([])));
-    assert_eq!(states(&root)["Refund an order"], "fresh", "the skeleton's digest is the scenario's");
+    // Until each Then step checks something the recording is refused, never replayed green
+    // (a skeleton filled in by hand, below, is fresh: its digest is the scenario's).
+    let status = saffron(&["status", "--format", "json"], &root);
+    assert_eq!(status.status.code(), Some(1), "{}", stderr(&status));
+    let scenarios: Value = serde_json::from_slice(&status.stdout).expect("json");
+    let refund_state = scenarios.as_array().expect("array").iter().find(|s| s["name"] == "Refund an order");
+    assert_eq!(refund_state.map(|s| s["recording"].clone()), Some(Value::from("unreadable")), "{scenarios}");
+    let check = saffron(&["check"], &root);
+    assert_eq!(check.status.code(), Some(1), "{}", stdout(&check));
+    assert!(
+        stdout(&check).contains(
+            "refund-an-order.json:19:7: error: steps[2].actions: the Then step `I see the orders page` checks nothing"
+        ),
+        "{}",
+        stdout(&check)
+    );
+    let run = saffron(&["run", "--base-url", "http://127.0.0.1:9", "features/orders.saffron:44"], &root);
+    let said = format!("{}{}", stdout(&run), stderr(&run));
+    assert_eq!(run.status.code(), Some(1), "{said}");
+    assert!(said.contains("0 green, 0 yellow, 1 red"), "{said}");
+    assert!(said.contains("the Then step `I see the orders page` checks nothing"), "{said}");
     let leftovers: Vec<_> = std::fs::read_dir(refund.parent().expect("folder"))
         .expect("read")
         .flatten()
@@ -374,9 +394,16 @@ fn a_skeleton_filled_in_by_hand_checks_clean_and_stays_fresh() {
     let root = example_project("skeleton-filled");
     let recording = root.join(".saffron/cache/orders/refund-an-order.json");
     assert_eq!(saffron(&["skeleton", "features/orders.saffron:44"], &root).status.code(), Some(0));
-    let text = std::fs::read_to_string(&recording).expect("read");
-    let filled = text.replacen("\"actions\": []", "\"actions\": [{ \"type\": \"goto\", \"url\": \"/login\" }]", 1);
-    std::fs::write(&recording, filled).expect("write");
+    let mut filled: Value = serde_json::from_str(&std::fs::read_to_string(&recording).expect("read")).expect("json");
+    for step in filled["steps"].as_array_mut().expect("steps") {
+        step["actions"] = match step["kind"].as_str() {
+            Some("outcome") => {
+                serde_json::json!([{ "type": "expectText", "target": { "role": "alert" }, "text": "ok" }])
+            }
+            _ => serde_json::json!([{ "type": "goto", "url": "/login" }]),
+        };
+    }
+    std::fs::write(&recording, serde_json::to_string_pretty(&filled).expect("json")).expect("write");
     let output = saffron(&["check"], &root);
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
     assert_eq!(states(&root)["Refund an order"], "fresh");

@@ -164,6 +164,11 @@ impl Store {
         self.lock()?.write_recording(path, recording)
     }
 
+    /// Validate and write one recording skeleton, under the lock.
+    pub fn write_skeleton(&self, path: &Path, recording: &Recording) -> Result<(), StoreError> {
+        self.lock()?.write_skeleton(path, recording)
+    }
+
     /// Validate and write one proposal, under the lock.
     pub fn write_proposal(&self, path: &Path, proposal: &Proposal) -> Result<(), StoreError> {
         self.lock()?.write_proposal(path, proposal)
@@ -220,6 +225,12 @@ impl StoreLock<'_> {
     /// Validate and write one recording.
     pub fn write_recording(&self, path: &Path, recording: &Recording) -> Result<(), StoreError> {
         self.write_checked(path, recording, |value| crate::validate::validate_recording(value).map(drop))
+    }
+
+    /// Validate (as [`crate::validate_skeleton`]) and write a recording skeleton, to be filled
+    /// in by hand: until each `Then` step checks something, readers refuse it.
+    pub fn write_skeleton(&self, path: &Path, recording: &Recording) -> Result<(), StoreError> {
+        self.write_checked(path, recording, |value| crate::validate::validate_skeleton(value).map(drop))
     }
 
     /// Validate and write one proposal.

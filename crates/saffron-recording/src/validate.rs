@@ -17,7 +17,7 @@ use thiserror::Error;
 use crate::action::{Action, ElementState, ResponseMatcher};
 use crate::diff::ActionChange;
 use crate::digest::is_digest;
-use crate::model::{RECORDING_VERSION, Recording};
+use crate::model::{RECORDING_VERSION, Recording, StepKind};
 use crate::operands::{Operand, OperandKind};
 use crate::proposal::{PROPOSAL_VERSION, Proposal};
 use crate::target::{MAX_SCOPE_DEPTH, Scope, Target};
@@ -67,6 +67,17 @@ impl ValidationError {
             other => other,
         }
     }
+}
+
+/// Validate a recording skeleton and read it: a recording written to be filled in by hand
+/// ([`Recording::new`] with empty steps), checked as a recording is except that its `Then`
+/// steps may check nothing yet. Only the writer of skeletons uses it; every reader validates
+/// with [`validate_recording`], which refuses such a step.
+pub fn validate_skeleton(value: &Value) -> Result<Recording, ValidationError> {
+    version(value, "", "recording", RECORDING_VERSION)?;
+    let recording: Recording = typed(value, "recording")?;
+    check_recording_shape(&recording, value, "", ThenChecks::MayBeMissing)?;
+    Ok(recording)
 }
 
 /// Parse and validate a recording file's text.
@@ -502,7 +513,19 @@ fn digest(text: &str, path: &str) -> Check {
     if is_digest(text) { Ok(()) } else { Err(invalid(path, "expected a SHA-256 digest, 64 lowercase hex digits")) }
 }
 
+/// Whether a `Then` step must hold an assertion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ThenChecks {
+    Required,
+    /// A skeleton's, not filled in yet.
+    MayBeMissing,
+}
+
 fn check_recording(recording: &Recording, raw: &Value, path: &str) -> Check {
+    check_recording_shape(recording, raw, path, ThenChecks::Required)
+}
+
+fn check_recording_shape(recording: &Recording, raw: &Value, path: &str, then_checks: ThenChecks) -> Check {
     relative_path(&recording.feature, &key(path, "feature"))?;
     non_empty(&recording.scenario, &key(path, "scenario"))?;
     let steps_path = key(path, "steps");
@@ -517,6 +540,21 @@ fn check_recording(recording: &Recording, raw: &Value, path: &str) -> Check {
         let raw_actions = raw_steps.and_then(|steps| steps.get(i)).and_then(|step| step.get("actions"));
         for (j, action) in step.actions.iter().enumerate() {
             check_action(action, raw_actions.and_then(|actions| actions.get(j)), &index(&actions_path, j))?;
+        }
+        // A Then step that asserts nothing passes whatever the page shows: replay would call
+        // the scenario green without having checked it.
+        if then_checks == ThenChecks::Required
+            && step.kind == StepKind::Outcome
+            && !step.actions.iter().any(Action::is_assertion)
+        {
+            return Err(invalid(
+                &actions_path,
+                format!(
+                    "the Then step `{}` checks nothing: it needs at least one expect* action (expectText, \
+                     expectVisible, ...), or it would pass whatever the page shows",
+                    step.text
+                ),
+            ));
         }
     }
     let digest_path = key(path, "stepsDigest");

@@ -171,8 +171,13 @@ fn step() -> impl Strategy<Value = RecordedStep> {
         table(),
         option::of("\\PC{0,40}"),
         vec(action(), 0..5),
+        action().prop_filter("a check", Action::is_assertion),
     )
-        .prop_map(|(kind, text, table, doc_string, actions)| {
+        .prop_map(|(kind, text, table, doc_string, mut actions, check)| {
+            // A Then step checks something, or no reader takes the recording.
+            if kind == StepKind::Outcome && !actions.iter().any(Action::is_assertion) {
+                actions.push(check);
+            }
             RecordedStep::new(StepSpec { kind, text, table, doc_string }, actions)
         })
 }

@@ -113,7 +113,26 @@ impl Context {
             Ok((true, _, _)) if matches!(action, Action::ExpectHidden { .. }) => {
                 Attempt::Done(Some(Resolved::without_drift(&found)))
             }
-            Ok((true, _, _)) => Attempt::Done(Some(Resolved::observe(&page, target, &found).await)),
+            Ok((true, _, _)) => {
+                let resolved = Resolved::observe(&page, target, &found).await;
+                // Found by a fallback, but another element than the one recorded: the check
+                // holds of the wrong thing, so it does not hold yet. (Found by the recorded
+                // locator, it is the recorded element, whatever else changed.)
+                let text_is_checked = matches!(action, Action::ExpectText { .. });
+                let contradiction = if found.by_recorded_locator(target) {
+                    None
+                } else {
+                    resolved.drift.iter().find(|drift| drift.contradicts(target, text_is_checked))
+                };
+                match contradiction {
+                    Some(contradiction) => Attempt::Retry(Pending::Assertion {
+                        expected: contradiction.recorded_signal(),
+                        found: contradiction.found_signal(),
+                        found_by: found.fallback_locator(target),
+                    }),
+                    None => Attempt::Done(Some(resolved)),
+                }
+            }
             Ok((false, expected, actual)) => {
                 Attempt::Retry(Pending::Assertion { expected, found: actual, found_by: found.fallback_locator(target) })
             }

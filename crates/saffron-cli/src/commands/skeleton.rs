@@ -63,11 +63,13 @@ pub fn run(args: SkeletonArgs) -> Result<ExitCode> {
     let steps = step_specs(template).into_iter().map(|spec| RecordedStep::new(spec, Vec::new())).collect();
     let recording = Recording::new(feature, template.scenario.header.name.clone(), steps);
     let store = Store::open(&root).context("cannot open the store")?;
-    store.write_recording(&target, &recording)?;
+    store.write_skeleton(&target, &recording)?;
     println!("{}", escape_controls(&PathBuf::from(&recording_path).display().to_string()));
     eprintln!(
-        "wrote a skeleton for \"{}\" ({} step(s), no actions): fill in each step's actions; run `saffron check` to \
-         validate it (adding or removing a <table:key> changes stepsDigest, and check names the new value)",
+        "wrote a skeleton for \"{}\" ({} step(s), no actions): fill in each step's actions, with at least one \
+         expect* action in each Then step (until then the recording is refused, never replayed green); run \
+         `saffron check` to validate it (adding or removing a <table:key> changes stepsDigest, and check names the \
+         new value)",
         escape_controls(&recording.scenario),
         recording.steps.len()
     );

@@ -737,3 +737,42 @@ fn problems_inside_actions_states_changes_and_scopes_are_placed_at_their_path() 
     let broken = edit(proposal, "/diff/0/changes/0/after/target/role", Some(json!(true)));
     assert_eq!(proposal_problem(&broken), "diff[0].changes[0].after.target.role: expected a string, found true");
 }
+
+/// A Then step that asserts nothing would pass whatever the page shows: no reader takes it. A
+/// skeleton, written to be filled in, may have such steps; only its writer validates it so.
+#[test]
+fn a_then_step_must_check_something_except_in_a_skeleton() {
+    // The base's Then step without its assertions: the actions before them remain.
+    let mut recording = base_recording();
+    recording.steps[2].actions.retain(|action| !action.is_assertion());
+    assert!(!recording.steps[2].actions.is_empty());
+    let unchecked = serde_json::to_value(&recording).expect("json");
+    assert_eq!(
+        problem(&unchecked),
+        "steps[2].actions: the Then step `I see my account` checks nothing: it needs at least one expect* action \
+         (expectText, expectVisible, ...), or it would pass whatever the page shows"
+    );
+    assert_eq!(validate_skeleton(&unchecked), Ok(recording.clone()));
+    // Empty, as a skeleton writes it.
+    recording.steps[2].actions.clear();
+    let empty = serde_json::to_value(&recording).expect("json");
+    assert!(problem(&empty).starts_with("steps[2].actions: the Then step `I see my account` checks nothing"));
+    assert_eq!(validate_skeleton(&empty), Ok(recording.clone()));
+    // One assertion is enough; Given and When steps may hold none.
+    recording.steps[2].actions.push(Action::ExpectNoConsoleErrors { timeout_ms: None });
+    recording.steps[0].actions.clear();
+    recording.steps[1].actions.clear();
+    // (The digest counts the `<table:key>` the When step's actions read.)
+    assert_eq!(problem(&redigested(serde_json::to_value(&recording).expect("json"))), "valid");
+    // A proposal's recording is a recording.
+    let mut proposal = serde_json::to_value(base_proposal()).expect("json");
+    proposal["recording"] = unchecked.clone();
+    assert!(proposal_problem(&proposal).starts_with("recording.steps[2].actions: the Then step"), "{proposal}");
+    // The skeleton check is the recording check in every other way.
+    let mut broken = recording.clone();
+    broken.steps_digest = "0".repeat(64);
+    let broken = serde_json::to_value(&broken).expect("json");
+    let (as_skeleton, as_recording) = (validate_skeleton(&broken), validate_recording(&broken));
+    assert!(as_skeleton.is_err());
+    assert_eq!(as_skeleton, as_recording);
+}
