@@ -271,6 +271,14 @@ fn every_defect_and_a_failing_save_are_red_and_the_save_is_never_sent_twice() {
             |prefix: &str| all.lines().filter(|l| l.starts_with(prefix) && l.contains("Create an order")).count();
         assert_eq!((verdicts("✗ red"), verdicts("✓ green")), (2, 0), "{name}: {all}");
         assert!(all.contains(expected), "{name}: {all}");
+        if name.contains("ServerError") {
+            // What the page logged is shown with the failure: here the save's 500.
+            assert!(all.contains("the page logged "), "{name}: {all}");
+            assert!(
+                all.contains("Failed to load resource: the server responded with a status of 500"),
+                "{name}: {all}"
+            );
+        }
         assert_eq!(posts_of_orders(&requests), 2, "{name}: one POST per row, never repeated");
         let _ = runtime.block_on(server.shutdown());
     }

@@ -294,6 +294,7 @@ pub(crate) fn result(execution: &Execution, verdict: Verdict, started: Instant) 
         screenshot: None,
         screenshot_file: None,
         url: None,
+        console_errors: Vec::new(),
         agent: None,
     }
 }
@@ -344,6 +345,7 @@ pub(crate) fn masked(mut result: ScenarioResult, masker: &Masker) -> ScenarioRes
     };
     result.drift = result.drift.iter().map(|drift| masker.mask(drift)).collect();
     result.url = result.url.map(|url| masker.mask(&url));
+    result.console_errors = result.console_errors.iter().map(|error| masker.mask(error)).collect();
     for step in &mut result.steps {
         step.text = masker.mask(&step.text);
         for action in &mut step.actions {
@@ -553,6 +555,9 @@ pub(crate) async fn replay_live(
                     let secrets: Vec<&str> = masker.values().collect();
                     outcome.screenshot = context.screenshot_hiding(&secrets).await.ok();
                     outcome.url = context.url().await.ok();
+                    let mut errors = context.console_errors().await;
+                    errors.truncate(crate::CONSOLE_ERRORS_KEPT);
+                    outcome.console_errors = errors;
                     let message = match &rerun_note {
                         Some(note) => format!("`{action}`: {} ({note})", failure.message),
                         None => format!("`{action}`: {}", failure.message),

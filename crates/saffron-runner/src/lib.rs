@@ -89,6 +89,11 @@ pub struct ScenarioResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub screenshot_file: Option<String>,
     pub url: Option<String>,
+    /// What the page had logged as errors when the scenario failed (console errors, uncaught
+    /// exceptions, loads that failed), oldest first, at most [`CONSOLE_ERRORS_KEPT`]: a
+    /// script that did not load or threw is often why an element never came.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub console_errors: Vec<String>,
     /// What the agent did for the scenario in this run (it had no fresh recording).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<AgentRun>,
@@ -196,6 +201,9 @@ pub struct ActionResult {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
 }
+
+/// How many of a failed scenario's console errors its result keeps.
+pub const CONSOLE_ERRORS_KEPT: usize = 20;
 
 impl ScenarioResult {
     pub fn is_green(&self) -> bool {

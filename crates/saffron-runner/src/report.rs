@@ -460,6 +460,7 @@ mod tests {
             screenshot: Some(vec![137, 80, 78, 71]),
             screenshot_file: None,
             url: Some("http://127.0.0.1/x?a=<1>".into()),
+            console_errors: vec!["uncaught exception: TypeError: <x> is undefined".into()],
             agent: None,
         };
         RunReport::new(
@@ -547,6 +548,11 @@ mod tests {
             page.contains(
                 "<span class=\"kw\">Then</span> I see the receipt</span> <span class=\"time\">not run</span>"
             )
+        );
+        // What the page logged before the failure, escaped.
+        assert!(
+            page.contains("<li><code>uncaught exception: TypeError: &lt;x&gt; is undefined</code></li>"),
+            "{page}"
         );
         // A filter per verdict, with its count.
         for filter in ["all (4)", "✓ green (1)", "~ yellow (1)", "✗ red (1)", "! blocked (1)"] {

@@ -21,6 +21,7 @@ fn scenario(name: &str, line: u32, verdict: Verdict) -> ScenarioResult {
         screenshot: None,
         screenshot_file: None,
         url: None,
+        console_errors: Vec::new(),
         agent: None,
     }
 }

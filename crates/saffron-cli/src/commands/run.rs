@@ -257,6 +257,9 @@ fn print(report: &RunReport, format: Format, masker: &Masker) -> Result<()> {
     Ok(())
 }
 
+/// How many of a red scenario's console errors the terminal shows.
+const CONSOLE_ERRORS_SHOWN: usize = 3;
+
 fn render(results: &[ScenarioResult], format: Format, masker: &Masker) -> Result<String> {
     use std::fmt::Write as _;
     let mut out = String::new();
@@ -287,6 +290,21 @@ fn render(results: &[ScenarioResult], format: Format, masker: &Masker) -> Result
                 }
                 if let Some(url) = &result.url {
                     say!("    page: {url}")?;
+                }
+                // The first few, shortened: the reports have them all.
+                let errors = &result.console_errors;
+                if !errors.is_empty() {
+                    say!("    the page logged {} error(s) before the failure:", errors.len())?;
+                    for error in errors.iter().take(CONSOLE_ERRORS_SHOWN) {
+                        // An exception's first line; its stack is in the reports.
+                        let first_line = error.lines().next().unwrap_or_default();
+                        let shown: String = first_line.chars().take(200).collect();
+                        let cut = if shown.len() < error.len() { "…" } else { "" };
+                        say!("      {shown}{cut}")?;
+                    }
+                    if errors.len() > CONSOLE_ERRORS_SHOWN {
+                        say!("      ({} more in the reports)", errors.len() - CONSOLE_ERRORS_SHOWN)?;
+                    }
                 }
             }
             Verdict::Blocked { cause } => say!("! blocked  {place}  {}: {cause}", result.name)?,
@@ -400,6 +418,7 @@ mod tests {
             steps: Vec::new(),
             screenshot_file: None,
             url: None,
+            console_errors: Vec::new(),
             agent,
         }
     }

@@ -112,6 +112,17 @@ fn scenario_section(out: &mut String, s: &ScenarioResult) {
     if let Some(url) = &s.url {
         let _ = write!(out, "<p>page: <code>{}</code></p>", escape_html(url));
     }
+    if !s.console_errors.is_empty() {
+        let _ = write!(
+            out,
+            "<p>the page logged {} error(s) before the failure:</p><ul class=\"console\">",
+            s.console_errors.len()
+        );
+        for error in &s.console_errors {
+            let _ = write!(out, "<li><code>{}</code></li>", escape_html(error));
+        }
+        out.push_str("</ul>");
+    }
     if let Some(run) = &s.agent {
         agent_section(out, run);
     }
