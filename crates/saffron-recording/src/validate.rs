@@ -76,7 +76,7 @@ impl ValidationError {
 pub fn validate_skeleton(value: &Value) -> Result<Recording, ValidationError> {
     version(value, "", "recording", RECORDING_VERSION)?;
     let recording: Recording = typed(value, "recording")?;
-    check_recording_shape(&recording, value, "", ThenChecks::MayBeMissing)?;
+    check_recording_as(&recording, value, "", ThenChecks::MayBeMissing)?;
     Ok(recording)
 }
 
@@ -522,10 +522,10 @@ enum ThenChecks {
 }
 
 fn check_recording(recording: &Recording, raw: &Value, path: &str) -> Check {
-    check_recording_shape(recording, raw, path, ThenChecks::Required)
+    check_recording_as(recording, raw, path, ThenChecks::Required)
 }
 
-fn check_recording_shape(recording: &Recording, raw: &Value, path: &str, then_checks: ThenChecks) -> Check {
+fn check_recording_as(recording: &Recording, raw: &Value, path: &str, then_checks: ThenChecks) -> Check {
     relative_path(&recording.feature, &key(path, "feature"))?;
     non_empty(&recording.scenario, &key(path, "scenario"))?;
     let steps_path = key(path, "steps");

@@ -550,10 +550,7 @@ mod tests {
             )
         );
         // What the page logged before the failure, escaped.
-        assert!(
-            page.contains("<li><code>uncaught exception: TypeError: &lt;x&gt; is undefined</code></li>"),
-            "{page}"
-        );
+        assert!(page.contains("<li><code>uncaught exception: TypeError: &lt;x&gt; is undefined</code></li>"), "{page}");
         // A filter per verdict, with its count.
         for filter in ["all (4)", "✓ green (1)", "~ yellow (1)", "✗ red (1)", "! blocked (1)"] {
             assert!(page.contains(&format!(">{filter}</button>")), "{filter}");
