@@ -345,10 +345,9 @@ pub(crate) fn add_all(
     texts: impl IntoIterator<Item = Arc<NearText>>,
 ) {
     let in_order = |a: &NearPosting, b: &NearPosting| a.order(b.size, &b.text.text);
-    let texts: Vec<Arc<NearText>> = texts.into_iter().collect();
     // Put in list order once, the postings fill every token's new list in order: sorting each
     // list instead compared texts over and over, the most of a load's near-duplicate work.
-    let mut new_postings: Vec<NearPosting> = texts.iter().map(posting).collect();
+    let mut new_postings: Vec<NearPosting> = texts.into_iter().map(|text| posting(&text)).collect();
     new_postings.sort_by(in_order);
     let mut lists: std::collections::HashMap<&str, Vec<NearPosting>, crate::host::Hasher> = Default::default();
     for posting in &new_postings {

@@ -104,8 +104,27 @@ impl SharedCounts {
         self.0.keys()
     }
 
-    fn counts_mut(&mut self) -> &mut std::collections::HashMap<Arc<str>, u32, crate::host::Hasher> {
-        Arc::make_mut(&mut self.0)
+    /// Adds `delta` to `text`'s count; a count that reaches 0 is dropped. Returns the count
+    /// before and after.
+    fn bump(&mut self, text: Arc<str>, delta: i64) -> (u32, u32) {
+        match Arc::make_mut(&mut self.0).entry(text) {
+            std::collections::hash_map::Entry::Occupied(mut count) => {
+                let (before, now) = (*count.get(), add(*count.get(), delta));
+                if now == 0 {
+                    count.remove();
+                } else {
+                    *count.get_mut() = now;
+                }
+                (before, now)
+            }
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                let now = add(0, delta);
+                if now > 0 {
+                    slot.insert(now);
+                }
+                (0, now)
+            }
+        }
     }
 }
 
@@ -399,17 +418,12 @@ impl Succession {
                 let mut variant_gone = false;
                 for (text, delta) in change.variants.into_iter().filter(|(_, delta)| *delta != 0) {
                     variants_changed = true;
-                    let before = facts.variants.get(&text);
-                    let count = add(before.unwrap_or(0), delta);
-                    facts.uses = facts.uses + u64::from(count) - u64::from(before.unwrap_or(0));
+                    let (before, count) = facts.variants.bump(text.clone(), delta);
+                    facts.uses = facts.uses + u64::from(count) - u64::from(before);
                     if count == 0 {
-                        facts.variants.counts_mut().remove(&text);
                         variant_gone = true;
-                    } else {
-                        if before.is_none() {
-                            facts.mask.add_text(&text);
-                        }
-                        facts.variants.counts_mut().insert(text.clone(), count);
+                    } else if before == 0 {
+                        facts.mask.add_text(&text);
                     }
                     facts.track_top(&text, count);
                 }
@@ -590,35 +604,21 @@ fn bump_all<K: std::hash::Hash + Eq + Clone>(map: &mut HashMap<K, SharedCounts>,
     // In place: the maps are copied only where a snapshot shares them.
     match map.entry(outer) {
         imbl::hashmap::Entry::Occupied(mut entry) => {
-            let counts = entry.get_mut().counts_mut();
+            let counts = entry.get_mut();
             for (inner, delta) in deltas {
-                match counts.entry(inner) {
-                    std::collections::hash_map::Entry::Occupied(mut count) => {
-                        let now = add(*count.get(), delta);
-                        if now == 0 {
-                            count.remove();
-                        } else {
-                            *count.get_mut() = now;
-                        }
-                    }
-                    std::collections::hash_map::Entry::Vacant(slot) => {
-                        let now = add(0, delta);
-                        if now > 0 {
-                            slot.insert(now);
-                        }
-                    }
-                }
+                counts.bump(inner, delta);
             }
             if counts.is_empty() {
                 entry.remove();
             }
         }
         imbl::hashmap::Entry::Vacant(entry) => {
-            let counts: std::collections::HashMap<Arc<str>, u32, crate::host::Hasher> = deltas
-                .filter_map(|(inner, delta)| Some((inner, add(0, delta))).filter(|(_, count)| *count > 0))
-                .collect();
+            let mut counts = SharedCounts::default();
+            for (inner, delta) in deltas {
+                counts.bump(inner, delta);
+            }
             if !counts.is_empty() {
-                entry.insert(SharedCounts(Arc::new(counts)));
+                entry.insert(counts);
             }
         }
     }

@@ -74,10 +74,7 @@ impl ValidationError {
 /// steps may check nothing yet. Only the writer of skeletons uses it; every reader validates
 /// with [`validate_recording`], which refuses such a step.
 pub fn validate_skeleton(value: &Value) -> Result<Recording, ValidationError> {
-    version(value, "", "recording", RECORDING_VERSION)?;
-    let recording: Recording = typed(value, "recording")?;
-    check_recording_as(&recording, value, "", ThenChecks::MayBeMissing)?;
-    Ok(recording)
+    read_recording(value, ThenChecks::MayBeMissing)
 }
 
 /// Parse and validate a recording file's text.
@@ -92,9 +89,13 @@ pub fn parse_proposal(text: &str) -> Result<Proposal, ValidationError> {
 
 /// Validate a recording and read it.
 pub fn validate_recording(value: &Value) -> Result<Recording, ValidationError> {
+    read_recording(value, ThenChecks::Required)
+}
+
+fn read_recording(value: &Value, then_checks: ThenChecks) -> Result<Recording, ValidationError> {
     version(value, "", "recording", RECORDING_VERSION)?;
     let recording: Recording = typed(value, "recording")?;
-    check_recording(&recording, value, "")?;
+    check_recording_as(&recording, value, "", then_checks)?;
     Ok(recording)
 }
 
