@@ -375,6 +375,14 @@ async function hoveringTheHelpButtonExplainsTheSearch(s) {
   await act(expectVisible(page.getByRole('tooltip', { name: 'Search by customer name', exact: true })))
 }
 
+async function openAnOrderByDoubleClickingItsRow(s) {
+  const { page, act } = s
+  await signedInAsDemoUser(s)
+  await act(page.getByRole('cell', { name: 'Grace Hopper', exact: true }).dblclick())
+  await act(expectUrl(page, '/orders/1003'))
+  await act(expectVisible(page.getByRole('heading', { name: 'Order #1003', exact: true })))
+}
+
 // ---------------------------------------------------------------------------------------------
 // The run: the order, files, lines and names `saffron run --format json` reports.
 
@@ -391,6 +399,7 @@ const SCENARIOS = [
   { file: 'features/orders.saffron', line: 30, name: 'Export the orders', run: exportTheOrders },
   { file: 'features/orders.saffron', line: 34, name: 'Open an invoice in a new tab', run: openAnInvoiceInANewTab },
   { file: 'features/orders.saffron', line: 38, name: 'Hovering the help button explains the search', run: hoveringTheHelpButtonExplainsTheSearch },
+  { file: 'features/orders.saffron', line: 49, name: 'Open an order by double-clicking its row', run: openAnOrderByDoubleClickingItsRow },
   { file: 'features/sign_in.feature', line: 5, name: 'Sign in with the demo account', run: signInWithTheDemoAccount },
   { file: 'features/sign_in.feature', line: 11, name: 'A wrong password is refused', run: aWrongPasswordIsRefused },
 ]

@@ -161,37 +161,22 @@ async fn locate_filtered(page: &Page, target: &Target, scope: Option<&Scope>, gr
     let filter = scope.map_or(Value::Null, text_filter);
     let search = Search { root: container.as_ref(), filter: &filter };
     let filter_text = scope.map(Scope::describe_filter).unwrap_or_default();
+    let tiers = ladder(target);
     let mut report = Report::default();
-    for tier in target.tiers() {
-        let queries: Vec<(usize, TierResult)> = if tier == Tier::Css {
-            let mut results = Vec::new();
-            for (index, selector) in target.css.iter().enumerate() {
-                let result = find(page, search, "css", selector, group).await?;
-                let unique = matches!(result, TierResult::One(_));
-                results.push((index, result));
-                if unique {
-                    break;
-                }
-            }
-            results
-        } else {
-            vec![(0, query_tier(page, target, tier, search, group).await?)]
-        };
-        for (css_index, result) in queries {
-            let name = target.describe_locator(tier, css_index);
-            match result {
-                TierResult::One(object_id) => {
-                    let own_locator = format!("{name}{filter_text}");
-                    let container = container.map(Box::new);
-                    return Ok(Located::One(Found { object_id, tier, css_index, own_locator, container }));
-                }
-                TierResult::Count(count) => {
-                    report.ambiguous |= count > 1;
-                    report.lines.push(format!("{name}: {}", matches_phrase(count)));
-                }
-                TierResult::Error(error) => report.lines.push(format!("{name}: {error}")),
+    if let Some((mut position, mut object_id)) = climb(page, target, &tiers, search, group, &mut report).await? {
+        if position > 0 {
+            // The page may change between two tiers' queries: an element that appears just
+            // after a sturdier tier looked is found by a weaker one, which reads as drift that
+            // is not there. It is in the page now, so the sturdier tiers look once more.
+            let sturdier = climb(page, target, &tiers[..position], search, group, &mut Report::default()).await?;
+            if let Some(found) = sturdier {
+                (position, object_id) = found;
             }
         }
+        let (tier, css_index) = tiers[position];
+        let own_locator = format!("{}{filter_text}", target.describe_locator(tier, css_index));
+        let container = container.map(Box::new);
+        return Ok(Located::One(Found { object_id, tier, css_index, own_locator, container }));
     }
     if report.lines.is_empty() {
         report.lines.push("the target has no locator".to_owned());
@@ -201,6 +186,50 @@ async fn locate_filtered(page: &Page, target: &Target, scope: Option<&Scope>, gr
         report.lines.insert(0, format!("scope {scope}: found by {}", container.locator()));
     }
     Ok(Located::None(report))
+}
+
+/// The target's places on the ladder, sturdiest first: each tier it has, and each of its CSS
+/// selectors in turn.
+fn ladder(target: &Target) -> Vec<(Tier, usize)> {
+    let mut places = Vec::new();
+    for tier in target.tiers() {
+        if tier == Tier::Css {
+            places.extend((0..target.css.len()).map(|index| (Tier::Css, index)));
+        } else {
+            places.push((tier, 0));
+        }
+    }
+    places
+}
+
+/// Tries `tiers` in order (a CSS selector is one place on the ladder of its own), each until one
+/// matches exactly one element; the place that fired and the element. Every place that did not
+/// fire adds its line to `report`.
+async fn climb(
+    page: &Page,
+    target: &Target,
+    tiers: &[(Tier, usize)],
+    search: Search<'_>,
+    group: &str,
+    report: &mut Report,
+) -> Result<Option<(usize, String)>, CdpFail> {
+    for (position, &(tier, css_index)) in tiers.iter().enumerate() {
+        let result = if tier == Tier::Css {
+            find(page, search, "css", &target.css[css_index], group).await?
+        } else {
+            query_tier(page, target, tier, search, group).await?
+        };
+        let name = target.describe_locator(tier, css_index);
+        match result {
+            TierResult::One(object_id) => return Ok(Some((position, object_id))),
+            TierResult::Count(count) => {
+                report.ambiguous |= count > 1;
+                report.lines.push(format!("{name}: {}", matches_phrase(count)));
+            }
+            TierResult::Error(error) => report.lines.push(format!("{name}: {error}")),
+        }
+    }
+    Ok(None)
 }
 
 /// The one container of the target's scope (none without a scope), or why there is none.

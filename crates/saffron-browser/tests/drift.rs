@@ -177,3 +177,22 @@ fn an_assertion_never_passes_on_another_element_than_the_recorded_one() {
         s.close().await;
     });
 }
+
+/// A list filled by a fetch may gain its new entry between two tiers' queries: the text tier
+/// looks a moment too early, the CSS fallback a moment later. That is not drift: the element
+/// has its recorded text, so the text tier looks again and finds it.
+#[test]
+fn an_element_that_appears_between_two_tiers_is_found_by_the_recorded_one() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/lab/late" })).await;
+        let performed = s
+            .ok(json!({ "type": "expectVisible",
+                "target": { "text": "Deliver before noon", "css": ["[aria-label=Notes] li"], "tier": "text" } }))
+            .await;
+        assert_eq!(performed.tier, Some(Tier::Text), "{performed:?}");
+        assert_eq!(performed.locator.as_deref(), Some(r#"text "Deliver before noon""#));
+        assert!(performed.drift.is_empty(), "{:?}", drift_lines(&performed));
+        s.close().await;
+    });
+}

@@ -188,6 +188,24 @@ fn check_and_uncheck_are_real_clicks() {
 }
 
 #[test]
+fn dblclick_is_two_real_clicks_then_dblclick() {
+    run(|browser| async move {
+        let mut s = lab(&browser).await;
+        s.ok(json!({ "type": "dblclick", "target": { "role": "button", "name": "Go" } })).await;
+        s.events_are("go", &format!("{CLICKED} pointerdown mousedown pointerup mouseup click dblclick")).await;
+        // A click is one click: two in a row are not a double-click.
+        s.ok(json!({ "type": "click", "target": { "role": "button", "name": "Elsewhere" } })).await;
+        s.ok(json!({ "type": "click", "target": { "role": "button", "name": "Elsewhere" } })).await;
+        s.events_are(
+            "elsewhere",
+            &format!("{CLICKED} pointermove mousemove pointerdown mousedown pointerup mouseup click"),
+        )
+        .await;
+        s.close().await;
+    });
+}
+
+#[test]
 fn hover_and_click_move_a_real_pointer() {
     run(|browser| async move {
         let mut s = lab(&browser).await;

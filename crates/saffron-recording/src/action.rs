@@ -40,6 +40,16 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         timeout_ms: Option<u64>,
     },
+    /// Double-click an element (two clicks in a row, the second with a click count of 2, so
+    /// the page sees `click`, `click`, `dblclick`).
+    #[serde(rename = "dblclick")]
+    DoubleClick {
+        /// The element.
+        target: Target,
+        /// Per-action timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
     /// Replace a field's content. An empty value is a recorded clear.
     Fill {
         /// The field.
@@ -295,6 +305,7 @@ macro_rules! element_target {
     ($action:expr) => {
         match $action {
             Action::Click { target, .. }
+            | Action::DoubleClick { target, .. }
             | Action::Fill { target, .. }
             | Action::Select { target, .. }
             | Action::Press { target: Some(target), .. }
@@ -325,6 +336,7 @@ impl Action {
         match self {
             Action::Goto { .. } => "goto",
             Action::Click { .. } => "click",
+            Action::DoubleClick { .. } => "dblclick",
             Action::Fill { .. } => "fill",
             Action::Select { .. } => "select",
             Action::Press { .. } => "press",
@@ -366,7 +378,10 @@ impl Action {
     /// retry it. A click, a key press or a dialog answer may submit or toggle something, so
     /// they are never repeated.
     pub fn may_repeat(&self) -> bool {
-        !matches!(self, Action::Click { .. } | Action::Press { .. } | Action::Dialog { .. })
+        !matches!(
+            self,
+            Action::Click { .. } | Action::DoubleClick { .. } | Action::Press { .. } | Action::Dialog { .. }
+        )
     }
 
     /// The element the action is about, if it has one.
@@ -384,6 +399,7 @@ impl Action {
         match self {
             Action::Goto { timeout_ms, .. }
             | Action::Click { timeout_ms, .. }
+            | Action::DoubleClick { timeout_ms, .. }
             | Action::Fill { timeout_ms, .. }
             | Action::Select { timeout_ms, .. }
             | Action::Press { timeout_ms, .. }
@@ -444,6 +460,7 @@ impl fmt::Display for Action {
         match self {
             Action::Goto { url, .. } => write!(f, "go to {url:?}"),
             Action::Click { target, .. } => write!(f, "click {target}"),
+            Action::DoubleClick { target, .. } => write!(f, "double-click {target}"),
             Action::Fill { target, value, .. } => write!(f, "fill {target} with {value:?}"),
             Action::Select { target, values, .. } => {
                 let quoted: Vec<String> = values.iter().map(|value| format!("{value:?}")).collect();
@@ -504,6 +521,7 @@ mod tests {
         vec![
             Action::Goto { url: "/".into(), timeout_ms: None },
             Action::Click { target: target.clone(), timeout_ms: None },
+            Action::DoubleClick { target: target.clone(), timeout_ms: None },
             Action::Fill { target: target.clone(), value: String::new(), timeout_ms: None },
             Action::Select { target: target.clone(), values: vec![], timeout_ms: None },
             Action::Press { target: None, key: "Enter".into(), timeout_ms: None },
@@ -528,11 +546,11 @@ mod tests {
     #[test]
     fn classification_of_every_action_type() {
         let actions = every_action();
-        assert_eq!(actions.len(), 20, "one of each type");
+        assert_eq!(actions.len(), 21, "one of each type");
         for action in &actions {
             let name = action.type_name();
             assert_eq!(action.is_assertion(), name.starts_with("expect"), "{name}");
-            let never_repeated = matches!(name, "click" | "press" | "dialog");
+            let never_repeated = matches!(name, "click" | "dblclick" | "press" | "dialog");
             assert_eq!(action.may_repeat(), !never_repeated, "{name}");
             let json = serde_json::to_value(action).expect("serializes");
             assert_eq!(json["type"], name, "type tag of {name}");
@@ -556,6 +574,10 @@ mod tests {
         let total = Target::role("heading", "Total");
         let cases = [
             (Action::Click { target: button("Save"), timeout_ms: None }, r#"click button "Save""#),
+            (
+                Action::DoubleClick { target: Target::role("listitem", "Buy milk"), timeout_ms: None },
+                r#"double-click listitem "Buy milk""#,
+            ),
             (
                 Action::Fill { target: email.clone(), value: "{env:USER_EMAIL}".into(), timeout_ms: None },
                 r#"fill textbox "Email" with "{env:USER_EMAIL}""#,

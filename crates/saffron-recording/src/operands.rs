@@ -74,6 +74,7 @@ macro_rules! walk {
             match action {
                 Action::Goto { url, .. } => visit("url".to_owned(), Text, url),
                 Action::Click { target, .. }
+                | Action::DoubleClick { target, .. }
                 | Action::Check { target, .. }
                 | Action::Uncheck { target, .. }
                 | Action::Hover { target, .. }
@@ -211,6 +212,7 @@ mod tests {
             Action::Check { target: target("5"), timeout_ms: t },
             Action::Uncheck { target: target("6"), timeout_ms: t },
             Action::Hover { target: target("7"), timeout_ms: t },
+            Action::DoubleClick { target: target("7b"), timeout_ms: t },
             Action::SwitchTab { index: Some(1), url_pattern: Some("urlPattern".into()), timeout_ms: t },
             Action::Dialog { accept: true, prompt_text: Some("promptText".into()), timeout_ms: t },
             Action::WaitForResponse { response: response.clone(), timeout_ms: t },

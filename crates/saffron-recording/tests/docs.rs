@@ -42,6 +42,7 @@ fn schemas_name_every_action_type() {
     for action in [
         "goto",
         "click",
+        "dblclick",
         "fill",
         "select",
         "press",

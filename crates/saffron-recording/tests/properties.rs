@@ -118,6 +118,7 @@ fn action() -> impl Strategy<Value = Action> {
             timeout_ms
         }),
         (target(), timeout()).prop_map(|(target, timeout_ms)| Action::Click { target, timeout_ms }),
+        (target(), timeout()).prop_map(|(target, timeout_ms)| Action::DoubleClick { target, timeout_ms }),
         (target(), template(), timeout()).prop_map(|(target, value, timeout_ms)| Action::Fill {
             target,
             value,

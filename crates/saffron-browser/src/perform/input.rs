@@ -197,10 +197,16 @@ pub(super) async fn checked_state(page: &Page, object_id: &str, want: bool) -> A
 }
 
 pub(super) async fn mouse(page: &Page, kind: &str, x: f64, y: f64) -> Result<Value, CdpFail> {
+    button(page, kind, x, y, 1).await
+}
+
+/// A mouse event; `click_count` is the press's place in a run of clicks (2 for the second
+/// press of a double-click, on whose release the browser fires `dblclick`).
+async fn button(page: &Page, kind: &str, x: f64, y: f64, click_count: u32) -> Result<Value, CdpFail> {
     let mut params = json!({ "type": kind, "x": x, "y": y });
     if kind != "mouseMoved" {
         params["button"] = json!("left");
-        params["clickCount"] = json!(1);
+        params["clickCount"] = json!(click_count);
         params["buttons"] = json!(if kind == "mousePressed" { 1 } else { 0 });
     }
     cdp::call(page, "Input.dispatchMouseEvent", params).await
@@ -221,5 +227,16 @@ pub(super) async fn click_at(page: &Page, x: f64, y: f64) -> Result<(), CdpFail>
     mouse(page, "mouseMoved", x, y).await?;
     mouse(page, "mousePressed", x, y).await?;
     mouse(page, "mouseReleased", x, y).await?;
+    Ok(())
+}
+
+/// A real double-click, as a person's: move, then two presses and releases in place, the
+/// second counted as the second click of a run.
+pub(super) async fn double_click_at(page: &Page, x: f64, y: f64) -> Result<(), CdpFail> {
+    mouse(page, "mouseMoved", x, y).await?;
+    for click_count in 1..=2 {
+        button(page, "mousePressed", x, y, click_count).await?;
+        button(page, "mouseReleased", x, y, click_count).await?;
+    }
     Ok(())
 }

@@ -60,6 +60,14 @@ tbody.addEventListener("click", async (event) => {
   show(flash, "Order #" + id + " deleted");
 });
 
+// A double-click on a row opens its order, where its number's link leads; the delete button
+// keeps its own meaning.
+tbody.addEventListener("dblclick", (event) => {
+  if (event.target.closest("button")) return;
+  const link = event.target.closest("tr")?.querySelector("a[href]");
+  if (link) window.location.assign(link.href);
+});
+
 const exportButton = document.getElementById("export");
 const exportStatus = document.getElementById("export-status");
 

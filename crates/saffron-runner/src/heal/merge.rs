@@ -89,12 +89,19 @@ pub fn merge(input: &MergeInput<'_>) -> (Vec<Vec<Action>>, Vec<String>) {
     (merged, notes)
 }
 
-/// `flow change:` notes: navigation actions (click, press, goto, tab moves) the repair added
+/// `flow change:` notes: navigation actions (clicks, press, goto, tab moves) the repair added
 /// or dropped, per step. A same-type rewrite (a renamed button) is a locator change, not a
 /// flow change, and adds no note.
 pub fn flow_changes(before: &Recording, after: &Recording) -> Vec<String> {
     let navigates = |action: &Action| {
-        matches!(action, Action::Click { .. } | Action::Press { .. } | Action::Goto { .. } | Action::SwitchTab { .. })
+        matches!(
+            action,
+            Action::Click { .. }
+                | Action::DoubleClick { .. }
+                | Action::Press { .. }
+                | Action::Goto { .. }
+                | Action::SwitchTab { .. }
+        )
     };
     let mut notes = Vec::new();
     for step in diff_recordings(Some(before), after) {

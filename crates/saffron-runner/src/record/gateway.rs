@@ -256,6 +256,10 @@ impl<P: LivePage> Gateway<P> {
                 let input: tools::RefInput = tools::parse(name, input)?;
                 Action::Click { target: self.target(&input.element).await?, timeout_ms: None }
             }
+            tools::DOUBLE_CLICK => {
+                let input: tools::RefInput = tools::parse(name, input)?;
+                Action::DoubleClick { target: self.target(&input.element).await?, timeout_ms: None }
+            }
             tools::HOVER => {
                 let input: tools::RefInput = tools::parse(name, input)?;
                 Action::Hover { target: self.target(&input.element).await?, timeout_ms: None }
@@ -688,6 +692,17 @@ mod tests {
         let second = call(&mut gateway, tools::DONE, json!({ "success": true, "narrative": "ok" }));
         assert!(!second.is_error);
         assert_eq!(gateway.finish(), Some(&Finish::Unverified(vec![1])));
+    }
+
+    #[test]
+    fn a_double_click_is_performed_and_recorded_as_one() {
+        let (mut gateway, performed) = gateway();
+        call(&mut gateway, tools::STEP, json!({ "step": 1 }));
+        let clicked = call(&mut gateway, tools::DOUBLE_CLICK, json!({ "ref": "e1" }));
+        assert!(!clicked.is_error, "{clicked:?}");
+        assert!(matches!(&performed.lock().expect("lock")[0], Action::DoubleClick { .. }));
+        assert!(matches!(&gateway.entries()[0].action, Action::DoubleClick { .. }));
+        assert!(tools::specs().iter().any(|spec| spec.name == tools::DOUBLE_CLICK));
     }
 
     #[test]

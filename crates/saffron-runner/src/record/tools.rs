@@ -228,6 +228,7 @@ pub struct NoInput {}
 
 pub const SNAPSHOT: &str = "browser_snapshot";
 pub const CLICK: &str = "browser_click";
+pub const DOUBLE_CLICK: &str = "browser_double_click";
 pub const FILL: &str = "browser_fill";
 pub const SELECT: &str = "browser_select";
 pub const PRESS: &str = "browser_press";
@@ -247,6 +248,7 @@ pub fn specs() -> Vec<ToolSpec> {
     vec![
         spec::<NoInput>(SNAPSHOT, "The page now: URL, tabs, and its elements with their refs."),
         spec::<RefInput>(CLICK, "Click an element."),
+        spec::<RefInput>(DOUBLE_CLICK, "Double-click an element (for pages that act on a double-click only)."),
         spec::<FillInput>(FILL, "Replace a field's text."),
         spec::<SelectInput>(SELECT, "Choose an option of a select."),
         spec::<PressInput>(PRESS, "Press a key, on an element or the page."),
