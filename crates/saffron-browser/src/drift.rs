@@ -265,7 +265,7 @@ fn role_matches(target: &Target, now: Option<&(String, String)>) -> bool {
         return false;
     }
     match (&target.name, &target.name_regex) {
-        (Some(recorded), _) => recorded == name,
+        (Some(recorded), _) => crate::name_key(recorded) == crate::name_key(name),
         (None, Some(pattern)) => Regex::new(pattern).is_ok_and(|pattern| pattern.is_match(name)),
         (None, None) => true,
     }

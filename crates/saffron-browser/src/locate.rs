@@ -108,6 +108,8 @@ fn matches_phrase(count: usize) -> String {
 enum TierResult {
     One(String),
     Count(usize),
+    /// No match, and these names of the role are near the recorded one.
+    Near(Vec<String>),
     Error(String),
 }
 
@@ -226,6 +228,10 @@ async fn climb(
                 report.ambiguous |= count > 1;
                 report.lines.push(format!("{name}: {}", matches_phrase(count)));
             }
+            TierResult::Near(names) => {
+                let names: Vec<String> = names.iter().map(|name| format!("{name:?}")).collect();
+                report.lines.push(format!("{name}: 0 matches (the nearest names: {})", names.join(", ")));
+            }
             TierResult::Error(error) => report.lines.push(format!("{name}: {error}")),
         }
     }
@@ -257,7 +263,7 @@ pub(crate) async fn count(
     let Some(tier) = target.tiers().first().copied() else { return Ok(Ok((None, 0))) };
     let count = match tier {
         Tier::Role => {
-            role_matches(page, target, search, group).await?.map(|ids| ids.len()).map_err(CdpFail::Protocol)?
+            role_matches(page, target, search, group).await?.map(|found| found.ids.len()).map_err(CdpFail::Protocol)?
         }
         Tier::Css => count_of(
             find(page, search, "css", target.css.first().map(String::as_str).unwrap_or_default(), group).await?,
@@ -272,6 +278,7 @@ fn count_of(result: TierResult) -> Result<usize, CdpFail> {
     match result {
         TierResult::One(_) => Ok(1),
         TierResult::Count(count) => Ok(count),
+        TierResult::Near(_) => Ok(0),
         TierResult::Error(error) => Err(CdpFail::Protocol(error)),
     }
 }
@@ -286,12 +293,17 @@ async fn query_tier(
     let value = |field: &Option<String>| field.clone().unwrap_or_default();
     match tier {
         Tier::Role => match role_matches(page, target, search, group).await? {
-            Ok(ids) if search.filter.is_null() && ids.len() == 1 => match resolve_node(page, ids[0], group).await? {
-                Some(object_id) => Ok(TierResult::One(object_id)),
-                None => Ok(TierResult::Error("the accessibility node has no element".to_owned())),
-            },
-            Ok(ids) if search.filter.is_null() || ids.is_empty() => Ok(TierResult::Count(ids.len())),
-            Ok(ids) => filter_nodes(page, &ids, search.filter, group).await,
+            Ok(RoleMatches { ids, .. }) if search.filter.is_null() && ids.len() == 1 => {
+                match resolve_node(page, ids[0], group).await? {
+                    Some(object_id) => Ok(TierResult::One(object_id)),
+                    None => Ok(TierResult::Error("the accessibility node has no element".to_owned())),
+                }
+            }
+            Ok(RoleMatches { ids, nearest }) if ids.is_empty() && !nearest.is_empty() => Ok(TierResult::Near(nearest)),
+            Ok(RoleMatches { ids, .. }) if search.filter.is_null() || ids.is_empty() => {
+                Ok(TierResult::Count(ids.len()))
+            }
+            Ok(RoleMatches { ids, .. }) => filter_nodes(page, &ids, search.filter, group).await,
             Err(error) => Ok(TierResult::Error(error)),
         },
         Tier::Label => find(page, search, "label", &value(&target.label), group).await,
@@ -326,15 +338,34 @@ async fn filter_nodes(page: &Page, ids: &[i64], filter: &Value, group: &str) -> 
     Ok(tier_result(remote))
 }
 
-/// Backend node ids of the elements with the target's role and name (inside the search's
-/// container, when it has one), or why none can be found.
+/// What the role tier found inside the search's container (when it has one): the elements,
+/// and when there are none, the names of that role nearest the recorded one.
+struct RoleMatches {
+    ids: Vec<i64>,
+    nearest: Vec<String>,
+}
+
+/// How many names of the role a failure offers in place of the recorded one, and how close
+/// (normalized Levenshtein) a name must be to be offered.
+const NEAREST_NAMES: usize = 3;
+const NEAREST_SIMILARITY: f64 = 0.5;
+
+/// The elements with the target's role and name, or why none can be found.
+///
+/// Chromium matches `accessibleName` exactly. When that finds nothing, the role's elements are
+/// compared by [`crate::name_key`], as a person reads the names: a path with a line break
+/// allowed in it (`GET /pets /{id}` to Chromium) or a zero-width space (`get\u{200b}/pets`)
+/// still has the name the recording holds. Still nothing: the nearest names are kept for the
+/// failure message, since a name written by hand with a typo, or one that changed, is best
+/// fixed by seeing what the page has.
 async fn role_matches(
     page: &Page,
     target: &Target,
     search: Search<'_>,
     group: &str,
-) -> Result<Result<Vec<i64>, String>, CdpFail> {
-    let Some(role) = target.role.as_deref() else { return Ok(Ok(Vec::new())) };
+) -> Result<Result<RoleMatches, String>, CdpFail> {
+    let none = RoleMatches { ids: Vec::new(), nearest: Vec::new() };
+    let Some(role) = target.role.as_deref() else { return Ok(Ok(none)) };
     let pattern = match target.name_regex.as_deref().map(Regex::new) {
         Some(Ok(pattern)) => Some(pattern),
         Some(Err(error)) => return Ok(Err(format!("invalid nameRegex: {error}"))),
@@ -355,37 +386,74 @@ async fn role_matches(
             (document_id, None)
         }
     };
-    let mut params = json!({ "objectId": root_id, "role": role });
-    if let Some(name) = target.name.as_deref() {
-        params["accessibleName"] = json!(name);
-    }
-    let answer = cdp::call(page, "Accessibility.queryAXTree", params).await?;
-    let nodes = answer.get("nodes").and_then(Value::as_array).cloned().unwrap_or_default();
+    let query = async |name: Option<&str>| -> Result<Vec<(i64, String)>, CdpFail> {
+        let mut params = json!({ "objectId": root_id, "role": role });
+        if let Some(name) = name {
+            params["accessibleName"] = json!(name);
+        }
+        let answer = cdp::call(page, "Accessibility.queryAXTree", params).await?;
+        let nodes = answer.get("nodes").and_then(Value::as_array).cloned().unwrap_or_default();
+        Ok(elements(&nodes, root_backend_id))
+    };
+    let keep = |found: Vec<(i64, String)>, wanted: &dyn Fn(&str) -> bool| -> Vec<i64> {
+        found.into_iter().filter(|(_, name)| wanted(name)).map(|(id, _)| id).collect()
+    };
+    let found = query(target.name.as_deref()).await?;
+    let ids = keep(found, &|name| pattern.as_ref().is_none_or(|pattern| pattern.is_match(name)));
+    let Some(recorded) = target.name.as_deref().filter(|_| ids.is_empty()) else {
+        return Ok(Ok(RoleMatches { ids, nearest: Vec::new() }));
+    };
+    let every = query(None).await?;
+    let wanted = crate::name_key(recorded);
+    let ids = keep(every.clone(), &|name| crate::name_key(name) == wanted);
+    let nearest =
+        if ids.is_empty() { nearest_names(&wanted, every.into_iter().map(|(_, name)| name)) } else { Vec::new() };
+    Ok(Ok(RoleMatches { ids, nearest }))
+}
+
+/// The elements among an accessibility query's nodes, with their names: no ignored nodes, no
+/// text runs (they carry their parent's name and cannot be acted on), not the container
+/// itself, each element once.
+fn elements(nodes: &[Value], root_backend_id: Option<i64>) -> Vec<(i64, String)> {
     let mut seen = HashSet::new();
-    let mut ids = Vec::new();
+    let mut found = Vec::new();
     for node in nodes {
         if node.get("ignored").and_then(Value::as_bool).unwrap_or(false) {
             continue;
         }
-        // Text runs carry the name of their parent; they are not elements one can act on.
         let node_role = node.pointer("/role/value").and_then(Value::as_str).unwrap_or_default();
         if matches!(node_role, "StaticText" | "InlineTextBox") {
             continue;
-        }
-        if let Some(pattern) = &pattern {
-            let name = node.pointer("/name/value").and_then(Value::as_str).unwrap_or_default();
-            if !pattern.is_match(name) {
-                continue;
-            }
         }
         if let Some(id) = node.get("backendDOMNodeId").and_then(Value::as_i64)
             && Some(id) != root_backend_id
             && seen.insert(id)
         {
-            ids.push(id);
+            let name = node.pointer("/name/value").and_then(Value::as_str).unwrap_or_default();
+            found.push((id, name.to_owned()));
         }
     }
-    Ok(Ok(ids))
+    found
+}
+
+/// The names closest to `wanted` (a [`crate::name_key`]), closest first, each once.
+fn nearest_names(wanted: &str, names: impl Iterator<Item = String>) -> Vec<String> {
+    let mut scored: Vec<(f64, String)> = names
+        .filter(|name| !name.is_empty())
+        .map(|name| (strsim::normalized_levenshtein(wanted, &crate::name_key(&name)), name))
+        .filter(|(similarity, _)| *similarity >= NEAREST_SIMILARITY)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let mut nearest: Vec<String> = Vec::new();
+    for (_, name) in scored {
+        if nearest.len() == NEAREST_NAMES {
+            break;
+        }
+        if !nearest.contains(&name) {
+            nearest.push(name);
+        }
+    }
+    nearest
 }
 
 /// Runs [`js::FIND`] for one non-role tier, in the document or inside the search's container.

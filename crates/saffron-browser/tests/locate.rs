@@ -236,3 +236,46 @@ fn hidden_elements_are_not_in_the_role_tier() {
         s.close().await;
     });
 }
+
+/// A name is compared as a person reads it: Chromium's space where a path may break and a
+/// zero-width space inside a label do not make the name another one. A name that matches
+/// nothing says which names of that role are near it.
+#[test]
+fn names_match_as_shown_and_a_miss_offers_the_nearest_names() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/lab/names" })).await;
+        let log = json!({ "role": "status" });
+        for (name, clicked) in [("GET /pets/{petId}", "path"), ("get/pets", "short"), ("Save", "save")] {
+            let performed = s.ok(json!({ "type": "click", "target": { "role": "button", "name": name } })).await;
+            assert_eq!(performed.tier, Some(Tier::Role), "{name}");
+            assert!(performed.drift.is_empty(), "{name}: {:?}", drift_lines(&performed));
+            s.ok(json!({ "type": "expectText", "target": log, "text": format!("Clicked {clicked}") })).await;
+        }
+        // Two buttons read as the same name: the role tier is ambiguous, and the element CSS
+        // finds still has the recorded name, so only the test id drifted.
+        let performed = s
+            .ok(json!({ "type": "expectVisible",
+                "target": { "role": "button", "name": "Open /orders/{id}", "testId": "gone",
+                            "css": ["[data-log=orders-break]"], "tier": "role" } }))
+            .await;
+        assert_eq!(performed.tier, Some(Tier::Css));
+        assert_eq!(
+            drift_lines(&performed),
+            [
+                r#"found by css "[data-log=orders-break]" (recorded: role button "Open /orders/{id}")"#,
+                r#"testId "gone" → none"#
+            ]
+        );
+        let failure = s
+            .fails(json!({ "type": "click", "timeoutMs": 300, "target": { "role": "button", "name": "Save drfat" } }))
+            .await;
+        assert_eq!(failure.kind, FailureKind::NotFound);
+        assert!(
+            failure.message.ends_with(r#"role button "Save drfat": 0 matches (the nearest names: "Save draft")"#),
+            "{}",
+            failure.message
+        );
+        s.close().await;
+    });
+}

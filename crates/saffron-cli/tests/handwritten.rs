@@ -381,6 +381,17 @@ fn skeleton_writes_an_empty_recording_refused_until_its_then_steps_check_and_nev
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_ne!(std::fs::read_to_string(&refund).expect("read"), filled);
 
+    // Another skeleton, made while this one is still empty: the empty one is not listed at
+    // length (that is `check`'s business), only counted.
+    let output = saffron(&["skeleton", "--force", "features/orders.saffron:49"], &root);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(!stderr(&output).contains("refund-an-order.json"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("(1 other recording(s) or proposal(s) of the project do not check"),
+        "{}",
+        stderr(&output)
+    );
+
     // A StepSet has no recording; a line outside any scenario names none.
     let output = saffron(&["skeleton", "features/shared.steps.saffron:5"], &root);
     assert_eq!(output.status.code(), Some(2));

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use saffron_index::{recording_paths, step_specs};
-use saffron_recording::{RecordedStep, Recording, Store};
+use saffron_recording::{RecordedStep, Recording, Store, layout};
 use saffron_syntax::{ScenarioKind, pickles};
 
 use crate::project;
@@ -30,8 +30,14 @@ pub fn run(args: SkeletonArgs) -> Result<ExitCode> {
     let root = project::find_root()?;
     let relative = project::relative_filters(&root, std::slice::from_ref(&file))?.remove(0);
     let (snapshot, problems) = project::load_index(&root);
-    // An unreadable file elsewhere does not stop a skeleton; it is named all the same.
-    project::report(&problems)?;
+    // A feature file that does not parse may hide the scenario, so its problems are shown. The
+    // recordings and proposals are `check`'s business: skeletons written one after another are
+    // each unreadable until filled in, and listing them all at every call buries the answer.
+    let (elsewhere, about_features): (Vec<_>, Vec<_>) = problems.into_iter().partition(|problem| {
+        let path = std::path::Path::new(&problem.file);
+        layout::in_cache(path) || layout::in_proposals(path)
+    });
+    project::report(&about_features)?;
     let Some(data) = snapshot.file(&relative) else {
         bail!("{}: not a .feature or .saffron file of the project at {}", file.display(), root.display());
     };
@@ -64,6 +70,13 @@ pub fn run(args: SkeletonArgs) -> Result<ExitCode> {
     let recording = Recording::new(feature, template.scenario.header.name.clone(), steps);
     let store = Store::open(&root).context("cannot open the store")?;
     store.write_skeleton(&target, &recording)?;
+    let written = recording_path.to_string_lossy();
+    let others = elsewhere.iter().filter(|problem| problem.file != written).count();
+    if others > 0 {
+        eprintln!(
+            "({others} other recording(s) or proposal(s) of the project do not check: `saffron check` lists them)"
+        );
+    }
     println!("{}", escape_controls(&PathBuf::from(&recording_path).display().to_string()));
     eprintln!(
         "wrote a skeleton for \"{}\" ({} step(s), no actions): fill in each step's actions, with at least one \

@@ -1,0 +1,13 @@
+import { chromium } from 'playwright-core'
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] })
+const page = await browser.newPage()
+await page.goto('http://127.0.0.1:8770/')
+await page.getByRole('button', { name: 'GET /pets/{petId} Find a pet by its id' }).click()
+await page.getByRole('button', { name: 'Try it out' }).click()
+await page.getByRole('textbox', { name: 'petId' }).fill('2')
+await page.getByRole('button', { name: 'Execute' }).click()
+await page.waitForTimeout(1000)
+const snap = await page.locator('#operations-pets-getPet').ariaSnapshot()
+console.log(snap)
+console.log(await page.locator('.live-responses-table').first().innerHTML().then(h => h.slice(0, 1500)))
+await browser.close()

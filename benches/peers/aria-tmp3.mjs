@@ -1,0 +1,12 @@
+import { chromium } from 'playwright-core'
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] })
+const page = await browser.newPage()
+await page.goto('http://127.0.0.1:8770/')
+await page.waitForTimeout(1500)
+const t = await page.locator('#operations-pets-getPet .opblock-summary-path').innerHTML()
+console.log(JSON.stringify(t), [...t].map(c => c.charCodeAt(0).toString(16)).join(' '))
+const client = await page.context().newCDPSession(page)
+const doc = await client.send('DOM.getDocument')
+const r = await client.send('Accessibility.queryAXTree', { nodeId: doc.root.nodeId, role: 'button' })
+for (const n of r.nodes) console.log(JSON.stringify(n.name?.value))
+await browser.close()
