@@ -29,6 +29,17 @@ macro_rules! prelude {
     return r.width > 0 && r.height > 0 && e.checkVisibility({ visibilityProperty: true });
   };
   const control = (e) => (e.localName === 'label' && e.control ? e.control : e);
+  // Containment and focus across open shadow roots, as a person sees the page: an element in
+  // a component's shadow tree is inside the component.
+  const within = (outer, node) => {
+    for (let n = node; n; n = n.parentNode || n.host) if (n === outer) return true;
+    return false;
+  };
+  const focusedElement = () => {
+    let a = document.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    return a;
+  };
 "##
     };
 }
@@ -49,8 +60,36 @@ macro_rules! locator_helpers {
     }
     return out;
   };
+  // Ids resolve in the element's own tree: a component's shadow root or the document.
   const labelledBy = (el) => el.getAttribute('aria-labelledby').split(/\s+/)
-    .map((id) => document.getElementById(id)).filter(Boolean).map((n) => n.textContent).join(' ');
+    .map((id) => el.getRootNode().getElementById(id)).filter(Boolean).map((n) => n.textContent).join(' ');
+  // The trees to search from `root`: itself, its own open shadow root and every one inside
+  // them, as Playwright's locators pierce them. A selector matches within one tree.
+  const trees = (root) => {
+    const out = root.shadowRoot ? [root, root.shadowRoot] : [root];
+    for (let i = 0; i < out.length; i++) {
+      for (const el of out[i].querySelectorAll('*')) if (el.shadowRoot) out.push(el.shadowRoot);
+    }
+    return out;
+  };
+  const deepAll = (root, selector) => trees(root).flatMap((tree) => [...tree.querySelectorAll(selector)]);
+  const within = (outer, node) => {
+    for (let n = node; n; n = n.parentNode || n.host) if (n === outer) return true;
+    return false;
+  };
+  // The text a person sees in an element: a component's shadow tree in place of its children,
+  // a slot's assigned nodes in place of its fallback.
+  const composedText = (node) => {
+    if (node.nodeType === 3) return node.data;
+    if (node.nodeType === 1 && SKIP.has(node.tagName)) return '';
+    if (node.localName === 'slot') {
+      const assigned = node.assignedNodes();
+      if (assigned.length) return assigned.map(composedText).join('');
+    }
+    let out = '';
+    for (const child of (node.shadowRoot || node).childNodes) out += composedText(child);
+    return out;
+  };
   // What the text tier reads: a button-like input shows its value.
   const shownText = (el) => el.tagName === 'INPUT' && ['submit', 'button', 'reset'].includes(el.type) ? el.value : el.textContent;
   // A scope's filter, `{ text }` (a substring) or `{ source, flags }` (a pattern), on the
@@ -59,10 +98,10 @@ macro_rules! locator_helpers {
     if (!filter) return () => true;
     if (filter.text != null) {
       const want = norm(filter.text);
-      return (el) => norm(el.textContent).includes(want);
+      return (el) => norm(composedText(el)).includes(want);
     }
     const pattern = new RegExp(filter.source, filter.flags);
-    return (el) => pattern.test(norm(el.textContent));
+    return (el) => pattern.test(norm(composedText(el)));
   };
 "##
     };
@@ -78,7 +117,7 @@ pub(crate) const FIND: &str = concat!(
     locator_helpers!(),
     r##"
   const root = this && this.nodeType === 1 ? this : document;
-  const inside = (el) => root === document || (el !== root && root.contains(el));
+  const inside = (el) => root === document || (el !== root && within(root, el));
   let keep;
   try {
     keep = textFilter(filter);
@@ -89,26 +128,26 @@ pub(crate) const FIND: &str = concat!(
   if (tier === 'label') {
     const want = norm(value);
     const set = new Set();
-    for (const label of document.querySelectorAll('label')) {
+    for (const label of deepAll(document, 'label')) {
       if (label.control && inside(label.control) && norm(labelText(label)) === want) set.add(label.control);
     }
-    for (const el of root.querySelectorAll('[aria-label]')) {
+    for (const el of deepAll(root, '[aria-label]')) {
       if (norm(el.getAttribute('aria-label')) === want) set.add(el);
     }
-    for (const el of root.querySelectorAll('[aria-labelledby]')) {
+    for (const el of deepAll(root, '[aria-labelledby]')) {
       if (norm(labelledBy(el)) === want) set.add(el);
     }
     found = [...set];
   } else if (tier === 'placeholder') {
     const want = norm(value);
-    found = [...root.querySelectorAll('[placeholder]')].filter((el) => norm(el.getAttribute('placeholder')) === want);
+    found = deepAll(root, '[placeholder]').filter((el) => norm(el.getAttribute('placeholder')) === want);
   } else if (tier === 'testId') {
-    found = [...root.querySelectorAll('[data-testid]')].filter((el) => el.getAttribute('data-testid') === value);
+    found = deepAll(root, '[data-testid]').filter((el) => el.getAttribute('data-testid') === value);
   } else if (tier === 'text') {
     const want = norm(value);
     const matches = [];
     const base = root === document ? document.body : root;
-    for (const el of base ? base.querySelectorAll('*') : []) {
+    for (const el of base ? deepAll(base, '*') : []) {
       if (SKIP.has(el.tagName)) continue;
       const raw = shownText(el);
       // Normalizing never lengthens a string, so a shorter raw text cannot match.
@@ -118,7 +157,7 @@ pub(crate) const FIND: &str = concat!(
     found = matches.filter((m) => !matches.some((o) => o !== m && m.contains(o)));
   } else if (tier === 'css') {
     try {
-      found = [...root.querySelectorAll(value)];
+      found = deepAll(root, value);
     } catch (e) {
       return 'invalid CSS selector: ' + e.message;
     }
@@ -187,7 +226,7 @@ pub(crate) const SIGNALS: &str = concat!(
     out.css = want.css.map(([index, selector]) => {
       let all;
       try {
-        all = [...base.querySelectorAll(selector)].filter(keep);
+        all = deepAll(base, selector).filter(keep);
       } catch (e) {
         return { index, same: false, now: 'is not a valid selector' };
       }
@@ -250,20 +289,36 @@ pub(crate) const ACTIONABLE: &str = concat!(
   const x = (left + right) / 2, y = (top + bottom) / 2;
   if (checks.hit) {
     if (right <= left || bottom <= top) return { ok: false, reason: 'the element is outside the viewport' };
-    let hit = document.elementFromPoint(x, y);
-    while (hit && hit.shadowRoot) {
-      const inner = hit.shadowRoot.elementFromPoint(x, y);
-      if (!inner || inner === hit) break;
+    // What is hit, in each tree from the document down to the element's own, as Playwright
+    // looks: while the topmost element of a tree is the host of the next tree on the way, look
+    // in that tree. (A shadow root's elementFromPoint answers its host for slotted content,
+    // such as the text of a component's button.)
+    const roots = [];
+    for (let root = el.getRootNode(); ; root = root.host.getRootNode()) {
+      roots.push(root);
+      if (!root.host) break;
+    }
+    let hit = null;
+    for (let i = roots.length - 1; i >= 0; i--) {
+      const inner = roots[i].elementsFromPoint(x, y)[0];
+      if (!inner) break;
       hit = inner;
+      if (i > 0 && inner !== roots[i - 1].host) break;
     }
     if (!hit) return { ok: false, reason: 'nothing receives pointer events at the element\'s centre' };
-    if (hit !== el && !el.contains(hit)) {
+    // A click on a control's label reaches the control: the browser forwards it (unless it
+    // lands on a link or another control inside the label). Components often draw their own
+    // box over a hidden native checkbox, inside its label.
+    const label = hit.closest('label');
+    const own = hit.closest('a[href], button, input, select, textarea, [contenteditable]');
+    const forwarded = !!label && label.control === el && !(own && own !== el && label.contains(own));
+    if (hit !== el && !within(el, hit) && !forwarded) {
       // Name what is in the way, and the dialog or landmark it belongs to, so a report says
       // "the cookie dialog covers the button" rather than "a div".
       const dialog = hit.closest('dialog, [role="dialog"], [role="alertdialog"], [aria-modal="true"]');
       const named = dialog || hit.closest('[aria-label], [role], [id]');
       let who = describe(hit);
-      if (named && named !== hit && !named.contains(el)) who += ' inside ' + describe(named);
+      if (named && named !== hit && !within(named, el)) who += ' inside ' + describe(named);
       return { ok: false, reason: who + ' intercepts pointer events' };
     }
   }
@@ -289,7 +344,8 @@ pub(crate) const ACTIONABLE: &str = concat!(
       selection.removeAllRanges();
       selection.addRange(range);
     }
-    if (document.activeElement !== el && !el.contains(document.activeElement)) {
+    const focused = focusedElement();
+    if (focused !== el && !within(el, focused)) {
       return { ok: false, reason: 'the field did not take focus' };
     }
     return { ok: true, done: false, x, y };
@@ -406,8 +462,7 @@ pub(crate) const STATE: &str = concat!(
       return { pass: state.kind === 'disabled' ? d : !d, found: d ? 'disabled' : 'enabled' };
     }
     case 'focused': {
-      let a = document.activeElement;
-      while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+      const a = focusedElement();
       return { pass: a === el || a === control(el), found: a && a !== document.body ? describe(a) + ' has focus' : 'nothing has focus' };
     }
   }
@@ -514,13 +569,21 @@ pub(crate) const LADDER_FACTS: &str = concat!(
   const ROWS = { li: 'listitem', tr: 'row', article: 'article' };
   const ROW_ROLES = ['listitem', 'row', 'article', 'option', 'treeitem', 'gridcell', 'cell'];
   let row = null;
-  for (let n = el.parentElement; n && n !== document.body; n = n.parentElement) {
+  // Up through the component that holds the element, when it is in a shadow root.
+  const parentOf = (n) => n.parentElement || (n.parentNode && n.parentNode.host) || null;
+  // A row's text nodes as a person reads them: its shadow tree in place of its children.
+  const textNodes = (node, out) => {
+    if (node.nodeType === 3) out.push(node);
+    else if (node.localName === 'slot' && node.assignedNodes().length) for (const a of node.assignedNodes()) textNodes(a, out);
+    else for (const child of (node.shadowRoot || node).childNodes) textNodes(child, out);
+    return out;
+  };
+  for (let n = parentOf(el); n && n !== document.body; n = parentOf(n)) {
     const role = n.getAttribute('role') || ROWS[n.localName];
     if (role && ROW_ROLES.includes(role)) {
       const texts = [];
-      const walker = document.createTreeWalker(n, NodeFilter.SHOW_TEXT);
-      for (let t = walker.nextNode(); t; t = walker.nextNode()) {
-        if (el.contains(t) || SKIP.has(t.parentElement && t.parentElement.tagName)) continue;
+      for (const t of textNodes(n, [])) {
+        if (within(el, t) || SKIP.has(t.parentElement && t.parentElement.tagName)) continue;
         const whole = norm(t.data);
         if (!whole) continue;
         // The first words before a separator often name the row alone ("Order 1002").
@@ -557,8 +620,13 @@ pub(crate) const LADDER_FACTS: &str = concat!(
 /// `() => element[]`: the fields the accessibility tree does not show as they are: password
 /// fields, and fields whose insides are the browser's own widget (date, time, month, week,
 /// colour), which it shows only as their parts.
-pub(crate) const SPECIAL_FIELDS: &str = r##"() => [...document.querySelectorAll(
-  'input[type=password], input[type=date], input[type=time], input[type=datetime-local], input[type=month], input[type=week], input[type=color]')]"##;
+pub(crate) const SPECIAL_FIELDS: &str = concat!(
+    "() => {",
+    locator_helpers!(),
+    r##"
+  return deepAll(document, 'input[type=password], input[type=date], input[type=time], input[type=datetime-local], input[type=month], input[type=week], input[type=color]');
+}"##
+);
 
 /// `function ()` on the array [`SPECIAL_FIELDS`] returned: each field's kind, label and value
 /// (never a password field's value: only whether it has one).

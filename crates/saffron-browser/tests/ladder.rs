@@ -262,3 +262,30 @@ fn a_checkbox_alone_in_its_grid_cell_is_recorded_within_its_row() {
         s.close().await;
     });
 }
+
+#[test]
+fn a_checkbox_in_a_components_shadow_root_is_recorded_within_its_row() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/lab/shadow" })).await;
+        let checkbox = ladder(&mut s, "Pay the rent", 1).await;
+        let scope = checkbox.target.within.as_deref().unwrap_or_else(|| panic!("no scope: {:?}", checkbox.target));
+        assert_eq!(scope.container.role.as_deref(), Some("listitem"));
+        assert_eq!(scope.has_text.as_deref(), Some("Pay the rent"));
+        assert_eq!(checkbox.target.role.as_deref(), Some("checkbox"));
+        let field = ladder(&mut s, r#"textbox "Task""#, 0).await;
+        assert_eq!(field.target.tier, Some(Tier::Role));
+        assert_eq!(field.target.placeholder.as_deref(), Some("What needs doing?"));
+        assert_eq!(field.target.test_id.as_deref(), Some("task-title"));
+        assert!(!field.target.css.is_empty(), "{:?}", field.target);
+        // Replayed, each finds its element by the recorded tier, with no drift.
+        let check = Action::Check { target: checkbox.target.clone(), timeout_ms: None };
+        let performed = s.context.perform(&check, None).await.expect("the check");
+        assert!(performed.drift.is_empty(), "{:?}", performed.drift);
+        s.ok(json!({ "type": "expectText", "target": { "role": "status" }, "text": "Done: Pay the rent" })).await;
+        let fill = Action::Fill { target: field.target.clone(), value: "Sweep".into(), timeout_ms: None };
+        let performed = s.context.perform(&fill, None).await.expect("the fill");
+        assert!(performed.drift.is_empty(), "{:?}", performed.drift);
+        s.close().await;
+    });
+}

@@ -279,3 +279,73 @@ fn names_match_as_shown_and_a_miss_offers_the_nearest_names() {
         s.close().await;
     });
 }
+
+/// A page built with web components keeps its controls in open shadow roots. Every tier looks
+/// inside them (as Playwright's locators do), a scope's text is the text a person sees there,
+/// and acting on them works as on any element: focus, hit test, checkbox state.
+#[test]
+fn elements_in_open_shadow_roots_are_found_by_every_tier_and_acted_on() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/lab/shadow" })).await;
+        let status = json!({ "role": "status" });
+        let cases = [
+            (json!({ "type": "fill", "target": { "label": "Task" }, "value": "Buy bread" }), Tier::Label),
+            (json!({ "type": "fill", "target": { "label": "Due in days" }, "value": "3" }), Tier::Label),
+            (
+                json!({ "type": "expectValue", "target": { "placeholder": "What needs doing?" }, "value": "Buy bread" }),
+                Tier::Placeholder,
+            ),
+            (json!({ "type": "click", "target": { "testId": "add-task" } }), Tier::TestId),
+        ];
+        for (action, tier) in cases {
+            let performed = s.ok(action.clone()).await;
+            assert_eq!(performed.tier, Some(tier), "{action}");
+        }
+        s.ok(json!({ "type": "expectText", "target": status, "text": "Added Buy bread due in 3 days" })).await;
+        // Rows whose text is in their shadow tree: a scope filters on what a person reads.
+        let row = |title: &str| json!({ "role": "listitem", "hasText": title });
+        s.ok(json!({ "type": "check", "target": { "role": "checkbox", "within": row("Pay the rent") } })).await;
+        s.ok(json!({ "type": "expectText", "target": status, "text": "Done: Pay the rent" })).await;
+        let performed =
+            s.ok(json!({ "type": "click", "target": { "css": ["button"], "within": row("Water the plants") } })).await;
+        assert_eq!(performed.tier, Some(Tier::Css));
+        s.ok(json!({ "type": "expectText", "target": status, "text": "Deleted Water the plants" })).await;
+        let performed = s.ok(json!({ "type": "expectVisible", "target": { "text": "Buy bread" } })).await;
+        assert_eq!(performed.tier, Some(Tier::Text));
+        s.ok(json!({ "type": "expectCount", "target": { "role": "listitem" }, "count": 2 })).await;
+        // A CSS fallback inside a shadow root still selects the element alone: no drift.
+        let performed = s
+            .ok(json!({ "type": "expectVisible",
+                "target": { "label": "Task", "placeholder": "What needs doing?", "testId": "task-title",
+                            "css": ["#title", "form input[data-testid=task-title]"], "tier": "label" } }))
+            .await;
+        assert!(performed.drift.is_empty(), "{:?}", drift_lines(&performed));
+        s.close().await;
+    });
+}
+
+/// Components draw their own controls. A button's text slotted into its shadow button is part
+/// of that button, and a click on the box a checkbox draws over its hidden input, inside its
+/// label, reaches the checkbox (the browser forwards it), unless the box is a link.
+#[test]
+fn a_components_own_button_and_drawn_checkbox_take_real_clicks() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/lab/shadow" })).await;
+        let status = json!({ "role": "status" });
+        s.ok(json!({ "type": "click", "target": { "role": "button", "name": "Archive" } })).await;
+        s.ok(json!({ "type": "expectText", "target": status, "text": "Archived" })).await;
+        let reminders = json!({ "role": "checkbox", "name": "Send me reminders" });
+        s.ok(json!({ "type": "check", "target": reminders })).await;
+        s.ok(json!({ "type": "expectText", "target": status, "text": "Checked reminders" })).await;
+        s.ok(json!({ "type": "uncheck", "target": reminders })).await;
+        s.ok(json!({ "type": "expectText", "target": status, "text": "Unchecked reminders" })).await;
+        let failure = s
+            .fails(json!({ "type": "check", "timeoutMs": 300,
+                "target": { "role": "checkbox", "name": "I accept the terms" } }))
+            .await;
+        assert!(failure.message.contains(r#"<a class="box"> intercepts pointer events"#), "{}", failure.message);
+        s.close().await;
+    });
+}

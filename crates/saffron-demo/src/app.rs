@@ -358,6 +358,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/lab/ladder", get(|| async { axum::response::Html(include_str!("pages/lab/ladder.html")) }))
         .route("/lab/late", get(|| async { axum::response::Html(include_str!("pages/lab/late.html")) }))
         .route("/lab/names", get(|| async { axum::response::Html(include_str!("pages/lab/names.html")) }))
+        .route("/lab/shadow", get(|| async { axum::response::Html(include_str!("pages/lab/shadow.html")) }))
         .merge(signed_in)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
