@@ -5,10 +5,30 @@
 //! Rust side decides; the scripts only look. The one exception hides secrets for a screenshot:
 //! it changes the page for the picture's length, from an isolated world.
 
+/// Containment and focus across open shadow roots, as a person sees the page: an element in a
+/// component's shadow tree is inside the component. Part of both preludes below.
+macro_rules! shadow_helpers {
+    () => {
+        r##"
+  const within = (outer, node) => {
+    for (let n = node; n; n = n.parentNode || n.host) if (n === outer) return true;
+    return false;
+  };
+  const focusedElement = () => {
+    let a = document.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    return a;
+  };
+"##
+    };
+}
+
 /// Helpers shared by the element functions below (a macro so `concat!` can splice it in).
 macro_rules! prelude {
     () => {
-        r##"
+        concat!(
+            shadow_helpers!(),
+            r##"
   const norm = (s) => String(s == null ? '' : s).replace(/\s+/g, ' ').trim();
   const describe = (n) => {
     if (!n || n.nodeType !== 1) return 'nothing';
@@ -29,25 +49,17 @@ macro_rules! prelude {
     return r.width > 0 && r.height > 0 && e.checkVisibility({ visibilityProperty: true });
   };
   const control = (e) => (e.localName === 'label' && e.control ? e.control : e);
-  // Containment and focus across open shadow roots, as a person sees the page: an element in
-  // a component's shadow tree is inside the component.
-  const within = (outer, node) => {
-    for (let n = node; n; n = n.parentNode || n.host) if (n === outer) return true;
-    return false;
-  };
-  const focusedElement = () => {
-    let a = document.activeElement;
-    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
-    return a;
-  };
 "##
+        )
     };
 }
 
 /// Helpers of the locator functions below: how labels, texts and scope filters read.
 macro_rules! locator_helpers {
     () => {
-        r##"
+        concat!(
+            shadow_helpers!(),
+            r##"
   const norm = (s) => String(s == null ? '' : s).replace(/\s+/g, ' ').trim();
   const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'TITLE']);
   // A label's own text: what a reader sees as the label, without the options of a select or
@@ -73,10 +85,6 @@ macro_rules! locator_helpers {
     return out;
   };
   const deepAll = (root, selector) => trees(root).flatMap((tree) => [...tree.querySelectorAll(selector)]);
-  const within = (outer, node) => {
-    for (let n = node; n; n = n.parentNode || n.host) if (n === outer) return true;
-    return false;
-  };
   // The text a person sees in an element: a component's shadow tree in place of its children,
   // a slot's assigned nodes in place of its fallback.
   const composedText = (node) => {
@@ -104,6 +112,7 @@ macro_rules! locator_helpers {
     return (el) => pattern.test(norm(composedText(el)));
   };
 "##
+        )
     };
 }
 

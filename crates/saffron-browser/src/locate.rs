@@ -2,14 +2,17 @@
 //! target has one.
 //!
 //! - role: Chromium's own accessibility tree (`Accessibility.queryAXTree` by role and exact
-//!   accessible name, or by role then filtered by `nameRegex`), so names are computed the way
-//!   the browser computes them for assistive technology, and hidden elements (not in the tree)
-//!   never match, as with Playwright's `getByRole`;
-//! - label, placeholder, testId, text, css: one call of [`js::FIND`] per tier.
+//!   accessible name, else by role and the name as a person reads it, or by role then filtered
+//!   by `nameRegex`), so names are computed the way the browser computes them for assistive
+//!   technology, and hidden elements (not in the tree) never match, as with Playwright's
+//!   `getByRole`;
+//! - label, placeholder, testId, text, css: one call of [`js::FIND`] per tier, which searches
+//!   open shadow roots too.
 //!
 //! A tier is tried only if the target has it. One match fires the tier; none moves on; several
-//! are remembered as "ambiguous" and move on too. The report lists what every tier found, for
-//! the failure message.
+//! are remembered as "ambiguous" and move on too. A weaker tier that fires is checked by the
+//! sturdier ones once more, since the page may have changed between two queries. The report
+//! lists what every tier found, for the failure message.
 //!
 //! A scope (`within`) is resolved first, the same way, except that each tier keeps only the
 //! matches whose text passes the scope's filter (Playwright's `filter({ hasText })`). The
@@ -163,19 +166,19 @@ async fn locate_filtered(page: &Page, target: &Target, scope: Option<&Scope>, gr
     let filter = scope.map_or(Value::Null, text_filter);
     let search = Search { root: container.as_ref(), filter: &filter };
     let filter_text = scope.map(Scope::describe_filter).unwrap_or_default();
-    let tiers = ladder(target);
+    let places = places(target);
     let mut report = Report::default();
-    if let Some((mut position, mut object_id)) = climb(page, target, &tiers, search, group, &mut report).await? {
+    if let Some((mut position, mut object_id)) = climb(page, target, &places, search, group, &mut report).await? {
         if position > 0 {
             // The page may change between two tiers' queries: an element that appears just
             // after a sturdier tier looked is found by a weaker one, which reads as drift that
             // is not there. It is in the page now, so the sturdier tiers look once more.
-            let sturdier = climb(page, target, &tiers[..position], search, group, &mut Report::default()).await?;
+            let sturdier = climb(page, target, &places[..position], search, group, &mut Report::default()).await?;
             if let Some(found) = sturdier {
                 (position, object_id) = found;
             }
         }
-        let (tier, css_index) = tiers[position];
+        let (tier, css_index) = places[position];
         let own_locator = format!("{}{filter_text}", target.describe_locator(tier, css_index));
         let container = container.map(Box::new);
         return Ok(Located::One(Found { object_id, tier, css_index, own_locator, container }));
@@ -192,7 +195,7 @@ async fn locate_filtered(page: &Page, target: &Target, scope: Option<&Scope>, gr
 
 /// The target's places on the ladder, sturdiest first: each tier it has, and each of its CSS
 /// selectors in turn.
-fn ladder(target: &Target) -> Vec<(Tier, usize)> {
+fn places(target: &Target) -> Vec<(Tier, usize)> {
     let mut places = Vec::new();
     for tier in target.tiers() {
         if tier == Tier::Css {
@@ -204,18 +207,17 @@ fn ladder(target: &Target) -> Vec<(Tier, usize)> {
     places
 }
 
-/// Tries `tiers` in order (a CSS selector is one place on the ladder of its own), each until one
-/// matches exactly one element; the place that fired and the element. Every place that did not
-/// fire adds its line to `report`.
+/// Tries `places` in order, until one matches exactly one element: the place that fired and
+/// the element. Every place that did not fire adds its line to `report`.
 async fn climb(
     page: &Page,
     target: &Target,
-    tiers: &[(Tier, usize)],
+    places: &[(Tier, usize)],
     search: Search<'_>,
     group: &str,
     report: &mut Report,
 ) -> Result<Option<(usize, String)>, CdpFail> {
-    for (position, &(tier, css_index)) in tiers.iter().enumerate() {
+    for (position, &(tier, css_index)) in places.iter().enumerate() {
         let result = if tier == Tier::Css {
             find(page, search, "css", &target.css[css_index], group).await?
         } else {
