@@ -57,6 +57,8 @@ enum Command {
     Author(commands::author::AuthorArgs),
     /// Write a recording skeleton for one scenario (FILE:LINE): its steps and digest, no actions, to fill in by hand.
     Skeleton(commands::skeleton::SkeletonArgs),
+    /// Print a page as the recording agent reads it (roles and names as Chromium computes them), and with --targets the target the recorder would write for each element.
+    Snapshot(commands::snapshot::SnapshotArgs),
     /// Serve the language server over stdio (for editors).
     Lsp(LspArgs),
     /// Replay recorded scenarios in headless Chromium and give each a verdict.
@@ -83,6 +85,7 @@ fn main() -> ExitCode {
         Command::Accept(args) => commands::accept::run(args),
         Command::Reject(args) => commands::reject::run(args),
         Command::Skeleton(args) => commands::skeleton::run(args),
+        Command::Snapshot(args) => commands::snapshot::run(args),
         Command::Author(args) => commands::author::run(args),
         Command::Run(args) => commands::run::run(args),
         Command::Report(args) => commands::report::run(args),

@@ -457,3 +457,38 @@ fn the_demo_replays_green_whatever_base_url_saffron_toml_gives() {
     assert!(all.contains("15 scenario(s): 15 green, 0 yellow, 0 red, 0 blocked"), "{all}");
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// For writing a recording by hand: the page as the recorder reads it (roles and names as
+/// Chromium computes them), the target it would write for each element, masked like every
+/// other output; and a page that never shows what `--wait-for` waits for is an error.
+#[test]
+fn snapshot_prints_a_page_as_the_recorder_reads_it_with_the_targets_it_would_write() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    let server = runtime.block_on(saffron_demo::DemoServer::start(saffron_demo::DemoConfig::default())).expect("demo");
+    let root = example_project("snapshot");
+    let before = tree(&root);
+    let url = server.url();
+    let snapshot = |args: &[&str], secret: &str| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_saffron"));
+        command.args(["snapshot", "--base-url", &url]).args(args).current_dir(&root).env("DEMO_PASSWORD", secret);
+        command.output().expect("saffron runs")
+    };
+    let output = snapshot(&["/login", "--targets"], "not on the page");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.starts_with("url: /login\n"), "{text}");
+    assert!(text.contains(r#"button "Sign in" [ref="#), "{text}");
+    let email = text.lines().find(|line| line.contains(r#"{"role":"textbox","name":"Email""#));
+    let email = email.unwrap_or_else(|| panic!("no target for the Email field:\n{text}"));
+    assert!(email.starts_with('e') && email.contains(r#""tier":"role""#), "{email}");
+    // The sign-in button's label is the password here: a secret the page shows is masked.
+    let output = snapshot(&["/login"], "Sign in");
+    let text = stdout(&output);
+    assert!(!text.contains("Sign in") && text.contains(r#"button "{env:DEMO_PASSWORD}""#), "{text}");
+    let output = snapshot(&["/login", "--wait-for", "A text the page never shows"], "x");
+    assert_ne!(output.status.code(), Some(0));
+    assert!(stderr(&output).contains("--wait-for: "), "{}", stderr(&output));
+    assert_eq!(tree(&root), before, "a snapshot changes nothing in the project");
+    let _ = runtime.block_on(server.shutdown());
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -148,39 +148,50 @@ pub fn resolve_agent(
     };
 }
 
+/// Where a run's browser goes and which browser it is: the base URL (`--base-url`, else
+/// `SAFFRON_BASE_URL`, else `base_url` in `saffron.toml`) and the browser's settings, with
+/// `--browser-url` and `--headed` over `[browser]`. Checked before any browser starts: a run may
+/// open web pages only, never local files, and a typo in a browser URL is the user's to fix.
+pub fn browser_setup(
+    root: &Path,
+    config: &Config,
+    base_url: Option<String>,
+    browser_url: Option<String>,
+    headed: bool,
+) -> Result<(String, BrowserConfig), SessionError> {
+    let base_url = base_url
+        .or_else(|| std::env::var("SAFFRON_BASE_URL").ok())
+        .or(config.base_url.clone())
+        .ok_or(SessionError::NoBaseUrl)?;
+    if let Some(problem) = saffron_recording::navigation::base_url_problem(&base_url) {
+        return Err(SessionError::InvalidBaseUrl(problem));
+    }
+    let browser_url = browser_url.or_else(|| Some(config.browser.url.clone()).filter(|url| !url.is_empty()));
+    let browser_url = browser_url
+        .map(|url| {
+            saffron_browser::Endpoint::parse(&url)
+                .map_err(|error| SessionError::InvalidBrowserUrl(error.to_string()))?;
+            Ok(url.trim().to_owned())
+        })
+        .transpose()?;
+    let mut browser =
+        BrowserConfig { headless: config.browser.headless && !headed, url: browser_url, ..Default::default() };
+    if !config.browser.path.trim().is_empty() {
+        browser.executable = Some(root.join(config.browser.path.trim()));
+    }
+    Ok((base_url.trim().to_owned(), browser))
+}
+
 impl Session {
     /// Reads the config and plans the run against `snapshot` (the project's index).
     pub fn prepare(root: &Path, snapshot: &Snapshot, request: RunRequest) -> Result<Session, SessionError> {
         let config = load_config(root)?;
-        let base_url = request
-            .base_url
-            .or_else(|| std::env::var("SAFFRON_BASE_URL").ok())
-            .or(config.base_url.clone())
-            .ok_or(SessionError::NoBaseUrl)?;
-        // Before any browser starts: a run may open web pages only, never local files.
-        if let Some(problem) = saffron_recording::navigation::base_url_problem(&base_url) {
-            return Err(SessionError::InvalidBaseUrl(problem));
-        }
-        let base_url = base_url.trim().to_owned();
-        let browser_url =
-            request.browser_url.or_else(|| Some(config.browser.url.clone()).filter(|url| !url.is_empty()));
-        // Checked before any hook runs: a typo here is the user's to fix, not a blocked run.
-        let browser_url = browser_url
-            .map(|url| {
-                saffron_browser::Endpoint::parse(&url)
-                    .map_err(|error| SessionError::InvalidBrowserUrl(error.to_string()))?;
-                Ok(url.trim().to_owned())
-            })
-            .transpose()?;
+        let (base_url, browser) = browser_setup(root, &config, request.base_url, request.browser_url, request.headed)?;
         let mut options = options_with_env(root, Vec::new());
         options.base_url = base_url;
         options.workers = request.workers.max(1);
         options.agent_workers = agent_workers(request.agent_workers, config.agent.as_ref());
-        options.browser.headless = config.browser.headless && !request.headed;
-        options.browser.url = browser_url;
-        if !config.browser.path.trim().is_empty() {
-            options.browser.executable = Some(root.join(config.browser.path.trim()));
-        }
+        options.browser = browser;
         options.timeouts = config.timeouts.clone();
         let selection = Selection { targets: request.targets, tags: request.tags };
         let mut executions = crate::plan(snapshot, &selection);

@@ -11,6 +11,7 @@ pub mod renames;
 pub mod report;
 pub mod run;
 pub mod skeleton;
+pub mod snapshot;
 pub mod status;
 pub mod steps;
 
