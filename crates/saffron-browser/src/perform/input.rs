@@ -139,7 +139,7 @@ impl Context {
         }
         let ready = self.ready(verb, target, &Checks::click(), deadline, timeout, group).await?;
         let resolved = Resolved::observe(&ready.page, target, &ready.found).await;
-        acknowledged(click_at(&ready.page, ready.x, ready.y))
+        acknowledged(click_at(&ready.page, ready.x, ready.y, 1))
             .await
             .map_err(|error| dispatched(verb, target, &ready.found, error))?;
         let found_by = ready.found.fallback_locator(target);
@@ -222,19 +222,12 @@ pub(super) async fn acknowledged<T>(dispatch: impl Future<Output = Result<T, Cdp
     tokio::time::timeout(DISPATCH_LIMIT, dispatch).await.unwrap_or(Err(CdpFail::Timeout))
 }
 
-/// A real click: move, press, release, at the element's centre.
-pub(super) async fn click_at(page: &Page, x: f64, y: f64) -> Result<(), CdpFail> {
+/// Real clicks at the element's centre, as a person's: move, then `clicks` presses and
+/// releases in place, each counted as its place in the run (on the second release the browser
+/// fires `dblclick`).
+pub(super) async fn click_at(page: &Page, x: f64, y: f64, clicks: u32) -> Result<(), CdpFail> {
     mouse(page, "mouseMoved", x, y).await?;
-    mouse(page, "mousePressed", x, y).await?;
-    mouse(page, "mouseReleased", x, y).await?;
-    Ok(())
-}
-
-/// A real double-click, as a person's: move, then two presses and releases in place, the
-/// second counted as the second click of a run.
-pub(super) async fn double_click_at(page: &Page, x: f64, y: f64) -> Result<(), CdpFail> {
-    mouse(page, "mouseMoved", x, y).await?;
-    for click_count in 1..=2 {
+    for click_count in 1..=clicks {
         button(page, "mousePressed", x, y, click_count).await?;
         button(page, "mouseReleased", x, y, click_count).await?;
     }

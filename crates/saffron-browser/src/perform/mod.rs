@@ -22,7 +22,7 @@ use crate::context::{Context, DialogAnswer};
 use crate::drift::Drift;
 use crate::error::{ActionFailure, BrowserError, FailureKind};
 
-use input::{acknowledged, click_at, dispatched, double_click_at, mouse};
+use input::{acknowledged, click_at, dispatched, mouse};
 use retry::{Checks, Resolved};
 
 /// What a successful action reports.
@@ -108,18 +108,11 @@ impl Context {
         let name = action.type_name();
         match action {
             Action::Goto { url, .. } => self.goto(url, deadline, timeout).await.map(|()| None),
-            Action::Click { target, .. } => {
+            Action::Click { target, .. } | Action::DoubleClick { target, .. } => {
+                let clicks = if matches!(action, Action::DoubleClick { .. }) { 2 } else { 1 };
                 let ready = self.ready(name, target, &Checks::click(), deadline, timeout, group).await?;
                 let resolved = Resolved::observe(&ready.page, target, &ready.found).await;
-                acknowledged(click_at(&ready.page, ready.x, ready.y))
-                    .await
-                    .map_err(|error| dispatched(name, target, &ready.found, error))?;
-                Ok(Some(resolved))
-            }
-            Action::DoubleClick { target, .. } => {
-                let ready = self.ready(name, target, &Checks::click(), deadline, timeout, group).await?;
-                let resolved = Resolved::observe(&ready.page, target, &ready.found).await;
-                acknowledged(double_click_at(&ready.page, ready.x, ready.y))
+                acknowledged(click_at(&ready.page, ready.x, ready.y, clicks))
                     .await
                     .map_err(|error| dispatched(name, target, &ready.found, error))?;
                 Ok(Some(resolved))
