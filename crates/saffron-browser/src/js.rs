@@ -561,7 +561,8 @@ pub(crate) const LADDER_FACTS: &str = concat!(
   const tag = CSS.escape(el.localName);
   const quoted = (name) => '[' + name + '="' + CSS.escape(attr(name)) + '"]';
   const attributeCss = [];
-  if (el.hasAttribute('name')) {
+  // An empty name (a component reflecting an unset property) names nothing.
+  if (attr('name')) {
     const byName = [tag + quoted('name')];
     if (el.hasAttribute('type')) byName.push(tag + quoted('type') + quoted('name'));
     attributeCss.push(byName);

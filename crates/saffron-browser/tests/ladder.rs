@@ -273,6 +273,9 @@ fn a_checkbox_in_a_components_shadow_root_is_recorded_within_its_row() {
         assert_eq!(scope.container.role.as_deref(), Some("listitem"));
         assert_eq!(scope.has_text.as_deref(), Some("Pay the rent"));
         assert_eq!(checkbox.target.role.as_deref(), Some("checkbox"));
+        // A component's button that reflects an unset name as `name=""` gets no selector by it.
+        let archive = ladder(&mut s, r#"button "Archive""#, 0).await;
+        assert!(!archive.target.css.iter().any(|css| css.contains("[name=")), "{:?}", archive.target);
         let field = ladder(&mut s, r#"textbox "Task""#, 0).await;
         assert_eq!(field.target.tier, Some(Tier::Role));
         assert_eq!(field.target.placeholder.as_deref(), Some("What needs doing?"));
