@@ -87,18 +87,23 @@ macro_rules! locator_helpers {
     }
     return out;
   };
-  const deepAll = (root, selector) => trees(root).flatMap((tree) => [...tree.querySelectorAll(selector)]);
-  // The text a person sees in an element: a component's shadow tree in place of its children,
-  // a slot's assigned nodes in place of its fallback.
+  const selectIn = (searched, selector) => searched.flatMap((tree) => [...tree.querySelectorAll(selector)]);
+  const deepAll = (root, selector) => selectIn(trees(root), selector);
+  // What a person sees in place of a node's children: a component's shadow tree, a slot's
+  // assigned nodes (else its fallback content).
+  const shownChildren = (node) => {
+    if (node.localName === 'slot') {
+      const assigned = node.assignedNodes();
+      if (assigned.length) return assigned;
+    }
+    return (node.shadowRoot || node).childNodes;
+  };
+  // The text a person sees in an element.
   const composedText = (node) => {
     if (node.nodeType === 3) return node.data;
     if (node.nodeType === 1 && SKIP.has(node.tagName)) return '';
-    if (node.localName === 'slot') {
-      const assigned = node.assignedNodes();
-      if (assigned.length) return assigned.map(composedText).join('');
-    }
     let out = '';
-    for (const child of (node.shadowRoot || node).childNodes) out += composedText(child);
+    for (const child of shownChildren(node)) out += composedText(child);
     return out;
   };
   // What the text tier reads: a button-like input shows its value.
@@ -140,13 +145,15 @@ pub(crate) const FIND: &str = concat!(
   if (tier === 'label') {
     const want = norm(value);
     const set = new Set();
-    for (const label of deepAll(document, 'label')) {
+    // One walk for the three searches (labels may stand outside a scope's container).
+    const searched = trees(root);
+    for (const label of selectIn(root === document ? searched : trees(document), 'label')) {
       if (label.control && inside(label.control) && norm(labelText(label)) === want) set.add(label.control);
     }
-    for (const el of deepAll(root, '[aria-label]')) {
+    for (const el of selectIn(searched, '[aria-label]')) {
       if (norm(el.getAttribute('aria-label')) === want) set.add(el);
     }
-    for (const el of deepAll(root, '[aria-labelledby]')) {
+    for (const el of selectIn(searched, '[aria-labelledby]')) {
       if (norm(labelledBy(el)) === want) set.add(el);
     }
     found = [...set];
@@ -235,10 +242,11 @@ pub(crate) const SIGNALS: &str = concat!(
     } catch (e) {
       keep = () => true;
     }
+    const searched = trees(base);
     out.css = want.css.map(([index, selector]) => {
       let all;
       try {
-        all = deepAll(base, selector).filter(keep);
+        all = selectIn(searched, selector).filter(keep);
       } catch (e) {
         return { index, same: false, now: 'is not a valid selector' };
       }
@@ -584,11 +592,10 @@ pub(crate) const LADDER_FACTS: &str = concat!(
   let row = null;
   // Up through the component that holds the element, when it is in a shadow root.
   const parentOf = (n) => n.parentElement || (n.parentNode && n.parentNode.host) || null;
-  // A row's text nodes as a person reads them: its shadow tree in place of its children.
+  // A row's text nodes as a person reads them.
   const textNodes = (node, out) => {
     if (node.nodeType === 3) out.push(node);
-    else if (node.localName === 'slot' && node.assignedNodes().length) for (const a of node.assignedNodes()) textNodes(a, out);
-    else for (const child of (node.shadowRoot || node).childNodes) textNodes(child, out);
+    else for (const child of shownChildren(node)) textNodes(child, out);
     return out;
   };
   for (let n = parentOf(el); n && n !== document.body; n = parentOf(n)) {

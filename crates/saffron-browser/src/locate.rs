@@ -397,17 +397,17 @@ async fn role_matches(
         let nodes = answer.get("nodes").and_then(Value::as_array).cloned().unwrap_or_default();
         Ok(elements(&nodes, root_backend_id))
     };
-    let keep = |found: Vec<(i64, String)>, wanted: &dyn Fn(&str) -> bool| -> Vec<i64> {
-        found.into_iter().filter(|(_, name)| wanted(name)).map(|(id, _)| id).collect()
+    let ids_where = |found: &[(i64, String)], wanted: &dyn Fn(&str) -> bool| -> Vec<i64> {
+        found.iter().filter(|(_, name)| wanted(name)).map(|(id, _)| *id).collect()
     };
     let found = query(target.name.as_deref()).await?;
-    let ids = keep(found, &|name| pattern.as_ref().is_none_or(|pattern| pattern.is_match(name)));
+    let ids = ids_where(&found, &|name| pattern.as_ref().is_none_or(|pattern| pattern.is_match(name)));
     let Some(recorded) = target.name.as_deref().filter(|_| ids.is_empty()) else {
         return Ok(Ok(RoleMatches { ids, nearest: Vec::new() }));
     };
     let every = query(None).await?;
     let wanted = crate::name_key(recorded);
-    let ids = keep(every.clone(), &|name| crate::name_key(name) == wanted);
+    let ids = ids_where(&every, &|name| crate::name_key(name) == wanted);
     let nearest =
         if ids.is_empty() { nearest_names(&wanted, every.into_iter().map(|(_, name)| name)) } else { Vec::new() };
     Ok(Ok(RoleMatches { ids, nearest }))

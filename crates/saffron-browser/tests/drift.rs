@@ -4,15 +4,11 @@
 
 mod common;
 
-use common::{Scenario, run};
-use saffron_browser::{FailureKind, Performed, Signal};
+use common::{Scenario, drift_lines, run};
+use saffron_browser::{FailureKind, Signal};
 use saffron_demo::DemoConfig;
 use saffron_recording::Tier;
 use serde_json::{Value, json};
-
-fn drift_lines(performed: &Performed) -> Vec<String> {
-    performed.drift.iter().map(ToString::to_string).collect()
-}
 
 /// The search field with every signal it had when it was recorded.
 fn search_field() -> Value {

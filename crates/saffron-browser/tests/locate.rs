@@ -3,15 +3,11 @@
 
 mod common;
 
-use common::{Scenario, run};
-use saffron_browser::{FailureKind, Performed};
+use common::{Scenario, drift_lines, run};
+use saffron_browser::FailureKind;
 use saffron_demo::{DemoConfig, Drift};
 use saffron_recording::Tier;
 use serde_json::json;
-
-fn drift_lines(performed: &Performed) -> Vec<String> {
-    performed.drift.iter().map(ToString::to_string).collect()
-}
 
 fn with_drift(drift: Drift) -> DemoConfig {
     let mut config = DemoConfig::default();

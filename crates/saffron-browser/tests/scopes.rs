@@ -4,15 +4,11 @@
 
 mod common;
 
-use common::{Scenario, run};
-use saffron_browser::{FailureKind, Performed};
+use common::{Scenario, drift_lines, run};
+use saffron_browser::FailureKind;
 use saffron_demo::DemoConfig;
 use saffron_recording::Tier;
 use serde_json::{Value, json};
-
-fn drift_lines(performed: &Performed) -> Vec<String> {
-    performed.drift.iter().map(ToString::to_string).collect()
-}
 
 /// The checkbox of the row that says `text`, as a recording holds it.
 fn checkbox_in(text: &str) -> Value {

@@ -93,6 +93,11 @@ where
 }
 
 /// An action from its recording JSON, as recordings hold them.
+/// Each drift line of a performed action, as reports write it.
+pub fn drift_lines(performed: &Performed) -> Vec<String> {
+    performed.drift.iter().map(ToString::to_string).collect()
+}
+
 pub fn act(value: Value) -> Action {
     serde_json::from_value(value.clone()).unwrap_or_else(|error| panic!("invalid action {value}: {error}"))
 }
