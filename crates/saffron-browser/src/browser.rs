@@ -56,6 +56,11 @@ impl Default for BrowserConfig {
 /// WebSocket, and its first answer, each.
 const CONNECT_LIMIT: Duration = Duration::from_secs(15);
 
+/// How long Chromium may take to print its DevTools endpoint: Playwright's default. A start takes
+/// well under a second here, but the first one on a fresh CI machine once took more than 30 s
+/// (cold disk and caches), and a run that gives up on a slow start fails for nothing.
+const LAUNCH_LIMIT: Duration = Duration::from_secs(180);
+
 /// How long a browser that may have gone away gets to answer before it is taken for gone.
 const PROBE_LIMIT: Duration = Duration::from_secs(5);
 
@@ -240,7 +245,7 @@ impl Browser {
             .no_sandbox()
             .window_size(width, height)
             .viewport(viewport(width, height))
-            .launch_timeout(Duration::from_secs(30))
+            .launch_timeout(LAUNCH_LIMIT)
             .request_timeout(REQUEST_TIMEOUT)
             .args(FLAGS.iter().copied());
         if !config.headless {
