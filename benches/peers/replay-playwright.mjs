@@ -5,6 +5,7 @@
 //
 // Usage: node benches/peers/replay-playwright.mjs BASE_URL   (password from $DEMO_PASSWORD)
 // Prints one JSON line per scenario, then {"total_ms", "launch_ms"}; exits 1 if any failed.
+import { fileURLToPath } from 'node:url'
 import { chromium } from 'playwright-core'
 
 const DEMO_EMAIL = 'demo@saffron.test'
@@ -383,6 +384,22 @@ async function openAnOrderByDoubleClickingItsRow(s) {
   await act(expectVisible(page.getByRole('heading', { name: 'Order #1003', exact: true })))
 }
 
+// The recording's `upload` on a button: clicked, and the file chooser it opens answered.
+const RECEIPT = fileURLToPath(new URL('../../features/fixtures/receipt.txt', import.meta.url))
+
+async function attachAReceiptToAnOrder(s) {
+  const { page, act } = s
+  await signedInAsDemoUser(s)
+  await act(page.getByRole('link', { name: '#1002', exact: true }).click())
+  await act(expectVisible(page.getByRole('heading', { name: 'Order #1002', exact: true })))
+  const attached = waitForResponse(page, { method: 'POST', path: /^\/api\/orders\/1002\/attachments\?/, status: '2xx' })
+  const chooser = page.waitForEvent('filechooser')
+  await act(page.getByRole('button', { name: 'Attach a file', exact: true }).click())
+  await act(chooser.then((opened) => opened.setFiles(RECEIPT)))
+  await act(attached)
+  await act(expectVisible(page.getByText('receipt.txt (39 bytes)', { exact: true })))
+}
+
 // ---------------------------------------------------------------------------------------------
 // The run: the order, files, lines and names `saffron run --format json` reports.
 
@@ -400,6 +417,7 @@ const SCENARIOS = [
   { file: 'features/orders.saffron', line: 34, name: 'Open an invoice in a new tab', run: openAnInvoiceInANewTab },
   { file: 'features/orders.saffron', line: 38, name: 'Hovering the help button explains the search', run: hoveringTheHelpButtonExplainsTheSearch },
   { file: 'features/orders.saffron', line: 49, name: 'Open an order by double-clicking its row', run: openAnOrderByDoubleClickingItsRow },
+  { file: 'features/orders.saffron', line: 53, name: 'Attach a receipt to an order', run: attachAReceiptToAnOrder },
   { file: 'features/sign_in.feature', line: 5, name: 'Sign in with the demo account', run: signInWithTheDemoAccount },
   { file: 'features/sign_in.feature', line: 11, name: 'A wrong password is refused', run: aWrongPasswordIsRefused },
 ]

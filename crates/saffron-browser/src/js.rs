@@ -410,6 +410,50 @@ pub(crate) const SELECT: &str = concat!(
 }"##
 );
 
+/// `function (count)` on an upload's target: the file input it is (or labels), checked to take
+/// `count` files, as a DOM node; otherwise, as JSON text (a node is not returned by value, and
+/// an object not by value would come back as a handle), `{ chooser: true }` for another element,
+/// which a person would click to open a file chooser, or `{ ok: false, reason }`.
+pub(crate) const FILE_INPUT: &str = concat!(
+    "function (count) {",
+    prelude!(),
+    r##"
+  if (!this.isConnected) return JSON.stringify({ ok: false, reason: 'the element was detached from the page' });
+  const el = control(this);
+  if (el.localName !== 'input' || el.type !== 'file') {
+    if (el.localName === 'input' || el.localName === 'select' || el.localName === 'textarea') {
+      return JSON.stringify({ ok: false, fatal: true, reason: describe(el) + ' is not a file input' });
+    }
+    return JSON.stringify({ chooser: true });
+  }
+  // A file input is often hidden behind a styled label or button: a person still picks files
+  // for it, so only a disabled one is refused (Playwright's setInputFiles does the same).
+  if (isDisabled(el)) return JSON.stringify({ ok: false, reason: 'the file input is disabled' });
+  if (count > 1 && !el.multiple) {
+    const reason = 'the file input takes one file (no multiple attribute), ' + count + ' were given';
+    return JSON.stringify({ ok: false, fatal: true, reason });
+  }
+  return el;
+}"##
+);
+
+/// `function (files)` on a file input: its files become `files` (`{ name, mimeType,
+/// lastModified, base64 }`), then `input` and `change` as a choice in the file chooser fires.
+/// For a browser on another machine, which cannot read the files where Saffron runs.
+pub(crate) const SET_FILES: &str = r##"function (files) {
+  const transfer = new DataTransfer();
+  for (const f of files) {
+    const binary = atob(f.base64);
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    transfer.items.add(new File([bytes], f.name, { type: f.mimeType, lastModified: f.lastModified }));
+  }
+  this.files = transfer.files;
+  this.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+  this.dispatchEvent(new Event('change', { bubbles: true }));
+  return { ok: true };
+}"##;
+
 /// Focus the element (`press` on a target types into it).
 pub(crate) const FOCUS: &str = r##"function () {
   if (!this.isConnected) return { ok: false, reason: 'the element was detached from the page' };
@@ -644,18 +688,28 @@ pub(crate) const SPECIAL_FIELDS: &str = concat!(
     "() => {",
     locator_helpers!(),
     r##"
-  return deepAll(document, 'input[type=password], input[type=date], input[type=time], input[type=datetime-local], input[type=month], input[type=week], input[type=color]');
+  const fields = deepAll(document, 'input[type=password], input[type=date], input[type=time], input[type=datetime-local], input[type=month], input[type=week], input[type=color], input[type=file]');
+  // A styled file picker hides its input: the label is what a person clicks.
+  const hidden = (e) => !e.checkVisibility({ visibilityProperty: true, opacityProperty: true });
+  const pickers = deepAll(document, 'label').filter((l) => {
+    const c = l.control;
+    return c && c.localName === 'input' && c.type === 'file' && hidden(c) && !hidden(l);
+  });
+  return fields.concat(pickers);
 }"##
 );
 
 /// `function ()` on the array [`SPECIAL_FIELDS`] returned: each field's kind, label and value
-/// (never a password field's value: only whether it has one).
+/// (never a password field's value: only whether it has one); for a file input whether it takes
+/// several files, and for the label of a hidden one its text.
 pub(crate) const SPECIAL_FIELD_FACTS: &str = concat!(
     "function () {",
     locator_helpers!(),
     r##"
   return this.map((el) => {
     if (el.type === 'password') return { password: true, filled: el.value !== '' };
+    if (el.type === 'file') return { file: true, multiple: el.multiple };
+    if (el.localName === 'label') return { picker: true, label: norm(labelText(el)), multiple: el.control.multiple, disabled: el.control.disabled };
     const labels = [...(el.labels || [])].map(labelText);
     if (el.hasAttribute('aria-label')) labels.unshift(el.getAttribute('aria-label'));
     if (el.hasAttribute('aria-labelledby')) labels.unshift(labelledBy(el));

@@ -159,6 +159,11 @@ pub(crate) enum SpecialField {
     Password { filled: bool },
     /// A field drawn by the browser's own widget (a date, a colour): its label and value.
     Native { label: String, value: String, disabled: bool },
+    /// A file input one sees (as a button): marked, so the agent knows it takes files.
+    File { multiple: bool },
+    /// The label of a hidden file input, which a person clicks to choose files: the only
+    /// element of a styled picker there is to act on, and plain text in the accessibility tree.
+    FilePicker { label: String, multiple: bool, disabled: bool },
 }
 
 /// The page's special fields by backend node id. Password fields are found in the DOM rather
@@ -180,6 +185,14 @@ async fn special_fields(page: &Page) -> Result<HashMap<i64, SpecialField>, CdpFa
         .map(|item| {
             if flag(item, "password") {
                 SpecialField::Password { filled: flag(item, "filled") }
+            } else if flag(item, "file") {
+                SpecialField::File { multiple: flag(item, "multiple") }
+            } else if flag(item, "picker") {
+                SpecialField::FilePicker {
+                    label: text(item, "label"),
+                    multiple: flag(item, "multiple"),
+                    disabled: flag(item, "disabled"),
+                }
             } else {
                 SpecialField::Native {
                     label: text(item, "label"),
@@ -587,6 +600,18 @@ impl Renderer<'_> {
             };
             return vec![Piece::Line(block)];
         }
+        if let Some(SpecialField::FilePicker { label, multiple, disabled }) = special {
+            let mut head = format!("label \"{}\" [file chooser]", trim(label, MAX_NAME_CHARS).replace('"', "\\\""));
+            if *multiple {
+                head.push_str(" [multiple]");
+            }
+            if *disabled {
+                head.push_str(" [disabled]");
+            }
+            let block =
+                Block { head, ref_node: node.backend_id(), name: label.clone(), interactive: true, ..Block::default() };
+            return vec![Piece::Line(block)];
+        }
         let name = node.name();
         let kind = kind(&node, role, &name);
         match kind {
@@ -600,8 +625,14 @@ impl Renderer<'_> {
             }
             Kind::Interactive => {
                 let mut block = self.interactive(id, &node, role, name);
-                if let Some(SpecialField::Password { filled }) = special {
-                    block.suffix = if *filled { format!(": {MASKED}") } else { String::new() };
+                match special {
+                    Some(SpecialField::Password { filled }) => {
+                        block.suffix = if *filled { format!(": {MASKED}") } else { String::new() };
+                    }
+                    Some(SpecialField::File { multiple }) => {
+                        block.head.push_str(if *multiple { " [file input] [multiple]" } else { " [file input]" });
+                    }
+                    _ => {}
                 }
                 vec![Piece::Line(block)]
             }

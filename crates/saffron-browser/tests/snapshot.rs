@@ -235,3 +235,33 @@ fn hidden_elements_and_their_text_are_left_out() {
         s.close().await;
     });
 }
+
+#[test]
+fn file_inputs_are_marked_and_the_label_of_a_hidden_one_gets_a_ref_the_agent_can_upload_through() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/lab/upload" })).await;
+        let snapshot = s.context.snapshot().await.expect("a snapshot");
+        let pickers: Vec<&str> = snapshot.text.lines().filter(|line| line.contains("[file")).collect();
+        expect![[r#"
+            [
+                "button \"Photo\" [file input] [ref=e3]: No file chosen",
+                "label \"Attach documents\" [file chooser] [multiple] [ref=e5]",
+                "button \"Locked\" [disabled] [file input] [ref=e11]: No file chosen",
+            ]
+        "#]]
+        .assert_debug_eq(&pickers);
+
+        // The styled picker's label is plain text in the accessibility tree; with its ref the
+        // agent gets a target that replay finds and uploads through.
+        let label = ref_on_line(&snapshot, "Attach documents");
+        let target = s.context.target_for_ref(&label).await.expect("a target").target;
+        let folder = tempfile::tempdir().expect("a folder");
+        let file = folder.path().join("notes.txt");
+        std::fs::write(&file, "two words").expect("written");
+        s.ok(json!({ "type": "upload", "target": target, "files": [file] })).await;
+        s.ok(json!({ "type": "expectText", "target": { "testId": "files-documents" }, "text": "notes.txt 9 text/plain \"two words\"" }))
+            .await;
+        s.close().await;
+    });
+}

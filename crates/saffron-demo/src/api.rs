@@ -188,6 +188,32 @@ pub async fn add_note(State(app): State<Arc<App>>, Path(id): Path<String>, body:
     Ok((StatusCode::CREATED, Json(json!({ "text": text, "count": order.notes.len() }))).into_response())
 }
 
+#[derive(Debug, Deserialize)]
+pub struct AttachmentQuery {
+    name: Option<String>,
+}
+
+/// A file attached to an order, sent as the request's body with its name in the query (as a
+/// page uploads a file straight from its file input).
+pub async fn add_attachment(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+    query: Result<Query<AttachmentQuery>, QueryRejection>,
+    body: Bytes,
+) -> ApiResult {
+    let id = order_id(&id)?;
+    let Query(query) = query.map_err(|_| ApiError::bad_request("invalid query string"))?;
+    let name = query.name.as_deref().map(str::trim).unwrap_or_default();
+    if name.is_empty() {
+        return Err(ApiError::bad_request("The file needs a name"));
+    }
+    let mut shop = app.shop();
+    let order =
+        shop.attach(id, name, body.len()).ok_or_else(|| ApiError::not_found(format!("order #{id} not found")))?;
+    let count = order.attachments.len();
+    Ok((StatusCode::CREATED, Json(json!({ "name": name, "size": body.len(), "count": count }))).into_response())
+}
+
 pub async fn start_export(State(app): State<Arc<App>>) -> Response {
     let id = app.shop().start_export(Instant::now());
     (StatusCode::ACCEPTED, Json(json!({ "id": id, "status": "RUNNING" }))).into_response()

@@ -313,6 +313,11 @@ pub async fn order(
     let Some(order) = find_order(&app, &id) else { return not_found(&config, "Order not found") };
     let number = order.number();
     let notes: String = order.notes.iter().map(|n| format!("<li>{}</li>\n", escape(n))).collect();
+    let attachments: String = order
+        .attachments
+        .iter()
+        .map(|file| format!("<li>{} ({} bytes)</li>\n", escape(&file.name), file.size))
+        .collect();
     let content = render(
         ORDER,
         &[
@@ -323,6 +328,7 @@ pub async fn order(
             ("total", &money(order.total_cents)),
             ("lines", line_rows(&order).trim_end()),
             ("notes", notes.trim_end()),
+            ("attachments", attachments.trim_end()),
         ],
     );
     let title = format!("Order {number}");

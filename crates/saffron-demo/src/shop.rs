@@ -55,6 +55,14 @@ pub struct Order {
     pub status: String,
     pub gift: bool,
     pub notes: Vec<String>,
+    pub attachments: Vec<Attachment>,
+}
+
+/// A file attached to an order: its name and size (the content is not kept).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Attachment {
+    pub name: String,
+    pub size: usize,
 }
 
 impl Order {
@@ -76,6 +84,7 @@ pub struct OrderView {
     pub gift: bool,
     pub lines: Vec<Line>,
     pub notes: Vec<String>,
+    pub attachments: Vec<Attachment>,
 }
 
 impl From<&Order> for OrderView {
@@ -90,6 +99,7 @@ impl From<&Order> for OrderView {
             gift: o.gift,
             lines: o.lines.clone(),
             notes: o.notes.clone(),
+            attachments: o.attachments.clone(),
         }
     }
 }
@@ -126,6 +136,7 @@ fn seed_order(id: u32, customer: &str, product: Product, quantity: u32, status: 
         status: status.to_owned(),
         gift: false,
         notes: Vec::new(),
+        attachments: Vec::new(),
     }
 }
 
@@ -177,6 +188,7 @@ impl Shop {
             status: "Pending".to_owned(),
             gift,
             notes: Vec::new(),
+            attachments: Vec::new(),
         }
     }
 
@@ -192,6 +204,13 @@ impl Shop {
     pub fn add_note(&mut self, id: u32, text: &str) -> Option<&Order> {
         let order = self.orders.get_mut(&id)?;
         order.notes.push(text.to_owned());
+        Some(order)
+    }
+
+    /// Attaches a file; `None` when the order does not exist.
+    pub fn attach(&mut self, id: u32, name: &str, size: usize) -> Option<&Order> {
+        let order = self.orders.get_mut(&id)?;
+        order.attachments.push(Attachment { name: name.to_owned(), size });
         Some(order)
     }
 

@@ -60,6 +60,18 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         timeout_ms: Option<u64>,
     },
+    /// Choose the files of a file input, as a person does in the file chooser (the page gets
+    /// `input` and `change`). Paths are relative to the project folder; an empty list clears
+    /// the choice.
+    Upload {
+        /// The file input (`<input type=file>`), or a label of one.
+        target: Target,
+        /// The files, relative to the project folder (the folder of `saffron.toml`).
+        files: Vec<String>,
+        /// Per-action timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
     /// Select options of a `<select>` by value or label. An empty list deselects all.
     Select {
         /// The select element.
@@ -308,6 +320,7 @@ macro_rules! element_target {
             | Action::DoubleClick { target, .. }
             | Action::Fill { target, .. }
             | Action::Select { target, .. }
+            | Action::Upload { target, .. }
             | Action::Press { target: Some(target), .. }
             | Action::Check { target, .. }
             | Action::Uncheck { target, .. }
@@ -339,6 +352,7 @@ impl Action {
             Action::DoubleClick { .. } => "dblclick",
             Action::Fill { .. } => "fill",
             Action::Select { .. } => "select",
+            Action::Upload { .. } => "upload",
             Action::Press { .. } => "press",
             Action::Check { .. } => "check",
             Action::Uncheck { .. } => "uncheck",
@@ -376,11 +390,15 @@ impl Action {
 
     /// True when running the action twice has the effect of running it once, so replay may
     /// retry it. A click, a key press or a dialog answer may submit or toggle something, so
-    /// they are never repeated.
+    /// they are never repeated; nor is an upload, which may click to open a file chooser.
     pub fn may_repeat(&self) -> bool {
         !matches!(
             self,
-            Action::Click { .. } | Action::DoubleClick { .. } | Action::Press { .. } | Action::Dialog { .. }
+            Action::Click { .. }
+                | Action::DoubleClick { .. }
+                | Action::Upload { .. }
+                | Action::Press { .. }
+                | Action::Dialog { .. }
         )
     }
 
@@ -402,6 +420,7 @@ impl Action {
             | Action::DoubleClick { timeout_ms, .. }
             | Action::Fill { timeout_ms, .. }
             | Action::Select { timeout_ms, .. }
+            | Action::Upload { timeout_ms, .. }
             | Action::Press { timeout_ms, .. }
             | Action::Check { timeout_ms, .. }
             | Action::Uncheck { timeout_ms, .. }
@@ -470,6 +489,14 @@ impl fmt::Display for Action {
                     write!(f, "select {} in {target}", quoted.join(", "))
                 }
             }
+            Action::Upload { target, files, .. } => {
+                let quoted: Vec<String> = files.iter().map(|file| format!("{file:?}")).collect();
+                if quoted.is_empty() {
+                    write!(f, "clear the files of {target}")
+                } else {
+                    write!(f, "upload {} to {target}", quoted.join(", "))
+                }
+            }
             Action::Press { target: Some(target), key, .. } => write!(f, "press {key:?} in {target}"),
             Action::Press { target: None, key, .. } => write!(f, "press {key:?}"),
             Action::Check { target, .. } => write!(f, "check {target}"),
@@ -524,6 +551,7 @@ mod tests {
             Action::DoubleClick { target: target.clone(), timeout_ms: None },
             Action::Fill { target: target.clone(), value: String::new(), timeout_ms: None },
             Action::Select { target: target.clone(), values: vec![], timeout_ms: None },
+            Action::Upload { target: target.clone(), files: vec!["fixtures/a.png".into()], timeout_ms: None },
             Action::Press { target: None, key: "Enter".into(), timeout_ms: None },
             Action::Check { target: target.clone(), timeout_ms: None },
             Action::Uncheck { target: target.clone(), timeout_ms: None },
@@ -546,11 +574,11 @@ mod tests {
     #[test]
     fn classification_of_every_action_type() {
         let actions = every_action();
-        assert_eq!(actions.len(), 21, "one of each type");
+        assert_eq!(actions.len(), 22, "one of each type");
         for action in &actions {
             let name = action.type_name();
             assert_eq!(action.is_assertion(), name.starts_with("expect"), "{name}");
-            let never_repeated = matches!(name, "click" | "dblclick" | "press" | "dialog");
+            let never_repeated = matches!(name, "click" | "dblclick" | "upload" | "press" | "dialog");
             assert_eq!(action.may_repeat(), !never_repeated, "{name}");
             let json = serde_json::to_value(action).expect("serializes");
             assert_eq!(json["type"], name, "type tag of {name}");
@@ -598,6 +626,18 @@ mod tests {
             (
                 Action::Select { target: email.clone(), values: vec!["a".into(), "b".into()], timeout_ms: None },
                 r#"select "a", "b" in textbox "Email""#,
+            ),
+            (
+                Action::Upload {
+                    target: Target::role("button", "Photo"),
+                    files: vec!["fixtures/cat.png".into()],
+                    timeout_ms: None,
+                },
+                r#"upload "fixtures/cat.png" to button "Photo""#,
+            ),
+            (
+                Action::Upload { target: Target::role("button", "Photo"), files: vec![], timeout_ms: None },
+                r#"clear the files of button "Photo""#,
             ),
             (
                 Action::Press { target: Some(email.clone()), key: "Enter".into(), timeout_ms: None },

@@ -31,6 +31,7 @@ mod slug;
 mod store;
 mod target;
 mod tokens;
+pub mod upload;
 mod validate;
 
 pub use action::{Action, ElementState, ResponseMatcher};

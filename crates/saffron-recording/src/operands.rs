@@ -91,6 +91,12 @@ macro_rules! walk {
                         visit(format!("values[{i}]"), Text, value);
                     }
                 }
+                Action::Upload { target, files, .. } => {
+                    $target_fn(target, "target", visit);
+                    for (i, file) in files.into_iter().enumerate() {
+                        visit(format!("files[{i}]"), Text, file);
+                    }
+                }
                 Action::Press { target, key, .. } => {
                     if let Some(target) = target {
                         $target_fn(target, "target", visit);
@@ -213,6 +219,7 @@ mod tests {
             Action::Uncheck { target: target("6"), timeout_ms: t },
             Action::Hover { target: target("7"), timeout_ms: t },
             Action::DoubleClick { target: target("7b"), timeout_ms: t },
+            Action::Upload { target: target("7c"), files: vec!["files[0]".into()], timeout_ms: t },
             Action::SwitchTab { index: Some(1), url_pattern: Some("urlPattern".into()), timeout_ms: t },
             Action::Dialog { accept: true, prompt_text: Some("promptText".into()), timeout_ms: t },
             Action::WaitForResponse { response: response.clone(), timeout_ms: t },

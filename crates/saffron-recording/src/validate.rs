@@ -376,7 +376,7 @@ fn needs(root: &Value, path: &[Step], field: &str, what: &str) -> String {
     let under = last_key(path).unwrap_or(what);
     if let Some(kind) = tag("type") {
         let operand = match field {
-            "values" => field.to_string(),
+            "values" | "files" => field.to_string(),
             "accept" => "accept (true or false)".to_string(),
             other => with_article(other),
         };
@@ -629,6 +629,12 @@ fn check_action(action: &Action, raw: Option<&Value>, path: &str) -> Check {
         && let Some(problem) = crate::navigation::navigation_problem(url)
     {
         return Err(invalid(&key(path, "url"), problem));
+    }
+    if let Action::Upload { files, .. } = action
+        && let Some((i, problem)) =
+            files.iter().enumerate().find_map(|(i, file)| crate::upload::upload_path_problem(file).map(|p| (i, p)))
+    {
+        return Err(invalid(&index(&key(path, "files"), i), problem));
     }
     if let Some(target) = action.target() {
         check_target(target, &key(path, "target"), "target", 0)?;

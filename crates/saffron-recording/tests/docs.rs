@@ -43,6 +43,7 @@ fn schemas_name_every_action_type() {
         "goto",
         "click",
         "dblclick",
+        "upload",
         "fill",
         "select",
         "press",

@@ -119,6 +119,8 @@ fn action() -> impl Strategy<Value = Action> {
         }),
         (target(), timeout()).prop_map(|(target, timeout_ms)| Action::Click { target, timeout_ms }),
         (target(), timeout()).prop_map(|(target, timeout_ms)| Action::DoubleClick { target, timeout_ms }),
+        (target(), vec("[a-z]{1,8}/[a-z]{1,8}\\.png", 0..3), timeout())
+            .prop_map(|(target, files, timeout_ms)| Action::Upload { target, files, timeout_ms }),
         (target(), template(), timeout()).prop_map(|(target, value, timeout_ms)| Action::Fill {
             target,
             value,

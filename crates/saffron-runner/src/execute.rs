@@ -476,6 +476,7 @@ pub(crate) async fn replay_live(
         unique_seed: &seed,
         today: Date::today_utc(),
         env: options.env.clone(),
+        root: &options.root,
     };
     let mut outcome = result(&execution, Verdict::Green, started);
     let mut failed = false;

@@ -1,7 +1,10 @@
 //! Tokens in a recorded action, filled in at the last moment for one step of one execution:
 //! `<param>` from the Examples row, `<table:key>` from the step's table, `{env:NAME}` from the
 //! environment, `{unique:name}`, `{date+N}`. Secret values come back so every output can be
-//! masked; the resolved action is never written anywhere.
+//! masked; the resolved action is never written anywhere. An upload's files, relative to the
+//! project folder in the recording, become the absolute paths the browser reads.
+
+use std::path::Path;
 
 use saffron_recording::{Action, Date, OperandKind, Resolver, Secret};
 
@@ -11,6 +14,8 @@ pub struct ExecutionValues<'a> {
     pub unique_seed: &'a str,
     pub today: Date,
     pub env: crate::execute::EnvLookup,
+    /// The project folder, which an upload's files are relative to and must stay inside.
+    pub root: &'a Path,
 }
 
 /// The action with its tokens resolved, and the secrets that went into it.
@@ -37,6 +42,12 @@ pub fn resolve_action(
         *operand.value = value.value;
         secrets.extend(value.secrets);
     }
+    if let Action::Upload { files, .. } = &mut resolved {
+        for file in files {
+            let found = saffron_recording::upload::upload_file(values.root, file)?;
+            *file = found.to_string_lossy().into_owned();
+        }
+    }
     Ok((resolved, secrets))
 }
 
@@ -50,7 +61,13 @@ mod tests {
         let env: crate::execute::EnvLookup =
             std::sync::Arc::new(|name: &str| (name == "DEMO_PASSWORD").then(|| "s3cret".to_string()));
         let params = vec![("customer".to_string(), "Ada".to_string())];
-        let values = ExecutionValues { params: &params, unique_seed: "seed", today: Date::today_utc(), env };
+        let values = ExecutionValues {
+            params: &params,
+            unique_seed: "seed",
+            today: Date::today_utc(),
+            env,
+            root: std::path::Path::new("."),
+        };
         let fill = Action::Fill {
             target: Target::role("textbox", "Customer"),
             value: "<table:Customer>".into(),
@@ -85,7 +102,13 @@ mod tests {
     fn tokens_inside_a_scope_are_resolved_and_escaped_in_patterns() {
         let env: crate::execute::EnvLookup = std::sync::Arc::new(|_: &str| None);
         let params = vec![("order".to_string(), "1002 (rush)".to_string())];
-        let values = ExecutionValues { params: &params, unique_seed: "seed", today: Date::today_utc(), env };
+        let values = ExecutionValues {
+            params: &params,
+            unique_seed: "seed",
+            today: Date::today_utc(),
+            env,
+            root: std::path::Path::new("."),
+        };
         let scoped = |has_text: Option<&str>, has_text_regex: Option<&str>| Action::Check {
             target: Target {
                 role: Some("checkbox".into()),

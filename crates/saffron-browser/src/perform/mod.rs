@@ -11,6 +11,7 @@ mod input;
 mod navigation;
 mod network;
 mod retry;
+mod upload;
 
 use std::time::{Duration, Instant};
 
@@ -128,6 +129,9 @@ impl Context {
             Action::Fill { target, value, .. } => self.fill(target, value, deadline, timeout, group).await.map(Some),
             Action::Select { target, values, .. } => {
                 self.select(target, values, deadline, timeout, group).await.map(Some)
+            }
+            Action::Upload { target, files, .. } => {
+                self.upload(target, files, deadline, timeout, group).await.map(Some)
             }
             Action::Press { target, key, .. } => self.press(target.as_ref(), key, deadline, timeout, group).await,
             Action::Check { target, .. } => self.check(name, target, true, deadline, timeout, group).await.map(Some),

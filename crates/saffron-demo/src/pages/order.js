@@ -25,3 +25,38 @@ noteForm.addEventListener("submit", async (event) => {
     show(noteError, "Could not add the note");
   }
 });
+
+// The file input is hidden; the button opens its chooser, and each chosen file is sent as it is.
+const attachButton = document.getElementById("attach");
+const attachmentFile = document.getElementById("attachment-file");
+const attachError = document.getElementById("attach-error");
+const attachments = document.getElementById("attachments");
+
+attachButton.addEventListener("click", () => attachmentFile.click());
+attachmentFile.addEventListener("change", async () => {
+  hide(attachError);
+  for (const file of attachmentFile.files) {
+    let res;
+    try {
+      res = await fetch("/api/orders/" + ORDER_ID + "/attachments?name=" + encodeURIComponent(file.name), {
+        method: "POST",
+        body: file,
+      });
+    } catch (_) {
+      res = null;
+    }
+    if (res && res.status === 401) {
+      location.assign("/login?expired=1");
+      return;
+    }
+    if (!res || res.status !== 201) {
+      show(attachError, "Could not attach " + file.name);
+      return;
+    }
+    const data = await res.json();
+    const item = document.createElement("li");
+    item.textContent = data.name + " (" + data.size + " bytes)";
+    attachments.append(item);
+  }
+  attachmentFile.value = "";
+});

@@ -41,6 +41,11 @@ fn base_recording() -> Recording {
                 Action::Fill { target: field.clone(), value: "<table:Email>".into(), timeout_ms: None },
                 Action::Click { target: target("button", "Sign in"), timeout_ms: Some(5000) },
                 Action::WaitForResponse { response: response.clone(), timeout_ms: None },
+                Action::Upload {
+                    target: target("button", "Photo"),
+                    files: vec!["fixtures/<photo>".into()],
+                    timeout_ms: None,
+                },
             ],
         ),
         RecordedStep::new(
@@ -370,6 +375,17 @@ fn every_recording_rule_names_its_path() {
         ),
         (without(&format!("{S2}/0/values")), "steps[2].actions[0].values: a select needs values"),
         (set(&format!("{S2}/0/values"), json!([1])), "steps[2].actions[0].values[0]: expected a string, found 1"),
+        (without(&format!("{S1}/3/files")), "steps[1].actions[3].files: an upload needs files"),
+        (set(&format!("{S1}/3/files"), json!([""])), "steps[1].actions[3].files[0]: must not be empty"),
+        (
+            set(&format!("{S1}/3/files"), json!(["fixtures/a.png", "/etc/passwd"])),
+            "steps[1].actions[3].files[1]: must be relative to the project folder (the folder of saffron.toml), not \
+             absolute",
+        ),
+        (
+            set(&format!("{S1}/3/files"), json!(["fixtures/../../.env"])),
+            "steps[1].actions[3].files[0]: may not leave the project folder (no `..`)",
+        ),
         (without(&format!("{S2}/1/key")), "steps[2].actions[1].key: a press needs a key"),
         (set(&format!("{S2}/1/key"), json!("")), "steps[2].actions[1].key: must not be empty"),
         (

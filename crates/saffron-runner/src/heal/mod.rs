@@ -237,6 +237,8 @@ impl Context<'_> {
             env: self.options.env.clone(),
             tables: execution.steps.iter().map(|step| step.table.clone()).collect(),
             secret_names: self.secret_names.to_vec(),
+            root: self.options.root.clone(),
+            upload_files: crate::record::fixtures::fixture_files(&self.options.root),
         });
         use crate::record::page::LivePage as _;
         page.begin_step();

@@ -55,6 +55,10 @@ pub struct Values {
     pub tables: Vec<Option<Vec<Vec<String>>>>,
     /// Names the agent may type as `{env:NAME}`.
     pub secret_names: Vec<String>,
+    /// The project folder, which uploads are relative to.
+    pub root: std::path::PathBuf,
+    /// The files the agent may upload (see [`super::fixtures`]).
+    pub upload_files: Vec<String>,
 }
 
 pub struct Gateway<P: LivePage> {
@@ -276,6 +280,11 @@ impl<P: LivePage> Gateway<P> {
                 let input: tools::FillInput = tools::parse(name, input)?;
                 Action::Fill { target: self.target(&input.element).await?, value: input.value, timeout_ms: None }
             }
+            tools::UPLOAD => {
+                let input: tools::UploadInput = tools::parse(name, input)?;
+                self.check_uploads(&input.files)?;
+                Action::Upload { target: self.target(&input.element).await?, files: input.files, timeout_ms: None }
+            }
             tools::SELECT => {
                 let input: tools::SelectInput = tools::parse(name, input)?;
                 Action::Select {
@@ -442,6 +451,19 @@ impl<P: LivePage> Gateway<P> {
         }
     }
 
+    /// The agent uploads only the project's fixtures, named as it was told them.
+    fn check_uploads(&self, files: &[String]) -> Result<(), String> {
+        let allowed = &self.values.upload_files;
+        let Some(other) = files.iter().find(|file| !allowed.contains(file)) else { return Ok(()) };
+        if allowed.is_empty() {
+            return Err(format!(
+                "{other:?} cannot be uploaded: this project has no files in a folder named fixtures, and only those \
+                 may be uploaded"
+            ));
+        }
+        Err(format!("{other:?} is not one of the files you may upload: {}", allowed.join(", ")))
+    }
+
     /// Fills the tokens in, performs, records, answers with the new page.
     async fn run(&mut self, action: Action, is_check: bool) -> Result<String, String> {
         let fragile = std::mem::take(&mut self.pending_fragile);
@@ -452,6 +474,7 @@ impl<P: LivePage> Gateway<P> {
             unique_seed: &self.values.unique_seed,
             today: self.values.today,
             env: self.values.env.clone(),
+            root: &self.values.root,
         };
         let (resolved, secrets) = resolve_action(&action, &values, table.as_ref())
             .map_err(|error| format!("cannot fill in the values of `{action}`: {error}"))?;
@@ -639,6 +662,8 @@ mod tests {
             env,
             tables: vec![None, None],
             secret_names: vec!["PASSWORD".into()],
+            root: project_root(),
+            upload_files: vec!["fixtures/receipt.txt".into()],
         };
         let mut masker = Masker::new();
         masker.add(&saffron_recording::Secret { name: "PASSWORD".into(), value: SECRET.into() });
@@ -655,6 +680,19 @@ mod tests {
             Duration::from_secs(1),
         );
         (gateway, performed)
+    }
+
+    /// A project with one fixture and a `.env`, made once for the test binary.
+    fn project_root() -> std::path::PathBuf {
+        static ROOT: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+        let root = ROOT.get_or_init(|| {
+            let root = tempfile::tempdir().expect("a folder");
+            std::fs::create_dir(root.path().join("fixtures")).expect("made");
+            std::fs::write(root.path().join("fixtures/receipt.txt"), "paid").expect("written");
+            std::fs::write(root.path().join(".env"), format!("PASSWORD={SECRET}")).expect("written");
+            root
+        });
+        root.path().to_path_buf()
     }
 
     fn call(gateway: &mut Gateway<FakePage>, name: &str, input: serde_json::Value) -> ToolOutput {
@@ -692,6 +730,34 @@ mod tests {
         let second = call(&mut gateway, tools::DONE, json!({ "success": true, "narrative": "ok" }));
         assert!(!second.is_error);
         assert_eq!(gateway.finish(), Some(&Finish::Unverified(vec![1])));
+    }
+
+    #[test]
+    fn the_agent_uploads_only_listed_fixtures_performed_from_the_project_and_recorded_as_written() {
+        let (mut gateway, performed) = gateway();
+        call(&mut gateway, tools::STEP, json!({ "step": 1 }));
+        for other in [".env", "../etc/passwd", "/etc/passwd", "fixtures/other.txt"] {
+            let refused = call(&mut gateway, tools::UPLOAD, json!({ "ref": "e1", "files": [other] }));
+            assert!(refused.is_error, "{other}: {refused:?}");
+            assert!(
+                refused.content.contains("is not one of the files you may upload: fixtures/receipt.txt"),
+                "{refused:?}"
+            );
+        }
+        assert!(performed.lock().expect("lock").is_empty(), "nothing refused was performed");
+
+        let uploaded = call(&mut gateway, tools::UPLOAD, json!({ "ref": "e1", "files": ["fixtures/receipt.txt"] }));
+        assert!(!uploaded.is_error, "{uploaded:?}");
+        let sent = project_root().canonicalize().expect("the project").join("fixtures/receipt.txt");
+        assert!(
+            matches!(&performed.lock().expect("lock")[0], Action::Upload { files, .. } if files == &[sent.to_string_lossy()]),
+            "the browser is given the file's absolute path"
+        );
+        assert!(
+            matches!(&gateway.entries()[0].action, Action::Upload { files, .. } if files == &["fixtures/receipt.txt"]),
+            "the recording keeps the path as written"
+        );
+        assert!(tools::specs().iter().any(|spec| spec.name == tools::UPLOAD));
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! - [`evidence`]: what is kept of attempts that were not saved.
 
 pub(crate) mod evidence;
+pub(crate) mod fixtures;
 pub(crate) mod gateway;
 pub(crate) mod page;
 pub(crate) mod prompt;
@@ -108,6 +109,8 @@ async fn record_with(
         env: options.env.clone(),
         tables: execution.steps.iter().map(|step| step.table.clone()).collect(),
         secret_names,
+        root: options.root.clone(),
+        upload_files: fixtures::fixture_files(&options.root),
     });
     let mut tally = Tally {
         usage: Usage::default(),
@@ -341,6 +344,7 @@ async fn replay_given(
         unique_seed: &values.unique_seed,
         today: values.today,
         env: values.env.clone(),
+        root: &options.root,
     };
     for index in range {
         let StepSource::Given(actions) = &sources[index] else { continue };
@@ -402,6 +406,7 @@ async fn session(
         base_url: &options.base_url,
         params: execution.params.iter().map(|(name, _)| name.as_str()).collect(),
         secret_names: &values.secret_names,
+        upload_files: &values.upload_files,
         snapshot: &snapshot,
         refine,
     });

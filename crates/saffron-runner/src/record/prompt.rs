@@ -28,6 +28,8 @@ pub struct Task<'a> {
     /// Outline column names.
     pub params: Vec<&'a str>,
     pub secret_names: &'a [String],
+    /// The project's files the agent may upload.
+    pub upload_files: &'a [String],
     pub snapshot: &'a str,
     /// Why this is a second attempt: the step and message the proof replay failed with.
     pub refine: Option<String>,
@@ -50,6 +52,9 @@ pub fn task(task: &Task<'_>) -> String {
     if !task.secret_names.is_empty() {
         let names: Vec<String> = task.secret_names.iter().map(|name| format!("{{env:{name}}}")).collect();
         let _ = writeln!(text, "Secrets you may type (as written): {}", names.join(", "));
+    }
+    if !task.upload_files.is_empty() {
+        let _ = writeln!(text, "Files you may upload (as written): {}", task.upload_files.join(", "));
     }
     write_steps(&mut text, task.steps, |index| {
         if task.segment.contains(&index) { "" } else { " (done by Saffron, not by you)" }
@@ -107,6 +112,7 @@ mod tests {
             base_url: "http://127.0.0.1:1",
             params: vec!["customer"],
             secret_names: &secrets,
+            upload_files: &["features/fixtures/receipt.txt".to_string()],
             snapshot: "- heading \"Sign in\" [ref=e1]",
             refine: None,
         });
@@ -115,6 +121,7 @@ mod tests {
         ));
         assert!(text.contains("3. Then I see the note\n   \"\"\"\n   Deliver\n   soon\n   \"\"\""));
         assert!(text.contains("{env:DEMO_PASSWORD}") && text.contains("<customer>"));
+        assert!(text.contains("Files you may upload (as written): features/fixtures/receipt.txt\n"));
         assert!(text.ends_with("- heading \"Sign in\" [ref=e1]"));
     }
 }

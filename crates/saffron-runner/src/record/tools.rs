@@ -40,6 +40,16 @@ pub struct SelectInput {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+pub struct UploadInput {
+    /// The file input, or the button or label that opens its file chooser.
+    #[serde(rename = "ref")]
+    pub element: String,
+    /// Files from the list in the task, as written there; none clears the choice.
+    pub files: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct PressInput {
     /// The key, e.g. `Enter`, `Tab`, `Control+A`.
     pub key: String,
@@ -231,6 +241,7 @@ pub const CLICK: &str = "browser_click";
 pub const DOUBLE_CLICK: &str = "browser_double_click";
 pub const FILL: &str = "browser_fill";
 pub const SELECT: &str = "browser_select";
+pub const UPLOAD: &str = "browser_upload";
 pub const PRESS: &str = "browser_press";
 pub const CHECK: &str = "browser_check";
 pub const UNCHECK: &str = "browser_uncheck";
@@ -251,6 +262,7 @@ pub fn specs() -> Vec<ToolSpec> {
         spec::<RefInput>(DOUBLE_CLICK, "Double-click an element (for pages that act on a double-click only)."),
         spec::<FillInput>(FILL, "Replace a field's text."),
         spec::<SelectInput>(SELECT, "Choose an option of a select."),
+        spec::<UploadInput>(UPLOAD, "Choose files for a file input, as in its file chooser."),
         spec::<PressInput>(PRESS, "Press a key, on an element or the page."),
         spec::<RefInput>(CHECK, "Check a checkbox or radio."),
         spec::<RefInput>(UNCHECK, "Uncheck a checkbox."),
