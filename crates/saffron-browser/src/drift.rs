@@ -37,6 +37,10 @@ pub struct Drift {
     /// [`Signal::Css`] what the selector selects now (`selects no element`); `None` when the
     /// element no longer has the signal at all (no placeholder, no test id, no label).
     pub now: Option<String>,
+    /// The element's own name or text is not the recorded one, as a person reads it (white
+    /// space aside): a [`Signal::Text`] drift, or a [`Signal::Role`] drift whose name changed
+    /// rather than only its role.
+    pub renamed: bool,
 }
 
 /// A signal of a recorded target, in ladder order.
@@ -105,26 +109,8 @@ impl Drift {
     /// id, selector or role that changed leaves the element what it was. `text_is_checked`: the
     /// assertion checks the element's text itself (`expectText`), so a recorded text that
     /// changed says nothing more.
-    pub(crate) fn contradicts(&self, target: &Target, text_is_checked: bool) -> bool {
-        if self.scope != 0 {
-            return false;
-        }
-        match self.signal {
-            Signal::Text => !text_is_checked,
-            Signal::Role => {
-                let Some(now) = &self.now else { return target.name.is_some() || target.name_regex.is_some() };
-                match (&target.name, &target.name_regex) {
-                    // `now` is the role, then the name as Rust quotes it when there is one.
-                    (Some(name), _) => {
-                        let same_name = now.ends_with(&format!(" {name:?}")) || (name.is_empty() && !now.contains(' '));
-                        !same_name
-                    }
-                    (None, Some(_)) => true,
-                    (None, None) => false,
-                }
-            }
-            Signal::Tier | Signal::Label | Signal::Placeholder | Signal::TestId | Signal::Css(_) => false,
-        }
+    pub(crate) fn contradicts(&self, text_is_checked: bool) -> bool {
+        self.scope == 0 && self.renamed && !(self.signal == Signal::Text && text_is_checked)
     }
 
     /// What was recorded, as a failure's "expected": `an element with text "Deliver before
@@ -174,7 +160,13 @@ async fn observe_one(
     depth: usize,
 ) -> Result<Vec<Drift>, CdpFail> {
     let mut drift = Vec::new();
-    let signal = |signal: Signal, recorded: String, now: Option<String>| Drift { scope: depth, signal, recorded, now };
+    let signal = |signal: Signal, recorded: String, now: Option<String>| Drift {
+        scope: depth,
+        signal,
+        recorded,
+        now,
+        renamed: signal == Signal::Text,
+    };
     if let Some(recorded) = target.recorded_tier()
         && Tier::is_drift(recorded, found.tier)
     {
@@ -183,8 +175,9 @@ async fn observe_one(
     if target.role.is_some() && found.tier != Tier::Role {
         let now = role_now(page, &found.object_id).await?;
         if !role_matches(target, now.as_ref()) {
+            let renamed = !name_matches(target, now.as_ref().map_or("", |(_, name)| name.as_str()));
             let now = now.map(|(role, name)| if name.is_empty() { role } else { format!("{role} {name:?}") });
-            drift.push(signal(Signal::Role, target.describe_role(), now));
+            drift.push(Drift { renamed, ..signal(Signal::Role, target.describe_role(), now) });
         }
     }
     let mut want = serde_json::Map::new();
@@ -261,9 +254,12 @@ async fn role_now(page: &Page, object_id: &str) -> Result<Option<(String, String
 
 fn role_matches(target: &Target, now: Option<&(String, String)>) -> bool {
     let Some((role, name)) = now else { return false };
-    if target.role.as_deref() != Some(role.as_str()) {
-        return false;
-    }
+    target.role.as_deref() == Some(role.as_str()) && name_matches(target, name)
+}
+
+/// The accessible name is the recorded one, as a person reads it, or matches the recorded
+/// pattern; any name does when none was recorded.
+fn name_matches(target: &Target, name: &str) -> bool {
     match (&target.name, &target.name_regex) {
         (Some(recorded), _) => crate::name_key(recorded) == crate::name_key(name),
         (None, Some(pattern)) => Regex::new(pattern).is_ok_and(|pattern| pattern.is_match(name)),
@@ -276,7 +272,7 @@ mod tests {
     use super::*;
 
     fn drift(scope: usize, signal: Signal, recorded: &str, now: Option<&str>) -> String {
-        Drift { scope, signal, recorded: recorded.to_owned(), now: now.map(str::to_owned) }.to_string()
+        Drift { scope, signal, recorded: recorded.to_owned(), now: now.map(str::to_owned), renamed: false }.to_string()
     }
 
     #[test]

@@ -629,6 +629,7 @@ mod tests {
             signal,
             recorded: recorded.into(),
             now: Some(now.into()),
+            renamed: false,
         };
         let performed = Performed {
             tier: Some(Tier::Css),

@@ -122,7 +122,7 @@ impl Context {
                 let contradiction = if found.by_recorded_locator(target) {
                     None
                 } else {
-                    resolved.drift.iter().find(|drift| drift.contradicts(target, text_is_checked))
+                    resolved.drift.iter().find(|drift| drift.contradicts(text_is_checked))
                 };
                 match contradiction {
                     Some(contradiction) => Attempt::Retry(Pending::Assertion {

@@ -54,7 +54,7 @@ impl Context {
             // Chromium empties the input without an event when given no paths; a person who
             // cancels the chooser gets `input` and `change`, which the script sends.
             _ if paths.is_empty() => Files::Contents(Value::Array(Vec::new())),
-            // Chromium takes a path that names no file and gives the page an empty file.
+            // A path that names no file fails here, with its name, before the page sees anything.
             None => Files::Paths(readable(paths).await.map_err(unreadable)?),
             Some(_) => Files::Contents(contents(paths).await.map_err(unreadable)?),
         };
