@@ -316,7 +316,52 @@ fn render(results: &[ScenarioResult], format: Format, masker: &Masker) -> Result
             say!("    {line}")?;
         }
     }
+    for line in drift_summary(results) {
+        say!("{line}")?;
+    }
     Ok(out)
+}
+
+/// Distinct drift changes the summary lists at most.
+const DRIFT_SUMMARY_SHOWN: usize = 20;
+
+/// The run's drift, each change once with the scenarios it was seen in, when changes repeat:
+/// a label renamed on the sign-in page drifts in every scenario that signs in, and the lines
+/// above then say the same thing dozens of times.
+fn drift_summary(results: &[ScenarioResult]) -> Vec<String> {
+    let mut scenarios_by_change: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    let mut lines = 0;
+    for result in results {
+        let mut seen = std::collections::BTreeSet::new();
+        for line in &result.drift {
+            lines += 1;
+            if seen.insert(drift_change(line)) {
+                *scenarios_by_change.entry(drift_change(line)).or_default() += 1;
+            }
+        }
+    }
+    if scenarios_by_change.len() == lines {
+        return Vec::new();
+    }
+    let mut changes: Vec<(&str, usize)> = scenarios_by_change.into_iter().collect();
+    changes.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let mut summary = vec![format!("drift: {} change(s) in {lines} line(s) above, each once:", changes.len())];
+    for (change, scenarios) in changes.iter().take(DRIFT_SUMMARY_SHOWN) {
+        summary.push(format!("    {change} (in {scenarios} scenario(s))"));
+    }
+    if changes.len() > DRIFT_SUMMARY_SHOWN {
+        summary.push(format!("    ({} more, in the lines above)", changes.len() - DRIFT_SUMMARY_SHOWN));
+    }
+    summary
+}
+
+/// What changed, without the step and action it was seen in: the part of ``step 2 `fill
+/// textbox "Email" with "…"`: testId "email" → none`` after the action.
+fn drift_change(line: &str) -> &str {
+    line.strip_prefix("step ")
+        .and_then(|rest| rest.split_once(" `"))
+        .and_then(|(_, rest)| rest.split_once("`: "))
+        .map_or(line, |(_, change)| change)
 }
 
 #[derive(Args)]
@@ -465,6 +510,36 @@ mod tests {
         let json = render(&[result("Export the orders", Some(recorded()))], Format::Json, &Masker::default())
             .expect("renders");
         assert!(json.contains("\"seededSteps\": 3"), "{json}");
+    }
+
+    #[test]
+    fn repeated_drift_is_summed_up_once_per_change_with_its_scenarios() {
+        let drifted = |name: &str, drift: &[&str]| ScenarioResult {
+            drift: drift.iter().map(|line| (*line).to_owned()).collect(),
+            ..result(name, None)
+        };
+        let email =
+            r#"step 2 `fill textbox "Email" with "a@b.c"`: testId "email" → none (found by role textbox "Email")"#;
+        let again = r#"step 3 `expect value of textbox "Email" to be "a@b.c"`: testId "email" → none (found by role textbox "Email")"#;
+        let save = r##"step 5 `click button "Save"`: found by css "#save" (recorded: role button "Save")"##;
+        let text = render(
+            &[drifted("Sign in", &[email, again]), drifted("Save", &[email, save]), drifted("Clean", &[])],
+            Format::Text,
+            &Masker::default(),
+        )
+        .expect("renders");
+        let summary: Vec<&str> = text.lines().skip_while(|line| !line.starts_with("drift: ")).collect();
+        assert_eq!(
+            summary,
+            [
+                "drift: 2 change(s) in 4 line(s) above, each once:",
+                r#"    testId "email" → none (found by role textbox "Email") (in 2 scenario(s))"#,
+                r##"    found by css "#save" (recorded: role button "Save") (in 1 scenario(s))"##,
+            ]
+        );
+        // Nothing repeats: the lines above say it all.
+        let single = render(&[drifted("Save", &[save])], Format::Text, &Masker::default()).expect("renders");
+        assert!(!single.lines().any(|line| line.starts_with("drift: ")), "{single}");
     }
 
     #[test]
