@@ -241,13 +241,20 @@ struct Document {
 impl Context {
     /// The document's accessibility tree, special fields, URL and title, all read from one
     /// document: read again when a navigation replaced it meanwhile (the main frame's loader id
-    /// changed), or when a call failed because it did.
+    /// changed), or when a call failed because it did. A document still being parsed is waited
+    /// for (up to the same bound): right after a click that navigates, the new page may have
+    /// its title and not yet its body, and the agent would read an empty page.
     async fn read_document(&self, page: &Page) -> Result<Document, BrowserError> {
         let deadline = Instant::now() + SETTLE;
         let mut attempt = 0;
         loop {
             let outcome = async {
                 let before = main_loader_id(page).await?;
+                let parsing =
+                    cdp::evaluate(page, "document.readyState === 'loading'", "saffron-snapshot", true).await?;
+                if parsing.value == Some(Value::Bool(true)) && Instant::now() < deadline {
+                    return Ok(None);
+                }
                 let tree = cdp::call(page, "Accessibility.getFullAXTree", json!({})).await?;
                 let special = special_fields(page).await?;
                 let (mut tabs, active_tab) = self.tab_summaries().await?;
@@ -268,7 +275,7 @@ impl Context {
             .await;
             let retry_why = match outcome {
                 Ok(Some(document)) => return Ok(document),
-                Ok(None) => CdpFail::Protocol("the page navigated while it was read".to_owned()),
+                Ok(None) => CdpFail::Protocol("the page navigated or was still loading while it was read".to_owned()),
                 Err(CdpFail::Dead(message)) => return Err(BrowserError::Closed(message)),
                 Err(other) => other,
             };

@@ -221,6 +221,23 @@ fn a_snapshot_taken_while_the_page_navigates_reads_one_whole_document() {
     });
 }
 
+/// Right after a click that navigates, the new document may have its head and not yet its
+/// body: the snapshot waits until it is parsed rather than show the agent an empty page.
+#[test]
+fn a_snapshot_waits_for_a_document_still_being_parsed() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/lab/slow-body" })).await;
+        s.ok(json!({ "type": "click", "target": { "role": "link", "name": "Again" } })).await;
+        // The new document is in place (its URL), its body 800 ms away.
+        s.ok(json!({ "type": "expectUrl", "url": "/lab/slow-body?again=1" })).await;
+        let snapshot = s.context.snapshot().await.expect("a snapshot");
+        assert!(snapshot.text.starts_with("url: /lab/slow-body?again=1\n"), "{}", snapshot.text);
+        assert_has_ref(&snapshot, r#"link "Again""#);
+        s.close().await;
+    });
+}
+
 #[test]
 fn hidden_elements_and_their_text_are_left_out() {
     run(|browser| async move {

@@ -313,6 +313,27 @@ async fn not_found(State(app): State<Arc<App>>, req: Request) -> Response {
     }
 }
 
+/// A page whose body arrives 800 ms after its head, as a slow server's does: the document is
+/// still being parsed (`readyState` "loading") for that long after it replaced the last one.
+async fn slow_body() -> Response {
+    const HEAD: &str =
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Lab: slow body</title></head><body>";
+    const BODY: &str = "<h1>Slow body</h1><p><a href=\"/lab/slow-body?again=1\">Again</a></p></body></html>";
+    let chunks = futures::stream::unfold(0, |sent| async move {
+        let chunk = match sent {
+            0 => HEAD,
+            1 => {
+                tokio::time::sleep(Duration::from_millis(800)).await;
+                BODY
+            }
+            _ => return None,
+        };
+        Some((Ok::<_, std::convert::Infallible>(chunk), sent + 1))
+    });
+    ([(axum::http::header::CONTENT_TYPE, "text/html; charset=utf-8")], axum::body::Body::from_stream(chunks))
+        .into_response()
+}
+
 async fn method_not_allowed(req: Request) -> Response {
     if req.uri().path().starts_with("/api/") {
         api::error(StatusCode::METHOD_NOT_ALLOWED, "method not allowed")
@@ -361,6 +382,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/lab/names", get(|| async { axum::response::Html(include_str!("pages/lab/names.html")) }))
         .route("/lab/shadow", get(|| async { axum::response::Html(include_str!("pages/lab/shadow.html")) }))
         .route("/lab/upload", get(|| async { axum::response::Html(include_str!("pages/lab/upload.html")) }))
+        .route("/lab/slow-body", get(slow_body))
         .merge(signed_in)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

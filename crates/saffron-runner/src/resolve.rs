@@ -56,18 +56,46 @@ mod tests {
     use super::*;
     use saffron_recording::Target;
 
+    fn values<'a>(
+        params: &'a [(String, String)],
+        env: crate::execute::EnvLookup,
+        root: &'a Path,
+    ) -> ExecutionValues<'a> {
+        ExecutionValues { params, unique_seed: "seed", today: Date::today_utc(), env, root }
+    }
+
+    fn no_env() -> crate::execute::EnvLookup {
+        std::sync::Arc::new(|_: &str| None)
+    }
+
+    #[test]
+    fn an_upload_names_the_project_file_its_tokens_fill_in_and_nothing_outside() {
+        let project = tempfile::tempdir().expect("a folder");
+        std::fs::create_dir(project.path().join("fixtures")).expect("made");
+        std::fs::write(project.path().join("fixtures/cat.png"), "png").expect("written");
+        let params = vec![("photo".to_string(), "cat.png".to_string()), ("up".to_string(), "..".to_string())];
+        let values = values(&params, no_env(), project.path());
+        let upload = |file: &str| Action::Upload {
+            target: Target::role("button", "Photo"),
+            files: vec![file.to_owned()],
+            timeout_ms: None,
+        };
+        let (resolved, _) = resolve_action(&upload("fixtures/<photo>"), &values, None).expect("resolves");
+        let expected = project.path().canonicalize().expect("the project").join("fixtures/cat.png");
+        assert!(matches!(&resolved, Action::Upload { files, .. } if files == &[expected.to_string_lossy()]));
+        // A value may not smuggle the path out of the project once filled in.
+        let escape = resolve_action(&upload("fixtures/<up>/<up>/etc/passwd"), &values, None).expect_err("refused");
+        assert!(escape.contains("may not leave the project folder"), "{escape}");
+        let missing = resolve_action(&upload("fixtures/dog.png"), &values, None).expect_err("missing");
+        assert!(missing.contains("does not exist"), "{missing}");
+    }
+
     #[test]
     fn params_tables_and_secrets_are_filled_in() {
         let env: crate::execute::EnvLookup =
             std::sync::Arc::new(|name: &str| (name == "DEMO_PASSWORD").then(|| "s3cret".to_string()));
         let params = vec![("customer".to_string(), "Ada".to_string())];
-        let values = ExecutionValues {
-            params: &params,
-            unique_seed: "seed",
-            today: Date::today_utc(),
-            env,
-            root: std::path::Path::new("."),
-        };
+        let values = values(&params, env, Path::new("."));
         let fill = Action::Fill {
             target: Target::role("textbox", "Customer"),
             value: "<table:Customer>".into(),
@@ -100,15 +128,8 @@ mod tests {
 
     #[test]
     fn tokens_inside_a_scope_are_resolved_and_escaped_in_patterns() {
-        let env: crate::execute::EnvLookup = std::sync::Arc::new(|_: &str| None);
         let params = vec![("order".to_string(), "1002 (rush)".to_string())];
-        let values = ExecutionValues {
-            params: &params,
-            unique_seed: "seed",
-            today: Date::today_utc(),
-            env,
-            root: std::path::Path::new("."),
-        };
+        let values = values(&params, no_env(), Path::new("."));
         let scoped = |has_text: Option<&str>, has_text_regex: Option<&str>| Action::Check {
             target: Target {
                 role: Some("checkbox".into()),
