@@ -637,11 +637,18 @@ fn drain_console(streams: &mut ConsoleStreams, found: &mut Vec<String>) {
     }
     while let Some(Some(event)) = streams.log.next().now_or_never() {
         let entry = &event.entry;
-        if entry.level.as_ref() == "error" {
+        if entry.level.as_ref() == "error" && !unasked_icon(entry.source.as_ref(), entry.url.as_deref()) {
             let at = entry.url.as_deref().map(|url| format!(" ({url})")).unwrap_or_default();
             found.push(format!("{} error: {}{at}", entry.source.as_ref(), entry.text));
         }
     }
+}
+
+/// A failed load of `/favicon.ico`, which the browser fetches on its own for every site: no
+/// page asked for it and nobody sees it fail, yet a site without one (Python's `http.server`,
+/// most small apps) would fail every `expectNoConsoleErrors`.
+fn unasked_icon(source: &str, url: Option<&str>) -> bool {
+    source == "network" && url.and_then(|url| url::Url::parse(url).ok()).is_some_and(|url| url.path() == "/favicon.ico")
 }
 
 async fn capture(page: &Page) -> Result<Vec<u8>, BrowserError> {
@@ -668,4 +675,20 @@ async fn isolated_world(page: &Page) -> Result<i64, CdpFail> {
         .get("executionContextId")
         .and_then(Value::as_i64)
         .ok_or_else(|| CdpFail::Protocol("Page.createIsolatedWorld returned no context".to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unasked_icon;
+
+    #[test]
+    fn only_a_failed_load_of_the_sites_favicon_is_left_out() {
+        assert!(unasked_icon("network", Some("http://127.0.0.1:8000/favicon.ico")));
+        assert!(unasked_icon("network", Some("http://127.0.0.1:8000/favicon.ico?v=2")));
+        // Anything else a page loads, or logs, is its own error.
+        assert!(!unasked_icon("network", Some("http://127.0.0.1:8000/app.js")));
+        assert!(!unasked_icon("network", Some("http://127.0.0.1:8000/static/favicon.ico.js")));
+        assert!(!unasked_icon("javascript", Some("http://127.0.0.1:8000/favicon.ico")));
+        assert!(!unasked_icon("network", None));
+    }
 }
