@@ -51,6 +51,8 @@ pub struct TabSummary {
 const MAX_NAME_CHARS: usize = 100;
 /// Text runs longer than this are cut the same way.
 const MAX_TEXT_CHARS: usize = 200;
+/// What an iframe's line says in place of its content.
+const FRAME_NOT_READ: &str = "(its content is not shown: Saffron cannot act inside frames yet)";
 /// A value shown for a password field, whatever it holds.
 const MASKED: &str = "••••";
 
@@ -606,6 +608,18 @@ impl Renderer<'_> {
                 ..Block::default()
             };
             return vec![Piece::Line(block)];
+        }
+        if matches!(role, "Iframe" | "IframePresentational") {
+            // The frame's document is not in the main frame's tree, and no tier looks into
+            // frames: say so, rather than let the agent conclude the page lacks what the frame
+            // shows.
+            let name = node.name();
+            let mut head = "iframe".to_owned();
+            if !name.is_empty() {
+                let _ = write!(head, " \"{}\"", trim(&name, MAX_NAME_CHARS).replace('"', "\\\""));
+            }
+            let text = Some(FRAME_NOT_READ.to_owned());
+            return vec![Piece::Line(Block { head, name, text, ..Block::default() })];
         }
         if let Some(SpecialField::FilePicker { label, multiple, disabled }) = special {
             let mut head = format!("label \"{}\" [file chooser]", trim(label, MAX_NAME_CHARS).replace('"', "\\\""));

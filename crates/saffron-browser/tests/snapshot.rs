@@ -238,6 +238,27 @@ fn a_snapshot_waits_for_a_document_still_being_parsed() {
     });
 }
 
+/// No tier looks into frames yet: the snapshot says a frame is there and that its content is not
+/// shown, so the agent does not take the page for one without a card form.
+#[test]
+fn a_frame_is_named_and_its_content_said_to_be_out_of_reach() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/lab/frame" })).await;
+        let snapshot = s.context.snapshot().await.expect("a snapshot");
+        expect![[r#"
+            url: /lab/frame
+            title: Lab: frame
+            h1 [ref=e1]: Checkout
+            paragraph [ref=e2]: The card form is in a frame, as payment providers embed theirs.
+            iframe "Card details": (its content is not shown: Saffron cannot act inside frames yet)
+            button "Back to the cart" [ref=e3]
+        "#]]
+        .assert_eq(&snapshot.text);
+        s.close().await;
+    });
+}
+
 #[test]
 fn hidden_elements_and_their_text_are_left_out() {
     run(|browser| async move {

@@ -383,6 +383,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/lab/shadow", get(|| async { axum::response::Html(include_str!("pages/lab/shadow.html")) }))
         .route("/lab/upload", get(|| async { axum::response::Html(include_str!("pages/lab/upload.html")) }))
         .route("/lab/slow-body", get(slow_body))
+        .route("/lab/frame", get(|| async { axum::response::Html(include_str!("pages/lab/frame.html")) }))
         .merge(signed_in)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
