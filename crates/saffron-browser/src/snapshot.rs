@@ -594,7 +594,7 @@ impl Renderer<'_> {
         }
         let special = node.backend_id().and_then(|id| self.special.get(&id));
         if let Some(SpecialField::Native { label, value, disabled }) = special {
-            let mut head = format!("textbox \"{}\"", trim(label, MAX_NAME_CHARS).replace('"', "\\\""));
+            let mut head = format!("textbox {}", quoted(label));
             if *disabled {
                 head.push_str(" [disabled]");
             }
@@ -616,13 +616,13 @@ impl Renderer<'_> {
             let name = node.name();
             let mut head = "iframe".to_owned();
             if !name.is_empty() {
-                let _ = write!(head, " \"{}\"", trim(&name, MAX_NAME_CHARS).replace('"', "\\\""));
+                let _ = write!(head, " {}", quoted(&name));
             }
             let text = Some(FRAME_NOT_READ.to_owned());
             return vec![Piece::Line(Block { head, name, text, ..Block::default() })];
         }
         if let Some(SpecialField::FilePicker { label, multiple, disabled }) = special {
-            let mut head = format!("label \"{}\" [file chooser]", trim(label, MAX_NAME_CHARS).replace('"', "\\\""));
+            let mut head = format!("label {} [file chooser]", quoted(label));
             if *multiple {
                 head.push_str(" [multiple]");
             }
@@ -871,7 +871,7 @@ fn head_line(node: &AxNode<'_>, role: &str, name: &str, kind: Kind) -> String {
         other => shown_role(other).to_owned(),
     };
     if !name.is_empty() && kind != Kind::Row {
-        let _ = write!(head, " \"{}\"", trim(name, MAX_NAME_CHARS).replace('"', "\\\""));
+        let _ = write!(head, " {}", quoted(name));
     }
     for property in ["disabled", "expanded", "selected", "pressed", "invalid", "required"] {
         if node.flag(property) {
@@ -940,6 +940,11 @@ fn write_head(out: &mut String, block: &Block, give_ref: &mut dyn FnMut(i64) -> 
         let _ = write!(out, " [ref=e{}]", give_ref(node));
     }
     out.push_str(&block.suffix);
+}
+
+/// A name as a line shows it: cut to its limit, in double quotes, its own quotes escaped.
+fn quoted(name: &str) -> String {
+    format!("\"{}\"", trim(name, MAX_NAME_CHARS).replace('"', "\\\""))
 }
 
 /// Cuts `text` to at most `limit` characters, marking the cut with `…`.

@@ -335,8 +335,9 @@ fn drift_summary(results: &[ScenarioResult]) -> Vec<String> {
         let mut seen = std::collections::BTreeSet::new();
         for line in &result.drift {
             lines += 1;
-            if seen.insert(drift_change(line)) {
-                *scenarios_by_change.entry(drift_change(line)).or_default() += 1;
+            let change = drift_change(line);
+            if seen.insert(change) {
+                *scenarios_by_change.entry(change).or_default() += 1;
             }
         }
     }
