@@ -138,7 +138,16 @@ const FLAGS: &[&str] = &[
     // five domains there): about a second of browser work beside the first scenario, for a
     // window nothing uses. Each scenario opens its own context and tab.
     "no-startup-window",
+    // Every frame in its page's renderer, cross-site ones included: a target in a frame is
+    // found through the page's own session (site isolation would put a payment provider's
+    // frame in a process of its own, out of its reach). A test browser loads only the app
+    // under test.
+    "disable-site-isolation-trials",
 ];
+
+/// Features switched off, added to chromiumoxide's own list (the launcher joins the values of
+/// one switch). See `disable-site-isolation-trials` above.
+const DISABLED_FEATURES: &[&str] = &["IsolateOrigins", "site-per-process"];
 
 /// Polls the connection on its own task for the browser's whole life (every command and event
 /// flows through it), and records why it ended. An error from it means the WebSocket broke;
@@ -247,7 +256,8 @@ impl Browser {
             .viewport(viewport(width, height))
             .launch_timeout(LAUNCH_LIMIT)
             .request_timeout(REQUEST_TIMEOUT)
-            .args(FLAGS.iter().copied());
+            .args(FLAGS.iter().copied())
+            .arg(("disable-features", DISABLED_FEATURES));
         if !config.headless {
             builder = builder.with_head();
         }

@@ -244,8 +244,9 @@ impl Context {
 
     /// A PNG screenshot of the active tab's viewport in which no field shows any of `secrets`
     /// (whatever the field's type) and no text holding one is visible: they are blanked for
-    /// the picture and put back after. Fails closed: when they cannot be hidden, there is no
-    /// picture. Cross-origin frames are not reached and are not searched.
+    /// the picture and put back after, in the page and in every frame. Fails closed: when they
+    /// cannot be hidden (a frame this session cannot reach, on a remote browser that keeps it
+    /// in another process), there is no picture.
     pub async fn screenshot_hiding(&self, secrets: &[&str]) -> Result<Vec<u8>, BrowserError> {
         let page = self.active_page()?;
         if secrets.is_empty() {
@@ -254,15 +255,35 @@ impl Context {
         let not_hidden = |error: CdpFail| {
             BrowserError::Protocol(format!("no screenshot: the fields holding secrets could not be hidden ({error})"))
         };
-        let world = isolated_world(&page).await.map_err(not_hidden)?;
-        let secrets: Vec<Value> = secrets.iter().map(|secret| json!(secret)).collect();
-        if let Err(error) = cdp::call_in_world(&page, world, crate::js::HIDE_SECRETS, &[Value::Array(secrets)]).await {
-            // Whatever was hidden before the failure is put back; the picture is not taken.
-            let _ = cdp::call_in_world(&page, world, crate::js::RESTORE_SECRETS, &[]).await;
-            return Err(not_hidden(error));
+        let secrets = Value::Array(secrets.iter().map(|secret| json!(secret)).collect());
+        // Hidden frame by frame, the page first; put back in the opposite order.
+        let mut hidden = Vec::new();
+        let mut failure = None;
+        match isolated_worlds(&page).await {
+            Ok(worlds) => {
+                for world in worlds {
+                    hidden.push(world);
+                    if let Err(error) =
+                        cdp::call_in_world(&page, world, crate::js::HIDE_SECRETS, std::slice::from_ref(&secrets)).await
+                    {
+                        failure = Some(error);
+                        break;
+                    }
+                }
+            }
+            Err(error) => failure = Some(error),
         }
-        let picture = capture(&page).await;
-        let restored = cdp::call_in_world(&page, world, crate::js::RESTORE_SECRETS, &[]).await;
+        let picture = match failure {
+            Some(error) => Err(not_hidden(error)),
+            None => capture(&page).await,
+        };
+        let mut restored = Ok(Value::Null);
+        for world in hidden.into_iter().rev() {
+            let outcome = cdp::call_in_world(&page, world, crate::js::RESTORE_SECRETS, &[]).await;
+            if outcome.is_err() && restored.is_ok() {
+                restored = outcome;
+            }
+        }
         match (picture, restored) {
             (Ok(png), Ok(_)) => Ok(png),
             (Err(error), _) => Err(error),
@@ -663,18 +684,32 @@ async fn capture(page: &Page) -> Result<Vec<u8>, BrowserError> {
 
 /// A fresh isolated world in the page's main frame: the page's scripts cannot see or patch
 /// what runs there.
-async fn isolated_world(page: &Page) -> Result<i64, CdpFail> {
+/// An isolated world in every frame of the page, the main frame first: the page's scripts see
+/// none of what is done there.
+async fn isolated_worlds(page: &Page) -> Result<Vec<i64>, CdpFail> {
     let tree = cdp::call(page, "Page.getFrameTree", json!({})).await?;
-    let frame_id = tree
-        .pointer("/frameTree/frame/id")
-        .and_then(Value::as_str)
-        .ok_or_else(|| CdpFail::Protocol("the page has no main frame".to_owned()))?;
-    let world =
-        cdp::call(page, "Page.createIsolatedWorld", json!({ "frameId": frame_id, "worldName": "saffron" })).await?;
-    world
-        .get("executionContextId")
-        .and_then(Value::as_i64)
-        .ok_or_else(|| CdpFail::Protocol("Page.createIsolatedWorld returned no context".to_owned()))
+    let mut frames = Vec::new();
+    let mut pending = vec![tree.get("frameTree").cloned().unwrap_or_default()];
+    while let Some(frame) = pending.pop() {
+        let id = frame
+            .pointer("/frame/id")
+            .and_then(Value::as_str)
+            .ok_or_else(|| CdpFail::Protocol("a frame without an id".to_owned()))?;
+        frames.push(id.to_owned());
+        pending.extend(frame.get("childFrames").and_then(Value::as_array).into_iter().flatten().rev().cloned());
+    }
+    let mut worlds = Vec::with_capacity(frames.len());
+    for frame_id in frames {
+        let world =
+            cdp::call(page, "Page.createIsolatedWorld", json!({ "frameId": frame_id, "worldName": "saffron" })).await?;
+        worlds.push(
+            world
+                .get("executionContextId")
+                .and_then(Value::as_i64)
+                .ok_or_else(|| CdpFail::Protocol("Page.createIsolatedWorld returned no context".to_owned()))?,
+        );
+    }
+    Ok(worlds)
 }
 
 #[cfg(test)]

@@ -374,6 +374,31 @@ pub(crate) const ACTIONABLE: &str = concat!(
 }"##
 );
 
+/// `function (x, y, hit)` on an iframe element: the point (`x`, `y`) of the frame's viewport in
+/// the viewport of the iframe's own document, `{ ok, x, y }`, or `{ ok: false, reason }` when
+/// that point is outside this viewport, or (`hit`) something else is on top of the frame there.
+/// The frame's content box starts inside its border and padding.
+pub(crate) const FRAME_POINT: &str = concat!(
+    "function (x, y, hit) {",
+    prelude!(),
+    r##"
+  const frame = this;
+  if (!frame.isConnected) return { ok: false, reason: 'the frame was detached from the page' };
+  const r = frame.getBoundingClientRect();
+  const style = getComputedStyle(frame);
+  const px = r.left + frame.clientLeft + parseFloat(style.paddingLeft) + x;
+  const py = r.top + frame.clientTop + parseFloat(style.paddingTop) + y;
+  if (px < 0 || py < 0 || px >= innerWidth || py >= innerHeight) {
+    return { ok: false, reason: 'the element is outside the viewport (its frame is scrolled out of view)' };
+  }
+  if (hit) {
+    const top = frame.getRootNode().elementFromPoint(px, py);
+    if (top !== frame) return { ok: false, reason: describe(top) + ' intercepts pointer events (it covers the frame ' + describe(frame) + ')' };
+  }
+  return { ok: true, x: px, y: py };
+}"##
+);
+
 /// `function (values)` on a `<select>`: focus it and choose options by value or label, firing
 /// `input` and `change` as a selection made in the browser's own popup does. No input event
 /// can pick an option in that popup, so these two are dispatched by the script.
@@ -562,13 +587,9 @@ pub(crate) const HIDE_SECRETS: &str = r##"(secrets) => {
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       if (holds(node.data) && node.parentElement) hideText(node.parentElement);
     }
+    // Frames are not entered: each frame's document gets its own call, in its own realm.
     for (const element of root.querySelectorAll('*')) {
       if (element.shadowRoot) visit(element.shadowRoot);
-      if (element.localName === 'iframe' || element.localName === 'frame') {
-        let inner = null;
-        try { inner = element.contentDocument; } catch (e) { /* cross-origin */ }
-        if (inner && inner.documentElement) visit(inner.documentElement);
-      }
     }
   };
   if (document.documentElement) visit(document.documentElement);
@@ -620,6 +641,10 @@ pub(crate) const LADDER_FACTS: &str = concat!(
     attributeCss.push(byName);
   }
   if (el.localName === 'a' && el.hasAttribute('href')) attributeCss.push([tag + quoted('href')]);
+  // A frame is best known by its title, which is also what assistive technology announces.
+  if ((el.localName === 'iframe' || el.localName === 'frame') && attr('title')) {
+    attributeCss.unshift([tag + '[title="' + attr('title').replace(/["\\]/g, '\\$&') + '"]']);
+  }
   // A structural path: each step the tag, narrowed by its position among same-tag siblings.
   const steps = [];
   for (let n = el; n && n.nodeType === 1 && n !== document.documentElement; n = n.parentElement) {

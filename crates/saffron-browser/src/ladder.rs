@@ -13,6 +13,9 @@
 //! The sturdiest unique locator gives the tier; every other unique one is kept on the target
 //! too, as a drift signal (and, for CSS, a fallback). A structural path is kept only when
 //! nothing else identifies the element: it changes with every layout change.
+//!
+//! An element in a frame is walked inside that frame: its iframe element gets a target of its
+//! own first (by the same ladder, in its own frame), and every candidate carries it as `frame`.
 
 use std::fmt;
 
@@ -146,6 +149,9 @@ impl Candidate {
         if let Some(scope) = &self.target.within {
             described.push_str(&format!(" within {scope}"));
         }
+        if let Some(frame) = &self.target.frame {
+            described.push_str(&format!(" in frame {frame}"));
+        }
         described
     }
 }
@@ -169,7 +175,10 @@ impl Context {
         }
         self.group_counter += 1;
         let group = format!("saffron-ladder-{}", self.group_counter);
-        let outcome = walk(&page, reference, key.backend_id, &group).await;
+        let outcome = match frame_target(&page, reference, key.frame_id.as_deref(), &group).await {
+            Ok(frame) => walk(&page, reference, key.backend_id, frame.as_ref(), &group).await,
+            Err(error) => Err(error),
+        };
         let _ = cdp::call(&page, "Runtime.releaseObjectGroup", json!({ "objectGroup": group })).await;
         match outcome {
             // The document was replaced while the ladder walked it (a navigation committed and
@@ -182,7 +191,53 @@ impl Context {
     }
 }
 
-async fn walk(page: &Page, reference: &str, backend_id: i64, group: &str) -> Result<LadderTarget, RefError> {
+/// The target of the iframe that holds frame `frame_id` (none for the main frame), found in its
+/// own frame.
+async fn frame_target(
+    page: &Page,
+    reference: &str,
+    frame_id: Option<&str>,
+    group: &str,
+) -> Result<Option<Target>, RefError> {
+    let Some(frame_id) = frame_id else { return Ok(None) };
+    let detached = || RefError::Detached { reference: reference.to_owned() };
+    let tree = cdp::call(page, "Page.getFrameTree", json!({})).await.map_err(protocol)?;
+    let Some(parent) = parent_frame(tree.get("frameTree").unwrap_or(&Value::Null), frame_id) else {
+        return Err(detached());
+    };
+    let owner = match cdp::call(page, "DOM.getFrameOwner", json!({ "frameId": frame_id })).await {
+        Ok(owner) => owner.get("backendNodeId").and_then(Value::as_i64).ok_or_else(detached)?,
+        Err(CdpFail::Protocol(_)) => return Err(detached()),
+        Err(error) => return Err(protocol(error).into()),
+    };
+    let outer = Box::pin(frame_target(page, reference, parent.as_deref(), group)).await?;
+    let walked = Box::pin(walk(page, reference, owner, outer.as_ref(), group)).await?;
+    Ok(Some(walked.target))
+}
+
+/// Where frame `frame_id` is in `tree` (a `Page.FrameTree`): `Some(None)` for a frame of the
+/// page itself, `Some(Some(parent))` for a frame inside another, `None` when it is not there.
+fn parent_frame(tree: &Value, frame_id: &str) -> Option<Option<String>> {
+    fn children(node: &Value) -> impl Iterator<Item = &Value> {
+        node.get("childFrames").and_then(Value::as_array).into_iter().flatten()
+    }
+    fn search(node: &Value, frame_id: &str, parent: Option<&str>) -> Option<Option<String>> {
+        let id = node.pointer("/frame/id").and_then(Value::as_str)?;
+        if id == frame_id {
+            return Some(parent.map(str::to_owned));
+        }
+        children(node).find_map(|child| search(child, frame_id, Some(id)))
+    }
+    children(tree).find_map(|child| search(child, frame_id, None))
+}
+
+async fn walk(
+    page: &Page,
+    reference: &str,
+    backend_id: i64,
+    frame: Option<&Target>,
+    group: &str,
+) -> Result<LadderTarget, RefError> {
     let detached = || RefError::Detached { reference: reference.to_owned() };
     let resolved =
         cdp::call(page, "DOM.resolveNode", json!({ "backendNodeId": backend_id, "objectGroup": group })).await;
@@ -204,7 +259,11 @@ async fn walk(page: &Page, reference: &str, backend_id: i64, group: &str) -> Res
     let element = ElementSummary { role: ax.role.clone(), name: ax.name.clone(), tag: facts.tag.clone() };
 
     let mut tried = Vec::new();
-    let semantic = semantic_candidates(&ax, &facts);
+    let framed = |mut target: Target| {
+        target.frame = frame.map(|frame| Box::new(frame.clone()));
+        target
+    };
+    let semantic = semantic_candidates(&ax, &facts, frame);
     let mut unique_semantic = Vec::new();
     for candidate in semantic {
         if is_own_unique(page, &candidate.target, &object_id, group, &mut tried, &candidate).await? {
@@ -217,8 +276,8 @@ async fn walk(page: &Page, reference: &str, backend_id: i64, group: &str) -> Res
     let stable_css: Vec<Vec<String>> =
         id_css.map(|css| vec![css]).into_iter().chain(facts.attribute_css.clone()).collect();
     if !unique_semantic.is_empty() {
-        let mut target = merge(&unique_semantic, None);
-        target.css = unique_css(page, &stable_css, None, &object_id, group, &mut tried).await?;
+        let mut target = framed(merge(&unique_semantic, None));
+        target.css = unique_css(page, &stable_css, None, frame, &object_id, group, &mut tried).await?;
         return Ok(LadderTarget { target, fragile: false, element });
     }
     // Nothing on the page names the element alone: look inside its row.
@@ -230,29 +289,29 @@ async fn walk(page: &Page, reference: &str, backend_id: i64, group: &str) -> Res
                 has_text_regex: None,
             };
             let mut unique = Vec::new();
-            for mut candidate in semantic_candidates(&ax, &facts) {
+            for mut candidate in semantic_candidates(&ax, &facts, frame) {
                 candidate.target.within = Some(Box::new(scope.clone()));
                 if is_own_unique(page, &candidate.target, &object_id, group, &mut tried, &candidate).await? {
                     unique.push(candidate);
                 }
             }
             if !unique.is_empty() {
-                let mut target = merge(&unique, Some(&scope));
+                let mut target = framed(merge(&unique, Some(&scope)));
                 let mut scoped_css = stable_css.clone();
                 scoped_css.push(vec![facts.tag.clone()]);
-                target.css = unique_css(page, &scoped_css, Some(&scope), &object_id, group, &mut tried).await?;
+                target.css = unique_css(page, &scoped_css, Some(&scope), frame, &object_id, group, &mut tried).await?;
                 return Ok(LadderTarget { target, fragile: false, element });
             }
         }
     }
-    let css = unique_css(page, &stable_css, None, &object_id, group, &mut tried).await?;
+    let css = unique_css(page, &stable_css, None, frame, &object_id, group, &mut tried).await?;
     if !css.is_empty() {
-        let target = Target { css, tier: Some(Tier::Css), ..Target::default() };
+        let target = framed(Target { css, tier: Some(Tier::Css), ..Target::default() });
         return Ok(LadderTarget { target, fragile: false, element });
     }
-    let path = unique_css(page, &[vec![facts.path.clone()]], None, &object_id, group, &mut tried).await?;
+    let path = unique_css(page, &[vec![facts.path.clone()]], None, frame, &object_id, group, &mut tried).await?;
     if !path.is_empty() {
-        let target = Target { css: path, tier: Some(Tier::Css), ..Target::default() };
+        let target = framed(Target { css: path, tier: Some(Tier::Css), ..Target::default() });
         return Ok(LadderTarget { target, fragile: true, element });
     }
     Err(RefError::NoUniqueTarget { reference: reference.to_owned(), tried })
@@ -296,7 +355,16 @@ fn queryable_role(role: &str) -> bool {
         && !matches!(role, "generic" | "none" | "presentation" | "paragraph")
 }
 
-fn semantic_candidates(ax: &AxFacts, facts: &Facts) -> Vec<Candidate> {
+/// The semantic candidates, each looked for in `frame` when the element is in one.
+fn semantic_candidates(ax: &AxFacts, facts: &Facts, frame: Option<&Target>) -> Vec<Candidate> {
+    let mut candidates = semantic_candidates_in_page(ax, facts);
+    for candidate in &mut candidates {
+        candidate.target.frame = frame.map(|frame| Box::new(frame.clone()));
+    }
+    candidates
+}
+
+fn semantic_candidates_in_page(ax: &AxFacts, facts: &Facts) -> Vec<Candidate> {
     let (role, name) = (ax.role.as_str(), ax.name.as_str());
     let mut candidates = Vec::new();
     // A name only the placeholder gives is the placeholder tier's signal, not a name: a field
@@ -350,11 +418,12 @@ fn merge(unique: &[Candidate], scope: Option<&Scope>) -> Target {
 }
 
 /// The first selector of each group of `alternatives` that finds exactly the element (inside
-/// `scope`), in order.
+/// `scope`, in `frame`), in order.
 async fn unique_css(
     page: &Page,
     alternatives: &[Vec<String>],
     scope: Option<&Scope>,
+    frame: Option<&Target>,
     object_id: &str,
     group: &str,
     tried: &mut Vec<String>,
@@ -368,6 +437,7 @@ async fn unique_css(
             let target = Target {
                 css: vec![selector.clone()],
                 within: scope.map(|scope| Box::new(scope.clone())),
+                frame: frame.map(|frame| Box::new(frame.clone())),
                 ..Target::default()
             };
             let candidate = Candidate { tier: Tier::Css, target };

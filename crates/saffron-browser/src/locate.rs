@@ -18,6 +18,11 @@
 //! matches whose text passes the scope's filter (Playwright's `filter({ hasText })`). The
 //! target's own tiers then search that container only: the accessibility query is rooted at it,
 //! and [`js::FIND`] runs with it as `this`.
+//!
+//! A frame (`frame`) is resolved before anything else, the same way, to its iframe element; the
+//! scope and the target are then looked for in that frame's document: the accessibility query
+//! is rooted at the document, and [`js::FIND`] runs on it, in the frame's own realm. A frame in
+//! another renderer process (a cross-site frame under site isolation) has no document here.
 
 use std::collections::HashSet;
 
@@ -42,16 +47,51 @@ pub(crate) struct Found {
     pub own_locator: String,
     /// The container it was found in, when the target has a scope.
     pub container: Option<Box<Found>>,
+    /// The frame it was found in, when the target has one (or its target has, for a scope's
+    /// container).
+    pub frame: Option<Box<Frame>>,
+}
+
+/// The frame a target was looked for in.
+#[derive(Debug, Clone)]
+pub(crate) struct Frame {
+    /// The iframe element, as the target's `frame` found it.
+    pub iframe: Found,
+    /// `Runtime.RemoteObjectId` of the frame's document, in the frame's own realm.
+    pub document: String,
 }
 
 impl Found {
     /// The locator that found the element, scopes included, e.g. `role checkbox within role
     /// row with text "Order 1002"`.
     pub(crate) fn locator(&self) -> String {
+        let mut locator = match &self.container {
+            Some(container) => format!("{} within {}", self.own_locator, container.locator_in_frame()),
+            None => self.own_locator.clone(),
+        };
+        if let Some(frame) = &self.frame {
+            locator = format!("{locator} in frame {}", frame.iframe.locator());
+        }
+        locator
+    }
+
+    /// The locator of a scope's container, which shares its target's frame: without the frame.
+    fn locator_in_frame(&self) -> String {
         match &self.container {
-            Some(container) => format!("{} within {}", self.own_locator, container.locator()),
+            Some(container) => format!("{} within {}", self.own_locator, container.locator_in_frame()),
             None => self.own_locator.clone(),
         }
+    }
+
+    /// The iframes around the element, innermost first.
+    pub(crate) fn frames(&self) -> Vec<&Found> {
+        let mut frames = Vec::new();
+        let mut frame = self.frame.as_deref();
+        while let Some(current) = frame {
+            frames.push(&current.iframe);
+            frame = current.iframe.frame.as_deref();
+        }
+        frames
     }
 
     /// True when the element (and each container) was found by the locator the target names
@@ -62,7 +102,11 @@ impl Found {
             (Some(container), Some(scope)) => container.by_recorded_locator(&scope.container),
             _ => true,
         };
-        own && scopes
+        let frames = match (&self.frame, &target.frame) {
+            (Some(frame), Some(recorded)) => frame.iframe.by_recorded_locator(recorded),
+            _ => true,
+        };
+        own && scopes && frames
     }
 
     /// The locator, when it is not the one the target names: for messages that must say what
@@ -141,11 +185,12 @@ fn js_flags(pattern: &str) -> (String, &str) {
     (String::new(), pattern)
 }
 
-/// Where a tier searches: the whole document, or inside a container.
+/// Where a tier searches: the page's document, or inside a container or a frame's document.
 #[derive(Clone, Copy)]
 struct Search<'a> {
-    /// The container, when the target has a scope.
-    root: Option<&'a Found>,
+    /// The container (when the target has a scope) or the frame's document (when it is in a
+    /// frame), as a `Runtime.RemoteObjectId`.
+    root: Option<&'a str>,
     /// The text filter, when the target is itself a scope's container.
     filter: &'a Value,
 }
@@ -153,18 +198,30 @@ struct Search<'a> {
 /// Resolves the target against the page's current document.
 pub(crate) async fn locate(page: &Page, target: &Target, group: &str) -> Result<Located, CdpFail> {
     let _timed = crate::timing::span("locate");
-    locate_filtered(page, target, None, group).await
+    locate_filtered(page, target, None, None, group).await
 }
 
 /// Resolves `target`; when it is the container of `scope`, keeps only the matches that pass
-/// the scope's text filter.
-async fn locate_filtered(page: &Page, target: &Target, scope: Option<&Scope>, group: &str) -> Result<Located, CdpFail> {
-    let container = match resolve_scope(page, target, group).await? {
+/// the scope's text filter, in `frame` (its target's frame).
+async fn locate_filtered(
+    page: &Page,
+    target: &Target,
+    scope: Option<&Scope>,
+    frame: Option<&Frame>,
+    group: &str,
+) -> Result<Located, CdpFail> {
+    let frame = match resolve_frame(page, target, group).await? {
+        Ok(Some(own)) => Some(own),
+        Ok(None) => frame.cloned(),
+        Err(report) => return Ok(Located::None(report)),
+    };
+    let container = match resolve_scope(page, target, frame.as_ref(), group).await? {
         Ok(container) => container,
         Err(report) => return Ok(Located::None(report)),
     };
     let filter = scope.map_or(Value::Null, text_filter);
-    let search = Search { root: container.as_ref(), filter: &filter };
+    let root = container.as_ref().map(|container| container.object_id.as_str());
+    let search = Search { root: root.or(frame.as_ref().map(|frame| frame.document.as_str())), filter: &filter };
     let filter_text = scope.map(Scope::describe_filter).unwrap_or_default();
     let places = places(target);
     let mut report = Report::default();
@@ -181,14 +238,18 @@ async fn locate_filtered(page: &Page, target: &Target, scope: Option<&Scope>, gr
         let (tier, css_index) = places[position];
         let own_locator = format!("{}{filter_text}", target.describe_locator(tier, css_index));
         let container = container.map(Box::new);
-        return Ok(Located::One(Found { object_id, tier, css_index, own_locator, container }));
+        let frame = frame.map(Box::new);
+        return Ok(Located::One(Found { object_id, tier, css_index, own_locator, container, frame }));
     }
     if report.lines.is_empty() {
         report.lines.push("the target has no locator".to_owned());
     }
     if let (Some(scope), Some(container)) = (&target.within, &container) {
         // The element is missing from a container that was found: say which one it was.
-        report.lines.insert(0, format!("scope {scope}: found by {}", container.locator()));
+        report.lines.insert(0, format!("scope {scope}: found by {}", container.locator_in_frame()));
+    }
+    if let (Some(recorded), Some(frame)) = (&target.frame, &frame) {
+        report.lines.insert(0, format!("frame {recorded}: found by {}", frame.iframe.locator()));
     }
     Ok(Located::None(report))
 }
@@ -240,12 +301,55 @@ async fn climb(
     Ok(None)
 }
 
-/// The one container of the target's scope (none without a scope), or why there is none.
-async fn resolve_scope(page: &Page, target: &Target, group: &str) -> Result<Result<Option<Found>, Report>, CdpFail> {
+/// The one container of the target's scope (none without a scope), in the target's frame, or
+/// why there is none.
+async fn resolve_scope(
+    page: &Page,
+    target: &Target,
+    frame: Option<&Frame>,
+    group: &str,
+) -> Result<Result<Option<Found>, Report>, CdpFail> {
     let Some(scope) = &target.within else { return Ok(Ok(None)) };
-    match Box::pin(locate_filtered(page, &scope.container, Some(scope), group)).await? {
+    match Box::pin(locate_filtered(page, &scope.container, Some(scope), frame, group)).await? {
         Located::One(container) => Ok(Ok(Some(container))),
         Located::None(report) => Ok(Err(Report::of_scope(scope, report))),
+    }
+}
+
+/// The frame of the target (none without `frame`): its iframe and the document in it, or why
+/// there is none.
+async fn resolve_frame(page: &Page, target: &Target, group: &str) -> Result<Result<Option<Frame>, Report>, CdpFail> {
+    let Some(recorded) = &target.frame else { return Ok(Ok(None)) };
+    let failed = |line: String| Ok(Err(Report { lines: vec![format!("frame {recorded}: {line}")], ambiguous: false }));
+    let iframe = match Box::pin(locate_filtered(page, recorded, None, None, group)).await? {
+        Located::One(iframe) => iframe,
+        Located::None(report) => {
+            let lines = vec![format!("frame {recorded}: {}", report.lines.join(", "))];
+            return Ok(Err(Report { lines, ambiguous: report.ambiguous }));
+        }
+    };
+    let node = cdp::call(page, "DOM.describeNode", json!({ "objectId": iframe.object_id })).await?;
+    let node = node.get("node").cloned().unwrap_or_default();
+    let Some(document) = node.pointer("/contentDocument/backendNodeId").and_then(Value::as_i64) else {
+        let name = node.get("localName").and_then(Value::as_str).unwrap_or_default();
+        if !matches!(name, "iframe" | "frame") {
+            return failed(format!("found <{name}> by {}, which is not a frame", iframe.locator()));
+        }
+        if node.get("frameId").is_some() {
+            // Site isolation put the frame's document in another renderer, which this session
+            // does not reach. Saffron's own browser runs frames in one process; a remote one
+            // must be started so too.
+            return failed(format!(
+                "found by {}, but its document is in another process (a cross-site frame): start the \
+                 browser with --disable-site-isolation-trials --disable-features=IsolateOrigins,site-per-process",
+                iframe.locator()
+            ));
+        }
+        return failed(format!("found by {}, but it has no document yet", iframe.locator()));
+    };
+    match resolve_node(page, document, group).await? {
+        Some(document) => Ok(Ok(Some(Frame { iframe, document }))),
+        None => failed(format!("found by {}, but its document could not be reached", iframe.locator())),
     }
 }
 
@@ -257,11 +361,16 @@ pub(crate) async fn count(
     target: &Target,
     group: &str,
 ) -> Result<Result<(Option<Tier>, usize), Report>, CdpFail> {
-    let container = match resolve_scope(page, target, group).await? {
+    let frame = match resolve_frame(page, target, group).await? {
+        Ok(frame) => frame,
+        Err(report) => return Ok(Err(report)),
+    };
+    let container = match resolve_scope(page, target, frame.as_ref(), group).await? {
         Ok(container) => container,
         Err(report) => return Ok(Err(report)),
     };
-    let search = Search { root: container.as_ref(), filter: &Value::Null };
+    let root = container.as_ref().map(|container| container.object_id.as_str());
+    let search = Search { root: root.or(frame.as_ref().map(|frame| frame.document.as_str())), filter: &Value::Null };
     let Some(tier) = target.tiers().first().copied() else { return Ok(Ok((None, 0))) };
     let count = match tier {
         Tier::Role => {
@@ -374,11 +483,11 @@ async fn role_matches(
         None => None,
     };
     let (root_id, root_backend_id) = match search.root {
-        Some(container) => {
+        Some(root) => {
             // The query covers the container's subtree, the container included; a scope means
             // what is inside it.
-            let node = cdp::call(page, "DOM.describeNode", json!({ "objectId": container.object_id })).await?;
-            (container.object_id.clone(), node.pointer("/node/backendNodeId").and_then(Value::as_i64))
+            let node = cdp::call(page, "DOM.describeNode", json!({ "objectId": root })).await?;
+            (root.to_owned(), node.pointer("/node/backendNodeId").and_then(Value::as_i64))
         }
         None => {
             let document = cdp::evaluate(page, "document", group, false).await?;
@@ -461,9 +570,9 @@ fn nearest_names(wanted: &str, names: impl Iterator<Item = String>) -> Vec<Strin
 /// Runs [`js::FIND`] for one non-role tier, in the document or inside the search's container.
 async fn find(page: &Page, search: Search<'_>, tier: &str, value: &str, group: &str) -> Result<TierResult, CdpFail> {
     let remote = match search.root {
-        Some(container) => {
+        Some(root) => {
             let args = [json!(tier), json!(value), search.filter.clone()];
-            cdp::call_on(page, &container.object_id, js::FIND, &args, false).await?
+            cdp::call_on(page, root, js::FIND, &args, false).await?
         }
         None => {
             let expression = format!("({})({}, {}, {})", js::FIND, json!(tier), json!(value), search.filter);

@@ -51,8 +51,9 @@ pub struct TabSummary {
 const MAX_NAME_CHARS: usize = 100;
 /// Text runs longer than this are cut the same way.
 const MAX_TEXT_CHARS: usize = 200;
-/// What an iframe's line says in place of its content.
-const FRAME_NOT_READ: &str = "(its content is not shown: Saffron cannot act inside frames yet)";
+/// What an iframe's line says when its document could not be read (a remote browser that keeps
+/// a cross-site frame in a process of its own, or a frame with no document yet).
+const FRAME_NOT_READ: &str = "(its content could not be read)";
 /// A value shown for a password field, whatever it holds.
 const MASKED: &str = "••••";
 
@@ -71,6 +72,8 @@ pub(crate) struct NodeKey {
     pub target_id: String,
     pub loader_id: String,
     pub backend_id: i64,
+    /// The frame whose document holds the node, when it is not the main frame's.
+    pub frame_id: Option<String>,
 }
 
 impl RefBook {
@@ -106,14 +109,25 @@ impl Context {
         let page = self.active_page()?;
         // A background tab builds no accessibility tree until it renders.
         self.front(&page).await.map_err(protocol)?;
-        let Document { loader_id, nodes, special, tabs, active_tab } = self.read_document(&page).await?;
+        let Document { loader_id, nodes, special, frames, tabs, active_tab } = self.read_document(&page).await?;
         let active = tabs.get(active_tab).cloned().unwrap_or_default();
         let target_id = self.active.clone();
         let refs = &mut self.refs;
+        let frame_of: HashMap<i64, &str> = frames
+            .values()
+            .flat_map(|frame| {
+                frame.nodes.iter().filter_map(|raw| Some((AxNode { raw }.backend_id()?, frame.id.as_str())))
+            })
+            .collect();
         let mut give_ref = |backend_id: i64| {
-            refs.reference(NodeKey { target_id: target_id.clone(), loader_id: loader_id.clone(), backend_id })
+            refs.reference(NodeKey {
+                target_id: target_id.clone(),
+                loader_id: loader_id.clone(),
+                backend_id,
+                frame_id: frame_of.get(&backend_id).map(|id| (*id).to_owned()),
+            })
         };
-        let body = render_tree(&nodes, &special, &mut give_ref);
+        let body = render_tree(&nodes, &special, &frames, &mut give_ref);
         let mut text = String::new();
         let _ = writeln!(text, "url: {}", relativize_url(&self.base_url, &active.url));
         let _ = writeln!(text, "title: {}", active.title);
@@ -173,9 +187,16 @@ pub(crate) enum SpecialField {
 /// accessibility tree only as their parts (a date's day, month and year spin buttons, inside
 /// the browser's shadow tree, which no locator reaches), so the snapshot shows the field itself
 /// in their place.
-async fn special_fields(page: &Page) -> Result<HashMap<i64, SpecialField>, CdpFail> {
+async fn special_fields(page: &Page, document: Option<&str>) -> Result<HashMap<i64, SpecialField>, CdpFail> {
     const GROUP: &str = "saffron-snapshot";
-    let list = cdp::evaluate(page, &format!("({})()", crate::js::SPECIAL_FIELDS), GROUP, false).await?;
+    let list = match document {
+        // Run in the frame's own realm, where `document` is the frame's.
+        Some(document) => {
+            let function = format!("function () {{ return ({})(); }}", crate::js::SPECIAL_FIELDS);
+            cdp::call_on(page, document, &function, &[], false).await?
+        }
+        None => cdp::evaluate(page, &format!("({})()", crate::js::SPECIAL_FIELDS), GROUP, false).await?,
+    };
     let Some(list_id) = list.object_id else { return Ok(HashMap::new()) };
     let facts = cdp::call_value(page, &list_id, crate::js::SPECIAL_FIELD_FACTS, &[]).await?;
     let text = |item: &Value, name: &str| item.get(name).and_then(Value::as_str).unwrap_or_default().to_owned();
@@ -231,13 +252,22 @@ const SETTLE: Duration = Duration::from_secs(3);
 /// Pauses between those attempts.
 const SETTLE_PAUSES_MS: [u64; 4] = [20, 50, 100, 200];
 
-/// What a snapshot is made of, all read from one document.
+/// What a snapshot is made of, all read from one document (and the frames in it).
 struct Document {
     loader_id: String,
     nodes: Vec<Value>,
+    /// Of the page and of every frame read.
     special: HashMap<i64, SpecialField>,
+    /// The frames read, by their iframe element's backend node id.
+    frames: HashMap<i64, FrameTree>,
     tabs: Vec<TabSummary>,
     active_tab: usize,
+}
+
+/// A frame's accessibility tree: `Accessibility.getFullAXTree` answers for one frame.
+pub(crate) struct FrameTree {
+    id: String,
+    nodes: Vec<Value>,
 }
 
 impl Context {
@@ -258,7 +288,8 @@ impl Context {
                     return Ok(None);
                 }
                 let tree = cdp::call(page, "Accessibility.getFullAXTree", json!({})).await?;
-                let special = special_fields(page).await?;
+                let mut special = special_fields(page, None).await?;
+                let frames = read_frames(page, &mut special).await?;
                 let (mut tabs, active_tab) = self.tab_summaries().await?;
                 let (after, url) = main_frame(page).await?;
                 // The browser's list of targets may lag behind the renderer by a moment.
@@ -270,6 +301,7 @@ impl Context {
                     loader_id: after,
                     nodes,
                     special,
+                    frames,
                     tabs,
                     active_tab,
                 }))
@@ -289,6 +321,50 @@ impl Context {
             tokio::time::sleep(Duration::from_millis(pause)).await;
         }
     }
+}
+
+/// The accessibility tree of every frame below the main one that this session can read, by
+/// its iframe element, their special fields added to `special`. A frame that cannot be read
+/// (kept in another process by a remote browser's site isolation, or without a document yet)
+/// is left out: its line says so.
+async fn read_frames(
+    page: &Page,
+    special: &mut HashMap<i64, SpecialField>,
+) -> Result<HashMap<i64, FrameTree>, CdpFail> {
+    let tree = cdp::call(page, "Page.getFrameTree", json!({})).await?;
+    let mut ids = Vec::new();
+    let mut pending: Vec<&Value> =
+        tree.pointer("/frameTree/childFrames").and_then(Value::as_array).into_iter().flatten().collect();
+    while let Some(frame) = pending.pop() {
+        if let Some(id) = frame.pointer("/frame/id").and_then(Value::as_str) {
+            ids.push(id.to_owned());
+        }
+        pending.extend(frame.get("childFrames").and_then(Value::as_array).into_iter().flatten());
+    }
+    let mut frames = HashMap::new();
+    for id in ids {
+        let Ok(owner) = cdp::call(page, "DOM.getFrameOwner", json!({ "frameId": id })).await else { continue };
+        let Some(owner) = owner.get("backendNodeId").and_then(Value::as_i64) else { continue };
+        let Ok(tree) = cdp::call(page, "Accessibility.getFullAXTree", json!({ "frameId": id })).await else { continue };
+        let nodes = tree.get("nodes").and_then(Value::as_array).cloned().unwrap_or_default();
+        if let Some(document) = frame_document(page, owner, "saffron-snapshot").await? {
+            special.extend(special_fields(page, Some(&document)).await?);
+        }
+        frames.insert(owner, FrameTree { id, nodes });
+    }
+    Ok(frames)
+}
+
+/// The document in the iframe element `owner` (a backend node id), as an object of the
+/// frame's realm, when this session reaches it.
+pub(crate) async fn frame_document(page: &Page, owner: i64, group: &str) -> Result<Option<String>, CdpFail> {
+    let node = cdp::call(page, "DOM.describeNode", json!({ "backendNodeId": owner })).await?;
+    let Some(document) = node.pointer("/node/contentDocument/backendNodeId").and_then(Value::as_i64) else {
+        return Ok(None);
+    };
+    let resolved =
+        cdp::call(page, "DOM.resolveNode", json!({ "backendNodeId": document, "objectGroup": group })).await?;
+    Ok(resolved.pointer("/object/objectId").and_then(Value::as_str).map(str::to_owned))
 }
 
 /// The loader id of the page's main frame: changes with every new document.
@@ -533,7 +609,10 @@ fn kind(node: &AxNode<'_>, role: &str, name: &str) -> Kind {
 
 struct Renderer<'a> {
     nodes: HashMap<&'a str, AxNode<'a>>,
+    root: Option<&'a str>,
     special: &'a HashMap<i64, SpecialField>,
+    /// The frames' trees, by iframe element: each is rendered under its iframe's line.
+    frames: &'a HashMap<i64, FrameTree>,
 }
 
 /// Renders the accessibility tree (`Accessibility.getFullAXTree`'s nodes) as the snapshot's
@@ -541,18 +620,26 @@ struct Renderer<'a> {
 pub(crate) fn render_tree<'a>(
     nodes: &'a [Value],
     special: &'a HashMap<i64, SpecialField>,
+    frames: &'a HashMap<i64, FrameTree>,
     give_ref: &mut dyn FnMut(i64) -> u64,
 ) -> String {
-    let by_id: HashMap<&str, AxNode<'_>> =
-        nodes.iter().filter_map(|raw| Some((raw.get("nodeId").and_then(Value::as_str)?, AxNode { raw }))).collect();
-    let root = nodes.iter().find(|raw| raw.get("parentId").is_none()).and_then(|raw| raw.get("nodeId")?.as_str());
-    let renderer = Renderer { nodes: by_id, special };
     let mut out = String::new();
-    if let Some(root) = root {
-        let pieces = renderer.children_of(root);
-        write_pieces(&mut out, &pieces, 0, give_ref);
-    }
+    write_pieces(&mut out, &Renderer::new(nodes, special, frames).document(), 0, give_ref);
     out
+}
+
+impl<'a> Renderer<'a> {
+    fn new(nodes: &'a [Value], special: &'a HashMap<i64, SpecialField>, frames: &'a HashMap<i64, FrameTree>) -> Self {
+        let by_id: HashMap<&str, AxNode<'_>> =
+            nodes.iter().filter_map(|raw| Some((raw.get("nodeId").and_then(Value::as_str)?, AxNode { raw }))).collect();
+        let root = nodes.iter().find(|raw| raw.get("parentId").is_none()).and_then(|raw| raw.get("nodeId")?.as_str());
+        Renderer { nodes: by_id, root, special, frames }
+    }
+
+    /// The pieces of the whole document.
+    fn document(&self) -> Vec<Piece> {
+        self.root.map(|root| self.children_of(root)).unwrap_or_default()
+    }
 }
 
 impl Renderer<'_> {
@@ -610,16 +697,21 @@ impl Renderer<'_> {
             return vec![Piece::Line(block)];
         }
         if matches!(role, "Iframe" | "IframePresentational") {
-            // The frame's document is not in the main frame's tree, and no tier looks into
-            // frames: say so, rather than let the agent conclude the page lacks what the frame
-            // shows.
+            // The frame's document is a tree of its own, shown under the frame's line. One that
+            // could not be read says so, rather than let the agent conclude the page lacks
+            // what the frame shows.
             let name = node.name();
             let mut head = "iframe".to_owned();
             if !name.is_empty() {
                 let _ = write!(head, " {}", quoted(&name));
             }
-            let text = Some(FRAME_NOT_READ.to_owned());
-            return vec![Piece::Line(Block { head, name, text, ..Block::default() })];
+            let Some(frame) = node.backend_id().and_then(|id| self.frames.get(&id)) else {
+                let text = Some(FRAME_NOT_READ.to_owned());
+                return vec![Piece::Line(Block { head, name, text, ..Block::default() })];
+            };
+            let children = Renderer::new(&frame.nodes, self.special, self.frames).document();
+            let interactive = children.iter().any(|piece| matches!(piece, Piece::Line(block) if block.interactive));
+            return vec![Piece::Line(Block { head, name, interactive, children, ..Block::default() })];
         }
         if let Some(SpecialField::FilePicker { label, multiple, disabled }) = special {
             let mut head = format!("label {} [file chooser]", quoted(label));
@@ -975,7 +1067,7 @@ mod tests {
 
     fn render(nodes: &[Value]) -> String {
         let mut numbers = HashMap::new();
-        render_tree(nodes, &HashMap::new(), &mut |backend_id| {
+        render_tree(nodes, &HashMap::new(), &HashMap::new(), &mut |backend_id| {
             let next = numbers.len() as u64 + 1;
             *numbers.entry(backend_id).or_insert(next)
         })

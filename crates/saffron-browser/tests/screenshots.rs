@@ -74,3 +74,26 @@ fn text_holding_a_secret_is_hidden_and_other_secrets_are_left_alone() {
         s.close().await;
     });
 }
+
+#[test]
+fn a_secret_typed_into_a_cross_site_frame_is_hidden_too() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/lab/frames" })).await;
+        let number = json!({ "role": "textbox", "name": "Card number", "frame": { "css": ["#card"] } });
+        let heading = json!({ "role": "heading", "name": "Checkout" });
+        s.ok(json!({ "type": "fill", "target": number, "value": "4000 0000 0000 4242" })).await;
+        s.ok(json!({ "type": "click", "target": heading })).await;
+        let shown = s.context.screenshot().await.expect("a plain screenshot");
+        let hiding = s.context.screenshot_hiding(&["4000 0000 0000 4242"]).await.expect("a screenshot hiding it");
+        s.ok(json!({ "type": "expectValue", "target": number, "value": "4000 0000 0000 4242" })).await;
+
+        s.ok(json!({ "type": "fill", "target": number, "value": "" })).await;
+        s.ok(json!({ "type": "click", "target": heading })).await;
+        let empty = s.context.screenshot().await.expect("a plain screenshot");
+        assert!(differing_pixels(&shown, &empty) > 10 * NOISE, "the number shows in a plain screenshot");
+        let left = differing_pixels(&hiding, &empty);
+        assert!(left < NOISE, "the hiding screenshot is the page with the card field empty ({left} pixels differ)");
+        s.close().await;
+    });
+}

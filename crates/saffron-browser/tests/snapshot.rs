@@ -238,10 +238,10 @@ fn a_snapshot_waits_for_a_document_still_being_parsed() {
     });
 }
 
-/// No tier looks into frames yet: the snapshot says a frame is there and that its content is not
-/// shown, so the agent does not take the page for one without a card form.
+/// A frame's document is read into the snapshot under its frame's line, frames in frames too,
+/// and a ref inside one gives a target that carries its frame, which replay then finds.
 #[test]
-fn a_frame_is_named_and_its_content_said_to_be_out_of_reach() {
+fn frames_are_read_and_their_refs_give_targets_in_the_frame() {
     run(|browser| async move {
         let mut s = Scenario::start(&browser, DemoConfig::default()).await;
         s.ok(json!({ "type": "goto", "url": "/lab/frame" })).await;
@@ -251,10 +251,47 @@ fn a_frame_is_named_and_its_content_said_to_be_out_of_reach() {
             title: Lab: frame
             h1 [ref=e1]: Checkout
             paragraph [ref=e2]: The card form is in a frame, as payment providers embed theirs.
-            iframe "Card details": (its content is not shown: Saffron cannot act inside frames yet)
-            button "Back to the cart" [ref=e3]
+            iframe "Card details"
+              textbox "Card number" [ref=e3]
+              button "Pay" [ref=e4]
+            button "Back to the cart" [ref=e5]
         "#]]
         .assert_eq(&snapshot.text);
+        let pay = s.context.target_for_ref("e4").await.expect("a target");
+        assert_eq!(
+            serde_json::to_value(&pay.target).expect("a target"),
+            json!({ "role": "button", "name": "Pay", "text": "Pay",
+                "frame": { "css": ["iframe[title=\"Card details\"]"], "tier": "css" }, "tier": "role" })
+        );
+
+        // A cross-site frame holding a frame of its own.
+        s.ok(json!({ "type": "goto", "url": "/lab/frames" })).await;
+        s.ok(json!({ "type": "expectVisible", "target": { "role": "button", "name": "Verify",
+            "frame": { "css": ["iframe[title=\"Bank check\"]"], "frame": { "css": ["#card"] } } } }))
+            .await;
+        let snapshot = s.context.snapshot().await.expect("a snapshot");
+        let verify = ref_on_line(&snapshot, r#"button "Verify""#);
+        let number = ref_on_line(&snapshot, r#"textbox "Card number""#);
+        let bank =
+            snapshot.text.lines().find(|line| line.contains(r#"iframe "Bank check""#)).expect("the bank's frame");
+        let verify_line = snapshot.text.lines().find(|line| line.contains(r#"button "Verify""#)).expect("its button");
+        let indent = |line: &str| line.len() - line.trim_start().len();
+        assert_eq!(indent(verify_line), indent(bank) + 2, "{}", snapshot.text);
+        let verify = s.context.target_for_ref(&verify).await.expect("a target").target;
+        let bank = verify.frame.as_deref().expect("in the bank's frame");
+        assert_eq!(bank.css, ["iframe[title=\"Bank check\"]"]);
+        assert_eq!(
+            bank.frame.as_deref().map(|card| card.css.clone()),
+            Some(vec!["#card".to_owned(), "iframe[title=\"Card payment\"]".to_owned()])
+        );
+        s.ok(json!({ "type": "click", "target": verify })).await;
+        s.ok(json!({ "type": "expectVisible", "target": { "role": "button", "name": "Verified", "frame": bank } }))
+            .await;
+        let number = s.context.target_for_ref(&number).await.expect("a target").target;
+        s.ok(json!({ "type": "fill", "target": number, "value": "4242" })).await;
+        s.ok(json!({ "type": "click", "target": { "role": "button", "name": "Pay", "frame": { "css": ["#card"] } } }))
+            .await;
+        s.ok(json!({ "type": "expectText", "target": { "role": "status" }, "textRegex": "^Paid with the card ending 4242" })).await;
         s.close().await;
     });
 }

@@ -150,6 +150,9 @@ pub fn describe_target(target: &Target) -> String {
         }
         parts.push(within);
     }
+    if let Some(frame) = &target.frame {
+        parts.push(format!("in frame {}", describe_target(frame)));
+    }
     parts.join(" ")
 }
 

@@ -384,6 +384,8 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/lab/upload", get(|| async { axum::response::Html(include_str!("pages/lab/upload.html")) }))
         .route("/lab/slow-body", get(slow_body))
         .route("/lab/frame", get(|| async { axum::response::Html(include_str!("pages/lab/frame.html")) }))
+        .route("/lab/frames", get(|| async { axum::response::Html(include_str!("pages/lab/frames.html")) }))
+        .route("/lab/frames/card", get(|| async { axum::response::Html(include_str!("pages/lab/frames-card.html")) }))
         .merge(signed_in)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

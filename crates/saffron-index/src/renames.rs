@@ -373,14 +373,21 @@ fn recorded_kind(order: u8) -> Option<StepKind> {
 }
 
 /// The actions as recorded, tokens included, with the tier that fired left out (as the
-/// contract digest leaves it out, scopes' containers included): a canonical text.
+/// contract digest leaves it out, scopes' containers and frames included): a canonical text.
 fn behaviour_of(actions: &[Action]) -> Arc<str> {
     let mut actions = actions.to_vec();
+    fn strip(target: &mut saffron_recording::Target) {
+        target.tier = None;
+        if let Some(scope) = target.within.as_mut() {
+            strip(&mut scope.container);
+        }
+        if let Some(frame) = target.frame.as_mut() {
+            strip(frame);
+        }
+    }
     for action in &mut actions {
-        let mut target = action.target_mut();
-        while let Some(found) = target {
-            found.tier = None;
-            target = found.within.as_mut().map(|scope| &mut scope.container);
+        if let Some(target) = action.target_mut() {
+            strip(target);
         }
     }
     Arc::from(serde_json::to_string(&actions).unwrap_or_default().as_str())

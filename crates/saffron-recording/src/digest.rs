@@ -119,11 +119,21 @@ fn strip_tiers(actions: &mut Value) {
         return;
     };
     for action in actions {
-        let mut target = action.get_mut("target");
-        // A scope's container is a target too: its tier is as advisory as the element's.
-        while let Some(Value::Object(object)) = target {
-            object.remove("tier");
-            target = object.get_mut("within");
+        if let Some(target) = action.get_mut("target") {
+            strip_target_tiers(target);
+        }
+    }
+}
+
+// A scope's container and a frame are targets too: their tiers are as advisory as the
+// element's.
+fn strip_target_tiers(target: &mut Value) {
+    if let Value::Object(object) = target {
+        object.remove("tier");
+        for inner in ["within", "frame"] {
+            if let Some(inner) = object.get_mut(inner) {
+                strip_target_tiers(inner);
+            }
         }
     }
 }
@@ -253,6 +263,27 @@ mod tests {
         let mut changed = base;
         changed.steps[0].actions.clear();
         assert_ne!(contract_digest(&changed), digest);
+    }
+
+    #[test]
+    fn a_frame_is_contract_and_its_tier_is_advisory() {
+        let mut framed = recording();
+        if let Some(target) = framed.steps[0].actions[0].target_mut() {
+            target.frame =
+                Some(Box::new(Target { css: vec!["#card".into()], tier: Some(Tier::Css), ..Target::default() }));
+        }
+        let digest = contract_digest(&framed);
+        assert_ne!(digest, contract_digest(&recording()));
+        let mut retiered = framed.clone();
+        if let Some(frame) = retiered.steps[0].actions[0].target_mut().and_then(|target| target.frame.as_mut()) {
+            frame.tier = None;
+        }
+        assert_eq!(contract_digest(&retiered), digest);
+        let mut elsewhere = framed.clone();
+        if let Some(frame) = elsewhere.steps[0].actions[0].target_mut().and_then(|target| target.frame.as_mut()) {
+            frame.css = vec!["#gift".into()];
+        }
+        assert_ne!(contract_digest(&elsewhere), digest, "another frame is another contract");
     }
 
     #[test]

@@ -45,7 +45,7 @@ pub use proposal::{Binding, FeatureEdit, PROPOSAL_VERSION, Proposal, ProposalDra
 pub use resolve::{ResolveError, Resolved, Resolver, Secret, new_unique_seed};
 pub use slug::{MAX_SLUG_LEN, feature_slug, scenario_slug, scenario_slugs};
 pub use store::{Listing, Scan, Store, StoreError, StoreLock, read_inside, to_json_bytes, write_atomic};
-pub use target::{MAX_SCOPE_DEPTH, Scope, ScopeCore, SemanticCore, Target, Tier};
+pub use target::{MAX_FRAME_DEPTH, MAX_SCOPE_DEPTH, Scope, ScopeCore, SemanticCore, Target, Tier};
 pub use tokens::{MAX_DATE_OFFSET, TOKEN_SYNTAX, Token, TokenKind, tokenize};
 pub use validate::{
     ValidationError, parse_proposal, parse_recording, validate_proposal, validate_recording, validate_skeleton,

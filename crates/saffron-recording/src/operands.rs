@@ -152,7 +152,7 @@ macro_rules! walk {
             visit: &mut impl FnMut(String, OperandKind, &'a $($mut)? String),
         ) {
             use OperandKind::{Pattern, Text};
-            let Target { role, name, name_regex, label, placeholder, text, test_id, css, within, tier: _ } = target;
+            let Target { role, name, name_regex, label, placeholder, text, test_id, css, within, frame, tier: _ } = target;
             visit_some!(visit, format!("{path}.role"), Text, role);
             visit_some!(visit, format!("{path}.name"), Text, name);
             visit_some!(visit, format!("{path}.nameRegex"), Pattern, name_regex);
@@ -169,6 +169,9 @@ macro_rules! walk {
                 $target_fn(container, &path, visit);
                 visit_some!(visit, format!("{path}.hasText"), Text, has_text);
                 visit_some!(visit, format!("{path}.hasTextRegex"), Pattern, has_text_regex);
+            }
+            if let Some(frame) = frame {
+                $target_fn(&$($mut)? **frame, &format!("{path}.frame"), visit);
             }
         }
     };
@@ -200,6 +203,7 @@ mod tests {
                 has_text: Some(format!("hasText{n}")),
                 has_text_regex: Some(format!("hasTextRegex{n}")),
             })),
+            frame: Some(Box::new(Target { css: vec![format!("iframe{n}")], ..Target::default() })),
             tier: Some(Tier::Css),
         };
         let response = ResponseMatcher {

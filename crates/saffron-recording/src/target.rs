@@ -42,6 +42,11 @@ pub struct Target {
     /// it (the checkbox of the row that says "Order 1002").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub within: Option<Box<Scope>>,
+    /// The iframe the element is in (a card form a payment provider embeds): found first, in
+    /// the page or in its own `frame`; the element and its scope are then looked for in that
+    /// frame's document only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame: Option<Box<Target>>,
     /// The tier that found the element when it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tier: Option<Tier>,
@@ -70,6 +75,10 @@ pub struct Scope {
 /// How deep scopes may nest (`within` inside `within`): a row of a table of a dialog is as far
 /// as a page needs to go.
 pub const MAX_SCOPE_DEPTH: usize = 3;
+
+/// How deep frames may nest (`frame` inside `frame`): a provider's form inside an embedded
+/// widget is as far as pages go.
+pub const MAX_FRAME_DEPTH: usize = 3;
 
 /// A locator tier. Ordered by sturdiness: `role > label > placeholder > testId > text > css`.
 // `Ord` follows sturdiness, so `Tier::Role > Tier::Css`.
@@ -164,6 +173,8 @@ pub struct SemanticCore<'a> {
     pub test_id: Option<&'a str>,
     /// The scope's core, see [`Target::within`].
     pub within: Option<Box<ScopeCore<'a>>>,
+    /// The frame's core, see [`Target::frame`].
+    pub frame: Option<Box<SemanticCore<'a>>>,
 }
 
 /// A scope without its container's CSS fallbacks and recorded tier.
@@ -200,6 +211,7 @@ impl Target {
                     has_text_regex: scope.has_text_regex.as_deref(),
                 })
             }),
+            frame: self.frame.as_deref().map(|frame| Box::new(frame.semantic_core())),
         }
     }
 
@@ -261,6 +273,17 @@ impl Target {
         depth
     }
 
+    /// How many frames deep the target is (0 without `frame`).
+    pub fn frame_depth(&self) -> usize {
+        let mut depth = 0;
+        let mut frame = self.frame.as_deref();
+        while let Some(current) = frame {
+            depth += 1;
+            frame = current.frame.as_deref();
+        }
+        depth
+    }
+
     /// Renders the locators without the scope.
     fn fmt_own(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.recorded_tier() {
@@ -290,11 +313,15 @@ impl Scope {
 
 impl fmt::Display for Target {
     /// Renders the recorded tier's locator (or the sturdiest one), e.g. `button "Save"`, then
-    /// the scope: `checkbox within row with text "Order 1002"`.
+    /// the scope, then the frame: `checkbox within row with text "Order 1002"`, `button "Pay"
+    /// in frame css "iframe[title=Card]"`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.fmt_own(f)?;
         if let Some(scope) = &self.within {
             write!(f, " within {scope}")?;
+        }
+        if let Some(frame) = &self.frame {
+            write!(f, " in frame {frame}")?;
         }
         Ok(())
     }
@@ -388,6 +415,26 @@ mod tests {
         let target: Target = serde_json::from_value(json.clone()).expect("reads");
         assert_eq!(target, scoped_checkbox());
         assert_eq!(serde_json::to_value(&target).expect("writes"), json);
+    }
+
+    #[test]
+    fn a_frame_is_a_target_of_its_own_and_renders_last() {
+        let json = serde_json::json!({
+            "role": "button",
+            "name": "Pay",
+            "frame": { "css": ["iframe[title=\"Card\"]"], "frame": { "testId": "checkout" } },
+            "tier": "role"
+        });
+        let target: Target = serde_json::from_value(json.clone()).expect("reads");
+        assert_eq!(target.frame_depth(), 2);
+        assert_eq!(serde_json::to_value(&target).expect("writes"), json);
+        assert_eq!(
+            target.to_string(),
+            r#"button "Pay" in frame css "iframe[title=\"Card\"]" in frame test id "checkout""#
+        );
+        let mut elsewhere = target.clone();
+        elsewhere.frame = Some(Box::new(Target { css: vec!["#other".into()], ..Target::default() }));
+        assert_ne!(target.semantic_core(), elsewhere.semantic_core(), "the frame is part of the question");
     }
 
     #[test]

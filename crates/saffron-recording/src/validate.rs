@@ -20,7 +20,7 @@ use crate::digest::is_digest;
 use crate::model::{RECORDING_VERSION, Recording, StepKind};
 use crate::operands::{Operand, OperandKind};
 use crate::proposal::{PROPOSAL_VERSION, Proposal};
-use crate::target::{MAX_SCOPE_DEPTH, Scope, Target};
+use crate::target::{MAX_FRAME_DEPTH, MAX_SCOPE_DEPTH, Scope, Target};
 use crate::tokens::{first_problem, tokenize};
 
 /// The first problem found in a recording or proposal.
@@ -637,7 +637,7 @@ fn check_action(action: &Action, raw: Option<&Value>, path: &str) -> Check {
         return Err(invalid(&index(&key(path, "files"), i), problem));
     }
     if let Some(target) = action.target() {
-        check_target(target, &key(path, "target"), "target", 0)?;
+        check_target(target, &key(path, "target"), "target", 0, 0)?;
     }
     match action {
         Action::WaitForResponse { response, .. } | Action::ExpectResponse { response, .. } => {
@@ -673,9 +673,10 @@ fn misplaced_scope_text(target: &Value, action_path: &str) -> Check {
     Ok(())
 }
 
-// The locators of a target or of a scope's container, the tier they were found by, and the
-// scope, which may have a scope of its own.
-fn check_target(target: &Target, path: &str, what: &str, depth: usize) -> Check {
+// The locators of a target, of a scope's container or of a frame, the tier they were found by,
+// the frame, which may be in a frame itself, and the scope, which may have a scope of its own.
+// `depth` counts the scopes around, `frames` the frames.
+fn check_target(target: &Target, path: &str, what: &str, depth: usize, frames: usize) -> Check {
     if target.name.is_some() && target.name_regex.is_some() {
         return Err(invalid(&key(path, "nameRegex"), "name and nameRegex are exclusive: keep one"));
     }
@@ -698,6 +699,19 @@ fn check_target(target: &Target, path: &str, what: &str, depth: usize) -> Check 
             format!("the {what} has no {tier}, so it cannot have been found by it"),
         ));
     }
+    if let Some(frame) = &target.frame {
+        let path = key(path, "frame");
+        if what == "scope" {
+            return Err(invalid(&path, "a scope is looked for in its target's frame: put frame on the target"));
+        }
+        if frames + 1 > MAX_FRAME_DEPTH {
+            return Err(invalid(
+                &path,
+                format!("frames nest at most {MAX_FRAME_DEPTH} deep: a provider's form inside an embedded widget"),
+            ));
+        }
+        check_target(frame, &path, "frame", 0, frames + 1)?;
+    }
     let Some(scope) = &target.within else { return Ok(()) };
     let Scope { container, has_text, has_text_regex } = &**scope;
     let path = key(path, "within");
@@ -710,7 +724,7 @@ fn check_target(target: &Target, path: &str, what: &str, depth: usize) -> Check 
     if has_text.is_some() && has_text_regex.is_some() {
         return Err(invalid(&key(&path, "hasTextRegex"), "hasText and hasTextRegex are exclusive: keep one"));
     }
-    check_target(container, &path, "scope", depth + 1)
+    check_target(container, &path, "scope", depth + 1, frames)
 }
 
 fn check_response(matcher: &ResponseMatcher, path: &str) -> Check {

@@ -172,6 +172,22 @@ pub(super) struct Ready {
     pub(super) done: bool,
 }
 
+/// The actionable point `answer` gives in the element's frame, moved out through each frame
+/// around it into the page's viewport; at each frame it must be in view, and (`hit`) the frame
+/// must be what is on top there. Input events are dispatched in the page's coordinates.
+async fn in_page_viewport(page: &Page, found: &Found, mut answer: Value, hit: bool) -> Result<Value, CdpFail> {
+    for iframe in found.frames() {
+        let (x, y) = (answer.get("x").cloned().unwrap_or_default(), answer.get("y").cloned().unwrap_or_default());
+        let point = cdp::call_value(page, &iframe.object_id, js::FRAME_POINT, &[x, y, json!(hit)]).await?;
+        if point.get("ok").and_then(Value::as_bool) != Some(true) {
+            return Ok(point);
+        }
+        answer["x"] = point.get("x").cloned().unwrap_or_default();
+        answer["y"] = point.get("y").cloned().unwrap_or_default();
+    }
+    Ok(answer)
+}
+
 /// Sorts a failed call into retry (the page moved on) or fail (the browser is gone).
 pub(super) fn on_cdp<T>(error: CdpFail) -> Attempt<T> {
     match error {
@@ -214,10 +230,24 @@ impl Context {
             Err(error) => return on_cdp(error),
         };
         let actionable = crate::timing::span("actionable");
-        let answer = match cdp::call_value(&page, &found.object_id, js::ACTIONABLE, &[checks.to_json()]).await {
+        if checks.scroll
+            && found.frame.is_some()
+            && let Err(error) =
+                cdp::call(&page, "DOM.scrollIntoViewIfNeeded", json!({ "objectId": found.object_id })).await
+        {
+            // The page's script scrolls only the frame's own document, not the pages around it.
+            return on_cdp(error);
+        }
+        let mut answer = match cdp::call_value(&page, &found.object_id, js::ACTIONABLE, &[checks.to_json()]).await {
             Ok(answer) => answer,
             Err(error) => return on_cdp(error),
         };
+        if answer.get("ok").and_then(Value::as_bool) == Some(true) {
+            answer = match in_page_viewport(&page, &found, answer, checks.hit).await {
+                Ok(answer) => answer,
+                Err(error) => return on_cdp(error),
+            };
+        }
         drop(actionable);
         if answer.get("ok").and_then(Value::as_bool) == Some(true) {
             let coordinate = |name: &str| answer.get(name).and_then(Value::as_f64).unwrap_or(0.0);

@@ -362,6 +362,34 @@ fn every_recording_rule_names_its_path() {
             set(&format!("{S1}/1/target/within"), json!({"role": "row", "within": {"role": "table", "hasText": ""}})),
             "steps[1].actions[1].target.within.within.hasText: must not be empty",
         ),
+        // Frames.
+        (
+            set(&format!("{S1}/1/target/frame"), json!("iframe")),
+            "steps[1].actions[1].target.frame: expected a target (a JSON object), found a string",
+        ),
+        (
+            set(&format!("{S1}/1/target/frame"), json!({})),
+            "steps[1].actions[1].target.frame: a frame needs at least one of role, label, placeholder, text, testId or css",
+        ),
+        (
+            set(&format!("{S1}/1/target/frame"), json!({"css": ["iframe"], "tier": "testId"})),
+            "steps[1].actions[1].target.frame.tier: the frame has no testId, so it cannot have been found by it",
+        ),
+        (
+            set(
+                &format!("{S1}/1/target/frame"),
+                json!({"css": ["iframe"], "frame": {"css": ["#outer"], "frame": {"css": ["#a"], "frame": {"css": ["#b"]}}}}),
+            ),
+            "steps[1].actions[1].target.frame.frame.frame.frame: frames nest at most 3 deep: a provider's form inside an embedded widget",
+        ),
+        (
+            set(&format!("{S1}/1/target/within"), json!({"role": "row", "frame": {"css": ["iframe"]}})),
+            "steps[1].actions[1].target.within.frame: a scope is looked for in its target's frame: put frame on the target",
+        ),
+        (
+            set(&format!("{S1}/1/target/frame"), json!({"css": ["iframe"], "label": "{evn:X}"})),
+            "steps[1].actions[1].target.frame.label: unknown token {evn:X}: tokens are <param>, <table:key>, {env:NAME}, {unique:name}, {date+N}, {date-N:format} or {captured:name}",
+        ),
         (
             set(&format!("{S1}/1/target/hasText"), json!("Order 1002")),
             "steps[1].actions[1].target.hasText: hasText narrows a scope: put it in within, next to the container's locators",
