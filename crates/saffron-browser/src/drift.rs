@@ -27,6 +27,9 @@ pub struct Drift {
     /// Whose signal: 0 for the element, 1 for the container of its scope, 2 for that
     /// container's container.
     pub scope: usize,
+    /// In which document: 0 for the element's, 1 for the iframe the element is in (its
+    /// target's `frame`), 2 for the iframe around that one.
+    pub frame: usize,
     /// Which signal changed.
     pub signal: Signal,
     /// The recorded value: for [`Signal::Tier`] the recorded tier's locator (`role searchbox
@@ -80,8 +83,11 @@ impl Signal {
 impl fmt::Display for Drift {
     /// One line: `found by css "#q" (recorded: role searchbox "Search")`, `placeholder
     /// "Search…" → "Find orders…"`, `testId "q" → none`, `css "#q" → selects no element`; a
-    /// container's signal starts with `scope: `.
+    /// container's signal starts with `scope: `, a frame's with `frame: `.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for _ in 0..self.frame {
+            f.write_str("frame: ")?;
+        }
         for _ in 0..self.scope {
             f.write_str("scope: ")?;
         }
@@ -110,7 +116,7 @@ impl Drift {
     /// assertion checks the element's text itself (`expectText`), so a recorded text that
     /// changed says nothing more.
     pub(crate) fn contradicts(&self, text_is_checked: bool) -> bool {
-        self.scope == 0 && self.renamed && !(self.signal == Signal::Text && text_is_checked)
+        self.scope == 0 && self.frame == 0 && self.renamed && !(self.signal == Signal::Text && text_is_checked)
     }
 
     /// What was recorded, as a failure's "expected": `an element with text "Deliver before
@@ -134,9 +140,26 @@ impl Drift {
     }
 }
 
-/// Every recorded signal of `target` (and of its scopes) that the element `found` no longer
-/// has. Reading is advisory: a page that moved on meanwhile yields what could be read.
+/// Every recorded signal of `target` (and of its scopes, and of its frames) that the element
+/// `found` no longer has. Reading is advisory: a page that moved on meanwhile yields what could
+/// be read.
 pub(crate) async fn observe(page: &Page, target: &Target, found: &Found) -> Vec<Drift> {
+    let mut drift = Vec::new();
+    let mut level = Some((target, found));
+    let mut frame = 0;
+    while let Some((target, found)) = level {
+        drift.extend(observe_scopes(page, target, found).await.into_iter().map(|drift| Drift { frame, ..drift }));
+        level = match (&target.frame, &found.frame) {
+            (Some(recorded), Some(found)) => Some((recorded.as_ref(), &found.iframe)),
+            _ => None,
+        };
+        frame += 1;
+    }
+    drift
+}
+
+/// The drift of the element `found` and of its scopes' containers, in its own document.
+async fn observe_scopes(page: &Page, target: &Target, found: &Found) -> Vec<Drift> {
     let mut drift = Vec::new();
     let mut level = Some((target, found, None::<&Scope>));
     let mut depth = 0;
@@ -162,6 +185,7 @@ async fn observe_one(
     let mut drift = Vec::new();
     let signal = |signal: Signal, recorded: String, now: Option<String>| Drift {
         scope: depth,
+        frame: 0,
         signal,
         recorded,
         now,
@@ -272,7 +296,8 @@ mod tests {
     use super::*;
 
     fn drift(scope: usize, signal: Signal, recorded: &str, now: Option<&str>) -> String {
-        Drift { scope, signal, recorded: recorded.to_owned(), now: now.map(str::to_owned), renamed: false }.to_string()
+        let now = now.map(str::to_owned);
+        Drift { scope, frame: 0, signal, recorded: recorded.to_owned(), now, renamed: false }.to_string()
     }
 
     #[test]
@@ -296,6 +321,15 @@ mod tests {
             drift(1, Signal::Text, "Order 1002", Some("Order 1003")),
             r#"scope: text "Order 1002" → "Order 1003""#
         );
+        let in_frame = Drift {
+            scope: 1,
+            frame: 1,
+            signal: Signal::Css(0),
+            recorded: "#card".to_owned(),
+            now: Some("selects no element".to_owned()),
+            renamed: false,
+        };
+        assert_eq!(in_frame.to_string(), r##"frame: scope: css "#card" → selects no element"##);
     }
 
     #[test]

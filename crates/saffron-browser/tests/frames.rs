@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{Scenario, run};
+use common::{Scenario, drift_lines, run};
 use saffron_browser::FailureKind;
 use saffron_demo::DemoConfig;
 use saffron_recording::Tier;
@@ -119,6 +119,29 @@ fn a_missing_frame_or_an_element_that_is_no_frame_fails_saying_so() {
             failure.message.contains(r#"frame css "h1": found <h1> by css "h1", which is not a frame"#),
             "{failure}"
         );
+        s.close().await;
+    });
+}
+
+#[test]
+fn a_frame_found_by_a_fallback_is_drift_of_the_frame() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/lab/frames" })).await;
+        // Recorded when the provider's frame had a test id; it has only its id now.
+        let frame = json!({ "testId": "card-frame", "css": ["#card"], "tier": "testId" });
+        let pay = in_frame(json!({ "role": "button", "name": "Pay", "tier": "role" }), frame.clone());
+        let performed = s.ok(json!({ "type": "expectVisible", "target": pay })).await;
+        assert_eq!(
+            drift_lines(&performed),
+            [
+                r##"frame: found by css "#card" (recorded: testId "card-frame")"##,
+                r#"frame: testId "card-frame" → none"#
+            ]
+        );
+        assert_eq!(performed.locator.as_deref(), Some(r##"role button "Pay" in frame css "#card""##));
+        // The element itself is what was recorded: nothing of its own drifted.
+        assert!(performed.drift.iter().all(|drift| drift.frame == 1), "{:?}", performed.drift);
         s.close().await;
     });
 }

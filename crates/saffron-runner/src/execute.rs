@@ -626,6 +626,7 @@ mod tests {
         };
         let drift = |scope, signal, recorded: &str, now: &str| Drift {
             scope,
+            frame: 0,
             signal,
             recorded: recorded.into(),
             now: Some(now.into()),
