@@ -261,3 +261,70 @@ fn steps_recorded_elsewhere_are_seeded_and_the_agent_is_asked_only_about_the_gap
     let _ = std::fs::remove_dir_all(&root);
     let _ = runtime.block_on(demo.shutdown());
 }
+
+/// A payment provider's card form in a cross-site frame: the agent reads the frame's fields in
+/// its snapshot and acts through their refs, the recording holds targets that carry the frame,
+/// and the replay finds them there, at zero provider requests.
+#[test]
+fn a_card_form_in_a_cross_site_frame_is_recorded_from_the_snapshot_and_replayed() {
+    let runtime = runtime();
+    let config = DemoConfig::default();
+    let password = config.password.clone();
+    let demo = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let root = project("frames", &password);
+    std::fs::write(
+        root.join("features/checkout.feature"),
+        "Feature: Checkout\n  Scenario: Pay with a card\n    Given I am at the checkout\n    \
+         When I pay with the card \"4000 0000 0000 4242\"\n    Then the card ending 4242 is charged\n",
+    )
+    .expect("write the feature");
+    let mut plans = Plans::new();
+    plans.insert(
+        "Pay with a card".into(),
+        vec![
+            step(1),
+            goto("/lab/frames"),
+            check_on("h1", json!({ "check": "visible" })),
+            step(2),
+            fill("textbox \"Card number\"", "4000 0000 0000 4242"),
+            click("button \"Pay\""),
+            step(3),
+            check_on("status [ref=", json!({ "check": "text", "pattern": "^Paid with the card ending 4242 " })),
+            done(),
+        ],
+    );
+    let seen = Seen::default();
+    let recorded = seen.clone();
+    let server = runtime
+        .block_on(FakeServer::start(Wire::OpenAi, move |request: &Request| {
+            recorded.push(request);
+            reply(&plans, request)
+        }))
+        .expect("fake server");
+    configure_agent(&root, "openai", &server, "");
+    let targets = vec![scenario_at(&root, "features/checkout.feature", "Pay with a card")];
+    let output = saffron_run(&root, &demo.url(), &targets);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{all}\nerrors told to the agent:\n{}", errors_told(&seen));
+    assert!(all.contains("1 scenario(s): 1 green"), "{all}");
+    let snapshots: Vec<String> = seen.all().iter().filter_map(support::agent::latest_snapshot).collect();
+    assert!(
+        snapshots.iter().any(|snapshot| snapshot.contains("iframe \"Card payment\"\n  textbox \"Card number\" [ref=")),
+        "the agent read the frame's field under its frame: {snapshots:#?}"
+    );
+
+    let saved = std::fs::read_to_string(root.join(".saffron/cache/checkout/pay-with-a-card.json")).expect("saved");
+    let recording: serde_json::Value = serde_json::from_str(&saved).expect("JSON");
+    let fill = &recording["steps"][1]["actions"][0];
+    assert_eq!(fill["type"], "fill", "{saved}");
+    assert_eq!(fill["target"]["role"], "textbox", "{saved}");
+    assert_eq!(fill["target"]["frame"]["css"][0], "#card", "{saved}");
+    let requests = server.requests().len();
+    let output = saffron_run(&root, &demo.url(), &targets);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{all}");
+    assert!(all.contains("1 scenario(s): 1 green"), "{all}");
+    assert_eq!(server.requests().len(), requests, "a replay asked the provider");
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = runtime.block_on(demo.shutdown());
+}
