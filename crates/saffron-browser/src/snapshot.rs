@@ -357,7 +357,7 @@ async fn read_frames(
 
 /// The document in the iframe element `owner` (a backend node id), as an object of the
 /// frame's realm, when this session reaches it.
-pub(crate) async fn frame_document(page: &Page, owner: i64, group: &str) -> Result<Option<String>, CdpFail> {
+async fn frame_document(page: &Page, owner: i64, group: &str) -> Result<Option<String>, CdpFail> {
     let node = cdp::call(page, "DOM.describeNode", json!({ "backendNodeId": owner })).await?;
     let Some(document) = node.pointer("/node/contentDocument/backendNodeId").and_then(Value::as_i64) else {
         return Ok(None);
