@@ -41,12 +41,18 @@ struct RemoteChromium {
 
 impl RemoteChromium {
     fn start() -> RemoteChromium {
+        RemoteChromium::start_with(&[])
+    }
+
+    /// Started with `extra` flags after the brief's.
+    fn start_with(extra: &[&str]) -> RemoteChromium {
         let executable = std::env::var_os("SAFFRON_CHROMIUM")
             .filter(|value| !value.is_empty())
             .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
         let profile = tempfile::Builder::new().prefix("saffron-remote-test-").tempdir().expect("a profile folder");
         let mut process = Command::new(&executable)
             .args(REMOTE_FLAGS)
+            .args(extra)
             .arg(format!("--user-data-dir={}", profile.path().display()))
             .arg("about:blank")
             .stdin(Stdio::null())
@@ -385,6 +391,69 @@ fn a_bad_or_unreachable_browser_url_is_exit_2_with_a_message() {
     let (code, all) = run(&["--browser-url", &websocket]);
     assert_eq!(code, Some(2), "{all}");
     assert!(all.contains("the WebSocket did not open"), "{all}");
+    let _ = std::fs::remove_dir_all(&project);
+    let _ = runtime.block_on(server.shutdown());
+}
+
+/// The card form of the frames lab page is on another site than the page: a remote browser with
+/// site isolation (Chromium's default) keeps it in a process the run cannot reach, and the
+/// scenario fails saying how to start the browser; started so, the same run is green.
+#[test]
+fn a_cross_site_frame_needs_a_remote_browser_started_without_site_isolation() {
+    let (runtime, server, password) = demo();
+    let project = example_project("remote-frames");
+    std::fs::write(
+        project.join("features/checkout.feature"),
+        "Feature: Checkout\n  Scenario: Pay with a card\n    Given I am at the checkout\n    \
+         When I pay with the card \"4000 0000 0000 4242\"\n    Then the card ending 4242 is charged\n",
+    )
+    .expect("write the feature");
+    let skeleton = saffron(&project, &["skeleton", "features/checkout.feature:2"], &password).output().expect("runs");
+    assert_eq!(skeleton.status.code(), Some(0), "{}", text(&skeleton));
+    let path = project.join(".saffron/cache/checkout/pay-with-a-card.json");
+    let mut recording: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("the skeleton")).expect("JSON");
+    let card = serde_json::json!({ "css": ["#card"] });
+    recording["steps"][0]["actions"] = serde_json::json!([
+        { "type": "goto", "url": "/lab/frames" },
+        { "type": "expectVisible", "target": { "role": "heading", "name": "Checkout" } }
+    ]);
+    recording["steps"][1]["actions"] = serde_json::json!([
+        { "type": "fill", "target": { "role": "textbox", "name": "Card number", "frame": card }, "value": "4000 0000 0000 4242" },
+        { "type": "click", "target": { "role": "button", "name": "Pay", "frame": card } }
+    ]);
+    recording["steps"][2]["actions"] = serde_json::json!([
+        { "type": "expectText", "target": { "role": "status" }, "textRegex": "^Paid with the card ending 4242 " }
+    ]);
+    std::fs::write(&path, serde_json::to_string_pretty(&recording).expect("JSON")).expect("write");
+    let run = |remote: &RemoteChromium| {
+        let args =
+            ["run", "--base-url", &server.url(), "--browser-url", &remote.http_url(), "features/checkout.feature"];
+        saffron(&project, &args, &password).output().expect("saffron runs")
+    };
+
+    let isolating = RemoteChromium::start();
+    let output = run(&isolating);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{all}");
+    assert!(all.contains("1 red"), "{all}");
+    assert!(
+        all.contains(
+            "its document is in another process (a cross-site frame): start the browser with \
+             --disable-site-isolation-trials --disable-features=IsolateOrigins,site-per-process"
+        ),
+        "{all}"
+    );
+    drop(isolating);
+
+    let sharing = RemoteChromium::start_with(&[
+        "--disable-site-isolation-trials",
+        "--disable-features=IsolateOrigins,site-per-process",
+    ]);
+    let output = run(&sharing);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{all}");
+    assert!(all.contains("1 scenario(s): 1 green"), "{all}");
     let _ = std::fs::remove_dir_all(&project);
     let _ = runtime.block_on(server.shutdown());
 }
