@@ -296,6 +296,33 @@ fn frames_are_read_and_their_refs_give_targets_in_the_frame() {
     });
 }
 
+/// A password field in a cross-site frame is masked as one in the page is: the agent's model
+/// never reads what it holds.
+#[test]
+fn a_password_in_a_frame_never_shows_in_the_snapshot() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/lab/frames" })).await;
+        let code = json!({ "label": "Security code", "frame": { "css": ["#card"] } });
+        s.ok(json!({ "type": "fill", "target": code, "value": "horse-battery-731" })).await;
+        s.ok(json!({ "type": "fill", "target": { "label": "Card number", "frame": { "css": ["#card"] } }, "value": "4242" }))
+            .await;
+        let snapshot = s.context.snapshot().await.expect("a snapshot");
+        assert!(!snapshot.text.contains("horse-battery-731"), "{}", snapshot.text);
+        let masked = snapshot
+            .text
+            .lines()
+            .any(|line| line.trim_start().starts_with(r#"textbox "Security code" [ref="#) && line.ends_with("]: ••••"));
+        assert!(masked, "{}", snapshot.text);
+        assert!(
+            snapshot.text.contains(r#"textbox "Card number" [ref="#) && snapshot.text.contains("]: 4242"),
+            "{}",
+            snapshot.text
+        );
+        s.close().await;
+    });
+}
+
 #[test]
 fn hidden_elements_and_their_text_are_left_out() {
     run(|browser| async move {
