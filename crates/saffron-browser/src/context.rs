@@ -687,21 +687,11 @@ async fn capture(page: &Page) -> Result<Vec<u8>, BrowserError> {
 /// An isolated world in every frame of the page, the main frame first: the page's scripts see
 /// none of what is done there.
 async fn isolated_worlds(page: &Page) -> Result<Vec<i64>, CdpFail> {
-    let tree = cdp::call(page, "Page.getFrameTree", json!({})).await?;
-    let mut frames = Vec::new();
-    let mut pending = vec![tree.get("frameTree").cloned().unwrap_or_default()];
-    while let Some(frame) = pending.pop() {
-        let id = frame
-            .pointer("/frame/id")
-            .and_then(Value::as_str)
-            .ok_or_else(|| CdpFail::Protocol("a frame without an id".to_owned()))?;
-        frames.push(id.to_owned());
-        pending.extend(frame.get("childFrames").and_then(Value::as_array).into_iter().flatten().rev().cloned());
-    }
+    let frames = crate::frame_tree::frames(page).await?;
     let mut worlds = Vec::with_capacity(frames.len());
-    for frame_id in frames {
+    for frame in frames {
         let world =
-            cdp::call(page, "Page.createIsolatedWorld", json!({ "frameId": frame_id, "worldName": "saffron" })).await?;
+            cdp::call(page, "Page.createIsolatedWorld", json!({ "frameId": frame.id, "worldName": "saffron" })).await?;
         worlds.push(
             world
                 .get("executionContextId")

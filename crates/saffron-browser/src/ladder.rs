@@ -201,8 +201,8 @@ async fn frame_target(
 ) -> Result<Option<Target>, RefError> {
     let Some(frame_id) = frame_id else { return Ok(None) };
     let detached = || RefError::Detached { reference: reference.to_owned() };
-    let tree = cdp::call(page, "Page.getFrameTree", json!({})).await.map_err(protocol)?;
-    let Some(parent) = parent_frame(tree.get("frameTree").unwrap_or(&Value::Null), frame_id) else {
+    let frames = crate::frame_tree::frames(page).await.map_err(protocol)?;
+    let Some(parent) = crate::frame_tree::frame_parent(&frames, frame_id) else {
         return Err(detached());
     };
     let owner = match cdp::call(page, "DOM.getFrameOwner", json!({ "frameId": frame_id })).await {
@@ -213,22 +213,6 @@ async fn frame_target(
     let outer = Box::pin(frame_target(page, reference, parent.as_deref(), group)).await?;
     let walked = Box::pin(walk(page, reference, owner, outer.as_ref(), group)).await?;
     Ok(Some(walked.target))
-}
-
-/// Where frame `frame_id` is in `tree` (a `Page.FrameTree`): `Some(None)` for a frame of the
-/// page itself, `Some(Some(parent))` for a frame inside another, `None` when it is not there.
-fn parent_frame(tree: &Value, frame_id: &str) -> Option<Option<String>> {
-    fn children(node: &Value) -> impl Iterator<Item = &Value> {
-        node.get("childFrames").and_then(Value::as_array).into_iter().flatten()
-    }
-    fn search(node: &Value, frame_id: &str, parent: Option<&str>) -> Option<Option<String>> {
-        let id = node.pointer("/frame/id").and_then(Value::as_str)?;
-        if id == frame_id {
-            return Some(parent.map(str::to_owned));
-        }
-        children(node).find_map(|child| search(child, frame_id, Some(id)))
-    }
-    children(tree).find_map(|child| search(child, frame_id, None))
 }
 
 async fn walk(

@@ -44,6 +44,7 @@ mod cdp;
 mod context;
 mod drift;
 mod error;
+mod frame_tree;
 mod js;
 mod keys;
 mod ladder;

@@ -331,16 +331,8 @@ async fn read_frames(
     page: &Page,
     special: &mut HashMap<i64, SpecialField>,
 ) -> Result<HashMap<i64, FrameTree>, CdpFail> {
-    let tree = cdp::call(page, "Page.getFrameTree", json!({})).await?;
-    let mut ids = Vec::new();
-    let mut pending: Vec<&Value> =
-        tree.pointer("/frameTree/childFrames").and_then(Value::as_array).into_iter().flatten().collect();
-    while let Some(frame) = pending.pop() {
-        if let Some(id) = frame.pointer("/frame/id").and_then(Value::as_str) {
-            ids.push(id.to_owned());
-        }
-        pending.extend(frame.get("childFrames").and_then(Value::as_array).into_iter().flatten());
-    }
+    // The main frame's tree is read on its own.
+    let ids: Vec<String> = crate::frame_tree::frames(page).await?.into_iter().skip(1).map(|frame| frame.id).collect();
     let mut frames = HashMap::new();
     for id in ids {
         let Ok(owner) = cdp::call(page, "DOM.getFrameOwner", json!({ "frameId": id })).await else { continue };
