@@ -682,8 +682,6 @@ async fn capture(page: &Page) -> Result<Vec<u8>, BrowserError> {
         .map_err(|e| protocol(e.into()))
 }
 
-/// A fresh isolated world in the page's main frame: the page's scripts cannot see or patch
-/// what runs there.
 /// An isolated world in every frame of the page, the main frame first: the page's scripts see
 /// none of what is done there.
 async fn isolated_worlds(page: &Page) -> Result<Vec<i64>, CdpFail> {

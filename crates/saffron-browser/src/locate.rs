@@ -425,7 +425,8 @@ async fn query_tier(
     }
 }
 
-async fn resolve_node(page: &Page, backend_id: i64, group: &str) -> Result<Option<String>, CdpFail> {
+/// The object of the node `backend_id`, in its own realm (a frame's, for a node in a frame).
+pub(crate) async fn resolve_node(page: &Page, backend_id: i64, group: &str) -> Result<Option<String>, CdpFail> {
     let resolved =
         cdp::call(page, "DOM.resolveNode", json!({ "backendNodeId": backend_id, "objectGroup": group })).await?;
     Ok(resolved.pointer("/object/objectId").and_then(Value::as_str).map(str::to_owned))

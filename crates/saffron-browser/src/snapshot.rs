@@ -354,9 +354,7 @@ async fn frame_document(page: &Page, owner: i64, group: &str) -> Result<Option<S
     let Some(document) = node.pointer("/node/contentDocument/backendNodeId").and_then(Value::as_i64) else {
         return Ok(None);
     };
-    let resolved =
-        cdp::call(page, "DOM.resolveNode", json!({ "backendNodeId": document, "objectGroup": group })).await?;
-    Ok(resolved.pointer("/object/objectId").and_then(Value::as_str).map(str::to_owned))
+    crate::locate::resolve_node(page, document, group).await
 }
 
 /// The loader id of the page's main frame: changes with every new document.
