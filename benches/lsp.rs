@@ -4,7 +4,9 @@
 //! median of three starts), then
 //! two rounds of 200 completions, each after an edit of the step line (typed at the end of the
 //! line; then with the cursor inside the whole step), with p50 and p99 latency from the request
-//! written to its response read (the client's JSON parsing is not counted).
+//! written to its response read (the client's JSON parsing is not counted). A third round sends
+//! the second round's edits, each followed by a request for a method neither server has: what
+//! the protocol's round trip costs with nothing to work out.
 //! Run: `npm ci --prefix benches/peers && cargo build --release -p saffron-cli && cargo bench -p saffron-benches --bench lsp`
 //! (add `-- --saffron-only` to leave the peer out, `-- --saffron PATH` to drive another build).
 
@@ -36,6 +38,9 @@ struct Figures {
     typing: Latency,
     /// The cursor inside an existing step, its rest still on the line.
     editing: Latency,
+    /// The same edits, each followed by a request for a method no server has: the round trip
+    /// of the protocol with nothing to work out, the least a completion can cost.
+    floor: Latency,
 }
 
 fn percentile(times: &[f64], p: f64) -> f64 {
@@ -84,11 +89,16 @@ impl StepLine {
     }
 }
 
+/// A method neither server has: answered with an error (-32601) and nothing else.
+const FLOOR_METHOD: &str = "saffronBenchmark/nothing";
+
 /// `EDITS` rounds of: edit the line (`edit` gives the text and the cursor's column), then time
-/// a completion at the cursor from the request's send to its response's arrival.
-fn time_completions(
+/// a request at the cursor (a completion, or [`FLOOR_METHOD`]) from the request's send to its
+/// response's arrival.
+fn time_requests(
     client: &mut LspClient,
     step_line: &mut StepLine,
+    method: &str,
     mut edit: impl FnMut(&mut LspClient, &mut StepLine, usize) -> usize,
 ) -> Latency {
     let mut times = Vec::with_capacity(EDITS);
@@ -97,9 +107,18 @@ fn time_completions(
     for round in 0..EDITS {
         let character = edit(client, step_line, round);
         let params = json!({ "textDocument": { "uri": step_line.uri }, "position": { "line": step_line.line, "character": character } });
-        let (response, took) = client.timed_request("textDocument/completion", params);
+        let (response, took) = client.timed_request(method, params);
         times.push(took.as_secs_f64() * 1000.0);
         let response: Value = serde_json::from_slice(&response).expect("a JSON response");
+        if method == FLOOR_METHOD {
+            let code = response["error"]["code"].as_i64();
+            assert_eq!(
+                code,
+                Some(-32601),
+                "{FLOOR_METHOD} is answered as a method the server does not have: {response}"
+            );
+            continue;
+        }
         assert!(response.get("error").is_none(), "completion failed: {response}");
         items += labels(&response["result"]).len();
     }
@@ -155,17 +174,19 @@ fn drive(command: impl Fn() -> Command, root: &Path) -> Figures {
     let mut step_line = StepLine { uri, line, text_column, length, version: 1 };
     // The step typed again, a different length each round: "I", "I ", "I w", ...
     let typed = |round: usize| -> String { step.chars().take(1 + round % step.chars().count().min(20)).collect() };
-    let typing = time_completions(&mut client, &mut step_line, |client, step_line, round| {
+    let typing = time_requests(&mut client, &mut step_line, "textDocument/completion", |client, step_line, round| {
         step_line.set(client, &typed(round));
         step_line.length
     });
-    let editing = time_completions(&mut client, &mut step_line, |client, step_line, round| {
+    let inside = |client: &mut LspClient, step_line: &mut StepLine, round: usize| {
         let typed = typed(round);
         step_line.set(client, &step);
         step_line.text_column + typed.encode_utf16().count()
-    });
+    };
+    let editing = time_requests(&mut client, &mut step_line, "textDocument/completion", inside);
+    let floor = time_requests(&mut client, &mut step_line, FLOOR_METHOD, inside);
     let _ = client.shutdown();
-    Figures { first_complete_ms, peak_memory_mb, typing, editing }
+    Figures { first_complete_ms, peak_memory_mb, typing, editing, floor }
 }
 
 fn main() -> ExitCode {
@@ -232,10 +253,11 @@ fn main() -> ExitCode {
     }
     let cpu = |latency: &Latency| latency.cpu_ms.map_or("n/a".to_string(), |ms| format!("{ms:.2} ms"));
     for (scenario, ours_latency, theirs_latency) in [
-        ("typing a step at the end of its line", &ours.typing, theirs.as_ref().map(|t| &t.typing)),
-        ("cursor inside an existing step", &ours.editing, theirs.as_ref().map(|t| &t.editing)),
+        ("a completion, typing a step at the end of its line", &ours.typing, theirs.as_ref().map(|t| &t.typing)),
+        ("a completion, cursor inside an existing step", &ours.editing, theirs.as_ref().map(|t| &t.editing)),
+        ("no completion: the same edits, then a method no server has", &ours.floor, theirs.as_ref().map(|t| &t.floor)),
     ] {
-        println!("  {EDITS} completions, {scenario}:");
+        println!("  {EDITS} rounds of an edit and a request, {scenario}:");
         println!("    {:<28} {:>10} {:>10} {:>16} {:>12}", "server", "p50", "p99", "CPU per round", "items/list");
         let rows = std::iter::once(("saffron lsp", ours_latency))
             .chain(theirs_latency.map(|latency| ("@cucumber/language-server", latency)));
