@@ -33,6 +33,7 @@ use tokio::task::JoinHandle;
 
 use crate::browser::Browser;
 use crate::cdp::{self, CdpFail};
+use crate::downloads::{Download, DownloadFolder, DownloadReports};
 use crate::error::BrowserError;
 use crate::lock;
 use crate::network::{Body, NetEntry};
@@ -85,6 +86,8 @@ pub(crate) struct State {
     /// Next response sequence number.
     pub next_seq: u64,
     pub console_errors: Vec<String>,
+    /// Every download seen to begin, in order (other contexts' too, marked not ours).
+    pub downloads: Vec<Download>,
     pub notes: Vec<String>,
     pub dialog: Option<DialogAnswer>,
     tasks: Vec<JoinHandle<()>>,
@@ -124,6 +127,8 @@ pub struct Context {
     pub(crate) group_counter: u64,
     /// The refs snapshots gave out, and the DOM nodes behind them.
     pub(crate) refs: crate::snapshot::RefBook,
+    /// Where the context's downloads are saved; `None` on a remote browser.
+    pub(crate) download_folder: Option<DownloadFolder>,
     watcher: Option<JoinHandle<()>>,
     closed: bool,
 }
@@ -145,13 +150,18 @@ impl Context {
     pub(crate) async fn open(browser: Browser, options: ContextOptions) -> Result<Context, BrowserError> {
         let _timed = crate::timing::lone_span("context open");
         let shared = Arc::new(Shared { state: Mutex::new(State::default()), changed: Notify::new() });
-        let (created, destroyed) = {
+        let local = browser.remote_endpoint().is_none();
+        let (created, destroyed, download_reports) = {
             let guard = browser.inner.browser.read().await;
             let chromium = guard.as_ref().ok_or_else(|| BrowserError::Closed("the browser was closed".to_owned()))?;
             // Listen before creating anything, so the first tab's creation is seen too.
             let created = chromium.event_listener::<EventTargetCreated>().await.map_err(|e| protocol(e.into()))?;
             let destroyed = chromium.event_listener::<EventTargetDestroyed>().await.map_err(|e| protocol(e.into()))?;
-            (created, destroyed)
+            let download_reports = match local {
+                true => Some(DownloadReports::subscribe(chromium).await.map_err(|e| protocol(e.into()))?),
+                false => None,
+            };
+            (created, destroyed, download_reports)
         };
         // Disposed by the browser itself when our connection ends, however it ends: a remote
         // browser keeps nothing of a run that was killed before it could close its contexts.
@@ -176,9 +186,20 @@ impl Context {
             step_mark: 0,
             group_counter: 0,
             refs: crate::snapshot::RefBook::default(),
+            download_folder: None,
             watcher: Some(watcher),
             closed: false,
         };
+        // Before the first tab: a page cannot start a download before it exists.
+        if let Some(reports) = download_reports {
+            let folder = crate::downloads::save_in_own_folder(&context.browser, &context.context_id)
+                .await
+                .map_err(BrowserError::Protocol)?;
+            let shared = context.shared.clone();
+            let task = tokio::spawn(crate::downloads::watch(reports, folder.path().to_owned(), shared.clone()));
+            shared.update(|state| state.tasks.push(task));
+            context.download_folder = Some(folder);
+        }
         let mut params = CreateTargetParams::new("about:blank");
         params.browser_context_id = Some(BrowserContextId::from(context.context_id.clone()));
         let first = {
@@ -291,6 +312,12 @@ impl Context {
                 "the fields hidden for the screenshot could not be put back: {error}"
             ))),
         }
+    }
+
+    /// The folder this context's downloads are saved in, removed when the context closes;
+    /// `None` on a remote browser, which saves them on its own machine.
+    pub fn download_folder(&self) -> Option<&std::path::Path> {
+        self.download_folder.as_ref().map(DownloadFolder::path)
     }
 
     /// The active tab's URL.

@@ -42,6 +42,7 @@
 mod browser;
 mod cdp;
 mod context;
+mod downloads;
 mod drift;
 mod error;
 mod frame_tree;

@@ -328,3 +328,74 @@ fn a_card_form_in_a_cross_site_frame_is_recorded_from_the_snapshot_and_replayed(
     let _ = std::fs::remove_dir_all(&root);
     let _ = runtime.block_on(demo.shutdown());
 }
+
+/// A Then step about a downloaded file: the agent's check of a file that was not downloaded is
+/// refused with the file that was, its check of the right file and a row it holds is recorded
+/// as an `expectDownload`, and the replay checks the file again, at zero provider requests.
+#[test]
+fn a_downloaded_file_is_checked_by_name_and_contents_and_a_wrong_check_is_refused() {
+    let runtime = runtime();
+    let config = DemoConfig::default();
+    let password = config.password.clone();
+    let demo = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let root = project("download", &password);
+    std::fs::write(
+        root.join("features/reports.feature"),
+        "Feature: Reports\n  Scenario: Download the report\n    Given I am on the reports page\n    \
+         When I download the report\n    Then the report lists Katherine Johnson\n",
+    )
+    .expect("write the feature");
+    let mut plans = Plans::new();
+    plans.insert(
+        "Download the report".into(),
+        vec![
+            step(1),
+            goto("/lab/download"),
+            check_on("h1", json!({ "check": "visible" })),
+            step(2),
+            click("link \"Download the report\""),
+            step(3),
+            // Wrong: no such file was downloaded. Refused, with what was.
+            check(json!({ "check": "download", "text": "orders.csv" })),
+            check(json!({ "check": "download", "text": "report.csv", "value": "1002,Katherine Johnson" })),
+            done(),
+        ],
+    );
+    let seen = Seen::default();
+    let recorded = seen.clone();
+    let server = runtime
+        .block_on(FakeServer::start(Wire::Anthropic, move |request: &Request| {
+            recorded.push(request);
+            reply(&plans, request)
+        }))
+        .expect("fake server");
+    configure_agent(&root, "anthropic", &server, "");
+    let targets = vec![scenario_at(&root, "features/reports.feature", "Download the report")];
+    let output = saffron_run(&root, &demo.url(), &targets);
+    let all = text(&output);
+    let told = errors_told(&seen);
+    assert_eq!(output.status.code(), Some(0), "{all}\nerrors told to the agent:\n{told}");
+    assert!(all.contains("1 scenario(s): 1 green"), "{all}");
+    assert!(
+        told.contains(r#"expected a download named "orders.csv" during the scenario"#)
+            && told.contains(r#"found "report.csv" (81 bytes)"#),
+        "the wrong check is refused with the file downloaded: {told}"
+    );
+
+    let saved = std::fs::read_to_string(root.join(".saffron/cache/reports/download-the-report.json")).expect("saved");
+    let recording: serde_json::Value = serde_json::from_str(&saved).expect("JSON");
+    let checks = recording["steps"][2]["actions"].as_array().expect("the Then step's actions");
+    assert_eq!(
+        checks,
+        &[json!({ "type": "expectDownload", "fileName": "report.csv", "contains": "1002,Katherine Johnson" })],
+        "{saved}"
+    );
+    let requests = server.requests().len();
+    let output = saffron_run(&root, &demo.url(), &targets);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{all}");
+    assert!(all.contains("1 scenario(s): 1 green"), "{all}");
+    assert_eq!(server.requests().len(), requests, "a replay asked the provider");
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = runtime.block_on(demo.shutdown());
+}

@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::header::{COOKIE, LOCATION, SET_COOKIE};
+use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE, COOKIE, LOCATION, SET_COOKIE};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
@@ -315,6 +315,33 @@ async fn not_found(State(app): State<Arc<App>>, req: Request) -> Response {
 
 /// A page whose body arrives 800 ms after its head, as a slow server's does: the document is
 /// still being parsed (`readyState` "loading") for that long after it replaced the last one.
+/// The lab's report, as `/lab/download/report.csv` serves it.
+const LAB_REPORT: &str = "number,customer,total\n1001,Margaret Hamilton,120.00\n1002,Katherine Johnson,80.50\n";
+
+/// An invoice the server names: `Content-Disposition: attachment; filename="invoice-N.txt"`.
+async fn lab_invoice(axum::extract::Query(query): axum::extract::Query<HashMap<String, String>>) -> Response {
+    let number: String = query.get("number").map_or("0", String::as_str).chars().filter(char::is_ascii_digit).collect();
+    let disposition = format!("attachment; filename=\"invoice-{number}.txt\"");
+    let body = format!("Invoice {number}\nTotal: 120.00\n");
+    ([(CONTENT_TYPE, "text/plain".to_owned()), (CONTENT_DISPOSITION, disposition)], body).into_response()
+}
+
+/// A report whose last rows come 600 ms after its first: a download that takes a while.
+async fn lab_slow_report() -> Response {
+    let chunks = futures::stream::unfold(0, |sent| async move {
+        let chunk = match sent {
+            0 => "number,customer,total\n1001,Margaret Hamilton,120.00\n",
+            1 => {
+                tokio::time::sleep(Duration::from_millis(600)).await;
+                "1002,Katherine Johnson,80.50\nend of report\n"
+            }
+            _ => return None,
+        };
+        Some((Ok::<_, std::convert::Infallible>(chunk), sent + 1))
+    });
+    ([(CONTENT_TYPE, "text/csv")], axum::body::Body::from_stream(chunks)).into_response()
+}
+
 async fn slow_body() -> Response {
     const HEAD: &str =
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Lab: slow body</title></head><body>";
@@ -330,8 +357,7 @@ async fn slow_body() -> Response {
         };
         Some((Ok::<_, std::convert::Infallible>(chunk), sent + 1))
     });
-    ([(axum::http::header::CONTENT_TYPE, "text/html; charset=utf-8")], axum::body::Body::from_stream(chunks))
-        .into_response()
+    ([(CONTENT_TYPE, "text/html; charset=utf-8")], axum::body::Body::from_stream(chunks)).into_response()
 }
 
 async fn method_not_allowed(req: Request) -> Response {
@@ -383,6 +409,10 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/lab/shadow", get(|| async { axum::response::Html(include_str!("pages/lab/shadow.html")) }))
         .route("/lab/upload", get(|| async { axum::response::Html(include_str!("pages/lab/upload.html")) }))
         .route("/lab/slow-body", get(slow_body))
+        .route("/lab/download", get(|| async { axum::response::Html(include_str!("pages/lab/download.html")) }))
+        .route("/lab/download/report.csv", get(|| async { ([(CONTENT_TYPE, "text/csv")], LAB_REPORT) }))
+        .route("/lab/download/invoice", get(lab_invoice))
+        .route("/lab/download/slow.csv", get(lab_slow_report))
         .route("/lab/frame", get(|| async { axum::response::Html(include_str!("pages/lab/frame.html")) }))
         .route("/lab/frames", get(|| async { axum::response::Html(include_str!("pages/lab/frames.html")) }))
         .route("/lab/frames/card", get(|| async { axum::response::Html(include_str!("pages/lab/frames-card.html")) }))

@@ -220,6 +220,24 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         timeout_ms: Option<u64>,
     },
+    /// Assert that a file was downloaded during the scenario: its name as the browser
+    /// suggests it is exactly `fileName` or matches `fileNameRegex` (any name when neither is
+    /// given), and, with `contains`, its contents (read as UTF-8) hold that text. Waits for the
+    /// download to complete.
+    ExpectDownload {
+        /// The file's name, exact, e.g. `orders.csv`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        file_name: Option<String>,
+        /// The file's name, as a pattern, e.g. `^orders-\d+\.csv$`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        file_name_regex: Option<String>,
+        /// Text the file holds, e.g. a row of an export.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        contains: Option<String>,
+        /// Per-action timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
     /// Assert that the page logged no console error and threw no uncaught error.
     ExpectNoConsoleErrors {
         /// Per-action timeout in milliseconds.
@@ -338,6 +356,7 @@ macro_rules! element_target {
             | Action::WaitForResponse { .. }
             | Action::ExpectUrl { .. }
             | Action::ExpectResponse { .. }
+            | Action::ExpectDownload { .. }
             | Action::ExpectNoConsoleErrors { .. } => None,
         }
     };
@@ -367,6 +386,7 @@ impl Action {
             Action::ExpectUrl { .. } => "expectUrl",
             Action::ExpectState { .. } => "expectState",
             Action::ExpectResponse { .. } => "expectResponse",
+            Action::ExpectDownload { .. } => "expectDownload",
             Action::ExpectNoConsoleErrors { .. } => "expectNoConsoleErrors",
             Action::ExpectCount { .. } => "expectCount",
         }
@@ -383,6 +403,7 @@ impl Action {
                 | Action::ExpectUrl { .. }
                 | Action::ExpectState { .. }
                 | Action::ExpectResponse { .. }
+                | Action::ExpectDownload { .. }
                 | Action::ExpectNoConsoleErrors { .. }
                 | Action::ExpectCount { .. }
         )
@@ -435,6 +456,7 @@ impl Action {
             | Action::ExpectUrl { timeout_ms, .. }
             | Action::ExpectState { timeout_ms, .. }
             | Action::ExpectResponse { timeout_ms, .. }
+            | Action::ExpectDownload { timeout_ms, .. }
             | Action::ExpectNoConsoleErrors { timeout_ms }
             | Action::ExpectCount { timeout_ms, .. } => *timeout_ms,
         }
@@ -526,6 +548,18 @@ impl fmt::Display for Action {
             }
             Action::ExpectState { target, state, .. } => write!(f, "expect {target} to {state}"),
             Action::ExpectResponse { response, .. } => write!(f, "expect response {response}"),
+            Action::ExpectDownload { file_name, file_name_regex, contains, .. } => {
+                f.write_str("expect a download")?;
+                match (file_name, file_name_regex) {
+                    (Some(name), _) => write!(f, " named {name:?}")?,
+                    (None, Some(pattern)) => write!(f, " named like /{pattern}/")?,
+                    (None, None) => {}
+                }
+                match contains {
+                    Some(text) => write!(f, " holding {text:?}"),
+                    None => Ok(()),
+                }
+            }
             Action::ExpectNoConsoleErrors { .. } => f.write_str("expect no console errors"),
             Action::ExpectCount { target, count, .. } => {
                 write!(f, "expect {count} of {target}")
@@ -566,6 +600,12 @@ mod tests {
             Action::ExpectUrl { url: Some("/".into()), url_regex: None, timeout_ms: None },
             Action::ExpectState { target: target.clone(), state: ElementState::Checked, timeout_ms: None },
             Action::ExpectResponse { response, timeout_ms: None },
+            Action::ExpectDownload {
+                file_name: Some("orders.csv".into()),
+                file_name_regex: None,
+                contains: None,
+                timeout_ms: None,
+            },
             Action::ExpectNoConsoleErrors { timeout_ms: None },
             Action::ExpectCount { target, count: 2, timeout_ms: Some(500) },
         ]
@@ -574,7 +614,7 @@ mod tests {
     #[test]
     fn classification_of_every_action_type() {
         let actions = every_action();
-        assert_eq!(actions.len(), 22, "one of each type");
+        assert_eq!(actions.len(), 23, "one of each type");
         for action in &actions {
             let name = action.type_name();
             assert_eq!(action.is_assertion(), name.starts_with("expect"), "{name}");
@@ -685,6 +725,28 @@ mod tests {
                 r"expect url to match /^/orders/\d+$/",
             ),
             (Action::ExpectNoConsoleErrors { timeout_ms: None }, "expect no console errors"),
+            (
+                Action::ExpectDownload {
+                    file_name: Some("orders.csv".into()),
+                    file_name_regex: None,
+                    contains: Some("1001,Margaret Hamilton".into()),
+                    timeout_ms: None,
+                },
+                r#"expect a download named "orders.csv" holding "1001,Margaret Hamilton""#,
+            ),
+            (
+                Action::ExpectDownload {
+                    file_name: None,
+                    file_name_regex: Some(r"^invoice-\d+\.pdf$".into()),
+                    contains: None,
+                    timeout_ms: None,
+                },
+                r"expect a download named like /^invoice-\d+\.pdf$/",
+            ),
+            (
+                Action::ExpectDownload { file_name: None, file_name_regex: None, contains: None, timeout_ms: None },
+                "expect a download",
+            ),
         ];
         for (action, expected) in cases {
             assert_eq!(action.to_string(), expected);

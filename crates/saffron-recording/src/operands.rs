@@ -142,6 +142,11 @@ macro_rules! walk {
                         | ElementState::Focused => {}
                     }
                 }
+                Action::ExpectDownload { file_name, file_name_regex, contains, .. } => {
+                    visit_some!(visit, "fileName".to_owned(), Text, file_name);
+                    visit_some!(visit, "fileNameRegex".to_owned(), Pattern, file_name_regex);
+                    visit_some!(visit, "contains".to_owned(), Text, contains);
+                }
                 Action::ExpectNoConsoleErrors { .. } => {}
             }
         }
@@ -253,6 +258,12 @@ mod tests {
                 timeout_ms: t,
             },
             Action::ExpectResponse { response, timeout_ms: t },
+            Action::ExpectDownload {
+                file_name: Some("fileName".into()),
+                file_name_regex: Some("fileNameRegex".into()),
+                contains: Some("contains".into()),
+                timeout_ms: t,
+            },
             Action::ExpectNoConsoleErrors { timeout_ms: t },
             Action::ExpectCount { target: target("15"), count: 2, timeout_ms: t },
         ]

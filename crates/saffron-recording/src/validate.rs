@@ -618,6 +618,10 @@ fn check_action(action: &Action, raw: Option<&Value>, path: &str) -> Check {
         Action::ExpectUrl { url, url_regex, .. } => {
             one_of(path, ("url", url.is_some()), ("urlRegex", url_regex.is_some()), &needs("url or urlRegex"))?
         }
+        // Neither is a check of any download at all; both is ambiguous.
+        Action::ExpectDownload { file_name: Some(_), file_name_regex: Some(_), .. } => {
+            return Err(invalid(&key(path, "fileNameRegex"), "fileName and fileNameRegex are exclusive: keep one"));
+        }
         _ => {}
     }
     for operand in action.operands() {
@@ -635,6 +639,11 @@ fn check_action(action: &Action, raw: Option<&Value>, path: &str) -> Check {
             files.iter().enumerate().find_map(|(i, file)| crate::upload::upload_path_problem(file).map(|p| (i, p)))
     {
         return Err(invalid(&index(&key(path, "files"), i), problem));
+    }
+    if let Action::ExpectDownload { file_name: Some(name), .. } = action
+        && name.contains(['/', '\\'])
+    {
+        return Err(invalid(&key(path, "fileName"), "a file's name as the browser suggests it, without folders"));
     }
     if let Some(target) = action.target() {
         check_target(target, &key(path, "target"), "target", 0, 0)?;

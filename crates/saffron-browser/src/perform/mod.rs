@@ -7,6 +7,7 @@
 //! same from outside, and only the first may be retried safely.
 
 mod assertions;
+mod download;
 mod input;
 mod navigation;
 mod network;
@@ -151,6 +152,14 @@ impl Context {
             }
             Action::ExpectResponse { response, .. } => {
                 self.wait_response(name, response, 0, deadline, timeout).await.map(|()| None)
+            }
+            Action::ExpectDownload { file_name, file_name_regex, contains, .. } => {
+                let wanted = download::Wanted {
+                    file_name: file_name.as_deref(),
+                    file_name_regex: file_name_regex.as_deref(),
+                    contains: contains.as_deref(),
+                };
+                self.expect_download(name, wanted, deadline, timeout).await.map(|()| None)
             }
             Action::ExpectNoConsoleErrors { .. } => {
                 // Errors never go away, so there is nothing to wait for: fail at once.

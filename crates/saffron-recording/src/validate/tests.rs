@@ -81,6 +81,12 @@ fn base_recording() -> Recording {
                 Action::ExpectResponse { response, timeout_ms: None },
                 Action::ExpectNoConsoleErrors { timeout_ms: None },
                 Action::ExpectCount { target: target("listitem", "Order"), count: 2, timeout_ms: None },
+                Action::ExpectDownload {
+                    file_name: Some("orders-<user>.csv".into()),
+                    file_name_regex: None,
+                    contains: Some("<user>@example.com".into()),
+                    timeout_ms: None,
+                },
             ],
         ),
     ];
@@ -445,6 +451,20 @@ fn every_recording_rule_names_its_path() {
         (
             set(&format!("{S2}/6/promptText"), json!(["yes"])),
             "steps[2].actions[6].promptText: expected a string, found an array",
+        ),
+        // Downloads.
+        (
+            set(&format!("{S2}/16/fileNameRegex"), json!("^orders")),
+            "steps[2].actions[16].fileNameRegex: fileName and fileNameRegex are exclusive: keep one",
+        ),
+        (
+            edit(without(&format!("{S2}/16/fileName")), &format!("{S2}/16/fileNameRegex"), Some(json!("("))),
+            "steps[2].actions[16].fileNameRegex: invalid regex: unclosed group",
+        ),
+        (set(&format!("{S2}/16/contains"), json!("")), "steps[2].actions[16].contains: must not be empty"),
+        (
+            set(&format!("{S2}/16/fileName"), json!("exports/orders.csv")),
+            "steps[2].actions[16].fileName: a file's name as the browser suggests it, without folders",
         ),
         // Response matchers.
         (without(&format!("{S1}/2/response")), "steps[1].actions[2].response: a waitForResponse needs a response"),

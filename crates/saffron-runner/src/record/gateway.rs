@@ -398,6 +398,12 @@ impl<P: LivePage> Gateway<P> {
                 },
                 timeout_ms: None,
             },
+            CheckKind::Download => Action::ExpectDownload {
+                file_name: input.text.clone().filter(|_| input.pattern.is_none()),
+                file_name_regex: input.pattern.clone(),
+                contains: input.value.clone(),
+                timeout_ms: None,
+            },
             CheckKind::NoConsoleErrors => Action::ExpectNoConsoleErrors { timeout_ms: None },
         })
     }

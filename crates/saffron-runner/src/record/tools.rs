@@ -113,6 +113,9 @@ pub enum CheckKind {
     Count,
     /// A response was seen whose path matches `pattern` (with `method`, `status`).
     Response,
+    /// A file was downloaded during the scenario, named `text` (or a name matching `pattern`),
+    /// holding the text `value` when given (a row of an export, an invoice's number).
+    Download,
     /// The page logged no console error.
     NoConsoleErrors,
 }
@@ -136,9 +139,11 @@ pub struct AssertInput {
     /// visible or text check of text outside any element with a ref may give only `text`.
     #[serde(default, rename = "ref")]
     pub element: Option<String>,
-    /// Exact text (text), exact value (value), or exact URL path (url).
+    /// Exact text (text), exact value (value), exact URL path (url), or a downloaded file's
+    /// name (download).
     #[serde(default)]
     pub text: Option<String>,
+    /// A field's exact value (value), or text a downloaded file holds (download).
     #[serde(default)]
     pub value: Option<String>,
     #[serde(default)]

@@ -1,0 +1,157 @@
+//! The files a context downloads.
+//!
+//! Chromium is told to save each context's downloads in a folder of its own, named by their
+//! download ids (`Browser.setDownloadBehavior`, `allowAndName`), and to report them. A page's
+//! download then never lands in the user's own downloads folder, and a scenario's files go
+//! with its context when it closes. The reports (`Browser.downloadWillBegin`, then
+//! `Browser.downloadProgress`) come for every context of the browser: a download is this
+//! context's when one of its tabs started it, or when its file is in this context's folder
+//! (a download started by a frame inside a tab).
+//!
+//! A remote browser saves files on its own machine, so its contexts are left as they are and
+//! their downloads are not observed.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use chromiumoxide::cdp::browser_protocol::browser::{
+    DownloadProgressState, EventDownloadProgress, EventDownloadWillBegin,
+};
+use chromiumoxide::listeners::EventStream;
+use futures::StreamExt;
+use serde_json::json;
+
+use crate::browser::Browser;
+use crate::cdp::CdpFail;
+use crate::context::Shared;
+
+/// Where a download stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Progress {
+    Saving,
+    /// Complete, in this file.
+    Saved(PathBuf),
+    Canceled,
+}
+
+/// One download the context has seen begin.
+#[derive(Debug, Clone)]
+pub(crate) struct Download {
+    guid: String,
+    /// The name the browser suggests for it (from the link's `download` attribute, the
+    /// response's `Content-Disposition`, or the URL).
+    pub file_name: String,
+    pub progress: Progress,
+    pub received_bytes: u64,
+    pub total_bytes: u64,
+    /// Started by one of the context's tabs, or saved in its folder.
+    pub ours: bool,
+}
+
+impl Download {
+    /// How it reads in a failure message: `"orders.csv" (1,204 bytes)`.
+    pub fn describe(&self) -> String {
+        let name = format!("{:?}", self.file_name);
+        match &self.progress {
+            Progress::Saved(_) => format!("{name} ({} bytes)", self.received_bytes),
+            Progress::Canceled => format!("{name} (canceled)"),
+            Progress::Saving if self.total_bytes > 0 => {
+                format!("{name} (in progress, {} of {} bytes)", self.received_bytes, self.total_bytes)
+            }
+            Progress::Saving => format!("{name} (in progress, {} bytes)", self.received_bytes),
+        }
+    }
+}
+
+/// A context's download folder, removed with it.
+pub(crate) struct DownloadFolder {
+    folder: tempfile::TempDir,
+}
+
+impl DownloadFolder {
+    pub fn path(&self) -> &Path {
+        self.folder.path()
+    }
+}
+
+/// The browser-wide download reports, subscribed to before anything can start a download.
+pub(crate) struct DownloadReports {
+    began: EventStream<EventDownloadWillBegin>,
+    progressed: EventStream<EventDownloadProgress>,
+}
+
+impl DownloadReports {
+    pub async fn subscribe(
+        chromium: &chromiumoxide::Browser,
+    ) -> Result<DownloadReports, chromiumoxide::error::CdpError> {
+        let began = chromium.event_listener::<EventDownloadWillBegin>().await?;
+        let progressed = chromium.event_listener::<EventDownloadProgress>().await?;
+        Ok(DownloadReports { began, progressed })
+    }
+}
+
+/// Makes the context save its downloads in a new folder of its own and report them.
+pub(crate) async fn save_in_own_folder(browser: &Browser, context_id: &str) -> Result<DownloadFolder, String> {
+    let folder = tempfile::Builder::new()
+        .prefix("saffron-downloads-")
+        .tempdir()
+        .map_err(|error| format!("could not make a folder for the context's downloads: {error}"))?;
+    let params = json!({
+        "behavior": "allowAndName",
+        "browserContextId": context_id,
+        "downloadPath": folder.path().to_string_lossy(),
+        "eventsEnabled": true,
+    });
+    browser.call("Browser.setDownloadBehavior", params).await.map_err(|error: CdpFail| error.to_string())?;
+    Ok(DownloadFolder { folder })
+}
+
+/// Keeps the context's download list up to date until the context closes.
+pub(crate) async fn watch(mut reports: DownloadReports, folder: PathBuf, shared: Arc<Shared>) {
+    loop {
+        tokio::select! {
+            Some(event) = reports.began.next() => {
+                let frame = event.frame_id.as_ref().to_owned();
+                shared.update(|state| {
+                    // A tab's main frame has the tab's id.
+                    let ours = state.tabs.iter().any(|tab| tab.target_id == frame);
+                    state.downloads.push(Download {
+                        guid: event.guid.clone(),
+                        file_name: event.suggested_filename.clone(),
+                        progress: Progress::Saving,
+                        received_bytes: 0,
+                        total_bytes: 0,
+                        ours,
+                    });
+                });
+            }
+            Some(event) = reports.progressed.next() => {
+                let saved = match event.state {
+                    DownloadProgressState::Completed => {
+                        let file = event.file_path.as_deref().map_or_else(|| folder.join(&event.guid), PathBuf::from);
+                        // Another context's file is in another folder.
+                        let in_ours = file.starts_with(&folder) && file.is_file();
+                        Some((file, in_ours))
+                    }
+                    _ => None,
+                };
+                shared.update(|state| {
+                    let Some(download) = state.downloads.iter_mut().find(|download| download.guid == event.guid) else {
+                        return;
+                    };
+                    download.received_bytes = event.received_bytes.max(0.0) as u64;
+                    download.total_bytes = event.total_bytes.max(0.0) as u64;
+                    match (&event.state, saved) {
+                        (DownloadProgressState::Completed, Some((file, in_ours))) => {
+                            download.ours = in_ours;
+                            download.progress = Progress::Saved(file);
+                        }
+                        (DownloadProgressState::Canceled, _) => download.progress = Progress::Canceled,
+                        _ => {}
+                    }
+                });
+            }
+            else => break,
+        }
+    }
+}

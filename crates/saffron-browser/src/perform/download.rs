@@ -1,0 +1,151 @@
+//! `expectDownload`: a file the context downloaded during the scenario, by name and contents.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use crate::context::Context;
+use crate::downloads::{Download, Progress};
+use crate::error::{ActionFailure, FailureKind};
+
+use super::{compiled, seconds};
+
+/// Files larger than this are read only this far for `contains`.
+const READ_LIMIT: u64 = 64 * 1024 * 1024;
+
+/// What is checked of a download.
+pub(super) struct Wanted<'a> {
+    pub file_name: Option<&'a str>,
+    pub file_name_regex: Option<&'a str>,
+    pub contains: Option<&'a str>,
+}
+
+impl Context {
+    /// Waits for a download of this context, completed, named as wanted and holding the text
+    /// wanted.
+    pub(super) async fn expect_download(
+        &self,
+        verb: &str,
+        wanted: Wanted<'_>,
+        deadline: Instant,
+        timeout: Duration,
+    ) -> Result<(), ActionFailure> {
+        if self.download_folder.is_none() {
+            let endpoint = self.browser.remote_endpoint().unwrap_or("a remote browser");
+            return Err(ActionFailure::new(
+                FailureKind::Invalid,
+                format!(
+                    "{verb}: downloads are checked only in a browser Saffron starts: the remote browser at {endpoint} \
+                     saves them on its own machine"
+                ),
+            ));
+        }
+        let pattern = compiled(verb, "fileNameRegex", wanted.file_name_regex)?;
+        let named = |download: &Download| match (&wanted.file_name, &pattern) {
+            (Some(name), _) => download.file_name == *name,
+            (None, Some(pattern)) => pattern.is_match(&download.file_name),
+            (None, None) => true,
+        };
+        // Each completed file is read once: it does not change after.
+        let mut contents: HashMap<PathBuf, String> = HashMap::new();
+        loop {
+            let notified = self.shared.changed.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            let saved: Vec<PathBuf> = self.shared.read(|state| {
+                state
+                    .downloads
+                    .iter()
+                    .filter(|download| download.ours && named(download))
+                    .filter_map(|download| match &download.progress {
+                        Progress::Saved(file) => Some(file.clone()),
+                        _ => None,
+                    })
+                    .collect()
+            });
+            let Some(text) = wanted.contains else {
+                if !saved.is_empty() {
+                    return Ok(());
+                }
+                if tokio::time::timeout_at(deadline.into(), notified).await.is_err() {
+                    return Err(self.no_download(verb, &wanted, &contents, timeout));
+                }
+                continue;
+            };
+            for file in saved {
+                if !contents.contains_key(&file) {
+                    contents.insert(file.clone(), read_text(&file).await);
+                }
+                if contents.get(&file).is_some_and(|held| held.contains(text)) {
+                    return Ok(());
+                }
+            }
+            if tokio::time::timeout_at(deadline.into(), notified).await.is_err() {
+                return Err(self.no_download(verb, &wanted, &contents, timeout));
+            }
+        }
+    }
+
+    fn no_download(
+        &self,
+        verb: &str,
+        wanted: &Wanted<'_>,
+        contents: &HashMap<PathBuf, String>,
+        timeout: Duration,
+    ) -> ActionFailure {
+        let expected = describe(wanted);
+        let found: Vec<String> = self.shared.read(|state| {
+            state
+                .downloads
+                .iter()
+                .filter(|download| download.ours)
+                .map(|download| {
+                    let mut line = download.describe();
+                    if let (Progress::Saved(file), Some(held)) = (&download.progress, wanted.contains)
+                        && let Some(text) = contents.get(file)
+                        && !text.contains(held)
+                    {
+                        let start: String = text.chars().take(80).collect();
+                        line.push_str(&format!(", which does not hold {held:?}: it begins {start:?}"));
+                    }
+                    line
+                })
+                .collect()
+        });
+        let found = if found.is_empty() { "no downloads".to_owned() } else { found.join("; ") };
+        ActionFailure::new(
+            FailureKind::AssertionFailed,
+            format!("{verb}: expected {expected} during the scenario within {}, found {found}", seconds(timeout)),
+        )
+        .with(Some(expected), Some(found))
+    }
+}
+
+/// `a download named "orders.csv" holding "1001"`.
+fn describe(wanted: &Wanted<'_>) -> String {
+    let mut text = "a download".to_owned();
+    match (wanted.file_name, wanted.file_name_regex) {
+        (Some(name), _) => text.push_str(&format!(" named {name:?}")),
+        (None, Some(pattern)) => text.push_str(&format!(" named like /{pattern}/")),
+        (None, None) => {}
+    }
+    if let Some(held) = wanted.contains {
+        text.push_str(&format!(" holding {held:?}"));
+    }
+    text
+}
+
+/// The file's text (invalid UTF-8 replaced), up to [`READ_LIMIT`]; empty when unreadable.
+async fn read_text(file: &std::path::Path) -> String {
+    let file = file.to_owned();
+    let read = tokio::task::spawn_blocking(move || {
+        use std::io::Read;
+        let mut bytes = Vec::new();
+        std::fs::File::open(&file)?.take(READ_LIMIT).read_to_end(&mut bytes)?;
+        Ok::<_, std::io::Error>(String::from_utf8_lossy(&bytes).into_owned())
+    });
+    match read.await {
+        Ok(Ok(text)) => text,
+        _ => String::new(),
+    }
+}
