@@ -457,3 +457,51 @@ fn a_cross_site_frame_needs_a_remote_browser_started_without_site_isolation() {
     let _ = std::fs::remove_dir_all(&project);
     let _ = runtime.block_on(server.shutdown());
 }
+
+/// A remote browser saves downloads on its own machine, which Saffron cannot read: a check of
+/// a downloaded file fails there saying so (the launched Chromium passes the same check:
+/// `saffron-browser`'s `tests/download.rs`, `tests/record.rs`).
+#[test]
+fn a_download_check_on_a_remote_browser_fails_saying_why() {
+    let (runtime, server, password) = demo();
+    let project = example_project("remote-download");
+    std::fs::write(
+        project.join("features/reports.feature"),
+        "Feature: Reports\n  Scenario: Download the report\n    Given I am on the reports page\n    \
+         When I download the report\n    Then the report lists Katherine Johnson\n",
+    )
+    .expect("write the feature");
+    let skeleton = saffron(&project, &["skeleton", "features/reports.feature:2"], &password).output().expect("runs");
+    assert_eq!(skeleton.status.code(), Some(0), "{}", text(&skeleton));
+    let path = project.join(".saffron/cache/reports/download-the-report.json");
+    let mut recording: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("the skeleton")).expect("JSON");
+    recording["steps"][0]["actions"] = serde_json::json!([{ "type": "goto", "url": "/lab/download" }]);
+    recording["steps"][1]["actions"] =
+        serde_json::json!([{ "type": "click", "target": { "role": "link", "name": "Download the report" } }]);
+    recording["steps"][2]["actions"] = serde_json::json!([
+        { "type": "expectDownload", "fileName": "report.csv", "contains": "1002,Katherine Johnson" }
+    ]);
+    std::fs::write(&path, serde_json::to_string_pretty(&recording).expect("JSON")).expect("write");
+    let base_url = server.url();
+    let run = |browser_url: &str| {
+        let args = ["run", "--base-url", &base_url, "--browser-url", browser_url, "features/reports.feature"];
+        saffron(&project, &args, &password).output().expect("saffron runs")
+    };
+
+    let remote = RemoteChromium::start();
+    let output = run(&remote.http_url());
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{all}");
+    assert!(all.contains("1 red"), "{all}");
+    assert!(
+        all.contains(&format!(
+            "downloads are checked only in a browser Saffron starts: the remote browser at {}/ saves them on its \
+             own machine",
+            remote.http_url()
+        )),
+        "{all}"
+    );
+    let _ = std::fs::remove_dir_all(&project);
+    let _ = runtime.block_on(server.shutdown());
+}

@@ -60,6 +60,7 @@ fn schemas_name_every_action_type() {
         "expectUrl",
         "expectState",
         "expectResponse",
+        "expectDownload",
         "expectNoConsoleErrors",
         "expectCount",
     ] {
