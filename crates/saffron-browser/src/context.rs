@@ -711,7 +711,7 @@ async fn capture(page: &Page) -> Result<Vec<u8>, BrowserError> {
 
 /// An isolated world in every frame of the page, the main frame first: the page's scripts see
 /// none of what is done there.
-async fn isolated_worlds(page: &Page) -> Result<Vec<i64>, CdpFail> {
+pub(crate) async fn isolated_worlds(page: &Page) -> Result<Vec<i64>, CdpFail> {
     let frames = crate::frame_tree::frames(page).await?;
     let mut worlds = Vec::with_capacity(frames.len());
     for frame in frames {

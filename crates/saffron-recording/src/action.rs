@@ -117,6 +117,19 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         timeout_ms: Option<u64>,
     },
+    /// Drag an element onto another with the mouse, as a person does: press on the element's
+    /// centre, move to the other's centre, release there. Pages that use the browser's own
+    /// drag and drop (`draggable`) get its drag events; others get the mouse and pointer
+    /// events of the move.
+    Drag {
+        /// The element dragged.
+        target: Target,
+        /// The element it is dropped on.
+        to: Target,
+        /// Per-action timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
     /// Switch to another tab of the context, by index or by URL pattern (one of them).
     SwitchTab {
         /// Tab index in opening order, from 0.
@@ -343,6 +356,7 @@ macro_rules! element_target {
             | Action::Check { target, .. }
             | Action::Uncheck { target, .. }
             | Action::Hover { target, .. }
+            | Action::Drag { target, .. }
             | Action::ExpectVisible { target, .. }
             | Action::ExpectHidden { target, .. }
             | Action::ExpectText { target, .. }
@@ -376,6 +390,7 @@ impl Action {
             Action::Check { .. } => "check",
             Action::Uncheck { .. } => "uncheck",
             Action::Hover { .. } => "hover",
+            Action::Drag { .. } => "drag",
             Action::SwitchTab { .. } => "switchTab",
             Action::Dialog { .. } => "dialog",
             Action::WaitForResponse { .. } => "waitForResponse",
@@ -418,6 +433,7 @@ impl Action {
             Action::Click { .. }
                 | Action::DoubleClick { .. }
                 | Action::Upload { .. }
+                | Action::Drag { .. }
                 | Action::Press { .. }
                 | Action::Dialog { .. }
         )
@@ -446,6 +462,7 @@ impl Action {
             | Action::Check { timeout_ms, .. }
             | Action::Uncheck { timeout_ms, .. }
             | Action::Hover { timeout_ms, .. }
+            | Action::Drag { timeout_ms, .. }
             | Action::SwitchTab { timeout_ms, .. }
             | Action::Dialog { timeout_ms, .. }
             | Action::WaitForResponse { timeout_ms, .. }
@@ -524,6 +541,7 @@ impl fmt::Display for Action {
             Action::Check { target, .. } => write!(f, "check {target}"),
             Action::Uncheck { target, .. } => write!(f, "uncheck {target}"),
             Action::Hover { target, .. } => write!(f, "hover {target}"),
+            Action::Drag { target, to, .. } => write!(f, "drag {target} onto {to}"),
             Action::SwitchTab { index: Some(index), .. } => write!(f, "switch to tab {index}"),
             Action::SwitchTab { url_pattern: Some(pattern), .. } => write!(f, "switch to the tab matching /{pattern}/"),
             Action::SwitchTab { .. } => f.write_str("switch tab"),
@@ -590,6 +608,7 @@ mod tests {
             Action::Check { target: target.clone(), timeout_ms: None },
             Action::Uncheck { target: target.clone(), timeout_ms: None },
             Action::Hover { target: target.clone(), timeout_ms: None },
+            Action::Drag { target: target.clone(), to: button("Done"), timeout_ms: None },
             Action::SwitchTab { index: Some(1), url_pattern: None, timeout_ms: None },
             Action::Dialog { accept: true, prompt_text: None, timeout_ms: None },
             Action::WaitForResponse { response: response.clone(), timeout_ms: None },
@@ -614,11 +633,11 @@ mod tests {
     #[test]
     fn classification_of_every_action_type() {
         let actions = every_action();
-        assert_eq!(actions.len(), 23, "one of each type");
+        assert_eq!(actions.len(), 24, "one of each type");
         for action in &actions {
             let name = action.type_name();
             assert_eq!(action.is_assertion(), name.starts_with("expect"), "{name}");
-            let never_repeated = matches!(name, "click" | "dblclick" | "upload" | "press" | "dialog");
+            let never_repeated = matches!(name, "click" | "dblclick" | "upload" | "drag" | "press" | "dialog");
             assert_eq!(action.may_repeat(), !never_repeated, "{name}");
             let json = serde_json::to_value(action).expect("serializes");
             assert_eq!(json["type"], name, "type tag of {name}");
@@ -716,6 +735,14 @@ mod tests {
                 r#"expect 3 of listitem "Item""#,
             ),
             (Action::Dialog { accept: false, prompt_text: None, timeout_ms: None }, "dismiss the dialog"),
+            (
+                Action::Drag {
+                    target: Target::role("listitem", "Write tests"),
+                    to: Target::role("region", "Done"),
+                    timeout_ms: None,
+                },
+                r#"drag listitem "Write tests" onto region "Done""#,
+            ),
             (
                 Action::SwitchTab { index: None, url_pattern: Some("/checkout".into()), timeout_ms: None },
                 "switch to the tab matching //checkout/",

@@ -85,6 +85,10 @@ macro_rules! walk {
                     $target_fn(target, "target", visit);
                     visit("value".to_owned(), Text, value);
                 }
+                Action::Drag { target, to, .. } => {
+                    $target_fn(target, "target", visit);
+                    $target_fn(to, "to", visit);
+                }
                 Action::Select { target, values, .. } => {
                     $target_fn(target, "target", visit);
                     for (i, value) in values.into_iter().enumerate() {
@@ -227,6 +231,7 @@ mod tests {
             Action::Check { target: target("5"), timeout_ms: t },
             Action::Uncheck { target: target("6"), timeout_ms: t },
             Action::Hover { target: target("7"), timeout_ms: t },
+            Action::Drag { target: target("7d"), to: target("7e"), timeout_ms: t },
             Action::DoubleClick { target: target("7b"), timeout_ms: t },
             Action::Upload { target: target("7c"), files: vec!["files[0]".into()], timeout_ms: t },
             Action::SwitchTab { index: Some(1), url_pattern: Some("urlPattern".into()), timeout_ms: t },

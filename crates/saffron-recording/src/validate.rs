@@ -378,6 +378,7 @@ fn needs(root: &Value, path: &[Step], field: &str, what: &str) -> String {
         let operand = match field {
             "values" | "files" => field.to_string(),
             "accept" => "accept (true or false)".to_string(),
+            "to" => "to: the element it is dropped on".to_string(),
             other => with_article(other),
         };
         return format!("{} needs {operand}", with_article(kind));
@@ -647,6 +648,9 @@ fn check_action(action: &Action, raw: Option<&Value>, path: &str) -> Check {
     }
     if let Some(target) = action.target() {
         check_target(target, &key(path, "target"), "target", 0, 0)?;
+    }
+    if let Action::Drag { to, .. } = action {
+        check_target(to, &key(path, "to"), "target", 0, 0)?;
     }
     match action {
         Action::WaitForResponse { response, .. } | Action::ExpectResponse { response, .. } => {

@@ -50,6 +50,7 @@ fn schemas_name_every_action_type() {
         "check",
         "uncheck",
         "hover",
+        "drag",
         "switchTab",
         "dialog",
         "waitForResponse",

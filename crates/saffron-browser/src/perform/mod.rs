@@ -8,6 +8,7 @@
 
 mod assertions;
 mod download;
+mod drag;
 mod input;
 mod navigation;
 mod network;
@@ -127,6 +128,7 @@ impl Context {
                     .map_err(|error| dispatched(name, target, &ready.found, error))?;
                 Ok(Some(resolved))
             }
+            Action::Drag { target, to, .. } => self.drag(target, to, deadline, timeout, group).await.map(Some),
             Action::Fill { target, value, .. } => self.fill(target, value, deadline, timeout, group).await.map(Some),
             Action::Select { target, values, .. } => {
                 self.select(target, values, deadline, timeout, group).await.map(Some)

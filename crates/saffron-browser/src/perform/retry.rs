@@ -138,6 +138,12 @@ impl Checks {
         Checks { visible: true, stable: true, hit: true, scroll: true, ..Checks::default() }
     }
 
+    /// Where something is dropped: in view and visible; what is on top of it may be the
+    /// dragged element itself.
+    pub(super) fn drop_target() -> Checks {
+        Checks { visible: true, stable: true, scroll: true, ..Checks::default() }
+    }
+
     pub(super) fn fill(value: &str) -> Checks {
         Checks {
             visible: true,

@@ -87,6 +87,7 @@ fn base_recording() -> Recording {
                     contains: Some("<user>@example.com".into()),
                     timeout_ms: None,
                 },
+                Action::Drag { target: target("listitem", "Order"), to: target("region", "Archive"), timeout_ms: None },
             ],
         ),
     ];
@@ -465,6 +466,11 @@ fn every_recording_rule_names_its_path() {
         (
             set(&format!("{S2}/16/fileName"), json!("exports/orders.csv")),
             "steps[2].actions[16].fileName: a file's name as the browser suggests it, without folders",
+        ),
+        (without(&format!("{S2}/17/to")), "steps[2].actions[17].to: a drag needs to: the element it is dropped on"),
+        (
+            set(&format!("{S2}/17/to"), json!({ "name": "Archive" })),
+            "steps[2].actions[17].to.name: name qualifies a role: add the role",
         ),
         // Response matchers.
         (without(&format!("{S1}/2/response")), "steps[1].actions[2].response: a waitForResponse needs a response"),

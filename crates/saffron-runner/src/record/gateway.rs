@@ -268,6 +268,11 @@ impl<P: LivePage> Gateway<P> {
                 let input: tools::RefInput = tools::parse(name, input)?;
                 Action::Hover { target: self.target(&input.element).await?, timeout_ms: None }
             }
+            tools::DRAG => {
+                let input: tools::DragInput = tools::parse(name, input)?;
+                let target = self.target(&input.element).await?;
+                Action::Drag { target, to: self.target(&input.to).await?, timeout_ms: None }
+            }
             tools::CHECK => {
                 let input: tools::RefInput = tools::parse(name, input)?;
                 Action::Check { target: self.target(&input.element).await?, timeout_ms: None }
@@ -640,6 +645,7 @@ mod tests {
             Box::pin(async move {
                 match element {
                     "e1" => Ok(RefTarget { target: Target::role("textbox", "Password"), fragile: false }),
+                    "e2" => Ok(RefTarget { target: Target::role("region", "Done"), fragile: false }),
                     other => Err(PageError::Refused(format!("there is no element {other}"))),
                 }
             })
@@ -775,6 +781,25 @@ mod tests {
         assert!(matches!(&performed.lock().expect("lock")[0], Action::DoubleClick { .. }));
         assert!(matches!(&gateway.entries()[0].action, Action::DoubleClick { .. }));
         assert!(tools::specs().iter().any(|spec| spec.name == tools::DOUBLE_CLICK));
+    }
+
+    #[test]
+    fn a_drag_needs_both_refs_and_is_recorded_with_its_drop_target() {
+        let (mut gateway, performed) = gateway();
+        call(&mut gateway, tools::STEP, json!({ "step": 1 }));
+        let refused = call(&mut gateway, tools::DRAG, json!({ "ref": "e1", "to": "e9" }));
+        assert!(refused.is_error && refused.content.contains("there is no element e9"), "{refused:?}");
+        assert!(performed.lock().expect("lock").is_empty(), "nothing refused was performed");
+        let dragged = call(&mut gateway, tools::DRAG, json!({ "ref": "e1", "to": "e2" }));
+        assert!(!dragged.is_error, "{dragged:?}");
+        let expected = Action::Drag {
+            target: Target::role("textbox", "Password"),
+            to: Target::role("region", "Done"),
+            timeout_ms: None,
+        };
+        assert_eq!(performed.lock().expect("lock").as_slice(), [expected.clone()]);
+        assert_eq!(gateway.entries()[0].action, expected);
+        assert!(tools::specs().iter().any(|spec| spec.name == tools::DRAG));
     }
 
     #[test]

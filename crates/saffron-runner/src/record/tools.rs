@@ -50,6 +50,16 @@ pub struct UploadInput {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+pub struct DragInput {
+    /// The ref of the element dragged.
+    #[serde(rename = "ref")]
+    pub element: String,
+    /// The ref of the element it is dropped on.
+    pub to: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct PressInput {
     /// The key, e.g. `Enter`, `Tab`, `Control+A`.
     pub key: String,
@@ -251,6 +261,7 @@ pub const PRESS: &str = "browser_press";
 pub const CHECK: &str = "browser_check";
 pub const UNCHECK: &str = "browser_uncheck";
 pub const HOVER: &str = "browser_hover";
+pub const DRAG: &str = "browser_drag";
 pub const GOTO: &str = "browser_goto";
 pub const SWITCH_TAB: &str = "browser_switch_tab";
 pub const DIALOG: &str = "browser_dialog";
@@ -272,6 +283,7 @@ pub fn specs() -> Vec<ToolSpec> {
         spec::<RefInput>(CHECK, "Check a checkbox or radio."),
         spec::<RefInput>(UNCHECK, "Uncheck a checkbox."),
         spec::<RefInput>(HOVER, "Move the pointer over an element."),
+        spec::<DragInput>(DRAG, "Drag an element with the mouse and drop it on another."),
         spec::<GotoInput>(GOTO, "Open an address of the application."),
         spec::<SwitchTabInput>(SWITCH_TAB, "Work in another tab (by URL pattern or index)."),
         spec::<DialogInput>(DIALOG, "Answer the next dialog; call it before the action that opens it."),

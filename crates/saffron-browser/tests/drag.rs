@@ -1,0 +1,96 @@
+//! `drag` on `/lab/drag`: a card dragged between the columns of a board that uses the browser's
+//! own drag and drop, and a parcel dragged onto a truck by a page that follows pointer events
+//! itself; both get trusted events only. A drop target that is not there fails the action and
+//! lets go of the button.
+
+mod common;
+
+use common::{Scenario, run};
+use saffron_browser::{Browser, FailureKind};
+use saffron_demo::DemoConfig;
+use serde_json::json;
+
+async fn lab(browser: &Browser) -> Scenario {
+    let mut s = Scenario::start(browser, DemoConfig::default()).await;
+    s.ok(json!({ "type": "goto", "url": "/lab/drag" })).await;
+    s
+}
+
+impl Scenario {
+    async fn shows(&mut self, test_id: &str, text: &str) {
+        self.ok(json!({ "type": "expectText", "target": { "testId": test_id }, "text": text, "timeoutMs": 2000 }))
+            .await;
+    }
+}
+
+#[test]
+fn a_card_is_dragged_to_another_column_with_the_browsers_drag_events() {
+    run(|browser| async move {
+        let mut s = lab(&browser).await;
+        s.shows("board", "To do: Write tests, Ship it | Done:").await;
+        let performed = s
+            .ok(json!({
+                "type": "drag",
+                "target": { "text": "Write tests" },
+                "to": { "role": "region", "name": "Done" }
+            }))
+            .await;
+        assert_eq!(performed.locator.as_deref(), Some(r#"text "Write tests""#));
+        s.shows("board", "To do: Ship it | Done: Write tests").await;
+        // Dispatched by the browser from the drag's data, none by a script; entered in the
+        // first column, then over the second, dropped there.
+        s.shows("drag-log", "dragstart dragenter dragover dragenter dragover drop dragend").await;
+        s.close().await;
+    });
+}
+
+#[test]
+fn a_page_that_follows_the_pointer_itself_gets_the_moves_and_the_release() {
+    run(|browser| async move {
+        let mut s = lab(&browser).await;
+        s.ok(json!({ "type": "drag", "target": { "text": "Parcel" }, "to": { "role": "region", "name": "Truck" } }))
+            .await;
+        s.shows("truck-status", "Parcel loaded").await;
+        s.shows("pointer-log", "several moves, trusted").await;
+        s.close().await;
+    });
+}
+
+#[test]
+fn a_missing_drop_target_fails_and_lets_go() {
+    run(|browser| async move {
+        let mut s = lab(&browser).await;
+        let failure = s
+            .fails(json!({
+                "type": "drag",
+                "target": { "text": "Parcel" },
+                "to": { "role": "region", "name": "Garage" },
+                "timeoutMs": 500
+            }))
+            .await;
+        assert_eq!(failure.kind, FailureKind::NotFound, "{failure:?}");
+        assert!(failure.message.starts_with(r#"drag region "Garage""#), "{}", failure.message);
+        // The button was let go where the drag stood: the parcel is not loaded, and the next
+        // drag starts afresh.
+        s.shows("truck-status", "The truck is empty").await;
+        s.ok(json!({ "type": "drag", "target": { "text": "Parcel" }, "to": { "role": "region", "name": "Truck" } }))
+            .await;
+        s.shows("truck-status", "Parcel loaded").await;
+
+        let card = s
+            .fails(json!({
+                "type": "drag",
+                "target": { "text": "Ship it" },
+                "to": { "role": "region", "name": "Archive" },
+                "timeoutMs": 500
+            }))
+            .await;
+        assert_eq!(card.kind, FailureKind::NotFound, "{card:?}");
+        // The browser's drag was cancelled: the card stays where it was.
+        s.shows("board", "To do: Write tests, Ship it | Done:").await;
+        s.ok(json!({ "type": "drag", "target": { "text": "Ship it" }, "to": { "role": "region", "name": "Done" } }))
+            .await;
+        s.shows("board", "To do: Write tests | Done: Ship it").await;
+        s.close().await;
+    });
+}
