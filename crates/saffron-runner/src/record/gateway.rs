@@ -797,7 +797,7 @@ mod tests {
             to: Target::role("region", "Done"),
             timeout_ms: None,
         };
-        assert_eq!(performed.lock().expect("lock").as_slice(), [expected.clone()]);
+        assert_eq!(performed.lock().expect("lock").as_slice(), std::slice::from_ref(&expected));
         assert_eq!(gateway.entries()[0].action, expected);
         assert!(tools::specs().iter().any(|spec| spec.name == tools::DRAG));
     }
