@@ -528,12 +528,38 @@ pub(crate) fn behaviour_key(actions: &[saffron_recording::Action]) -> Arc<str> {
     let mut value = serde_json::to_value(actions).unwrap_or_default();
     if let serde_json::Value::Array(actions) = &mut value {
         for action in actions {
-            if let Some(target) = action.get_mut("target").and_then(|t| t.as_object_mut()) {
-                target.remove("css");
-                target.remove("tier");
+            // A drag's drop target is a target too.
+            for field in ["target", "to"] {
+                if let Some(target) = action.get_mut(field).and_then(|t| t.as_object_mut()) {
+                    target.remove("css");
+                    target.remove("tier");
+                }
             }
         }
     }
     // serde_json's maps are ordered by key, so this string is canonical.
     Arc::from(value.to_string().as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use saffron_recording::{Action, Target, Tier};
+
+    use super::behaviour_key;
+
+    #[test]
+    fn css_fallbacks_and_tiers_are_not_behaviour_on_either_target_of_a_drag() {
+        let drag = |css: &str, tier: Option<Tier>| Action::Drag {
+            target: Target { css: vec![format!("{css} li")], tier, ..Target::role("listitem", "Card") },
+            to: Target { css: vec![format!("{css} #done")], tier, ..Target::role("region", "Done") },
+            timeout_ms: None,
+        };
+        assert_eq!(behaviour_key(&[drag("main", None)]), behaviour_key(&[drag("body", Some(Tier::Css))]));
+        let elsewhere = Action::Drag {
+            target: Target::role("listitem", "Card"),
+            to: Target::role("region", "Archive"),
+            timeout_ms: None,
+        };
+        assert_ne!(behaviour_key(&[drag("main", None)]), behaviour_key(&[elsewhere]));
+    }
 }

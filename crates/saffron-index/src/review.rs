@@ -645,13 +645,14 @@ fn propagated_targets(proposal: &Proposal) -> (HashMap<SemanticCore<'_>, &Target
     for step in &proposal.diff {
         for change in &step.changes {
             let ActionChange::Changed { before, after, .. } = change else { continue };
-            let (Some(old), Some(new)) = (before.target(), after.target()) else { continue };
-            if without_tier(old) == without_tier(new) {
-                continue;
-            }
-            let known = replacements.entry(old.semantic_core()).or_default();
-            if !known.iter().any(|target| without_tier(target) == without_tier(new)) {
-                known.push(new);
+            for (old, new) in before.targets().into_iter().zip(after.targets()) {
+                if without_tier(old) == without_tier(new) {
+                    continue;
+                }
+                let known = replacements.entry(old.semantic_core()).or_default();
+                if !known.iter().any(|target| without_tier(target) == without_tier(new)) {
+                    known.push(new);
+                }
             }
         }
     }
@@ -699,12 +700,15 @@ fn retarget(recording: &mut Recording, cores: &HashMap<SemanticCore<'_>, &Target
     let mut changed = 0;
     for step in &mut recording.steps {
         for action in &mut step.actions {
-            let Some(target) = action.target_mut() else { continue };
-            let Some(new) = cores.get(&target.semantic_core()) else { continue };
-            if *target != **new {
-                *target = (*new).clone();
-                changed += 1;
+            let mut moved = false;
+            for target in action.targets_mut() {
+                let Some(new) = cores.get(&target.semantic_core()) else { continue };
+                if *target != **new {
+                    *target = (*new).clone();
+                    moved = true;
+                }
             }
+            changed += usize::from(moved);
         }
     }
     changed

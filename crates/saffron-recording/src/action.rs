@@ -449,6 +449,22 @@ impl Action {
         element_target!(self)
     }
 
+    /// Every element the action is about: its target, and a drag's drop target after it.
+    pub fn targets(&self) -> Vec<&Target> {
+        match self {
+            Action::Drag { target, to, .. } => vec![target, to],
+            other => other.target().into_iter().collect(),
+        }
+    }
+
+    /// Mutable access to every element the action is about, in the order of [`Action::targets`].
+    pub fn targets_mut(&mut self) -> Vec<&mut Target> {
+        match self {
+            Action::Drag { target, to, .. } => vec![target, to],
+            other => other.target_mut().into_iter().collect(),
+        }
+    }
+
     /// The per-action timeout, if the recording sets one.
     pub fn timeout_ms(&self) -> Option<u64> {
         match self {
@@ -649,6 +665,10 @@ mod tests {
         for mut action in every_action() {
             let had = action.target().cloned();
             assert_eq!(action.target_mut().map(|t| t.clone()), had);
+            let all: Vec<Target> = action.targets().into_iter().cloned().collect();
+            assert_eq!(all.first(), had.as_ref(), "the target comes first");
+            assert_eq!(action.targets_mut().into_iter().map(|t| t.clone()).collect::<Vec<_>>(), all);
+            assert_eq!(all.len(), usize::from(had.is_some()) + usize::from(action.type_name() == "drag"));
         }
         let press = Action::Press { target: Some(button("OK")), key: "Enter".into(), timeout_ms: Some(10) };
         assert_eq!(press.target(), Some(&button("OK")));

@@ -119,8 +119,11 @@ fn strip_tiers(actions: &mut Value) {
         return;
     };
     for action in actions {
-        if let Some(target) = action.get_mut("target") {
-            strip_target_tiers(target);
+        // A drag's drop target is a target too.
+        for field in ["target", "to"] {
+            if let Some(target) = action.get_mut(field) {
+                strip_target_tiers(target);
+            }
         }
     }
 }
@@ -284,6 +287,21 @@ mod tests {
             frame.css = vec!["#gift".into()];
         }
         assert_ne!(contract_digest(&elsewhere), digest, "another frame is another contract");
+    }
+
+    #[test]
+    fn a_drop_target_is_contract_and_its_tier_is_advisory() {
+        let mut dragged = recording();
+        let to = Target { css: vec!["#done".into()], tier: Some(Tier::Css), ..Target::default() };
+        let drag = |to: Target| Action::Drag { target: Target::role("listitem", "Card"), to, timeout_ms: None };
+        dragged.steps[0].actions = vec![drag(to.clone())];
+        let digest = contract_digest(&dragged);
+        let mut retiered = dragged.clone();
+        retiered.steps[0].actions = vec![drag(Target { tier: None, ..to.clone() })];
+        assert_eq!(contract_digest(&retiered), digest);
+        let mut elsewhere = dragged.clone();
+        elsewhere.steps[0].actions = vec![drag(Target { css: vec!["#archive".into()], ..to })];
+        assert_ne!(contract_digest(&elsewhere), digest, "another drop target is another contract");
     }
 
     #[test]

@@ -331,18 +331,26 @@ fn propagate_rewrites_identical_cores_only_and_never_an_expected_value() {
     same_core.tier = Some(saffron_recording::Tier::Css);
     let expect =
         Action::ExpectText { target: same_core.clone(), text: Some("Buy".into()), text_regex: None, timeout_ms: None };
+    // A drag onto that button: its drop target has the same core too.
+    let drag = Action::Drag { target: Target::role("listitem", "Cart item"), to: same_core.clone(), timeout_ms: None };
     let mut audit_recording = audit(same_core);
     audit_recording.steps[1].actions.push(expect);
+    audit_recording.steps[1].actions.push(drag);
     fixture.store.write_recording(&root.join(AUDIT), &audit_recording).expect("audit");
     // The proposal was filed before: re-file it against the same committed recording.
     let accepted = fixture.accept(AcceptOptions { propagate: true, ..AcceptOptions::default() }).expect("accepted");
     assert_eq!(accepted.propagated.len(), 1, "{accepted:?}");
     assert_eq!(accepted.propagated[0].recording, Path::new(AUDIT));
-    assert_eq!(accepted.propagated[0].changes, 3);
+    assert_eq!(accepted.propagated[0].changes, 4);
     let audited = fixture.read(AUDIT);
-    for action in &audited.steps[1].actions {
+    for action in &audited.steps[1].actions[..3] {
         assert_eq!(action.target(), Some(&button("Buy now")), "{action:?}");
     }
+    assert_eq!(
+        audited.steps[1].actions[3].targets(),
+        [&Target::role("listitem", "Cart item"), &button("Buy now")],
+        "a drop target with the same core moves, the dragged element stays"
+    );
     match &audited.steps[1].actions[2] {
         Action::ExpectText { text, .. } => {
             assert_eq!(text.as_deref(), Some("Buy"), "the expected value is never touched")
