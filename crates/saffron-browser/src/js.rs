@@ -486,6 +486,28 @@ pub(crate) const FOCUS: &str = r##"function () {
   return { ok: true };
 }"##;
 
+/// Focuses a text field with the caret after its content, where a person who clicks past the
+/// end of the text types. `{ ok }`, or `{ ok: false, reason }`.
+pub(crate) const FOCUS_AT_END: &str = r##"function () {
+  if (!this.isConnected) return { ok: false, reason: 'the element was detached from the page' };
+  this.focus();
+  if (this.localName === 'input' || this.localName === 'textarea') {
+    const end = this.value.length;
+    // Some input types (email, number) have no selection to set.
+    try { this.setSelectionRange(end, end); } catch (_) {}
+  } else if (this.isContentEditable) {
+    const range = document.createRange();
+    range.selectNodeContents(this);
+    range.collapse(false);
+    const selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+  }
+  const focused = this.getRootNode().activeElement;
+  if (focused !== this && !this.contains(focused)) return { ok: false, reason: 'the field did not take focus' };
+  return { ok: true };
+}"##;
+
 /// `{ checked, radio }` of a checkbox or radio (native or ARIA), or `{ error }`.
 pub(crate) const CHECKED: &str = concat!(
     "function () {",

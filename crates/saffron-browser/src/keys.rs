@@ -127,6 +127,15 @@ pub(crate) fn events(chord: &Chord) -> Vec<Value> {
     out
 }
 
+/// The key events that type `character` on a US keyboard (a newline is Enter), or `None`
+/// when no key types it (it is inserted as text then, as an input method would).
+pub(crate) fn typing(character: char) -> Option<Vec<Value>> {
+    let name = if character == '\n' { "Enter".to_owned() } else { character.to_string() };
+    let key = get_key_definition(&name)?;
+    let types_it = key.text.map_or(key.key == name, |text| text == name || (character == '\n' && text == "\r"));
+    types_it.then(|| events(&Chord { modifiers: Vec::new(), key }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,6 +157,22 @@ mod tests {
         }
         assert!(parse("Hyper+A").is_err());
         assert!(parse("Entr").is_err());
+    }
+
+    #[test]
+    fn characters_are_typed_by_their_keys() {
+        let typed = |character: char| {
+            typing(character).map(|events| (events[0]["key"].clone(), events[0]["text"].clone(), events.len()))
+        };
+        assert_eq!(typed('a'), Some((json!("a"), json!("a"), 2)));
+        assert_eq!(typed('A'), Some((json!("A"), json!("A"), 2)));
+        assert_eq!(typed('7'), Some((json!("7"), json!("7"), 2)));
+        assert_eq!(typed('@'), Some((json!("@"), json!("@"), 2)));
+        assert_eq!(typed(' '), Some((json!(" "), json!(" "), 2)));
+        assert_eq!(typed('\n'), Some((json!("Enter"), json!("\r"), 2)));
+        // No key of a US keyboard types these: they are inserted as text.
+        assert_eq!(typed('é'), None);
+        assert_eq!(typed('€'), None);
     }
 
     #[test]

@@ -222,3 +222,46 @@ fn hover_and_click_move_a_real_pointer() {
         s.close().await;
     });
 }
+
+/// Each character's key events, as a keyboard types it.
+fn keyed(character: &str) -> String {
+    format!("keydown:{character} keypress:{character} beforeinput:insertText input:insertText keyup:{character}")
+}
+
+#[test]
+fn type_text_presses_a_key_per_character_where_fill_inserts_the_text() {
+    run(|browser| async move {
+        let mut s = lab(&browser).await;
+        let city = json!({ "label": "City" });
+        // The suggestions come on `keyup`: a fill types no keys, so none come.
+        s.ok(json!({ "type": "fill", "target": city, "value": "Am" })).await;
+        s.events_are("city", TYPED).await;
+        s.text_is("cities", "").await;
+        s.ok(json!({ "type": "fill", "target": city, "value": "" })).await;
+
+        let performed = s.ok(json!({ "type": "typeText", "target": city, "text": "Am" })).await;
+        assert!(performed.drift.is_empty(), "{:?}", performed.drift);
+        s.text_is("cities", "Amsterdam Ampthill").await;
+        // Typed after what the field holds, one key at a time; no change until it is left.
+        s.ok(json!({ "type": "typeText", "target": city, "text": "s" })).await;
+        s.ok(json!({ "type": "expectValue", "target": city, "value": "Ams" })).await;
+        s.text_is("cities", "Amsterdam").await;
+        let filled =
+            format!("{TYPED} keydown:Delete beforeinput:deleteContentForward input:deleteContentForward keyup:Delete");
+        s.events_are("city", &format!("{filled} {} {} {}", keyed("A"), keyed("m"), keyed("s"))).await;
+        s.close().await;
+    });
+}
+
+#[test]
+fn type_text_inserts_what_no_key_types() {
+    run(|browser| async move {
+        let mut s = lab(&browser).await;
+        let city = json!({ "label": "City" });
+        s.ok(json!({ "type": "typeText", "target": city, "text": "Zü" })).await;
+        s.ok(json!({ "type": "expectValue", "target": city, "value": "Zü" })).await;
+        // No key of a US keyboard types "ü": it comes as text, as from an input method.
+        s.events_are("city", &format!("focus {} beforeinput:insertText input:insertText", keyed("Z"))).await;
+        s.close().await;
+    });
+}

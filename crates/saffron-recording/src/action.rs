@@ -60,6 +60,19 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         timeout_ms: Option<u64>,
     },
+    /// Type text into a field key by key, after what it holds, as a person types: each
+    /// character is a key press (`keydown`, `keypress`, `input`, `keyup`), for pages that act
+    /// on keys (suggestions as you type, masked inputs). Characters no key of a US keyboard
+    /// types are inserted as text.
+    TypeText {
+        /// The field, focused first.
+        target: Target,
+        /// The text to type.
+        text: String,
+        /// Per-action timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
     /// Choose the files of a file input, as a person does in the file chooser (the page gets
     /// `input` and `change`). Paths are relative to the project folder; an empty list clears
     /// the choice.
@@ -350,6 +363,7 @@ macro_rules! element_target {
             Action::Click { target, .. }
             | Action::DoubleClick { target, .. }
             | Action::Fill { target, .. }
+            | Action::TypeText { target, .. }
             | Action::Select { target, .. }
             | Action::Upload { target, .. }
             | Action::Press { target: Some(target), .. }
@@ -384,6 +398,7 @@ impl Action {
             Action::Click { .. } => "click",
             Action::DoubleClick { .. } => "dblclick",
             Action::Fill { .. } => "fill",
+            Action::TypeText { .. } => "typeText",
             Action::Select { .. } => "select",
             Action::Upload { .. } => "upload",
             Action::Press { .. } => "press",
@@ -434,6 +449,7 @@ impl Action {
                 | Action::DoubleClick { .. }
                 | Action::Upload { .. }
                 | Action::Drag { .. }
+                | Action::TypeText { .. }
                 | Action::Press { .. }
                 | Action::Dialog { .. }
         )
@@ -472,6 +488,7 @@ impl Action {
             | Action::Click { timeout_ms, .. }
             | Action::DoubleClick { timeout_ms, .. }
             | Action::Fill { timeout_ms, .. }
+            | Action::TypeText { timeout_ms, .. }
             | Action::Select { timeout_ms, .. }
             | Action::Upload { timeout_ms, .. }
             | Action::Press { timeout_ms, .. }
@@ -536,6 +553,7 @@ impl fmt::Display for Action {
             Action::Click { target, .. } => write!(f, "click {target}"),
             Action::DoubleClick { target, .. } => write!(f, "double-click {target}"),
             Action::Fill { target, value, .. } => write!(f, "fill {target} with {value:?}"),
+            Action::TypeText { target, text, .. } => write!(f, "type {text:?} into {target}"),
             Action::Select { target, values, .. } => {
                 let quoted: Vec<String> = values.iter().map(|value| format!("{value:?}")).collect();
                 if quoted.is_empty() {
@@ -618,6 +636,7 @@ mod tests {
             Action::Click { target: target.clone(), timeout_ms: None },
             Action::DoubleClick { target: target.clone(), timeout_ms: None },
             Action::Fill { target: target.clone(), value: String::new(), timeout_ms: None },
+            Action::TypeText { target: target.clone(), text: "Ada".into(), timeout_ms: None },
             Action::Select { target: target.clone(), values: vec![], timeout_ms: None },
             Action::Upload { target: target.clone(), files: vec!["fixtures/a.png".into()], timeout_ms: None },
             Action::Press { target: None, key: "Enter".into(), timeout_ms: None },
@@ -649,11 +668,12 @@ mod tests {
     #[test]
     fn classification_of_every_action_type() {
         let actions = every_action();
-        assert_eq!(actions.len(), 24, "one of each type");
+        assert_eq!(actions.len(), 25, "one of each type");
         for action in &actions {
             let name = action.type_name();
             assert_eq!(action.is_assertion(), name.starts_with("expect"), "{name}");
-            let never_repeated = matches!(name, "click" | "dblclick" | "upload" | "drag" | "press" | "dialog");
+            let never_repeated =
+                matches!(name, "click" | "dblclick" | "upload" | "drag" | "typeText" | "press" | "dialog");
             assert_eq!(action.may_repeat(), !never_repeated, "{name}");
             let json = serde_json::to_value(action).expect("serializes");
             assert_eq!(json["type"], name, "type tag of {name}");
@@ -755,6 +775,10 @@ mod tests {
                 r#"expect 3 of listitem "Item""#,
             ),
             (Action::Dialog { accept: false, prompt_text: None, timeout_ms: None }, "dismiss the dialog"),
+            (
+                Action::TypeText { target: Target::role("combobox", "City"), text: "Ams".into(), timeout_ms: None },
+                r#"type "Ams" into combobox "City""#,
+            ),
             (
                 Action::Drag {
                     target: Target::role("listitem", "Write tests"),

@@ -85,6 +85,10 @@ macro_rules! walk {
                     $target_fn(target, "target", visit);
                     visit("value".to_owned(), Text, value);
                 }
+                Action::TypeText { target, text, .. } => {
+                    $target_fn(target, "target", visit);
+                    visit("text".to_owned(), Text, text);
+                }
                 Action::Drag { target, to, .. } => {
                     $target_fn(target, "target", visit);
                     $target_fn(to, "to", visit);
@@ -226,6 +230,7 @@ mod tests {
             Action::Goto { url: "url".into(), timeout_ms: t },
             Action::Click { target: target("1"), timeout_ms: t },
             Action::Fill { target: target("2"), value: "value".into(), timeout_ms: t },
+            Action::TypeText { target: target("2b"), text: "text".into(), timeout_ms: t },
             Action::Select { target: target("3"), values: vec!["a".into(), "b".into()], timeout_ms: t },
             Action::Press { target: Some(target("4")), key: "Enter".into(), timeout_ms: t },
             Action::Check { target: target("5"), timeout_ms: t },

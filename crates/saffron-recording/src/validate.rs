@@ -641,6 +641,11 @@ fn check_action(action: &Action, raw: Option<&Value>, path: &str) -> Check {
     {
         return Err(invalid(&index(&key(path, "files"), i), problem));
     }
+    if let Action::TypeText { text, .. } = action
+        && text.is_empty()
+    {
+        return Err(invalid(&key(path, "text"), "must not be empty: clear a field with a fill of \"\""));
+    }
     if let Action::ExpectDownload { file_name: Some(name), .. } = action
         && name.contains(['/', '\\'])
     {

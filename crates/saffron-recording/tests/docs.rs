@@ -45,6 +45,7 @@ fn schemas_name_every_action_type() {
         "dblclick",
         "upload",
         "fill",
+        "typeText",
         "select",
         "press",
         "check",

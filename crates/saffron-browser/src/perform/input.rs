@@ -51,6 +51,46 @@ impl Context {
         Ok(resolved)
     }
 
+    /// Focuses the field, then types `text` key by key after what it holds.
+    pub(super) async fn type_text(
+        &self,
+        target: &Target,
+        text: &str,
+        deadline: Instant,
+        timeout: Duration,
+        group: &str,
+    ) -> Result<Resolved, ActionFailure> {
+        let ready = self.ready("typeText", target, &Checks::typing(), deadline, timeout, group).await?;
+        let resolved = Resolved::observe(&ready.page, target, &ready.found).await;
+        let page = &ready.page;
+        let focused = cdp::call_value(page, &ready.found.object_id, js::FOCUS_AT_END, &[]).await.map_err(|error| {
+            ActionFailure::new(FailureKind::Browser, error.to_string()).prefixed("typeText", target)
+        })?;
+        if focused.get("ok").and_then(Value::as_bool) != Some(true) {
+            let reason = focused.get("reason").and_then(Value::as_str).unwrap_or("it could not be focused").to_owned();
+            return Err(ActionFailure::new(FailureKind::NotActionable { reason: reason.clone() }, reason)
+                .found_by(ready.found.fallback_locator(target))
+                .prefixed("typeText", target));
+        }
+        let typed = async {
+            for character in text.chars() {
+                match keys::typing(character) {
+                    Some(events) => {
+                        for event in events {
+                            cdp::call(page, "Input.dispatchKeyEvent", event).await?;
+                        }
+                    }
+                    None => {
+                        cdp::call(page, "Input.insertText", json!({ "text": character.to_string() })).await?;
+                    }
+                }
+            }
+            Ok(())
+        };
+        acknowledged(typed).await.map_err(|error| dispatched("typeText", target, &ready.found, error))?;
+        Ok(resolved)
+    }
+
     pub(super) async fn select(
         &self,
         target: &Target,

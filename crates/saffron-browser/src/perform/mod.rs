@@ -128,6 +128,9 @@ impl Context {
                     .map_err(|error| dispatched(name, target, &ready.found, error))?;
                 Ok(Some(resolved))
             }
+            Action::TypeText { target, text, .. } => {
+                self.type_text(target, text, deadline, timeout, group).await.map(Some)
+            }
             Action::Drag { target, to, .. } => self.drag(target, to, deadline, timeout, group).await.map(Some),
             Action::Fill { target, value, .. } => self.fill(target, value, deadline, timeout, group).await.map(Some),
             Action::Select { target, values, .. } => {

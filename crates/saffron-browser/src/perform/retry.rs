@@ -138,6 +138,12 @@ impl Checks {
         Checks { visible: true, stable: true, hit: true, scroll: true, ..Checks::default() }
     }
 
+    /// A field typed into key by key: it takes text (as for `fill`), but its value is not
+    /// set beforehand.
+    pub(super) fn typing() -> Checks {
+        Checks { visible: true, enabled: true, editable: true, scroll: true, ..Checks::default() }
+    }
+
     /// Where something is dropped: in view and visible; what is on top of it may be the
     /// dragged element itself.
     pub(super) fn drop_target() -> Checks {

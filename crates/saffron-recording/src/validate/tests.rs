@@ -88,6 +88,7 @@ fn base_recording() -> Recording {
                     timeout_ms: None,
                 },
                 Action::Drag { target: target("listitem", "Order"), to: target("region", "Archive"), timeout_ms: None },
+                Action::TypeText { target: target("combobox", "City"), text: "Ams".into(), timeout_ms: None },
             ],
         ),
     ];
@@ -472,6 +473,11 @@ fn every_recording_rule_names_its_path() {
             set(&format!("{S2}/17/to"), json!({ "name": "Archive" })),
             "steps[2].actions[17].to.name: name qualifies a role: add the role",
         ),
+        (
+            set(&format!("{S2}/18/text"), json!("")),
+            "steps[2].actions[18].text: must not be empty: clear a field with a fill of \"\"",
+        ),
+        (without(&format!("{S2}/18/text")), "steps[2].actions[18].text: a typeText needs a text"),
         // Response matchers.
         (without(&format!("{S1}/2/response")), "steps[1].actions[2].response: a waitForResponse needs a response"),
         (

@@ -285,6 +285,13 @@ impl<P: LivePage> Gateway<P> {
                 let input: tools::FillInput = tools::parse(name, input)?;
                 Action::Fill { target: self.target(&input.element).await?, value: input.value, timeout_ms: None }
             }
+            tools::TYPE => {
+                let input: tools::TypeInput = tools::parse(name, input)?;
+                if input.text.is_empty() {
+                    return Err("`text` is empty: to clear a field, fill it with \"\"".into());
+                }
+                Action::TypeText { target: self.target(&input.element).await?, text: input.text, timeout_ms: None }
+            }
             tools::UPLOAD => {
                 let input: tools::UploadInput = tools::parse(name, input)?;
                 self.check_uploads(&input.files)?;
@@ -781,6 +788,25 @@ mod tests {
         assert!(matches!(&performed.lock().expect("lock")[0], Action::DoubleClick { .. }));
         assert!(matches!(&gateway.entries()[0].action, Action::DoubleClick { .. }));
         assert!(tools::specs().iter().any(|spec| spec.name == tools::DOUBLE_CLICK));
+    }
+
+    #[test]
+    fn typing_is_recorded_as_typed_with_its_secret_as_a_token() {
+        let (mut gateway, performed) = gateway();
+        call(&mut gateway, tools::STEP, json!({ "step": 1 }));
+        let empty = call(&mut gateway, tools::TYPE, json!({ "ref": "e1", "text": "" }));
+        assert!(empty.is_error && empty.content.contains("fill it with"), "{empty:?}");
+        let typed = call(&mut gateway, tools::TYPE, json!({ "ref": "e1", "text": "{env:PASSWORD}" }));
+        assert!(!typed.is_error, "{typed:?}");
+        let typed_secret =
+            Action::TypeText { target: Target::role("textbox", "Password"), text: SECRET.into(), timeout_ms: None };
+        assert_eq!(performed.lock().expect("lock").as_slice(), std::slice::from_ref(&typed_secret));
+        assert!(
+            matches!(&gateway.entries()[0].action, Action::TypeText { text, .. } if text == "{env:PASSWORD}"),
+            "the recording keeps the token, never the value: {:?}",
+            gateway.entries()[0].action
+        );
+        assert!(tools::specs().iter().any(|spec| spec.name == tools::TYPE));
     }
 
     #[test]

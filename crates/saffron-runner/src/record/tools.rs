@@ -30,6 +30,16 @@ pub struct FillInput {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+pub struct TypeInput {
+    /// The field's ref.
+    #[serde(rename = "ref")]
+    pub element: String,
+    /// The text typed after what the field holds (tokens as in fill).
+    pub text: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct SelectInput {
     /// The select's ref.
     #[serde(rename = "ref")]
@@ -255,6 +265,7 @@ pub const SNAPSHOT: &str = "browser_snapshot";
 pub const CLICK: &str = "browser_click";
 pub const DOUBLE_CLICK: &str = "browser_double_click";
 pub const FILL: &str = "browser_fill";
+pub const TYPE: &str = "browser_type";
 pub const SELECT: &str = "browser_select";
 pub const UPLOAD: &str = "browser_upload";
 pub const PRESS: &str = "browser_press";
@@ -277,6 +288,11 @@ pub fn specs() -> Vec<ToolSpec> {
         spec::<RefInput>(CLICK, "Click an element."),
         spec::<RefInput>(DOUBLE_CLICK, "Double-click an element (for pages that act on a double-click only)."),
         spec::<FillInput>(FILL, "Replace a field's text."),
+        spec::<TypeInput>(
+            TYPE,
+            "Type into a field key by key, after what it holds (for fields that react to each key, such as \
+             suggestions as you type; otherwise use fill).",
+        ),
         spec::<SelectInput>(SELECT, "Choose an option of a select."),
         spec::<UploadInput>(UPLOAD, "Choose files for a file input, as in its file chooser."),
         spec::<PressInput>(PRESS, "Press a key, on an element or the page."),
