@@ -10,6 +10,7 @@
 //!   sees every error logged before it (see [`Context::console_errors_now`]).
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -150,7 +151,9 @@ impl Context {
     pub(crate) async fn open(browser: Browser, options: ContextOptions) -> Result<Context, BrowserError> {
         let _timed = crate::timing::lone_span("context open");
         let shared = Arc::new(Shared { state: Mutex::new(State::default()), changed: Notify::new() });
-        let local = browser.remote_endpoint().is_none();
+        // Downloads go into the launched browser's profile folder, which a remote one has not.
+        let profile = browser.profile_dir().map(Path::to_owned);
+        let local = profile.is_some();
         let (created, destroyed, download_reports) = {
             let guard = browser.inner.browser.read().await;
             let chromium = guard.as_ref().ok_or_else(|| BrowserError::Closed("the browser was closed".to_owned()))?;
@@ -191,8 +194,8 @@ impl Context {
             closed: false,
         };
         // Before the first tab: a page cannot start a download before it exists.
-        if let Some(reports) = download_reports {
-            let folder = crate::downloads::save_in_own_folder(&context.browser, &context.context_id)
+        if let (Some(reports), Some(profile)) = (download_reports, profile) {
+            let folder = crate::downloads::save_in_own_folder(&context.browser, &profile, &context.context_id)
                 .await
                 .map_err(BrowserError::Protocol)?;
             let shared = context.shared.clone();

@@ -9,7 +9,7 @@
 //! (a download started by a frame inside a tab).
 //!
 //! A remote browser saves files on its own machine, so its contexts are left as they are and
-//! their downloads are not observed.
+//! their downloads are not observed; so is a browser without a profile folder of Saffron's.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -90,11 +90,17 @@ impl DownloadReports {
     }
 }
 
-/// Makes the context save its downloads in a new folder of its own and report them.
-pub(crate) async fn save_in_own_folder(browser: &Browser, context_id: &str) -> Result<DownloadFolder, String> {
+/// Makes the context save its downloads in a new folder of its own, inside the browser's
+/// profile folder, and report them. The profile folder goes when the browser does, however the
+/// run ends (a killed run's included, through the watchdog that removes it).
+pub(crate) async fn save_in_own_folder(
+    browser: &Browser,
+    profile: &Path,
+    context_id: &str,
+) -> Result<DownloadFolder, String> {
     let folder = tempfile::Builder::new()
-        .prefix("saffron-downloads-")
-        .tempdir()
+        .prefix("downloads-")
+        .tempdir_in(profile)
         .map_err(|error| format!("could not make a folder for the context's downloads: {error}"))?;
     let params = json!({
         "behavior": "allowAndName",

@@ -43,6 +43,9 @@ fn a_linked_file_is_saved_in_the_contexts_own_folder_and_checked_by_name_and_con
     run(|browser| async move {
         let mut s = lab(&browser).await;
         let folder = s.context.download_folder().expect("a launched browser saves downloads").to_owned();
+        // Inside the browser's profile folder: gone with it, even when the run is killed.
+        let profile = browser.profile_dir().expect("a launched browser has a profile folder");
+        assert!(folder.starts_with(profile), "{} is not in {}", folder.display(), profile.display());
         assert!(files_in(&folder).is_empty());
         s.ok(click("Download the report")).await;
         s.ok(expect_download(json!({ "fileName": "report.csv", "contains": "1002,Katherine Johnson" }))).await;
