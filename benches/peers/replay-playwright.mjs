@@ -5,6 +5,7 @@
 //
 // Usage: node benches/peers/replay-playwright.mjs BASE_URL   (password from $DEMO_PASSWORD)
 // Prints one JSON line per scenario, then {"total_ms", "launch_ms"}; exits 1 if any failed.
+import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { chromium } from 'playwright-core'
 
@@ -316,7 +317,8 @@ async function searchByPressingEnter(s) {
   const { page, act } = s
   await signedInAsDemoUser(s)
   const searched = waitForResponse(page, { method: 'GET', path: /^\/api\/orders\?q=/, status: '200' })
-  await act(searchBox(page).fill('Grace Hopper'))
+  // The recording's `typeText`: a key press per character.
+  await act(searchBox(page).pressSequentially('Grace Hopper'))
   await act(searchBox(page).press('Enter'))
   await act(searched)
   await act(expectText(page.getByTestId('result-count'), '1 order'))
@@ -351,9 +353,18 @@ async function exportTheOrders(s) {
   await signedInAsDemoUser(s)
   // The page polls the export job; only the answer that says READY ends the wait.
   const ready = waitForResponse(page, { method: 'GET', path: /^\/api\/exports\/\d+$/, status: '200', body: /"READY"/ })
+  // The file the page hands out once the export is ready, listened for before the click.
+  const downloaded = page.waitForEvent('download', { timeout: ACTION_TIMEOUT })
+  downloaded.catch(() => {})
   await act(page.getByRole('button', { name: 'Export orders', exact: true }).click())
   await act(ready)
   await act(expectText(page.getByTestId('export-status'), /^Export ready: \d+ orders?$/))
+  // The recording's `expectDownload`: its name, and a row it holds once complete.
+  await act(downloaded.then(async (download) => {
+    if (download.suggestedFilename() !== 'orders.csv') throw new Error(`downloaded ${download.suggestedFilename()}`)
+    const text = await readFile(await download.path(), 'utf8')
+    if (!text.includes('#1003,Grace Hopper')) throw new Error(`orders.csv holds ${JSON.stringify(text.slice(0, 80))}`)
+  }))
 }
 
 async function openAnInvoiceInANewTab(s) {
@@ -400,6 +411,14 @@ async function attachAReceiptToAnOrder(s) {
   await act(expectVisible(page.getByText('receipt.txt (39 bytes)', { exact: true })))
 }
 
+async function pinAnOrderByDraggingIt(s) {
+  const { page, act } = s
+  await signedInAsDemoUser(s)
+  const pinned = page.getByRole('region', { name: 'Pinned orders', exact: true })
+  await act(page.getByRole('cell', { name: 'Grace Hopper', exact: true }).dragTo(pinned))
+  await act(expectText(pinned.getByRole('listitem'), '#1003 Grace Hopper'))
+}
+
 // ---------------------------------------------------------------------------------------------
 // The run: the order, files, lines and names `saffron run --format json` reports.
 
@@ -418,6 +437,7 @@ const SCENARIOS = [
   { file: 'features/orders.saffron', line: 38, name: 'Hovering the help button explains the search', run: hoveringTheHelpButtonExplainsTheSearch },
   { file: 'features/orders.saffron', line: 49, name: 'Open an order by double-clicking its row', run: openAnOrderByDoubleClickingItsRow },
   { file: 'features/orders.saffron', line: 53, name: 'Attach a receipt to an order', run: attachAReceiptToAnOrder },
+  { file: 'features/orders.saffron', line: 58, name: 'Pin an order by dragging it', run: pinAnOrderByDraggingIt },
   { file: 'features/sign_in.feature', line: 5, name: 'Sign in with the demo account', run: signInWithTheDemoAccount },
   { file: 'features/sign_in.feature', line: 11, name: 'A wrong password is refused', run: aWrongPasswordIsRefused },
 ]

@@ -10,7 +10,7 @@ use std::time::Instant;
 use axum::Extension;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
-use axum::http::header::{LOCATION, SET_COOKIE};
+use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE, LOCATION, SET_COOKIE};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Json, extract::rejection::QueryRejection};
@@ -228,6 +228,31 @@ pub async fn export_status(State(app): State<Arc<App>>, Path(raw): Path<String>)
         ExportStatus::Ready { rows } => json!({ "id": id, "status": "READY", "rows": rows }),
     };
     Ok(Json(body).into_response())
+}
+
+/// The export's file, once it is ready: a CSV line per order, downloaded as `orders.csv`.
+pub async fn export_file(State(app): State<Arc<App>>, Path(raw): Path<String>) -> ApiResult {
+    let not_found = || ApiError::not_found(format!("export {raw} not found"));
+    let id: u32 = raw.parse().map_err(|_| not_found())?;
+    let shop = app.shop();
+    if !shop.export_ready(id, Instant::now()).ok_or_else(not_found)? {
+        return Err(ApiError::not_found(format!("export {id} is not ready")));
+    }
+    let mut csv = String::from("number,customer,total,status\n");
+    for order in shop.search("") {
+        let view = OrderView::from(order);
+        let fields = [view.number, view.customer, view.total, view.status].map(|field| csv_field(&field));
+        csv.push_str(&fields.join(","));
+        csv.push('\n');
+    }
+    let headers =
+        [(CONTENT_TYPE, "text/csv; charset=utf-8"), (CONTENT_DISPOSITION, "attachment; filename=\"orders.csv\"")];
+    Ok((headers, csv).into_response())
+}
+
+/// A CSV field, quoted when it holds a comma, a quote or a line break.
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) { format!("\"{}\"", text.replace('"', "\"\"")) } else { text.to_owned() }
 }
 
 /// Accepts the cookie-consent interstitial for this session.

@@ -384,6 +384,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/orders/{id}/attachments", post(api::add_attachment))
         .route("/api/exports", post(api::start_export))
         .route("/api/exports/{id}", get(api::export_status))
+        .route("/api/exports/{id}/orders.csv", get(api::export_file))
         .route("/api/consent", post(api::consent))
         .route_layer(from_fn_with_state(app.clone(), require_session));
     Router::new()

@@ -191,7 +191,7 @@ pub async fn login(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Re
 fn order_row(order: &Order, link_suffix: &str) -> String {
     let number = order.number();
     format!(
-        "<tr><td><a href=\"/orders/{id}{link_suffix}\">{number}</a></td><td>{customer}</td><td>{total}</td><td>{status}</td>\
+        "<tr draggable=\"true\"><td><a href=\"/orders/{id}{link_suffix}\">{number}</a></td><td>{customer}</td><td>{total}</td><td>{status}</td>\
          <td><button type=\"button\" class=\"btn btn-danger\" data-id=\"{id}\" aria-label=\"Delete order {number}\">\
          Delete</button></td></tr>\n",
         id = order.id,

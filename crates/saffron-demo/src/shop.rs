@@ -226,6 +226,13 @@ impl Shop {
     /// no background task is needed and a paused test clock cannot leave one half-finished.
     /// The first status request always finds it running, however late it comes: a page must
     /// poll at least twice, even on a machine slow enough to ask only after the duration.
+    /// Whether the export's file may be fetched: its status was answered READY (the page asks
+    /// for the file after that), without counting as a status request.
+    pub fn export_ready(&self, id: u32, now: Instant) -> Option<bool> {
+        let export = self.exports.get(&id)?;
+        Some(export.polls > 1 && now.saturating_duration_since(export.started) >= EXPORT_DURATION)
+    }
+
     pub fn export_status(&mut self, id: u32, now: Instant) -> Option<ExportStatus> {
         let export = self.exports.get_mut(&id)?;
         export.polls += 1;

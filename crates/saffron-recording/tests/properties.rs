@@ -133,6 +133,12 @@ fn action() -> impl Strategy<Value = Action> {
         (target(), timeout()).prop_map(|(target, timeout_ms)| Action::Check { target, timeout_ms }),
         (target(), timeout()).prop_map(|(target, timeout_ms)| Action::Uncheck { target, timeout_ms }),
         (target(), timeout()).prop_map(|(target, timeout_ms)| Action::Hover { target, timeout_ms }),
+        (target(), target(), timeout()).prop_map(|(target, to, timeout_ms)| Action::Drag { target, to, timeout_ms }),
+        (target(), non_empty_template(), timeout()).prop_map(|(target, text, timeout_ms)| Action::TypeText {
+            target,
+            text,
+            timeout_ms
+        }),
         (prop_oneof![any::<u32>().prop_map(Ok), pattern().prop_map(Err)], timeout()).prop_map(|(tab, timeout_ms)| {
             Action::SwitchTab { index: tab.clone().ok(), url_pattern: tab.err(), timeout_ms }
         }),
@@ -157,6 +163,14 @@ fn action() -> impl Strategy<Value = Action> {
         (target(), state(), timeout())
             .prop_map(|(target, state, timeout_ms)| { Action::ExpectState { target, state, timeout_ms } }),
         (response(), timeout()).prop_map(|(response, timeout_ms)| Action::ExpectResponse { response, timeout_ms }),
+        (option::of("[a-z]{1,8}\\.csv"), option::of(pattern()), option::of(non_empty_template()), timeout()).prop_map(
+            |(file_name, regex, contains, timeout_ms)| Action::ExpectDownload {
+                file_name_regex: regex.filter(|_| file_name.is_none()),
+                file_name,
+                contains,
+                timeout_ms,
+            }
+        ),
         timeout().prop_map(|timeout_ms| Action::ExpectNoConsoleErrors { timeout_ms }),
         (target(), any::<u32>(), timeout())
             .prop_map(|(target, count, timeout_ms)| { Action::ExpectCount { target, count, timeout_ms } }),

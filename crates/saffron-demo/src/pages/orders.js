@@ -8,6 +8,7 @@ const pageError = document.getElementById("page-error");
 // The same markup the server renders for a row, so a search does not change how rows are found.
 function orderRow(order) {
   const tr = document.createElement("tr");
+  tr.draggable = true;
   const link = document.createElement("a");
   link.href = "/orders/" + order.id + ORDER_LINK_SUFFIX;
   link.textContent = order.number;
@@ -91,11 +92,40 @@ exportButton.addEventListener("click", async () => {
     if (r.data.status === "READY") {
       show(exportStatus, "Export ready: " + plural(r.data.rows));
       exportButton.disabled = false;
+      // The file comes by itself, as "your download starts now" pages hand it out.
+      const file = document.createElement("a");
+      file.href = "/api/exports/" + started.data.id + "/orders.csv";
+      file.download = "orders.csv";
+      document.body.append(file);
+      file.click();
+      file.remove();
       return;
     }
     setTimeout(poll, 250);
   };
   setTimeout(poll, 250);
+});
+
+// Rows are dragged onto the pinned orders with the browser's drag and drop; the pins live as
+// long as the page.
+const pinned = document.getElementById("pinned");
+const pinnedList = document.getElementById("pinned-list");
+tbody.addEventListener("dragstart", (event) => {
+  const row = event.target.closest("tr");
+  if (!row) return;
+  const [number, customer] = [...row.cells].map((cell) => cell.textContent.trim());
+  event.dataTransfer.setData("text/plain", number + " " + customer);
+  event.dataTransfer.effectAllowed = "copy";
+});
+pinned.addEventListener("dragover", (event) => event.preventDefault());
+pinned.addEventListener("drop", (event) => {
+  event.preventDefault();
+  const order = event.dataTransfer.getData("text/plain");
+  if (!order || [...pinnedList.children].some((item) => item.textContent === order)) return;
+  const item = document.createElement("li");
+  item.textContent = order;
+  pinnedList.append(item);
+  document.getElementById("pinned-empty").hidden = true;
 });
 
 const help = document.getElementById("help");
