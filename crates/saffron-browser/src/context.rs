@@ -10,7 +10,6 @@
 //!   sees every error logged before it (see [`Context::console_errors_now`]).
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -151,19 +150,13 @@ impl Context {
     pub(crate) async fn open(browser: Browser, options: ContextOptions) -> Result<Context, BrowserError> {
         let _timed = crate::timing::lone_span("context open");
         let shared = Arc::new(Shared { state: Mutex::new(State::default()), changed: Notify::new() });
-        // Downloads go into the launched browser's profile folder, which a remote one has not.
-        let profile = browser.profile_dir().map(Path::to_owned);
-        let local = profile.is_some();
         let (created, destroyed, download_reports) = {
             let guard = browser.inner.browser.read().await;
             let chromium = guard.as_ref().ok_or_else(|| BrowserError::Closed("the browser was closed".to_owned()))?;
             // Listen before creating anything, so the first tab's creation is seen too.
             let created = chromium.event_listener::<EventTargetCreated>().await.map_err(|e| protocol(e.into()))?;
             let destroyed = chromium.event_listener::<EventTargetDestroyed>().await.map_err(|e| protocol(e.into()))?;
-            let download_reports = match local {
-                true => Some(DownloadReports::subscribe(chromium).await.map_err(|e| protocol(e.into()))?),
-                false => None,
-            };
+            let download_reports = DownloadReports::subscribe(chromium).await.map_err(|e| protocol(e.into()))?;
             (created, destroyed, download_reports)
         };
         // Disposed by the browser itself when our connection ends, however it ends: a remote
@@ -194,15 +187,13 @@ impl Context {
             closed: false,
         };
         // Before the first tab: a page cannot start a download before it exists.
-        if let (Some(reports), Some(profile)) = (download_reports, profile) {
-            let folder = crate::downloads::save_in_own_folder(&context.browser, &profile, &context.context_id)
-                .await
-                .map_err(BrowserError::Protocol)?;
-            let shared = context.shared.clone();
-            let task = tokio::spawn(crate::downloads::watch(reports, folder.path().to_owned(), shared.clone()));
-            shared.update(|state| state.tasks.push(task));
-            context.download_folder = Some(folder);
-        }
+        let folder = crate::downloads::save_in_own_folder(&context.browser, &context.context_id)
+            .await
+            .map_err(BrowserError::Protocol)?;
+        let shared = context.shared.clone();
+        let task = tokio::spawn(crate::downloads::watch(download_reports, folder.path().to_owned(), shared.clone()));
+        shared.update(|state| state.tasks.push(task));
+        context.download_folder = Some(folder);
         let mut params = CreateTargetParams::new("about:blank");
         params.browser_context_id = Some(BrowserContextId::from(context.context_id.clone()));
         let first = {
@@ -317,8 +308,8 @@ impl Context {
         }
     }
 
-    /// The folder this context's downloads are saved in, removed when the context closes;
-    /// `None` on a remote browser, which saves them on its own machine.
+    /// The folder this context's downloads are saved in, removed when the context closes (a
+    /// remote browser reaches it only when it shares this machine's file system).
     pub fn download_folder(&self) -> Option<&std::path::Path> {
         self.download_folder.as_ref().map(DownloadFolder::path)
     }

@@ -8,8 +8,10 @@
 //! context's when one of its tabs started it, or when its file is in this context's folder
 //! (a download started by a frame inside a tab).
 //!
-//! A remote browser saves files on its own machine, so its contexts are left as they are and
-//! their downloads are not observed; so is a browser without a profile folder of Saffron's.
+//! A launched browser's folders are inside its profile folder, which goes with it however the
+//! run ends. A remote browser is given a folder in the temporary directory: it saves files
+//! there only when it shares this machine's file system (on this machine, or in a container
+//! with that folder mounted); elsewhere its downloads fail, and a check says why.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -90,18 +92,13 @@ impl DownloadReports {
     }
 }
 
-/// Makes the context save its downloads in a new folder of its own, inside the browser's
-/// profile folder, and report them. The profile folder goes when the browser does, however the
-/// run ends (a killed run's included, through the watchdog that removes it).
-pub(crate) async fn save_in_own_folder(
-    browser: &Browser,
-    profile: &Path,
-    context_id: &str,
-) -> Result<DownloadFolder, String> {
-    let folder = tempfile::Builder::new()
-        .prefix("downloads-")
-        .tempdir_in(profile)
-        .map_err(|error| format!("could not make a folder for the context's downloads: {error}"))?;
+/// Makes the context save its downloads in a new folder of its own and report them.
+pub(crate) async fn save_in_own_folder(browser: &Browser, context_id: &str) -> Result<DownloadFolder, String> {
+    let folder = match browser.profile_dir() {
+        Some(profile) => tempfile::Builder::new().prefix("downloads-").tempdir_in(profile),
+        None => tempfile::Builder::new().prefix("saffron-downloads-").tempdir(),
+    }
+    .map_err(|error| format!("could not make a folder for the context's downloads: {error}"))?;
     let params = json!({
         "behavior": "allowAndName",
         "browserContextId": context_id,

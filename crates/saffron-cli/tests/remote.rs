@@ -458,11 +458,11 @@ fn a_cross_site_frame_needs_a_remote_browser_started_without_site_isolation() {
     let _ = runtime.block_on(server.shutdown());
 }
 
-/// A remote browser saves downloads on its own machine, which Saffron cannot read: a check of
-/// a downloaded file fails there saying so (the launched Chromium passes the same check:
-/// `saffron-browser`'s `tests/download.rs`, `tests/record.rs`).
+/// A remote browser that shares this machine's file system saves a scenario's downloads in the
+/// folder Saffron gives its context, where the check reads them; a download it cannot save
+/// there fails the check saying where it was to go.
 #[test]
-fn a_download_check_on_a_remote_browser_fails_saying_why() {
+fn a_remote_browser_on_this_machine_saves_downloads_where_they_are_checked() {
     let (runtime, server, password) = demo();
     let project = example_project("remote-download");
     std::fs::write(
@@ -492,16 +492,19 @@ fn a_download_check_on_a_remote_browser_fails_saying_why() {
     let remote = RemoteChromium::start();
     let output = run(&remote.http_url());
     let all = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{all}");
+    assert!(all.contains("1 scenario(s): 1 green"), "{all}");
+
+    // A file the page never hands out: the failure says where the remote browser saves files.
+    recording["steps"][2]["actions"] = serde_json::json!([
+        { "type": "expectDownload", "fileName": "orders.csv", "timeoutMs": 500 }
+    ]);
+    std::fs::write(&path, serde_json::to_string_pretty(&recording).expect("JSON")).expect("write");
+    let output = run(&remote.http_url());
+    let all = text(&output);
     assert_eq!(output.status.code(), Some(1), "{all}");
-    assert!(all.contains("1 red"), "{all}");
-    assert!(
-        all.contains(&format!(
-            "downloads are checked only in a browser Saffron starts: the remote browser at {}/ saves them on its \
-             own machine",
-            remote.http_url()
-        )),
-        "{all}"
-    );
+    assert!(all.contains(r#"found "report.csv" (81 bytes) (the remote browser at "#), "{all}");
+    assert!(all.contains("which it reaches only when it shares this machine's file system)"), "{all}");
     let _ = std::fs::remove_dir_all(&project);
     let _ = runtime.block_on(server.shutdown());
 }

@@ -43,9 +43,9 @@ fn the_demo_replays_every_example_scenario_green() {
     let latest: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(reports.join("latest.json")).expect("latest.json"))
             .expect("json");
-    assert_eq!(latest["green"], 16);
+    assert_eq!(latest["green"], 17);
     let junit = std::fs::read_to_string(reports.join("junit.xml")).expect("junit.xml");
-    assert_eq!(junit.matches("<testcase ").count(), 16);
+    assert_eq!(junit.matches("<testcase ").count(), 17);
     assert!(junit.contains("failures=\"0\""));
     assert!(std::fs::read_to_string(reports.join("report.md")).expect("md").contains("**17 green**"));
     assert!(std::fs::read_to_string(reports.join("report.html")).expect("html").contains("17 green"));

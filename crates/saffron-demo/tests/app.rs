@@ -149,13 +149,17 @@ async fn orders_page_lists_the_seed_orders_with_the_contracted_markup() {
     );
     assert_eq!(text_of(html, r#"data-testid="search-button""#), "Search");
 
-    // The table, header cells and one row per order, in id order.
+    // The table, header cells and one row per order, in id order; each row may be dragged onto
+    // the pinned orders.
     assert!(html.contains(r#"<table aria-label="Orders" class="orders">"#));
     for th in ["Order", "Customer", "Total", "Status"] {
         assert!(html.contains(&format!(r#"<th scope="col">{th}</th>"#)), "{th}");
     }
-    let rows: Vec<&str> =
-        html.match_indices("<tr><td>").map(|(i, _)| &html[i..i + html[i..].find("</tr>").expect("row ends")]).collect();
+    assert!(html.contains(r#"<section aria-label="Pinned orders" class="pinned" id="pinned">"#));
+    let rows: Vec<&str> = html
+        .match_indices(r#"<tr draggable="true"><td>"#)
+        .map(|(i, _)| &html[i..i + html[i..].find("</tr>").expect("row ends")])
+        .collect();
     assert_eq!(rows.len(), 4);
     let expected = [
         ("1001", "Ada Lovelace", "€9.00", "Paid"),

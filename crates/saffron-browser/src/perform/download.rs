@@ -30,16 +30,6 @@ impl Context {
         deadline: Instant,
         timeout: Duration,
     ) -> Result<(), ActionFailure> {
-        if self.download_folder.is_none() {
-            let endpoint = self.browser.remote_endpoint().unwrap_or("a remote browser");
-            return Err(ActionFailure::new(
-                FailureKind::Invalid,
-                format!(
-                    "{verb}: downloads are checked only in a browser Saffron starts: the remote browser at {endpoint} \
-                     saves them on its own machine"
-                ),
-            ));
-        }
         let pattern = compiled(verb, "fileNameRegex", wanted.file_name_regex)?;
         let named = |download: &Download| match (&wanted.file_name, &pattern) {
             (Some(name), _) => download.file_name == *name,
@@ -113,9 +103,20 @@ impl Context {
                 .collect()
         });
         let found = if found.is_empty() { "no downloads".to_owned() } else { found.join("; ") };
+        let remote = match (self.browser.remote_endpoint(), &self.download_folder) {
+            (Some(endpoint), Some(folder)) => format!(
+                " (the remote browser at {endpoint} saves downloads in {}, which it reaches only when it shares this \
+                 machine's file system)",
+                folder.path().display()
+            ),
+            _ => String::new(),
+        };
         ActionFailure::new(
             FailureKind::AssertionFailed,
-            format!("{verb}: expected {expected} during the scenario within {}, found {found}", seconds(timeout)),
+            format!(
+                "{verb}: expected {expected} during the scenario within {}, found {found}{remote}",
+                seconds(timeout)
+            ),
         )
         .with(Some(expected), Some(found))
     }
