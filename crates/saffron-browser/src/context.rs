@@ -186,25 +186,26 @@ impl Context {
             watcher: Some(watcher),
             closed: false,
         };
-        // Before the first tab: a page cannot start a download before it exists.
-        let folder = crate::downloads::save_in_own_folder(&context.browser, &context.context_id)
-            .await
-            .map_err(BrowserError::Protocol)?;
-        let shared = context.shared.clone();
-        let task = tokio::spawn(crate::downloads::watch(download_reports, folder.path().to_owned(), shared.clone()));
-        shared.update(|state| state.tasks.push(task));
-        context.download_folder = Some(folder);
         let mut params = CreateTargetParams::new("about:blank");
         params.browser_context_id = Some(BrowserContextId::from(context.context_id.clone()));
-        let first = {
+        // Told while the first tab opens (on about:blank, which downloads nothing), instead of
+        // before: a call ahead of the tab's creation made it slower.
+        let downloads = crate::downloads::save_in_own_folder(&context.browser, &context.context_id);
+        let first = async {
             let _timed = crate::timing::lone_span("context open: new page (create, attach, init)");
             let guard = context.browser.inner.browser.read().await;
             let chromium = guard.as_ref().ok_or_else(|| BrowserError::Closed("the browser was closed".to_owned()))?;
             tokio::time::timeout(ATTACH_TIMEOUT, chromium.new_page(params))
                 .await
                 .map_err(|_| BrowserError::Protocol("the first tab did not open within 10 s".to_owned()))?
-                .map_err(|e| protocol(e.into()))?
+                .map_err(|e| protocol(e.into()))
         };
+        let (folder, first) = tokio::join!(downloads, first);
+        let (folder, first) = (folder.map_err(BrowserError::Protocol)?, first?);
+        let shared = context.shared.clone();
+        let task = tokio::spawn(crate::downloads::watch(download_reports, folder.path().to_owned(), shared.clone()));
+        shared.update(|state| state.tasks.push(task));
+        context.download_folder = Some(folder);
         context.active = first.target_id().as_ref().to_owned();
         let deadline = Instant::now() + ATTACH_TIMEOUT;
         let target = context.active.clone();
