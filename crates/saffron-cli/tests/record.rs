@@ -262,71 +262,105 @@ fn steps_recorded_elsewhere_are_seeded_and_the_agent_is_asked_only_about_the_gap
     let _ = runtime.block_on(demo.shutdown());
 }
 
+/// One scenario in a feature file of its own, recorded by the scripted agent on `wire`: what
+/// the tests of one capability share. The run must be green; the saved recording is read back.
+struct Recorded {
+    runtime: tokio::runtime::Runtime,
+    demo: DemoServer,
+    root: std::path::PathBuf,
+    server: FakeServer,
+    seen: Seen,
+    targets: Vec<String>,
+    saved: String,
+    recording: serde_json::Value,
+}
+
+fn record_one(
+    project_name: &str,
+    wire: Wire,
+    feature: (&str, &str),
+    scenario: &str,
+    ops: Vec<support::agent::Op>,
+) -> Recorded {
+    let runtime = runtime();
+    let config = DemoConfig::default();
+    let password = config.password.clone();
+    let demo = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let root = project(project_name, &password);
+    let (path, feature_text) = feature;
+    std::fs::write(root.join(path), feature_text).expect("write the feature");
+    let mut plans = Plans::new();
+    plans.insert(scenario.into(), ops);
+    let seen = Seen::default();
+    let recorded = seen.clone();
+    let server = runtime
+        .block_on(FakeServer::start(wire, move |request: &Request| {
+            recorded.push(request);
+            reply(&plans, request)
+        }))
+        .expect("fake server");
+    let vendor = match wire {
+        Wire::Anthropic => "anthropic",
+        Wire::OpenAi => "openai",
+    };
+    configure_agent(&root, vendor, &server, "");
+    let targets = vec![scenario_at(&root, path, scenario)];
+    let output = saffron_run(&root, &demo.url(), &targets);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{all}\nerrors told to the agent:\n{}", errors_told(&seen));
+    assert!(all.contains("1 scenario(s): 1 green"), "{all}");
+    let cache = root
+        .join(".saffron/cache")
+        .join(saffron_recording::feature_slug(path))
+        .join(format!("{}.json", saffron_recording::scenario_slug(scenario)));
+    let saved = std::fs::read_to_string(&cache).expect("saved");
+    let recording = serde_json::from_str(&saved).expect("JSON");
+    Recorded { runtime, demo, root, server, seen, targets, saved, recording }
+}
+
+impl Recorded {
+    /// Replayed green at zero provider requests; then everything is cleaned up.
+    fn replays_without_the_provider(self) {
+        let requests = self.server.requests().len();
+        let output = saffron_run(&self.root, &self.demo.url(), &self.targets);
+        let all = text(&output);
+        assert_eq!(output.status.code(), Some(0), "{all}");
+        assert!(all.contains("1 scenario(s): 1 green"), "{all}");
+        assert_eq!(self.server.requests().len(), requests, "a replay asked the provider");
+        let _ = std::fs::remove_dir_all(&self.root);
+        let _ = self.runtime.block_on(self.demo.shutdown());
+    }
+}
+
 /// A payment provider's card form in a cross-site frame: the agent reads the frame's fields in
 /// its snapshot and acts through their refs, the recording holds targets that carry the frame,
 /// and the replay finds them there, at zero provider requests.
 #[test]
 fn a_card_form_in_a_cross_site_frame_is_recorded_from_the_snapshot_and_replayed() {
-    let runtime = runtime();
-    let config = DemoConfig::default();
-    let password = config.password.clone();
-    let demo = runtime.block_on(DemoServer::start(config)).expect("demo");
-    let root = project("frames", &password);
-    std::fs::write(
-        root.join("features/checkout.feature"),
-        "Feature: Checkout\n  Scenario: Pay with a card\n    Given I am at the checkout\n    \
-         When I pay with the card \"4000 0000 0000 4242\"\n    Then the card ending 4242 is charged\n",
-    )
-    .expect("write the feature");
-    let mut plans = Plans::new();
-    plans.insert(
-        "Pay with a card".into(),
-        vec![
-            step(1),
-            goto("/lab/frames"),
-            check_on("h1", json!({ "check": "visible" })),
-            step(2),
-            fill("textbox \"Card number\"", "4000 0000 0000 4242"),
-            click("button \"Pay\""),
-            step(3),
-            check_on("status [ref=", json!({ "check": "text", "pattern": "^Paid with the card ending 4242 " })),
-            done(),
-        ],
-    );
-    let seen = Seen::default();
-    let recorded = seen.clone();
-    let server = runtime
-        .block_on(FakeServer::start(Wire::OpenAi, move |request: &Request| {
-            recorded.push(request);
-            reply(&plans, request)
-        }))
-        .expect("fake server");
-    configure_agent(&root, "openai", &server, "");
-    let targets = vec![scenario_at(&root, "features/checkout.feature", "Pay with a card")];
-    let output = saffron_run(&root, &demo.url(), &targets);
-    let all = text(&output);
-    assert_eq!(output.status.code(), Some(0), "{all}\nerrors told to the agent:\n{}", errors_told(&seen));
-    assert!(all.contains("1 scenario(s): 1 green"), "{all}");
-    let snapshots: Vec<String> = seen.all().iter().filter_map(support::agent::latest_snapshot).collect();
+    let feature = "Feature: Checkout\n  Scenario: Pay with a card\n    Given I am at the checkout\n    \
+                   When I pay with the card \"4000 0000 0000 4242\"\n    Then the card ending 4242 is charged\n";
+    let ops = vec![
+        step(1),
+        goto("/lab/frames"),
+        check_on("h1", json!({ "check": "visible" })),
+        step(2),
+        fill("textbox \"Card number\"", "4000 0000 0000 4242"),
+        click("button \"Pay\""),
+        step(3),
+        check_on("status [ref=", json!({ "check": "text", "pattern": "^Paid with the card ending 4242 " })),
+        done(),
+    ];
+    let recorded = record_one("frames", Wire::OpenAi, ("features/checkout.feature", feature), "Pay with a card", ops);
+    let snapshots: Vec<String> = recorded.seen.all().iter().filter_map(support::agent::latest_snapshot).collect();
     assert!(
         snapshots.iter().any(|snapshot| snapshot.contains("iframe \"Card payment\"\n  textbox \"Card number\" [ref=")),
         "the agent read the frame's field under its frame: {snapshots:#?}"
     );
-
-    let saved = std::fs::read_to_string(root.join(".saffron/cache/checkout/pay-with-a-card.json")).expect("saved");
-    let recording: serde_json::Value = serde_json::from_str(&saved).expect("JSON");
-    let fill = &recording["steps"][1]["actions"][0];
+    let (saved, fill) = (&recorded.saved, &recorded.recording["steps"][1]["actions"][0]);
     assert_eq!(fill["type"], "fill", "{saved}");
     assert_eq!(fill["target"]["role"], "textbox", "{saved}");
     assert_eq!(fill["target"]["frame"]["css"][0], "#card", "{saved}");
-    let requests = server.requests().len();
-    let output = saffron_run(&root, &demo.url(), &targets);
-    let all = text(&output);
-    assert_eq!(output.status.code(), Some(0), "{all}");
-    assert!(all.contains("1 scenario(s): 1 green"), "{all}");
-    assert_eq!(server.requests().len(), requests, "a replay asked the provider");
-    let _ = std::fs::remove_dir_all(&root);
-    let _ = runtime.block_on(demo.shutdown());
+    recorded.replays_without_the_provider();
 }
 
 /// A Then step about a downloaded file: the agent's check of a file that was not downloaded is
@@ -334,68 +368,34 @@ fn a_card_form_in_a_cross_site_frame_is_recorded_from_the_snapshot_and_replayed(
 /// as an `expectDownload`, and the replay checks the file again, at zero provider requests.
 #[test]
 fn a_downloaded_file_is_checked_by_name_and_contents_and_a_wrong_check_is_refused() {
-    let runtime = runtime();
-    let config = DemoConfig::default();
-    let password = config.password.clone();
-    let demo = runtime.block_on(DemoServer::start(config)).expect("demo");
-    let root = project("download", &password);
-    std::fs::write(
-        root.join("features/reports.feature"),
-        "Feature: Reports\n  Scenario: Download the report\n    Given I am on the reports page\n    \
-         When I download the report\n    Then the report lists Katherine Johnson\n",
-    )
-    .expect("write the feature");
-    let mut plans = Plans::new();
-    plans.insert(
-        "Download the report".into(),
-        vec![
-            step(1),
-            goto("/lab/download"),
-            check_on("h1", json!({ "check": "visible" })),
-            step(2),
-            click("link \"Download the report\""),
-            step(3),
-            // Wrong: no such file was downloaded. Refused, with what was.
-            check(json!({ "check": "download", "text": "orders.csv" })),
-            check(json!({ "check": "download", "text": "report.csv", "value": "1002,Katherine Johnson" })),
-            done(),
-        ],
-    );
-    let seen = Seen::default();
-    let recorded = seen.clone();
-    let server = runtime
-        .block_on(FakeServer::start(Wire::Anthropic, move |request: &Request| {
-            recorded.push(request);
-            reply(&plans, request)
-        }))
-        .expect("fake server");
-    configure_agent(&root, "anthropic", &server, "");
-    let targets = vec![scenario_at(&root, "features/reports.feature", "Download the report")];
-    let output = saffron_run(&root, &demo.url(), &targets);
-    let all = text(&output);
-    let told = errors_told(&seen);
-    assert_eq!(output.status.code(), Some(0), "{all}\nerrors told to the agent:\n{told}");
-    assert!(all.contains("1 scenario(s): 1 green"), "{all}");
+    let feature = "Feature: Reports\n  Scenario: Download the report\n    Given I am on the reports page\n    \
+                   When I download the report\n    Then the report lists Katherine Johnson\n";
+    let ops = vec![
+        step(1),
+        goto("/lab/download"),
+        check_on("h1", json!({ "check": "visible" })),
+        step(2),
+        click("link \"Download the report\""),
+        step(3),
+        // Wrong: no such file was downloaded. Refused, with what was.
+        check(json!({ "check": "download", "text": "orders.csv" })),
+        check(json!({ "check": "download", "text": "report.csv", "value": "1002,Katherine Johnson" })),
+        done(),
+    ];
+    let recorded =
+        record_one("download", Wire::Anthropic, ("features/reports.feature", feature), "Download the report", ops);
+    let told = errors_told(&recorded.seen);
     assert!(
         told.contains(r#"expected a download named "orders.csv" during the scenario"#)
             && told.contains(r#"found "report.csv" (81 bytes)"#),
         "the wrong check is refused with the file downloaded: {told}"
     );
-
-    let saved = std::fs::read_to_string(root.join(".saffron/cache/reports/download-the-report.json")).expect("saved");
-    let recording: serde_json::Value = serde_json::from_str(&saved).expect("JSON");
-    let checks = recording["steps"][2]["actions"].as_array().expect("the Then step's actions");
+    let checks = recorded.recording["steps"][2]["actions"].as_array().expect("the Then step's actions");
     assert_eq!(
         checks,
         &[json!({ "type": "expectDownload", "fileName": "report.csv", "contains": "1002,Katherine Johnson" })],
-        "{saved}"
+        "{}",
+        recorded.saved
     );
-    let requests = server.requests().len();
-    let output = saffron_run(&root, &demo.url(), &targets);
-    let all = text(&output);
-    assert_eq!(output.status.code(), Some(0), "{all}");
-    assert!(all.contains("1 scenario(s): 1 green"), "{all}");
-    assert_eq!(server.requests().len(), requests, "a replay asked the provider");
-    let _ = std::fs::remove_dir_all(&root);
-    let _ = runtime.block_on(demo.shutdown());
+    recorded.replays_without_the_provider();
 }
