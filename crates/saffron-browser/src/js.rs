@@ -742,7 +742,10 @@ pub(crate) const SPECIAL_FIELDS: &str = concat!(
     const c = l.control;
     return c && c.localName === 'input' && c.type === 'file' && hidden(c) && !hidden(l);
   });
-  return fields.concat(pickers);
+  // What the page lets one drag with the browser's drag and drop (links and images are
+  // draggable by default, and are no news).
+  const draggable = deepAll(document, '[draggable=true]').filter((e) => !hidden(e));
+  return fields.concat(pickers, draggable);
 }"##
 );
 
@@ -756,6 +759,7 @@ pub(crate) const SPECIAL_FIELD_FACTS: &str = concat!(
   return this.map((el) => {
     if (el.type === 'password') return { password: true, filled: el.value !== '' };
     if (el.type === 'file') return { file: true, multiple: el.multiple };
+    if (el.getAttribute('draggable') === 'true') return { draggable: true };
     if (el.localName === 'label') return { picker: true, label: norm(labelText(el)), multiple: el.control.multiple, disabled: el.control.disabled };
     const labels = [...(el.labels || [])].map(labelText);
     if (el.hasAttribute('aria-label')) labels.unshift(el.getAttribute('aria-label'));

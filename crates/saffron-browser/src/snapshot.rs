@@ -180,6 +180,9 @@ pub(crate) enum SpecialField {
     /// The label of a hidden file input, which a person clicks to choose files: the only
     /// element of a styled picker there is to act on, and plain text in the accessibility tree.
     FilePicker { label: String, multiple: bool, disabled: bool },
+    /// An element the page lets one drag (`draggable="true"`): marked, and given a ref whatever
+    /// its role (often a list item or a plain box, which would have none), for `browser_drag`.
+    Draggable,
 }
 
 /// The page's special fields by backend node id. Password fields are found in the DOM rather
@@ -208,6 +211,8 @@ async fn special_fields(page: &Page, document: Option<&str>) -> Result<HashMap<i
         .map(|item| {
             if flag(item, "password") {
                 SpecialField::Password { filled: flag(item, "filled") }
+            } else if flag(item, "draggable") {
+                SpecialField::Draggable
             } else if flag(item, "file") {
                 SpecialField::File { multiple: flag(item, "multiple") }
             } else if flag(item, "picker") {
@@ -656,6 +661,30 @@ impl Renderer<'_> {
 
     /// The pieces one node makes: none (hidden), loose text, its children lifted (a wrapper),
     /// or a line of its own.
+    /// A draggable element's one line: its role and name, `[draggable]`, a ref, and its text
+    /// (or its own lines below it).
+    fn draggable(&self, id: &str, node: &AxNode<'_>, role: &str) -> Piece {
+        let name = node.name();
+        let mut head = head_line(node, role, &name, Kind::Interactive);
+        head.push_str(" [draggable]");
+        let children = self.children_of(id);
+        let (text, children) = if children.iter().all(|piece| matches!(piece, Piece::Text(_))) {
+            let text = join_texts(children);
+            (Some(text).filter(|text| !text.is_empty() && *text != name), Vec::new())
+        } else {
+            (None, children)
+        };
+        Piece::Line(Block {
+            head,
+            ref_node: node.backend_id(),
+            name,
+            text,
+            children,
+            interactive: true,
+            ..Block::default()
+        })
+    }
+
     fn piece(&self, id: &str) -> Vec<Piece> {
         let Some(&node) = self.nodes.get(id) else { return Vec::new() };
         let role = node.role();
@@ -702,6 +731,12 @@ impl Renderer<'_> {
             let children = Renderer::new(&frame.nodes, self.special, self.frames).document();
             let interactive = children.iter().any(|piece| matches!(piece, Piece::Line(block) if block.interactive));
             return vec![Piece::Line(Block { head, name, interactive, children, ..Block::default() })];
+        }
+        // A row keeps its cells on its line, and gets the mark below.
+        if let Some(SpecialField::Draggable) = special
+            && role != "row"
+        {
+            return vec![self.draggable(id, &node, role)];
         }
         if let Some(SpecialField::FilePicker { label, multiple, disabled }) = special {
             let mut head = format!("label {} [file chooser]", quoted(label));
@@ -750,8 +785,12 @@ impl Renderer<'_> {
                     cells.push(inline(pieces));
                 }
                 cells.retain(|cell| !cell.is_empty());
-                let interactive = cells.iter().flatten().any(|piece| matches!(piece, Piece::Line(_)));
-                let head = head_line(&node, role, "", kind);
+                let draggable = matches!(special, Some(SpecialField::Draggable));
+                let interactive = draggable || cells.iter().flatten().any(|piece| matches!(piece, Piece::Line(_)));
+                let mut head = head_line(&node, role, "", kind);
+                if draggable {
+                    head.push_str(" [draggable]");
+                }
                 vec![Piece::Line(Block {
                     head,
                     ref_node: node.backend_id(),

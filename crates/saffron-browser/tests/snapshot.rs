@@ -367,3 +367,34 @@ fn file_inputs_are_marked_and_the_label_of_a_hidden_one_gets_a_ref_the_agent_can
         s.close().await;
     });
 }
+
+/// What the page lets one drag is marked `[draggable]` and has a ref, whatever its role (a
+/// list item gets none otherwise); the ref's target drags the card onto the other column's
+/// heading, and the column takes it.
+#[test]
+fn draggable_elements_are_marked_and_their_refs_drag() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/lab/drag" })).await;
+        let snapshot = s.context.snapshot().await.expect("a snapshot");
+        let card = ref_on_line(&snapshot, "Write tests");
+        let line = snapshot.text.lines().find(|line| line.contains("Write tests")).unwrap_or_default();
+        assert!(line.trim_start().starts_with("listitem [draggable] [ref="), "{}", snapshot.text);
+        // The parcel follows pointer events, not the browser's drag and drop: no mark.
+        assert!(
+            !snapshot.text.lines().any(|line| line.contains("Parcel") && line.contains("[draggable]")),
+            "{}",
+            snapshot.text
+        );
+        // A drop zone is a container, without a ref: its heading, inside it, takes the drop.
+        let done = ref_on_line(&snapshot, r#"h2 [ref="#);
+        assert!(snapshot.text.lines().any(|line| line.contains(&format!("[ref={done}]: To do"))), "{}", snapshot.text);
+        let done = ref_on_line(&snapshot, ": Done");
+        let card = s.context.target_for_ref(&card).await.expect("a target").target;
+        let done = s.context.target_for_ref(&done).await.expect("a target").target;
+        s.ok(json!({ "type": "drag", "target": card, "to": done })).await;
+        s.ok(json!({ "type": "expectText", "target": { "testId": "board" }, "text": "To do: Ship it | Done: Write tests" }))
+            .await;
+        s.close().await;
+    });
+}
