@@ -33,7 +33,7 @@ use tokio::task::JoinHandle;
 
 use crate::browser::Browser;
 use crate::cdp::{self, CdpFail};
-use crate::downloads::{Download, DownloadFolder, DownloadReports};
+use crate::downloads::{Download, DownloadReports};
 use crate::error::BrowserError;
 use crate::lock;
 use crate::network::{Body, NetEntry};
@@ -128,7 +128,7 @@ pub struct Context {
     /// The refs snapshots gave out, and the DOM nodes behind them.
     pub(crate) refs: crate::snapshot::RefBook,
     /// Where the context's downloads are saved; `None` on a remote browser.
-    pub(crate) download_folder: Option<DownloadFolder>,
+    pub(crate) download_folder: Option<tempfile::TempDir>,
     watcher: Option<JoinHandle<()>>,
     closed: bool,
 }
@@ -312,7 +312,7 @@ impl Context {
     /// The folder this context's downloads are saved in, removed when the context closes (a
     /// remote browser reaches it only when it shares this machine's file system).
     pub fn download_folder(&self) -> Option<&std::path::Path> {
-        self.download_folder.as_ref().map(DownloadFolder::path)
+        self.download_folder.as_ref().map(tempfile::TempDir::path)
     }
 
     /// The active tab's URL.

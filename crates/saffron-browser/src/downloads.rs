@@ -13,7 +13,7 @@
 //! there only when it shares this machine's file system (on this machine, or in a container
 //! with that folder mounted); elsewhere its downloads fail, and a check says why.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use chromiumoxide::cdp::browser_protocol::browser::{
@@ -65,17 +65,6 @@ impl Download {
     }
 }
 
-/// A context's download folder, removed with it.
-pub(crate) struct DownloadFolder {
-    folder: tempfile::TempDir,
-}
-
-impl DownloadFolder {
-    pub fn path(&self) -> &Path {
-        self.folder.path()
-    }
-}
-
 /// The browser-wide download reports, subscribed to before anything can start a download.
 pub(crate) struct DownloadReports {
     began: EventStream<EventDownloadWillBegin>,
@@ -93,7 +82,8 @@ impl DownloadReports {
 }
 
 /// Makes the context save its downloads in a new folder of its own and report them.
-pub(crate) async fn save_in_own_folder(browser: &Browser, context_id: &str) -> Result<DownloadFolder, String> {
+/// The folder is removed when the returned handle is dropped, with the context.
+pub(crate) async fn save_in_own_folder(browser: &Browser, context_id: &str) -> Result<tempfile::TempDir, String> {
     let folder = match browser.profile_dir() {
         Some(profile) => tempfile::Builder::new().prefix("downloads-").tempdir_in(profile),
         None => tempfile::Builder::new().prefix("saffron-downloads-").tempdir(),
@@ -106,7 +96,7 @@ pub(crate) async fn save_in_own_folder(browser: &Browser, context_id: &str) -> R
         "eventsEnabled": true,
     });
     browser.call("Browser.setDownloadBehavior", params).await.map_err(|error: CdpFail| error.to_string())?;
-    Ok(DownloadFolder { folder })
+    Ok(folder)
 }
 
 /// Keeps the context's download list up to date until the context closes.

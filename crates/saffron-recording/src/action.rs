@@ -513,6 +513,21 @@ impl Action {
     }
 }
 
+/// The download an `expectDownload` wants, in words: `a download named "orders.csv" holding
+/// "1001"` (said the same way in its line and in its failure).
+pub fn describe_download(file_name: Option<&str>, file_name_regex: Option<&str>, contains: Option<&str>) -> String {
+    let mut text = "a download".to_owned();
+    match (file_name, file_name_regex) {
+        (Some(name), _) => text.push_str(&format!(" named {name:?}")),
+        (None, Some(pattern)) => text.push_str(&format!(" named like /{pattern}/")),
+        (None, None) => {}
+    }
+    if let Some(held) = contains {
+        text.push_str(&format!(" holding {held:?}"));
+    }
+    text
+}
+
 impl fmt::Display for ResponseMatcher {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(method) = &self.method {
@@ -600,18 +615,11 @@ impl fmt::Display for Action {
             }
             Action::ExpectState { target, state, .. } => write!(f, "expect {target} to {state}"),
             Action::ExpectResponse { response, .. } => write!(f, "expect response {response}"),
-            Action::ExpectDownload { file_name, file_name_regex, contains, .. } => {
-                f.write_str("expect a download")?;
-                match (file_name, file_name_regex) {
-                    (Some(name), _) => write!(f, " named {name:?}")?,
-                    (None, Some(pattern)) => write!(f, " named like /{pattern}/")?,
-                    (None, None) => {}
-                }
-                match contains {
-                    Some(text) => write!(f, " holding {text:?}"),
-                    None => Ok(()),
-                }
-            }
+            Action::ExpectDownload { file_name, file_name_regex, contains, .. } => write!(
+                f,
+                "expect {}",
+                describe_download(file_name.as_deref(), file_name_regex.as_deref(), contains.as_deref())
+            ),
             Action::ExpectNoConsoleErrors { .. } => f.write_str("expect no console errors"),
             Action::ExpectCount { target, count, .. } => {
                 write!(f, "expect {count} of {target}")

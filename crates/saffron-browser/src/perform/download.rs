@@ -53,20 +53,16 @@ impl Context {
                     })
                     .collect()
             });
-            let Some(text) = wanted.contains else {
-                if !saved.is_empty() {
-                    return Ok(());
-                }
-                if tokio::time::timeout_at(deadline.into(), notified).await.is_err() {
-                    return Err(self.no_download(verb, &wanted, &contents, timeout));
-                }
-                continue;
-            };
             for file in saved {
-                if !contents.contains_key(&file) {
-                    contents.insert(file.clone(), read_text(&file).await);
-                }
-                if contents.get(&file).is_some_and(|held| held.contains(text)) {
+                let Some(text) = wanted.contains else { return Ok(()) };
+                let held = match contents.get(&file) {
+                    Some(held) => held,
+                    None => {
+                        let read = read_text(&file).await;
+                        contents.entry(file).or_insert(read)
+                    }
+                };
+                if held.contains(text) {
                     return Ok(());
                 }
             }
@@ -83,7 +79,7 @@ impl Context {
         contents: &HashMap<PathBuf, String>,
         timeout: Duration,
     ) -> ActionFailure {
-        let expected = describe(wanted);
+        let expected = saffron_recording::describe_download(wanted.file_name, wanted.file_name_regex, wanted.contains);
         let found: Vec<String> = self.shared.read(|state| {
             state
                 .downloads
@@ -120,20 +116,6 @@ impl Context {
         )
         .with(Some(expected), Some(found))
     }
-}
-
-/// `a download named "orders.csv" holding "1001"`.
-fn describe(wanted: &Wanted<'_>) -> String {
-    let mut text = "a download".to_owned();
-    match (wanted.file_name, wanted.file_name_regex) {
-        (Some(name), _) => text.push_str(&format!(" named {name:?}")),
-        (None, Some(pattern)) => text.push_str(&format!(" named like /{pattern}/")),
-        (None, None) => {}
-    }
-    if let Some(held) = wanted.contains {
-        text.push_str(&format!(" holding {held:?}"));
-    }
-    text
 }
 
 /// The file's text (invalid UTF-8 replaced), up to [`READ_LIMIT`]; empty when unreadable.

@@ -85,7 +85,7 @@ impl Context {
         let destination = match self.ready("drag", to, &over, deadline, timeout, group).await {
             Ok(destination) => destination,
             Err(failure) => {
-                let _ = self.abandon(&page, started.as_ref(), x + FIRST_MOVE, y).await;
+                let _ = abandon(&page, started.as_ref(), x + FIRST_MOVE, y).await;
                 return Err(failure);
             }
         };
@@ -143,13 +143,13 @@ impl Context {
         }
         Ok(data)
     }
+}
 
-    /// Lets go where the pointer is, without dropping anything on the page.
-    async fn abandon(&self, page: &Page, started: Option<&Value>, x: f64, y: f64) -> Result<Value, CdpFail> {
-        match started {
-            Some(data) => drag_event(page, "dragCancel", x, y, data).await,
-            None => pointer(page, "mouseReleased", x, y).await,
-        }
+/// Lets go where the pointer is, without dropping anything on the page.
+async fn abandon(page: &Page, started: Option<&Value>, x: f64, y: f64) -> Result<Value, CdpFail> {
+    match started {
+        Some(data) => drag_event(page, "dragCancel", x, y, data).await,
+        None => pointer(page, "mouseReleased", x, y).await,
     }
 }
 
