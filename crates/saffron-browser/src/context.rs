@@ -399,7 +399,10 @@ async fn watch_targets(
     shared: Arc<Shared>,
 ) {
     loop {
+        // Biased, like the network log: a tab's creation is queued before its destruction, so
+        // a tab that closes at once (a popup that shuts itself) is still seen closed.
         tokio::select! {
+            biased;
             Some(event) = created.next() => {
                 let info = &event.target_info;
                 let ours = info.browser_context_id.as_ref().is_some_and(|id| id.as_ref() == context_id);

@@ -13,14 +13,15 @@
 //! there only when it shares this machine's file system (on this machine, or in a container
 //! with that folder mounted); elsewhere its downloads fail, and a check says why.
 
-use std::path::PathBuf;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use chromiumoxide::cdp::browser_protocol::browser::{
     DownloadProgressState, EventDownloadProgress, EventDownloadWillBegin,
 };
 use chromiumoxide::listeners::EventStream;
-use futures::StreamExt;
+use futures::{Stream, StreamExt};
 use serde_json::json;
 
 use crate::browser::Browser;
@@ -100,51 +101,130 @@ pub(crate) async fn save_in_own_folder(browser: &Browser, context_id: &str) -> R
 }
 
 /// Keeps the context's download list up to date until the context closes.
-pub(crate) async fn watch(mut reports: DownloadReports, folder: PathBuf, shared: Arc<Shared>) {
+pub(crate) async fn watch(reports: DownloadReports, folder: PathBuf, shared: Arc<Shared>) {
+    follow(reports.began, reports.progressed, folder, shared).await
+}
+
+async fn follow(
+    mut began: impl Stream<Item = Arc<EventDownloadWillBegin>> + Unpin,
+    mut progressed: impl Stream<Item = Arc<EventDownloadProgress>> + Unpin,
+    folder: PathBuf,
+    shared: Arc<Shared>,
+) {
+    // The two reports come on two channels. Chromium sends a download's beginning before its
+    // progress and the reports are queued in that order, so looking at beginnings first sees
+    // them first; a small file can be complete by then, and its progress must not be dropped
+    // for a download not yet listed. Progress for a download not listed is kept until it is
+    // (or forever, for a download that began before this context).
+    let mut unlisted: HashMap<String, EventDownloadProgress> = HashMap::new();
     loop {
         tokio::select! {
-            Some(event) = reports.began.next() => {
+            biased;
+            Some(event) = began.next() => {
                 let frame = event.frame_id.as_ref().to_owned();
+                let early = unlisted.remove(&event.guid);
+                let early = early.map(|progress| (saved_file(&progress, &folder), progress));
                 shared.update(|state| {
                     // A tab's main frame has the tab's id.
                     let ours = state.tabs.iter().any(|tab| tab.target_id == frame);
-                    state.downloads.push(Download {
+                    let mut download = Download {
                         guid: event.guid.clone(),
                         file_name: event.suggested_filename.clone(),
                         progress: Progress::Saving,
                         received_bytes: 0,
                         total_bytes: 0,
                         ours,
-                    });
+                    };
+                    if let Some((saved, progress)) = early {
+                        download.apply(&progress, saved);
+                    }
+                    state.downloads.push(download);
                 });
             }
-            Some(event) = reports.progressed.next() => {
-                let saved = match event.state {
-                    DownloadProgressState::Completed => {
-                        let file = event.file_path.as_deref().map_or_else(|| folder.join(&event.guid), PathBuf::from);
-                        // Another context's file is in another folder.
-                        let in_ours = file.starts_with(&folder) && file.is_file();
-                        Some((file, in_ours))
-                    }
-                    _ => None,
-                };
-                shared.update(|state| {
-                    let Some(download) = state.downloads.iter_mut().find(|download| download.guid == event.guid) else {
-                        return;
-                    };
-                    download.received_bytes = event.received_bytes.max(0.0) as u64;
-                    download.total_bytes = event.total_bytes.max(0.0) as u64;
-                    match (&event.state, saved) {
-                        (DownloadProgressState::Completed, Some((file, in_ours))) => {
-                            download.ours = in_ours;
-                            download.progress = Progress::Saved(file);
+            Some(event) = progressed.next() => {
+                let saved = saved_file(&event, &folder);
+                let listed = shared.update(|state| {
+                    match state.downloads.iter_mut().find(|download| download.guid == event.guid) {
+                        Some(download) => {
+                            download.apply(&event, saved);
+                            true
                         }
-                        (DownloadProgressState::Canceled, _) => download.progress = Progress::Canceled,
-                        _ => {}
+                        None => false,
                     }
                 });
+                if !listed && unlisted.len() < UNLISTED_KEPT {
+                    unlisted.insert(event.guid.clone(), event.as_ref().clone());
+                }
             }
             else => break,
         }
+    }
+}
+
+/// Progress reports kept for downloads not listed yet; beyond this many, they are other
+/// contexts' downloads that began before this one was made.
+const UNLISTED_KEPT: usize = 256;
+
+/// A completed download's file, and whether it is in this context's folder (another
+/// context's file is in another folder).
+fn saved_file(event: &EventDownloadProgress, folder: &Path) -> Option<(PathBuf, bool)> {
+    match event.state {
+        DownloadProgressState::Completed => {
+            let file = event.file_path.as_deref().map_or_else(|| folder.join(&event.guid), PathBuf::from);
+            let in_ours = file.starts_with(folder) && file.is_file();
+            Some((file, in_ours))
+        }
+        _ => None,
+    }
+}
+
+impl Download {
+    fn apply(&mut self, event: &EventDownloadProgress, saved: Option<(PathBuf, bool)>) {
+        self.received_bytes = event.received_bytes.max(0.0) as u64;
+        self.total_bytes = event.total_bytes.max(0.0) as u64;
+        match (&event.state, saved) {
+            (DownloadProgressState::Completed, Some((file, in_ours))) => {
+                self.ours = in_ours;
+                self.progress = Progress::Saved(file);
+            }
+            (DownloadProgressState::Canceled, _) => self.progress = Progress::Canceled,
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::State;
+    use serde_json::Value;
+
+    fn event<T: serde::de::DeserializeOwned>(fields: Value) -> Arc<T> {
+        Arc::new(serde_json::from_value(fields).expect("a well-formed report"))
+    }
+
+    #[tokio::test]
+    async fn a_download_complete_before_its_beginning_is_read_is_still_seen_complete() {
+        let folder = tempfile::tempdir().expect("a folder");
+        std::fs::write(folder.path().join("g1"), "number,customer\n").expect("the file is written");
+        let shared = Arc::new(Shared { state: std::sync::Mutex::new(State::default()), changed: Default::default() });
+        // The progress report is taken before the beginning: two channels, read in any order.
+        let progressed = futures::stream::iter([event::<EventDownloadProgress>(json!({
+            "guid": "g1", "totalBytes": 16.0, "receivedBytes": 16.0, "state": "completed",
+        }))]);
+        let beginning = event::<EventDownloadWillBegin>(json!({
+            "frameId": "F", "guid": "g1", "url": "http://127.0.0.1/report.csv", "suggestedFilename": "report.csv",
+        }));
+        // Not ready when first looked at, so the progress report is read first.
+        let began = Box::pin(futures::stream::once(async move {
+            tokio::task::yield_now().await;
+            beginning
+        }));
+        follow(began, progressed, folder.path().to_owned(), shared.clone()).await;
+        let downloads = shared.read(|state| state.downloads.clone());
+        assert_eq!(downloads.len(), 1);
+        assert_eq!(downloads[0].progress, Progress::Saved(folder.path().join("g1")));
+        assert!(downloads[0].ours, "its file is in the context's folder");
+        assert_eq!(downloads[0].describe(), r#""report.csv" (16 bytes)"#);
     }
 }
