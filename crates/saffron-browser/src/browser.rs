@@ -107,9 +107,13 @@ pub(crate) struct BrowserInner {
     handler: std::sync::Mutex<Option<JoinHandle<()>>>,
     process_id: Option<u32>,
     profile_dir: Option<PathBuf>,
+    /// Where the contexts' download folders are made: the profile folder of a launched browser,
+    /// a watched folder of its own for a remote one.
+    downloads_parent: PathBuf,
     /// The fresh profile directory and its watchdog: released (every browser process ended, the
-    /// folder removed) when the browser is closed or dropped, or when this process dies. A
-    /// remote browser has none: it is not ours to end.
+    /// folder removed) when the browser is closed or dropped, or when this process dies. For a
+    /// remote browser, which is not ours to end, the folder holds only downloads, and the
+    /// watchdog finds no process of it to end.
     profile: std::sync::Mutex<Option<Profile>>,
     /// The endpoint of a remote browser, as it may be shown.
     remote: Option<String>,
@@ -208,6 +212,12 @@ impl Browser {
                 .await
                 .map_err(|_| failed(format!("the WebSocket did not open within {} s", CONNECT_LIMIT.as_secs())))?
                 .map_err(|error| failed(format!("the WebSocket did not open: {error}")))?;
+        // Watched like a launched browser's profile, so that a run killed outright leaves no
+        // download folder behind either.
+        let temporary = std::env::temp_dir();
+        let downloads = Profile::create(&temporary)
+            .map_err(|error| failed(format!("could not create a folder for downloads: {error}")))?;
+        let _ = tokio::task::spawn_blocking(move || sweep_stale_profiles(&temporary)).await;
         let lost = Arc::new(std::sync::Mutex::new(None));
         let handler_task = drive_connection(handler, lost.clone());
         let browser = Browser {
@@ -216,7 +226,8 @@ impl Browser {
                 handler: std::sync::Mutex::new(Some(handler_task)),
                 process_id: None,
                 profile_dir: None,
-                profile: std::sync::Mutex::new(None),
+                downloads_parent: downloads.path().to_path_buf(),
+                profile: std::sync::Mutex::new(Some(downloads)),
                 remote: Some(shown.clone()),
                 lost,
                 config,
@@ -273,6 +284,7 @@ impl Browser {
                 handler: std::sync::Mutex::new(Some(handler_task)),
                 process_id,
                 profile_dir: Some(profile.path().to_path_buf()),
+                downloads_parent: profile.path().to_path_buf(),
                 profile: std::sync::Mutex::new(Some(profile)),
                 remote: None,
                 lost,
@@ -297,6 +309,13 @@ impl Browser {
     /// the browser is closed or dropped. `None` for a remote browser.
     pub fn profile_dir(&self) -> Option<&Path> {
         self.inner.profile_dir.as_deref()
+    }
+
+    /// The folder the contexts' download folders are made in: the profile folder of a launched
+    /// browser, a folder watched the same way for a remote one. Gone with the browser, however
+    /// this process ends.
+    pub fn downloads_parent(&self) -> &Path {
+        &self.inner.downloads_parent
     }
 
     /// The remote browser's endpoint as it may be shown (no credentials, no query); `None` for

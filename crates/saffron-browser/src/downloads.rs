@@ -9,9 +9,10 @@
 //! (a download started by a frame inside a tab).
 //!
 //! A launched browser's folders are inside its profile folder, which goes with it however the
-//! run ends. A remote browser is given a folder in the temporary directory: it saves files
-//! there only when it shares this machine's file system (on this machine, or in a container
-//! with that folder mounted); elsewhere its downloads fail, and a check says why.
+//! run ends. A remote browser's are inside a folder in the temporary directory that is watched
+//! the same way: it saves files there only when it shares this machine's file system (on this
+//! machine, or in a container with that folder mounted); elsewhere its downloads fail, and a
+//! check says why.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -85,11 +86,10 @@ impl DownloadReports {
 /// Makes the context save its downloads in a new folder of its own and report them.
 /// The folder is removed when the returned handle is dropped, with the context.
 pub(crate) async fn save_in_own_folder(browser: &Browser, context_id: &str) -> Result<tempfile::TempDir, String> {
-    let folder = match browser.profile_dir() {
-        Some(profile) => tempfile::Builder::new().prefix("downloads-").tempdir_in(profile),
-        None => tempfile::Builder::new().prefix("saffron-downloads-").tempdir(),
-    }
-    .map_err(|error| format!("could not make a folder for the context's downloads: {error}"))?;
+    let folder = tempfile::Builder::new()
+        .prefix("downloads-")
+        .tempdir_in(browser.downloads_parent())
+        .map_err(|error| format!("could not make a folder for the context's downloads: {error}"))?;
     let params = json!({
         "behavior": "allowAndName",
         "browserContextId": context_id,

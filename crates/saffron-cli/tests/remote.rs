@@ -322,11 +322,18 @@ fn a_killed_run_leaves_no_context_in_the_remote_browser() {
     let observer = Observer::connect(&remote);
     let project = example_project("remote-killed");
     make_sign_in_wait_at_the_end(&project);
+    // The run's own temporary directory: what the run leaves on this machine is there.
+    let scratch = tempfile::tempdir().expect("a temporary directory");
+    let left_in_scratch = || -> Vec<String> {
+        let entries = std::fs::read_dir(scratch.path()).expect("the folder is there");
+        entries.map(|entry| entry.expect("an entry").file_name().to_string_lossy().into_owned()).collect()
+    };
     let mut run = saffron(
         &project,
         &["run", "--base-url", &server.url(), "--browser-url", &remote.ws_url(), "features/sign_in.feature:5"],
         &password,
     )
+    .env("TMPDIR", scratch.path())
     .stdout(Stdio::null())
     .stderr(Stdio::null())
     .spawn()
@@ -336,10 +343,17 @@ fn a_killed_run_leaves_no_context_in_the_remote_browser() {
         observer.page_urls().iter().any(|url| url.starts_with(&orders))
     });
     assert_eq!(observer.contexts().len(), 1, "the scenario's context");
-    // SIGKILL: saffron closes nothing; the browser disposes what it opened as the socket closes.
+    let during = left_in_scratch();
+    assert!(
+        during.len() == 1 && during[0].starts_with("saffron-chromium-"),
+        "the run's one folder, where its downloads go: {during:?}"
+    );
+    // SIGKILL: saffron closes nothing; the browser disposes what it opened as the socket closes,
+    // and the folder's watchdog removes it.
     run.kill().expect("kill");
     run.wait().expect("reaped");
     eventually(Duration::from_secs(10), "the run's context is disposed", || observer.contexts().is_empty());
+    eventually(Duration::from_secs(10), "the run's folder is removed", || left_in_scratch().is_empty());
     assert!(remote.is_running());
     let _ = std::fs::remove_dir_all(&project);
     let _ = runtime.block_on(server.shutdown());
