@@ -1,14 +1,14 @@
 //! `drag` on `/lab/drag`: a card dragged between the columns of a board that uses the browser's
 //! own drag and drop, and a parcel dragged onto a truck by a page that follows pointer events
-//! itself; both get trusted events only. A drop target that is not there fails the action and
-//! lets go of the button.
+//! itself; both get trusted events only, in the page and in a frame of another site. A drop
+//! target that is not there fails the action and lets go of the button.
 
 mod common;
 
 use common::{Scenario, run};
 use saffron_browser::{Browser, FailureKind};
 use saffron_demo::DemoConfig;
-use serde_json::json;
+use serde_json::{Value, json};
 
 async fn lab(browser: &Browser) -> Scenario {
     let mut s = Scenario::start(browser, DemoConfig::default()).await;
@@ -18,9 +18,18 @@ async fn lab(browser: &Browser) -> Scenario {
 
 impl Scenario {
     async fn shows(&mut self, test_id: &str, text: &str) {
-        self.ok(json!({ "type": "expectText", "target": { "testId": test_id }, "text": text, "timeoutMs": 2000 }))
-            .await;
+        self.shows_in(json!({ "testId": test_id }), text).await;
     }
+
+    async fn shows_in(&mut self, target: Value, text: &str) {
+        self.ok(json!({ "type": "expectText", "target": target, "text": text, "timeoutMs": 2000 })).await;
+    }
+}
+
+/// `target` looked for in the planner board's frame.
+fn in_planner(mut target: Value) -> Value {
+    target["frame"] = json!({ "css": ["iframe[title=\"Planner board\"]"] });
+    target
 }
 
 #[test]
@@ -91,6 +100,36 @@ fn a_missing_drop_target_fails_and_lets_go() {
         s.ok(json!({ "type": "drag", "target": { "text": "Ship it" }, "to": { "role": "region", "name": "Done" } }))
             .await;
         s.shows("board", "To do: Write tests | Done: Ship it").await;
+        s.close().await;
+    });
+}
+
+#[test]
+fn drags_inside_a_frame_of_another_site_land_where_they_are_aimed() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/lab/drag-frame" })).await;
+        // The board is in the frame's document only, offset from the page's corner: the press,
+        // the moves and the drop are in the page's coordinates, the probe in the frame's world.
+        s.ok(json!({
+            "type": "drag",
+            "target": in_planner(json!({ "text": "Ship it" })),
+            "to": in_planner(json!({ "role": "region", "name": "Done" }))
+        }))
+        .await;
+        s.shows_in(in_planner(json!({ "testId": "board" })), "To do: Write tests | Done: Ship it").await;
+        s.shows_in(
+            in_planner(json!({ "testId": "drag-log" })),
+            "dragstart dragenter dragover dragenter dragover drop dragend",
+        )
+        .await;
+        s.ok(json!({
+            "type": "drag",
+            "target": in_planner(json!({ "text": "Parcel" })),
+            "to": in_planner(json!({ "role": "region", "name": "Truck" }))
+        }))
+        .await;
+        s.shows_in(in_planner(json!({ "testId": "truck-status" })), "Parcel loaded").await;
         s.close().await;
     });
 }

@@ -411,6 +411,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/lab/upload", get(|| async { axum::response::Html(include_str!("pages/lab/upload.html")) }))
         .route("/lab/slow-body", get(slow_body))
         .route("/lab/drag", get(|| async { axum::response::Html(include_str!("pages/lab/drag.html")) }))
+        .route("/lab/drag-frame", get(|| async { axum::response::Html(include_str!("pages/lab/drag-frame.html")) }))
         .route("/lab/download", get(|| async { axum::response::Html(include_str!("pages/lab/download.html")) }))
         .route("/lab/download/report.csv", get(|| async { ([(CONTENT_TYPE, "text/csv")], LAB_REPORT) }))
         .route("/lab/download/invoice", get(lab_invoice))
