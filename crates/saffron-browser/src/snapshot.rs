@@ -445,7 +445,7 @@ enum Piece {
 struct Block {
     /// `role "name" [state]`: what comes before the ref.
     head: String,
-    /// The element's DOM node, for its ref (none for containers).
+    /// The element's DOM node, for its ref.
     ref_node: Option<i64>,
     /// What follows the ref: a field's value, a select's options.
     suffix: String,
@@ -858,7 +858,8 @@ impl Renderer<'_> {
                 let shown_name = if text.as_deref() == Some(name.as_str()) { "" } else { name.as_str() };
                 let head = head_line(&node, role, shown_name, kind);
                 let interactive = children.iter().any(|piece| matches!(piece, Piece::Line(block) if block.interactive));
-                let ref_node = if kind == Kind::Container { None } else { node.backend_id() };
+                // Containers too: a drop zone with nothing in it to aim at, a dialog to check.
+                let ref_node = node.backend_id();
                 let text = text.map(|text| trim(&text, MAX_TEXT_CHARS));
                 vec![Piece::Line(Block { head, ref_node, name, text, interactive, children, ..Block::default() })]
             }

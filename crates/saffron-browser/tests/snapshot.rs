@@ -386,15 +386,25 @@ fn draggable_elements_are_marked_and_their_refs_drag() {
             "{}",
             snapshot.text
         );
-        // A drop zone is a container, without a ref: its heading, inside it, takes the drop.
-        let done = ref_on_line(&snapshot, r#"h2 [ref="#);
-        assert!(snapshot.text.lines().any(|line| line.contains(&format!("[ref={done}]: To do"))), "{}", snapshot.text);
+        // A drop zone's heading, inside it, takes the drop.
         let done = ref_on_line(&snapshot, ": Done");
         let card = s.context.target_for_ref(&card).await.expect("a target").target;
         let done = s.context.target_for_ref(&done).await.expect("a target").target;
         s.ok(json!({ "type": "drag", "target": card, "to": done })).await;
         s.ok(json!({ "type": "expectText", "target": { "testId": "board" }, "text": "To do: Ship it | Done: Write tests" }))
             .await;
+        // A named zone with nothing inside has a ref of its own, and its target is its role and name.
+        let icebox = ref_on_line(&snapshot, r#"region "Icebox""#);
+        let icebox = s.context.target_for_ref(&icebox).await.expect("a target").target;
+        assert_eq!(
+            (icebox.role.as_deref(), icebox.name.as_deref()),
+            (Some("region"), Some("Icebox")),
+            "{}",
+            snapshot.text
+        );
+        let card = s.context.target_for_ref(&ref_on_line(&snapshot, "Ship it")).await.expect("a target").target;
+        s.ok(json!({ "type": "drag", "target": card, "to": icebox })).await;
+        s.ok(json!({ "type": "expectText", "target": { "testId": "icebox" }, "text": "Iced: Ship it" })).await;
         s.close().await;
     });
 }
