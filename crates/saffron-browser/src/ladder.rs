@@ -377,7 +377,9 @@ fn semantic_candidates_in_page(ax: &AxFacts, facts: &Facts) -> Vec<Candidate> {
             target: Target { test_id: Some(test_id.clone()), ..Target::default() },
         });
     }
-    if let Some(text) = &facts.text {
+    // A container's text is what it holds (a column's cards, a dialog's form), not what it is:
+    // it changes with every card dropped in, and would be drift on each replay.
+    if let Some(text) = facts.text.as_ref().filter(|_| !crate::snapshot::CONTAINERS.contains(&role)) {
         candidates
             .push(Candidate { tier: Tier::Text, target: Target { text: Some(text.clone()), ..Target::default() } });
     }

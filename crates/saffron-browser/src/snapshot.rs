@@ -547,7 +547,7 @@ const TEXTUAL: &[&str] = &[
 ];
 
 /// Containers kept when named.
-const CONTAINERS: &[&str] = &[
+pub(crate) const CONTAINERS: &[&str] = &[
     "dialog",
     "alertdialog",
     "navigation",

@@ -386,6 +386,10 @@ fn draggable_elements_are_marked_and_their_refs_drag() {
             "{}",
             snapshot.text
         );
+        // Recorded while it holds both cards.
+        let todo =
+            s.context.target_for_ref(&ref_on_line(&snapshot, r#"region "To do""#)).await.expect("a target").target;
+        assert_eq!(todo.text, None, "{todo:?}");
         // A drop zone's heading, inside it, takes the drop.
         let done = ref_on_line(&snapshot, ": Done");
         let card = s.context.target_for_ref(&card).await.expect("a target").target;
@@ -405,6 +409,16 @@ fn draggable_elements_are_marked_and_their_refs_drag() {
         let card = s.context.target_for_ref(&ref_on_line(&snapshot, "Ship it")).await.expect("a target").target;
         s.ok(json!({ "type": "drag", "target": card, "to": icebox })).await;
         s.ok(json!({ "type": "expectText", "target": { "testId": "icebox" }, "text": "Iced: Ship it" })).await;
+        // A zone's target is what it is, not what it holds: dropping back onto "To do", which
+        // has lost both its cards since it was recorded, is no drift.
+        let todo =
+            s.context.target_for_ref(&ref_on_line(&snapshot, r#"region "To do""#)).await.expect("a target").target;
+        assert_eq!(todo.text, None, "{todo:?}");
+        let card = json!({ "text": "Write tests" });
+        let performed = s.ok(json!({ "type": "drag", "target": card, "to": todo })).await;
+        assert!(performed.drift.is_empty(), "{:?}", performed.drift);
+        s.ok(json!({ "type": "expectText", "target": { "testId": "board" }, "text": "To do: Write tests | Done:" }))
+            .await;
         s.close().await;
     });
 }
