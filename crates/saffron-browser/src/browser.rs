@@ -106,10 +106,10 @@ pub(crate) struct BrowserInner {
     pub(crate) browser: RwLock<Option<chromiumoxide::Browser>>,
     handler: std::sync::Mutex<Option<JoinHandle<()>>>,
     process_id: Option<u32>,
-    profile_dir: Option<PathBuf>,
-    /// Where the contexts' download folders are made: the profile folder of a launched browser,
-    /// a watched folder of its own for a remote one.
-    downloads_parent: PathBuf,
+    /// The folder of [`Self::profile`], kept after it is released: the profile folder of a
+    /// launched browser, where the contexts' download folders are made too; for a remote
+    /// browser, a watched folder that holds only those.
+    folder: PathBuf,
     /// The fresh profile directory and its watchdog: released (every browser process ended, the
     /// folder removed) when the browser is closed or dropped, or when this process dies. For a
     /// remote browser, which is not ours to end, the folder holds only downloads, and the
@@ -214,10 +214,9 @@ impl Browser {
                 .map_err(|error| failed(format!("the WebSocket did not open: {error}")))?;
         // Watched like a launched browser's profile, so that a run killed outright leaves no
         // download folder behind either.
-        let temporary = std::env::temp_dir();
-        let downloads = Profile::create(&temporary)
+        let downloads = watched_folder()
+            .await
             .map_err(|error| failed(format!("could not create a folder for downloads: {error}")))?;
-        let _ = tokio::task::spawn_blocking(move || sweep_stale_profiles(&temporary)).await;
         let lost = Arc::new(std::sync::Mutex::new(None));
         let handler_task = drive_connection(handler, lost.clone());
         let browser = Browser {
@@ -225,8 +224,7 @@ impl Browser {
                 browser: RwLock::new(Some(browser)),
                 handler: std::sync::Mutex::new(Some(handler_task)),
                 process_id: None,
-                profile_dir: None,
-                downloads_parent: downloads.path().to_path_buf(),
+                folder: downloads.path().to_path_buf(),
                 profile: std::sync::Mutex::new(Some(downloads)),
                 remote: Some(shown.clone()),
                 lost,
@@ -247,12 +245,10 @@ impl Browser {
         let _timed = crate::timing::lone_span("launch");
         let executable = find_chromium(config.executable.as_deref()).await?;
         let launch_error = |message: String| BrowserError::Launch { executable: executable.clone(), message };
-        let temporary = std::env::temp_dir();
         // Watched from before Chromium starts: a run killed while it launches leaves nothing either.
-        let profile = Profile::create(&temporary)
+        let profile = watched_folder()
+            .await
             .map_err(|error| launch_error(format!("could not create a profile directory: {error}")))?;
-        // Folders of runs that died without their watchdog (killed along with it, say).
-        let _ = tokio::task::spawn_blocking(move || sweep_stale_profiles(&temporary)).await;
         let (width, height) = config.window;
         let mut builder = chromiumoxide::BrowserConfig::builder()
             .chrome_executable(&executable)
@@ -283,8 +279,7 @@ impl Browser {
                 browser: RwLock::new(Some(browser)),
                 handler: std::sync::Mutex::new(Some(handler_task)),
                 process_id,
-                profile_dir: Some(profile.path().to_path_buf()),
-                downloads_parent: profile.path().to_path_buf(),
+                folder: profile.path().to_path_buf(),
                 profile: std::sync::Mutex::new(Some(profile)),
                 remote: None,
                 lost,
@@ -308,14 +303,14 @@ impl Browser {
     /// The browser's profile folder (`saffron-chromium-*` in the temporary directory), gone once
     /// the browser is closed or dropped. `None` for a remote browser.
     pub fn profile_dir(&self) -> Option<&Path> {
-        self.inner.profile_dir.as_deref()
+        self.inner.remote.is_none().then_some(self.inner.folder.as_path())
     }
 
     /// The folder the contexts' download folders are made in: the profile folder of a launched
     /// browser, a folder watched the same way for a remote one. Gone with the browser, however
     /// this process ends.
     pub fn downloads_parent(&self) -> &Path {
-        &self.inner.downloads_parent
+        &self.inner.folder
     }
 
     /// The remote browser's endpoint as it may be shown (no credentials, no query); `None` for
@@ -399,6 +394,16 @@ impl Browser {
             let _ = tokio::task::spawn_blocking(move || profile.release()).await;
         }
     }
+}
+
+/// A fresh folder in the temporary directory, locked and watched so that it goes however this
+/// process ends; and, while at it, the folders of runs that died without their watchdog (killed
+/// along with it, say).
+async fn watched_folder() -> std::io::Result<Profile> {
+    let temporary = std::env::temp_dir();
+    let folder = Profile::create(&temporary)?;
+    let _ = tokio::task::spawn_blocking(move || sweep_stale_profiles(&temporary)).await;
+    Ok(folder)
 }
 
 fn viewport(width: u32, height: u32) -> Viewport {

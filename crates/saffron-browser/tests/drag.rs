@@ -26,6 +26,10 @@ impl Scenario {
     }
 }
 
+fn drag(target: Value, to: Value) -> Value {
+    json!({ "type": "drag", "target": target, "to": to })
+}
+
 /// `target` looked for in the planner board's frame.
 fn in_planner(mut target: Value) -> Value {
     target["frame"] = json!({ "css": ["iframe[title=\"Planner board\"]"] });
@@ -111,24 +115,16 @@ fn drags_inside_a_frame_of_another_site_land_where_they_are_aimed() {
         s.ok(json!({ "type": "goto", "url": "/lab/drag-frame" })).await;
         // The board is in the frame's document only, offset from the page's corner: the press,
         // the moves and the drop are in the page's coordinates, the probe in the frame's world.
-        s.ok(json!({
-            "type": "drag",
-            "target": in_planner(json!({ "text": "Ship it" })),
-            "to": in_planner(json!({ "role": "region", "name": "Done" }))
-        }))
-        .await;
+        s.ok(drag(in_planner(json!({ "text": "Ship it" })), in_planner(json!({ "role": "region", "name": "Done" }))))
+            .await;
         s.shows_in(in_planner(json!({ "testId": "board" })), "To do: Write tests | Done: Ship it").await;
         s.shows_in(
             in_planner(json!({ "testId": "drag-log" })),
             "dragstart dragenter dragover dragenter dragover drop dragend",
         )
         .await;
-        s.ok(json!({
-            "type": "drag",
-            "target": in_planner(json!({ "text": "Parcel" })),
-            "to": in_planner(json!({ "role": "region", "name": "Truck" }))
-        }))
-        .await;
+        s.ok(drag(in_planner(json!({ "text": "Parcel" })), in_planner(json!({ "role": "region", "name": "Truck" }))))
+            .await;
         s.shows_in(in_planner(json!({ "testId": "truck-status" })), "Parcel loaded").await;
         s.close().await;
     });

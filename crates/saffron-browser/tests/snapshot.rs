@@ -7,6 +7,7 @@ use common::{Scenario, run};
 use expect_test::expect;
 use saffron_browser::{PageSnapshot, RefError};
 use saffron_demo::DemoConfig;
+use saffron_recording::Target;
 use serde_json::json;
 
 /// The ref on the first line of the snapshot that contains `needle`.
@@ -19,6 +20,11 @@ fn ref_on_line(snapshot: &PageSnapshot, needle: &str) -> String {
     let start = line.find("[ref=").unwrap_or_else(|| panic!("no ref on {line:?}")) + 5;
     let end = line[start..].find(']').expect("a closed ref") + start;
     line[start..end].to_owned()
+}
+
+/// The target the recorder writes for the ref on the first line of `snapshot` with `needle`.
+async fn target_on_line(s: &mut Scenario, snapshot: &PageSnapshot, needle: &str) -> Target {
+    s.context.target_for_ref(&ref_on_line(snapshot, needle)).await.expect("a target").target
 }
 
 /// Every line holding `needle` has a ref.
@@ -387,33 +393,27 @@ fn draggable_elements_are_marked_and_their_refs_drag() {
             snapshot.text
         );
         // Recorded while it holds both cards.
-        let todo =
-            s.context.target_for_ref(&ref_on_line(&snapshot, r#"region "To do""#)).await.expect("a target").target;
+        let todo = target_on_line(&mut s, &snapshot, r#"region "To do""#).await;
         assert_eq!(todo.text, None, "{todo:?}");
         // A drop zone's heading, inside it, takes the drop.
-        let done = ref_on_line(&snapshot, ": Done");
         let card = s.context.target_for_ref(&card).await.expect("a target").target;
-        let done = s.context.target_for_ref(&done).await.expect("a target").target;
+        let done = target_on_line(&mut s, &snapshot, ": Done").await;
         s.ok(json!({ "type": "drag", "target": card, "to": done })).await;
         s.ok(json!({ "type": "expectText", "target": { "testId": "board" }, "text": "To do: Ship it | Done: Write tests" }))
             .await;
         // A named zone with nothing inside has a ref of its own, and its target is its role and name.
-        let icebox = ref_on_line(&snapshot, r#"region "Icebox""#);
-        let icebox = s.context.target_for_ref(&icebox).await.expect("a target").target;
+        let icebox = target_on_line(&mut s, &snapshot, r#"region "Icebox""#).await;
         assert_eq!(
             (icebox.role.as_deref(), icebox.name.as_deref()),
             (Some("region"), Some("Icebox")),
             "{}",
             snapshot.text
         );
-        let card = s.context.target_for_ref(&ref_on_line(&snapshot, "Ship it")).await.expect("a target").target;
+        let card = target_on_line(&mut s, &snapshot, "Ship it").await;
         s.ok(json!({ "type": "drag", "target": card, "to": icebox })).await;
         s.ok(json!({ "type": "expectText", "target": { "testId": "icebox" }, "text": "Iced: Ship it" })).await;
         // A zone's target is what it is, not what it holds: dropping back onto "To do", which
         // has lost both its cards since it was recorded, is no drift.
-        let todo =
-            s.context.target_for_ref(&ref_on_line(&snapshot, r#"region "To do""#)).await.expect("a target").target;
-        assert_eq!(todo.text, None, "{todo:?}");
         let card = json!({ "text": "Write tests" });
         let performed = s.ok(json!({ "type": "drag", "target": card, "to": todo })).await;
         assert!(performed.drift.is_empty(), "{:?}", performed.drift);
