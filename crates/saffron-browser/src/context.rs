@@ -129,6 +129,8 @@ pub struct Context {
     pub(crate) refs: crate::snapshot::RefBook,
     /// Where the context's downloads are saved; `None` on a remote browser.
     pub(crate) download_folder: Option<tempfile::TempDir>,
+    /// The guards of the action being performed (see [`Context::perform_guarded`]).
+    pub(crate) guard: crate::guard::Guard,
     watcher: Option<JoinHandle<()>>,
     closed: bool,
 }
@@ -181,6 +183,7 @@ impl Context {
             active: String::new(),
             step_mark: 0,
             group_counter: 0,
+            guard: crate::guard::Guard::default(),
             refs: crate::snapshot::RefBook::default(),
             download_folder: None,
             watcher: Some(watcher),

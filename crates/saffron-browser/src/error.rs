@@ -66,6 +66,9 @@ pub enum FailureKind {
     Invalid,
     /// The browser failed underneath the action (connection lost, tab closed).
     Browser,
+    /// A guard refused the action before anything was sent (a secret bound for another
+    /// origin): not the application's failure, and not one for a repair to work around.
+    Refused,
 }
 
 impl fmt::Display for FailureKind {
@@ -79,6 +82,7 @@ impl fmt::Display for FailureKind {
             FailureKind::Navigation => "navigation failed",
             FailureKind::Invalid => "invalid action",
             FailureKind::Browser => "browser error",
+            FailureKind::Refused => "refused",
         })
     }
 }

@@ -129,6 +129,17 @@ macro_rules! locator_helpers {
 /// container itself excluded), else in the whole document, kept only when they pass `filter`
 /// (a scope's text filter, or null). One element comes back as a node, anything else as a
 /// number, so a unique match costs one call.
+/// `function () => string`: the origin of the element's own document (`null` for an opaque
+/// one), which is where anything typed into it goes.
+pub(crate) const DOCUMENT_ORIGIN: &str = r##"function () {
+  const doc = this.ownerDocument || this;
+  try {
+    return (doc.defaultView ? doc.defaultView.location.origin : doc.location.origin) || 'null';
+  } catch (e) {
+    return 'null';
+  }
+}"##;
+
 pub(crate) const FIND: &str = concat!(
     "function (tier, value, filter) {",
     locator_helpers!(),
@@ -582,13 +593,28 @@ pub(crate) const STATE: &str = concat!(
 );
 
 /// `(secrets) => count`: blanks, for a screenshot, every form field whose value holds one of
-/// `secrets` and makes transparent every element whose own text does, in this document, its
-/// same-origin frames and open shadow roots. What it changed is kept on the isolated world's
+/// `secrets` (each secret in every spelling a page may show it in), makes transparent every
+/// element whose own text does, and covers with a box (as Playwright's screenshot `mask` does)
+/// the innermost element whose text across its children holds one (a value the page split
+/// over two elements), in this document and its open shadow roots. What it changed is kept on the isolated world's
 /// global (invisible to the page) for [`RESTORE_SECRETS`]. Run in an isolated world, so a page
 /// that patched `String.prototype.includes` or the value setter never sees the secrets.
 pub(crate) const HIDE_SECRETS: &str = r##"(secrets) => {
   const holds = (text) => typeof text === 'string' && secrets.some((s) => text.includes(s));
+  const squeeze = (text) => text.replace(/\s+/g, '');
+  const squeezed = secrets.map(squeeze).filter((s) => s.length >= 3);
+  // Pieces on separate lines or in separate blocks read as one once white space is dropped.
+  const spread = (text) => typeof text === 'string' && (holds(text) || squeezed.some((s) => squeeze(text).includes(s)));
   const hidden = [];
+  const cover = (element) => {
+    const box = element.getBoundingClientRect();
+    if (box.width === 0 || box.height === 0) return;
+    const mask = document.createElement('div');
+    mask.style.cssText = 'position:fixed;pointer-events:none;z-index:2147483647;background:#ff00ff;margin:0;border:0;'
+      + 'left:' + box.left + 'px;top:' + box.top + 'px;width:' + box.width + 'px;height:' + box.height + 'px;';
+    document.documentElement.appendChild(mask);
+    hidden.push({ element: mask, kind: 'box' });
+  };
   const hideText = (element) => {
     if (hidden.some((h) => h.element === element && h.kind === 'style')) return;
     hidden.push({ element, kind: 'style', style: element.getAttribute('style') });
@@ -609,6 +635,11 @@ pub(crate) const HIDE_SECRETS: &str = r##"(secrets) => {
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       if (holds(node.data) && node.parentElement) hideText(node.parentElement);
     }
+    // Text split over elements: the innermost element whose whole text holds a secret.
+    const holding = [...root.querySelectorAll('*')].filter((el) => spread(el.textContent));
+    for (const el of holding) {
+      if (!holding.some((other) => other !== el && el.contains(other))) cover(el);
+    }
     // Frames are not entered: each frame's document gets its own call, in its own realm.
     for (const element of root.querySelectorAll('*')) {
       if (element.shadowRoot) visit(element.shadowRoot);
@@ -623,7 +654,9 @@ pub(crate) const HIDE_SECRETS: &str = r##"(secrets) => {
 pub(crate) const RESTORE_SECRETS: &str = r##"() => {
   const hidden = globalThis.__saffronHidden || [];
   for (const h of hidden.slice().reverse()) {
-    if (h.kind === 'value') {
+    if (h.kind === 'box') {
+      h.element.remove();
+    } else if (h.kind === 'value') {
       h.element.value = h.value;
       if (h.selection) { try { h.element.setSelectionRange(h.selection[0], h.selection[1]); } catch (e) { /* none */ } }
     } else if (h.style === null) {

@@ -46,6 +46,7 @@ mod downloads;
 mod drift;
 mod error;
 mod frame_tree;
+mod guard;
 mod js;
 mod keys;
 mod ladder;
@@ -66,6 +67,7 @@ pub use browser::{Browser, BrowserConfig, CHROMIUM_ENV, DEFAULT_CHROMIUM, find_c
 pub use context::{Context, ContextOptions};
 pub use drift::{Drift, Signal};
 pub use error::{ActionFailure, BrowserError, FailureKind};
+pub use guard::{Guard, SecretOrigins};
 pub use ladder::{ElementSummary, LadderTarget, RefError};
 pub use perform::Performed;
 pub use profile::sweep_stale_profiles;

@@ -37,6 +37,8 @@ pub(crate) struct Matcher {
     pub source: ResponseMatcher,
     url: Regex,
     body: Option<Regex>,
+    /// URLs and bodies are masked before they are matched (a check the agent makes).
+    judge: crate::guard::Guard,
 }
 
 /// A matcher pattern that does not compile (the validator refuses these, so only a recording
@@ -50,14 +52,16 @@ pub(crate) struct PatternError {
 }
 
 impl Matcher {
-    pub(crate) fn new(source: &ResponseMatcher) -> Result<Matcher, PatternError> {
-        let compile = |operand, pattern: &str| Regex::new(pattern).map_err(|source| PatternError { operand, source });
+    pub(crate) fn new(source: &ResponseMatcher, judge: &crate::guard::Guard) -> Result<Matcher, PatternError> {
+        let compile = |operand, pattern: &str| {
+            Regex::new(&judge.judged_pattern(pattern)).map_err(|source| PatternError { operand, source })
+        };
         let url = compile("urlRegex", &source.url_regex)?;
         let body = match source.body_regex.as_deref() {
             Some(pattern) => Some(compile("bodyRegex", pattern)?),
             None => None,
         };
-        Ok(Matcher { source: source.clone(), url, body })
+        Ok(Matcher { source: source.clone(), url, body, judge: judge.clone() })
     }
 
     pub(crate) fn needs_body(&self) -> bool {
@@ -76,14 +80,15 @@ impl Matcher {
         if !self.source.status_matches(status) {
             return false;
         }
-        self.url.is_match(&path_and_query(&entry.url)) || self.url.is_match(&relativize_url(base_url, &entry.url))
+        self.url.is_match(&self.judge.judged(&path_and_query(&entry.url)))
+            || self.url.is_match(&self.judge.judged(&relativize_url(base_url, &entry.url)))
     }
 
     /// `Some(true/false)` once the body is known, `None` while it is not read yet.
     pub(crate) fn matches_body(&self, entry: &NetEntry) -> Option<bool> {
         let Some(pattern) = &self.body else { return Some(true) };
         match &entry.body {
-            Body::Text(text) => Some(pattern.is_match(text)),
+            Body::Text(text) => Some(pattern.is_match(&self.judge.judged(text))),
             Body::Unavailable(_) => Some(false),
             Body::Unread => None,
         }
@@ -140,7 +145,7 @@ mod tests {
             status: Some("2xx".into()),
             body_regex: Some(r#""status":"READY""#.into()),
         };
-        let matcher = Matcher::new(&source).expect("patterns compile");
+        let matcher = Matcher::new(&source, &crate::guard::Guard::default()).expect("patterns compile");
         let base = "http://127.0.0.1:1";
         let running =
             entry("GET", "http://127.0.0.1:1/api/exports/3", 200, Body::Text(r#"{"status":"RUNNING"}"#.into()));
@@ -153,12 +158,13 @@ mod tests {
         assert!(!matcher.matches_head(&entry("GET", "http://127.0.0.1:1/api/exports/3", 500, Body::Unread), base));
         assert!(!matcher.matches_head(&entry("GET", "http://127.0.0.1:1/api/exports/3?x=1", 200, Body::Unread), base));
         assert_eq!(matcher.matches_body(&entry("GET", "http://h/api/exports/3", 200, Body::Unread)), None);
-        assert!(Matcher::new(&ResponseMatcher::url("(")).is_err());
+        assert!(Matcher::new(&ResponseMatcher::url("("), &crate::guard::Guard::default()).is_err());
     }
 
     #[test]
     fn urls_match_relative_to_a_base_with_a_path_prefix() {
-        let matcher = Matcher::new(&ResponseMatcher::url("^/api/orders$")).expect("compiles");
+        let matcher =
+            Matcher::new(&ResponseMatcher::url("^/api/orders$"), &crate::guard::Guard::default()).expect("compiles");
         let under_prefix = entry("GET", "https://shop.test/app/api/orders", 200, Body::Unread);
         assert!(matcher.matches_head(&under_prefix, "https://shop.test/app"));
         assert!(!matcher.matches_head(&under_prefix, "https://shop.test"));

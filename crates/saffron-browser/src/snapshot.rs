@@ -105,11 +105,32 @@ impl Context {
     /// A snapshot of the active tab. Refs stay valid until the element leaves the DOM; the same
     /// DOM node keeps the same ref across snapshots of one context.
     pub async fn snapshot(&mut self) -> Result<PageSnapshot, BrowserError> {
+        self.snapshot_with(None).await
+    }
+
+    /// [`Context::snapshot`] with every secret `masker` knows masked in what the page gave
+    /// (names, texts, values, titles, URLs) before it is cut to length or joined, so that no
+    /// cut shows the first characters of a secret and no join hides one from the masker.
+    pub async fn snapshot_masked(&mut self, masker: &saffron_recording::Masker) -> Result<PageSnapshot, BrowserError> {
+        let mut snapshot = self.snapshot_with(Some(masker)).await?;
+        // Pieces of one value in separate elements meet in the text with a space between them.
+        snapshot.text = masker.mask(&snapshot.text);
+        Ok(snapshot)
+    }
+
+    async fn snapshot_with(
+        &mut self,
+        masker: Option<&saffron_recording::Masker>,
+    ) -> Result<PageSnapshot, BrowserError> {
         let _timed = crate::timing::lone_span("snapshot");
         let page = self.active_page()?;
         // A background tab builds no accessibility tree until it renders.
         self.front(&page).await.map_err(protocol)?;
-        let Document { loader_id, nodes, special, frames, tabs, active_tab } = self.read_document(&page).await?;
+        let mut document = self.read_document(&page).await?;
+        if let Some(masker) = masker.filter(|masker| !masker.is_empty()) {
+            document.mask(masker);
+        }
+        let Document { loader_id, nodes, special, frames, tabs, active_tab } = document;
         let active = tabs.get(active_tab).cloned().unwrap_or_default();
         let target_id = self.active.clone();
         let refs = &mut self.refs;
@@ -267,6 +288,44 @@ struct Document {
     frames: HashMap<i64, FrameTree>,
     tabs: Vec<TabSummary>,
     active_tab: usize,
+}
+
+impl Document {
+    /// Every text the page gave, masked.
+    fn mask(&mut self, masker: &saffron_recording::Masker) {
+        let trees = self.nodes.iter_mut().chain(self.frames.values_mut().flat_map(|frame| frame.nodes.iter_mut()));
+        for node in trees {
+            mask_strings(node, masker);
+        }
+        for field in self.special.values_mut() {
+            match field {
+                SpecialField::Native { label, value, .. } => {
+                    *label = masker.mask(label);
+                    *value = masker.mask(value);
+                }
+                SpecialField::FilePicker { label, .. } => *label = masker.mask(label),
+                SpecialField::Password { .. } | SpecialField::File { .. } | SpecialField::Draggable => {}
+            }
+        }
+        for tab in &mut self.tabs {
+            tab.title = masker.mask(&tab.title);
+            tab.url = masker.mask(&tab.url);
+        }
+    }
+}
+
+fn mask_strings(value: &mut Value, masker: &saffron_recording::Masker) {
+    match value {
+        Value::String(text) => {
+            let masked = masker.mask(text);
+            if masked != *text {
+                *text = masked;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| mask_strings(item, masker)),
+        Value::Object(map) => map.values_mut().for_each(|item| mask_strings(item, masker)),
+        _ => {}
+    }
 }
 
 /// A frame's accessibility tree: `Accessibility.getFullAXTree` answers for one frame.

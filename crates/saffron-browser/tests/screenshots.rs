@@ -97,3 +97,37 @@ fn a_secret_typed_into_a_cross_site_frame_is_hidden_too() {
         s.close().await;
     });
 }
+
+/// The vault page with `value` kept: it shows the value in a button, in a paragraph, split
+/// over two elements, JSON-escaped and URL-encoded; the plain screenshot and the one hiding
+/// every spelling of it.
+async fn vault_pictures(browser: &saffron_browser::Browser, value: &str) -> (Vec<u8>, Vec<u8>) {
+    let mut s = Scenario::start(browser, DemoConfig::default()).await;
+    s.ok(json!({ "type": "goto", "url": "/lab/vault" })).await;
+    s.ok(json!({ "type": "fill", "target": { "label": "Token" }, "value": value })).await;
+    s.ok(json!({ "type": "click", "target": { "role": "button", "name": "Keep" } })).await;
+    s.ok(json!({ "type": "click", "target": { "role": "heading", "name": "Vault" } })).await;
+    let masker: saffron_recording::Masker =
+        [saffron_recording::Secret { name: "VAULT_TOKEN".into(), value: value.into() }].iter().collect();
+    let spellings: Vec<&str> = masker.spellings().collect();
+    let shown = s.context.screenshot().await.expect("a plain screenshot");
+    let hiding = s.context.screenshot_hiding(&spellings).await.expect("a screenshot hiding the secret");
+    s.ok(json!({ "type": "expectText", "target": { "testId": "shown" }, "text": format!("Kept {value}") })).await;
+    s.close().await;
+    (shown, hiding)
+}
+
+/// A page that shows a secret split over two elements, JSON-escaped and URL-encoded hides none
+/// of it from the picture: the pictures hiding two different values (of one length, in a
+/// monospace font) are the same picture, where the plain ones differ.
+#[test]
+fn a_secret_split_escaped_or_encoded_is_covered_in_the_screenshot() {
+    run(|browser| async move {
+        let (shown_a, hiding_a) = vault_pictures(&browser, "Kx\"Vn\\Qm7zz-alpha").await;
+        let (shown_b, hiding_b) = vault_pictures(&browser, "Pq'Rs/Tu8yy-omega").await;
+        let plain = differing_pixels(&shown_a, &shown_b);
+        assert!(plain > 10 * NOISE, "the two values show in plain screenshots ({plain} pixels differ)");
+        let left = differing_pixels(&hiding_a, &hiding_b);
+        assert!(left < NOISE, "no spelling of either value is in its hiding screenshot ({left} pixels differ)");
+    });
+}

@@ -15,6 +15,7 @@ mod model;
 mod near;
 mod orphans;
 pub mod renames;
+pub mod repair_rules;
 pub mod review;
 mod snapshot;
 pub mod staleness;

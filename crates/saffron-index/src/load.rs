@@ -41,12 +41,12 @@ impl LoadProblem {
     fn from_store(path: PathBuf, error: &StoreError) -> LoadProblem {
         match error {
             StoreError::Io { source, .. } => LoadProblem::unreadable(path, source),
-            StoreError::OutsideProject { target, .. } => LoadProblem {
+            StoreError::OutsideProject { target, boundary, .. } => LoadProblem {
                 path,
                 line: 1,
                 column: 1,
                 message: format!(
-                    "cannot be read: it leads outside the project through a symbolic link (to {})",
+                    "cannot be read: it leads outside {boundary} through a symbolic link (to {})",
                     target.display()
                 ),
                 unreadable: true,

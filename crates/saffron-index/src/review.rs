@@ -333,8 +333,8 @@ fn read_proposal(store: &Store, path: &Path) -> Result<Proposal, ReviewError> {
         let reason = match &error {
             StoreError::Io { source, .. } => source.to_string(),
             StoreError::Invalid { source, .. } => source.to_string(),
-            StoreError::OutsideProject { target, .. } => format!(
-                "it leads outside the project through a symbolic link (to {}); saffron does not read there",
+            StoreError::OutsideProject { target, boundary, .. } => format!(
+                "it leads outside {boundary} through a symbolic link (to {}); saffron does not read there",
                 target.display()
             ),
         };

@@ -27,6 +27,7 @@ pub mod navigation;
 mod operands;
 mod proposal;
 mod resolve;
+mod scrub;
 mod slug;
 mod store;
 mod target;

@@ -22,6 +22,17 @@ pub struct Masker {
     /// Every spelling of every secret, and the token it is replaced by.
     spellings: Vec<(String, String)>,
     matcher: Option<AhoCorasick>,
+    /// Per secret, its value (as is, quote-escaped, JSON-escaped) with any white space between
+    /// its characters, and its token: a page that splits a value over two elements is read back
+    /// with a space or a line break where they meet.
+    loose: Vec<(Loose, String)>,
+}
+
+/// One secret's loose pattern, for text and for bytes.
+#[derive(Clone)]
+struct Loose {
+    text: regex::Regex,
+    bytes: regex::bytes::Regex,
 }
 
 impl std::fmt::Debug for Masker {
@@ -52,6 +63,9 @@ impl Masker {
                 self.spellings.push((spelling, token.clone()));
             }
         }
+        if let Some(loose) = loose_pattern(&secret.value) {
+            self.loose.push((loose, token.clone()));
+        }
         // Leftmost-longest: a secret that contains another one is masked whole, and of two
         // spellings that start at one place the longer wins.
         self.matcher = AhoCorasick::builder()
@@ -72,6 +86,29 @@ impl Masker {
         self.secrets.is_empty()
     }
 
+    /// The secrets, first name of each value, in the order they were added.
+    pub(crate) fn secrets(&self) -> &[Secret] {
+        &self.secrets
+    }
+
+    /// Where the first spelling of a secret in `text` is (byte range), and the name of the
+    /// secret: for a check that names the place without showing the value.
+    pub fn find(&self, text: &str) -> Option<(std::ops::Range<usize>, &str)> {
+        let matcher = self.matcher.as_ref().filter(|_| !self.secrets.is_empty())?;
+        let exact = matcher.find(text).map(|found| (found.range(), &self.spellings[found.pattern().as_usize()].1));
+        let loose =
+            self.loose.iter().filter_map(|(loose, token)| loose.text.find(text).map(|found| (found.range(), token)));
+        let (range, token) = exact.into_iter().chain(loose).min_by_key(|(range, _)| range.start)?;
+        let name = token.strip_prefix("{env:").and_then(|rest| rest.strip_suffix('}')).unwrap_or(token);
+        Some((range, name))
+    }
+
+    /// Every spelling of every secret (the values themselves among them), for hiding them on a
+    /// screen, where a page may show one escaped or encoded. Never print them.
+    pub fn spellings(&self) -> impl Iterator<Item = &str> {
+        self.spellings.iter().map(|(spelling, _)| spelling.as_str())
+    }
+
     /// The secret values as they were substituted, for hiding them on a screen. Never print
     /// them.
     pub fn values(&self) -> impl Iterator<Item = &str> {
@@ -80,25 +117,50 @@ impl Masker {
 
     /// `text` with every spelling of every secret replaced by its token, leftmost first.
     pub fn mask(&self, text: &str) -> String {
-        match &self.matcher {
+        let mut masked = match &self.matcher {
             Some(matcher) if !self.secrets.is_empty() => {
                 let tokens: Vec<&str> = self.spellings.iter().map(|(_, token)| token.as_str()).collect();
                 matcher.replace_all(text, &tokens)
             }
-            _ => text.to_string(),
+            _ => return text.to_string(),
+        };
+        for (loose, token) in &self.loose {
+            if loose.text.is_match(&masked) {
+                masked = loose.text.replace_all(&masked, regex::NoExpand(token)).into_owned();
+            }
+        }
+        masked
+    }
+
+    /// A regular expression with every spelling of every secret replaced by a pattern that
+    /// matches its token literally: a pattern the agent wrote, to be matched against masked
+    /// text.
+    pub fn mask_in_pattern(&self, pattern: &str) -> String {
+        match &self.matcher {
+            Some(matcher) if !self.secrets.is_empty() => {
+                let tokens: Vec<String> = self.spellings.iter().map(|(_, token)| regex::escape(token)).collect();
+                matcher.replace_all(pattern, &tokens)
+            }
+            _ => pattern.to_string(),
         }
     }
 
     /// [`Masker::mask`] on bytes that may not all be UTF-8 (a file being written): only
     /// complete spellings are replaced, other bytes pass through.
     pub fn mask_bytes(&self, bytes: &[u8]) -> Vec<u8> {
-        match &self.matcher {
+        let mut masked = match &self.matcher {
             Some(matcher) if !self.secrets.is_empty() => {
                 let tokens: Vec<&[u8]> = self.spellings.iter().map(|(_, token)| token.as_bytes()).collect();
                 matcher.replace_all_bytes(bytes, &tokens)
             }
-            _ => bytes.to_vec(),
+            _ => return bytes.to_vec(),
+        };
+        for (loose, token) in &self.loose {
+            if loose.bytes.is_match(&masked) {
+                masked = loose.bytes.replace_all(&masked, regex::bytes::NoExpand(token.as_bytes())).into_owned();
+            }
         }
+        masked
     }
 }
 
@@ -137,6 +199,29 @@ fn spellings(value: &str) -> Vec<String> {
     all
 }
 
+/// The value as is, quote-escaped and JSON-escaped, each with any white space allowed between
+/// its characters; `None` for a value with fewer than [`Masker::MIN_LEN`] visible characters.
+fn loose_pattern(value: &str) -> Option<Loose> {
+    let visible: Vec<char> = value.chars().filter(|c| !c.is_whitespace()).collect();
+    if visible.len() < Masker::MIN_LEN {
+        return None;
+    }
+    let json = json_escaped(value).into_iter().next().unwrap_or_default();
+    let mut alternatives: Vec<String> = Vec::new();
+    for spelling in [value.to_owned(), value.replace('"', "\\\""), json] {
+        let parts: Vec<String> =
+            spelling.chars().filter(|c| !c.is_whitespace()).map(|c| regex::escape(&c.to_string())).collect();
+        let pattern = parts.join(r"\s*");
+        if !alternatives.contains(&pattern) {
+            alternatives.push(pattern);
+        }
+    }
+    let pattern = alternatives.join("|");
+    let text = regex::Regex::new(&pattern).ok()?;
+    let bytes = regex::bytes::Regex::new(&pattern).ok()?;
+    Some(Loose { text, bytes })
+}
+
 fn push_new(list: &mut Vec<String>, spelling: String) {
     if !list.contains(&spelling) {
         list.push(spelling);
@@ -145,7 +230,8 @@ fn push_new(list: &mut Vec<String>, spelling: String) {
 
 type Escape = fn(&str) -> Vec<String>;
 
-const ESCAPES: &[Escape] = &[json_escaped, markup_escaped, url_encoded, shell_quoted, debug_escaped];
+const ESCAPES: &[Escape] =
+    &[json_escaped, markup_escaped, url_encoded, shell_quoted, debug_escaped, regex_escaped, quote_escaped];
 const NESTING_ESCAPES: &[Escape] = &[json_escaped, markup_escaped, debug_escaped];
 
 /// As text read back from a page or a message that normalizes white space (a tab or a line
@@ -188,9 +274,11 @@ fn markup_escaped(value: &str) -> Vec<String> {
 }
 
 /// In a URL or a form body: RFC 3986 components, `encodeURIComponent`, `encodeURI`, form
-/// encoding (space as `+`), and lower-case hex digits.
+/// encoding (space as `+`), lower-case hex digits, and each WHATWG URL percent-encode set, the
+/// spelling a browser gives a value in that part of a URL it serialises (Chromium writes
+/// `Kx"Vn\Qm` in a query as `Kx%22Vn\Qm`).
 fn url_encoded(value: &str) -> Vec<String> {
-    use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+    use percent_encoding::{AsciiSet, CONTROLS, NON_ALPHANUMERIC, utf8_percent_encode};
     const COMPONENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
     const URI_COMPONENT: &AsciiSet =
         &COMPONENT.remove(b'!').remove(b'*').remove(b'\'').remove(b'(').remove(b')').add(b'~');
@@ -207,12 +295,31 @@ fn url_encoded(value: &str) -> Vec<String> {
         .remove(b'$')
         .remove(b',')
         .remove(b'#');
+    // https://url.spec.whatwg.org/#percent-encoded-bytes: each set is the one before it plus a
+    // few characters. `CONTROLS` is the C0 control set (non-ASCII is always encoded).
+    const FRAGMENT: &AsciiSet = &CONTROLS.add(b' ').add(b'"').add(b'<').add(b'>').add(b'`');
+    const QUERY: &AsciiSet = &CONTROLS.add(b' ').add(b'"').add(b'#').add(b'<').add(b'>');
+    const SPECIAL_QUERY: &AsciiSet = &QUERY.add(b'\'');
+    // The path set before and after the spec added `^` to it (browsers differ).
+    const PATH_BEFORE_CARET: &AsciiSet = &QUERY.add(b'?').add(b'`').add(b'{').add(b'}');
+    const PATH: &AsciiSet = &PATH_BEFORE_CARET.add(b'^');
+    const USERINFO: &AsciiSet =
+        &PATH.add(b'/').add(b':').add(b';').add(b'=').add(b'@').add(b'[').add(b'\\').add(b']').add(b'|');
+    const WHATWG_COMPONENT: &AsciiSet = &USERINFO.add(b'$').add(b'%').add(b'&').add(b'+').add(b',');
+    const FORM: &AsciiSet = &WHATWG_COMPONENT.add(b'!').add(b'\'').add(b'(').add(b')').add(b'~');
     let component = utf8_percent_encode(value, COMPONENT).to_string();
     let uri_component = utf8_percent_encode(value, URI_COMPONENT).to_string();
     let uri = utf8_percent_encode(value, URI).to_string();
     let form = component.replace("%20", "+");
     let lower = lowercase_hex(&component);
-    vec![component, uri_component, uri, form, lower]
+    let mut spellings = vec![component, uri_component, uri, form, lower];
+    for set in [FRAGMENT, QUERY, SPECIAL_QUERY, PATH_BEFORE_CARET, PATH, USERINFO, WHATWG_COMPONENT] {
+        spellings.push(utf8_percent_encode(value, set).to_string());
+    }
+    spellings.push(utf8_percent_encode(value, FORM).to_string().replace("%20", "+"));
+    spellings.sort();
+    spellings.dedup();
+    spellings
 }
 
 fn lowercase_hex(encoded: &str) -> String {
@@ -245,6 +352,17 @@ fn shell_quoted(value: &str) -> Vec<String> {
         .flat_map(|c| if c.is_ascii_alphanumeric() || "-._/,:@%+=".contains(c) { vec![c] } else { vec!['\\', c] })
         .collect();
     vec![single, single_python, double, backslashed]
+}
+
+/// Inside a double-quoted name where only the quote is escaped (the agent's snapshot, many
+/// loggers).
+fn quote_escaped(value: &str) -> Vec<String> {
+    vec![value.replace('"', "\\\"")]
+}
+
+/// Inside a regular expression that matches the value literally (a recorded pattern).
+fn regex_escaped(value: &str) -> Vec<String> {
+    vec![regex::escape(value)]
 }
 
 /// Inside Rust's `{:?}` of a string or a char.
@@ -348,6 +466,49 @@ mod tests {
         ] {
             assert_eq!(masker.mask(&format!("http://h/?q={spelling}&n=1")), "http://h/?q={env:PASSWORD}&n=1");
         }
+    }
+
+    #[test]
+    fn whatwg_url_spellings_are_masked() {
+        // As Chromium prints a page URL with the secret in its query.
+        let masker = masking("Kx\"Vn\\Qm7zz");
+        assert_eq!(masker.mask("http://h/?d=Kx%22Vn\\Qm7zz&n=1"), "http://h/?d={env:PASSWORD}&n=1");
+        // Each set of the URL standard, on a value with a character each set differs by.
+        let masker = masking("a b\"#<>'?`{}^/:;=@[\\]|$%&+,!()~z");
+        for spelling in [
+            // fragment
+            "a%20b%22#%3C%3E'?%60{}^/:;=@[\\]|$%&+,!()~z",
+            // query
+            "a%20b%22%23%3C%3E'?`{}^/:;=@[\\]|$%&+,!()~z",
+            // special-query
+            "a%20b%22%23%3C%3E%27?`{}^/:;=@[\\]|$%&+,!()~z",
+            // path, before and after `^` joined it
+            "a%20b%22%23%3C%3E'%3F%60%7B%7D^/:;=@[\\]|$%&+,!()~z",
+            "a%20b%22%23%3C%3E'%3F%60%7B%7D%5E/:;=@[\\]|$%&+,!()~z",
+            // userinfo
+            "a%20b%22%23%3C%3E'%3F%60%7B%7D%5E%2F%3A%3B%3D%40%5B%5C%5D%7C$%&+,!()~z",
+            // component
+            "a%20b%22%23%3C%3E'%3F%60%7B%7D%5E%2F%3A%3B%3D%40%5B%5C%5D%7C%24%25%26%2B%2C!()~z",
+            // application/x-www-form-urlencoded
+            "a+b%22%23%3C%3E%27%3F%60%7B%7D%5E%2F%3A%3B%3D%40%5B%5C%5D%7C%24%25%26%2B%2C%21%28%29%7Ez",
+        ] {
+            assert_eq!(masker.mask(&format!("<{spelling}>")), "<{env:PASSWORD}>", "{spelling}");
+        }
+    }
+
+    #[test]
+    fn a_value_split_by_white_space_or_quote_escaped_is_masked() {
+        let masker = masking("vault-Kx\"Vn\\Qm7zz");
+        // Two elements' texts joined with a space or a line break, as a snapshot reads them.
+        assert_eq!(masker.mask("p: vault-Kx\"V n\\Qm7zz."), "p: {env:PASSWORD}.");
+        assert_eq!(masker.mask("vault-\n  Kx\"Vn\\Qm7 zz"), "{env:PASSWORD}");
+        // A name quoted with only its quotes escaped.
+        assert_eq!(masker.mask("button \"Copy vault-Kx\\\"Vn\\Qm7zz\""), "button \"Copy {env:PASSWORD}\"");
+        assert_eq!(masker.mask_bytes(b"x vault-Kx\"Vn \\Qm7zz"), b"x {env:PASSWORD}".to_vec());
+        let (range, name) = masker.find("ab vault-Kx\"V\tn\\Qm7zz").expect("found");
+        assert_eq!((range.start, name), (3, "PASSWORD"));
+        // Fewer than three characters once white space is left out: not masked loosely.
+        assert_eq!(masking("a b").mask("a  b"), "a  b");
     }
 
     #[test]

@@ -9,8 +9,9 @@
 //!   artifacts/                               screenshots, traces
 //! ```
 //!
-//! Nothing is read or written through a symbolic link that leads outside the project: a link
-//! planted in `.saffron/` must not make saffron show, apply or overwrite a file elsewhere.
+//! Nothing is read, written or removed through a symbolic link that leads out of `.saffron/`
+//! (and `.saffron/` itself must not lead out of the project): a link planted there must not
+//! make saffron show, apply, overwrite or delete a file elsewhere.
 //!
 //! Every write is atomic (a reader sees the old file or the new one, never part of one) and
 //! happens under one store-wide lock, so two saffron processes never interleave a
@@ -75,13 +76,16 @@ pub enum StoreError {
         /// The cause.
         source: io::Error,
     },
-    /// The path leads outside the project once its symbolic links are followed.
-    #[error("{}: leads outside the project through a symbolic link (to {}); saffron does not read or write there", .path.display(), .target.display())]
+    /// The path leads outside the project (for a file of the store: outside `.saffron/`) once
+    /// its symbolic links are followed.
+    #[error("{}: leads outside {} through a symbolic link (to {}); saffron does not read, write or delete there", .path.display(), .boundary, .target.display())]
     OutsideProject {
         /// The path inside the project.
         path: PathBuf,
         /// Where its links lead.
         target: PathBuf,
+        /// What it must stay inside: `the project` or `.saffron/`.
+        boundary: &'static str,
     },
     /// The file is not a valid recording or proposal (or would not be, for a write).
     #[error("{}: {source}", .path.display())]
@@ -149,14 +153,89 @@ impl Store {
 
     /// Read and validate one recording.
     pub fn read_recording(&self, path: &Path) -> Result<Recording, StoreError> {
-        parse_recording(&read_inside(&self.root, path)?)
+        parse_recording(&self.read_text(path)?)
             .map_err(|source| StoreError::Invalid { path: path.to_path_buf(), source })
     }
 
     /// Read and validate one proposal.
     pub fn read_proposal(&self, path: &Path) -> Result<Proposal, StoreError> {
-        parse_proposal(&read_inside(&self.root, path)?)
+        parse_proposal(&self.read_text(path)?)
             .map_err(|source| StoreError::Invalid { path: path.to_path_buf(), source })
+    }
+
+    /// Reads a file of the store as text, unless its links lead out of `.saffron/`. Text that
+    /// is not UTF-8 is a problem of the file's content, named by line and column.
+    pub fn read_text(&self, path: &Path) -> Result<String, StoreError> {
+        let boundary = self.boundary()?;
+        let io_error = |source| StoreError::Io { path: path.to_path_buf(), source };
+        let target = fs::canonicalize(path).map_err(io_error)?;
+        if !target.starts_with(&boundary) {
+            return Err(StoreError::OutsideProject { path: path.to_path_buf(), target, boundary: STORE_BOUNDARY });
+        }
+        decode(path, fs::read(&target).map_err(io_error)?)
+    }
+
+    /// Writes `bytes` to a file of the store (a report, an artifact) atomically, unless its
+    /// folders lead out of `.saffron/`.
+    pub fn write_file(&self, path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+        self.ensure_inside(path)?;
+        write_atomic(path, bytes).map_err(|source| StoreError::Io { path: path.to_path_buf(), source })
+    }
+
+    /// `.saffron/` as its links resolve (as it will be once created, when it is not there
+    /// yet); an error when it leads out of the project.
+    fn boundary(&self) -> Result<PathBuf, StoreError> {
+        let root = fs::canonicalize(&self.root).map_err(|source| StoreError::Io { path: self.root.clone(), source })?;
+        match fs::canonicalize(&self.dir) {
+            Ok(dir) if dir.starts_with(&root) => Ok(dir),
+            Ok(dir) => Err(StoreError::OutsideProject { path: self.dir.clone(), target: dir, boundary: "the project" }),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => {
+                if self.dir.symlink_metadata().is_ok() {
+                    // A dangling link: where it points is not ours to create.
+                    return Err(StoreError::OutsideProject {
+                        path: self.dir.clone(),
+                        target: fs::read_link(&self.dir).unwrap_or_default(),
+                        boundary: "the project",
+                    });
+                }
+                Ok(root.join(layout::DIR))
+            }
+            Err(source) => Err(StoreError::Io { path: self.dir.clone(), source }),
+        }
+    }
+
+    /// Refuses a path of the store whose folders, once their links are followed, lead out of
+    /// `.saffron/`. The file itself may be a link: a write replaces the link and a removal
+    /// removes it, never what it points to.
+    pub fn ensure_inside(&self, path: &Path) -> Result<(), StoreError> {
+        let boundary = self.boundary()?;
+        let outside =
+            |target: PathBuf| StoreError::OutsideProject { path: path.to_path_buf(), target, boundary: STORE_BOUNDARY };
+        let (Some(folder), Some(name)) = (path.parent(), path.file_name()) else {
+            return Err(outside(path.to_path_buf()));
+        };
+        // The nearest folder that exists, and the names below it that a write would create.
+        let mut existing = folder;
+        let mut created: Vec<&std::ffi::OsStr> = Vec::new();
+        let resolved = loop {
+            match fs::canonicalize(existing) {
+                Ok(resolved) => break resolved,
+                Err(error) if error.kind() == io::ErrorKind::NotFound => {
+                    let (Some(parent), Some(last)) = (existing.parent(), existing.file_name()) else {
+                        return Err(outside(path.to_path_buf()));
+                    };
+                    created.push(last);
+                    existing = parent;
+                }
+                Err(source) => return Err(StoreError::Io { path: existing.to_path_buf(), source }),
+            }
+        };
+        let mut target = resolved;
+        for part in created.iter().rev() {
+            target.push(part);
+        }
+        target.push(name);
+        if target.starts_with(&boundary) && target != boundary { Ok(()) } else { Err(outside(target)) }
     }
 
     /// Validate and write one recording, under the lock.
@@ -190,7 +269,15 @@ impl Store {
     pub fn lock(&self) -> Result<StoreLock<'_>, StoreError> {
         let path = self.root.join(layout::LOCK);
         let io_error = |source| StoreError::Io { path: path.clone(), source };
+        self.ensure_inside(&path)?;
         fs::create_dir_all(&self.dir).map_err(io_error)?;
+        if path.symlink_metadata().is_ok_and(|meta| meta.file_type().is_symlink()) {
+            return Err(StoreError::OutsideProject {
+                path: path.clone(),
+                target: fs::read_link(&path).unwrap_or_default(),
+                boundary: STORE_BOUNDARY,
+            });
+        }
         let file = OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(io_error)?;
         file.lock().map_err(io_error)?;
         Ok(StoreLock { store: self, _file: file })
@@ -238,8 +325,10 @@ impl StoreLock<'_> {
         self.write_checked(path, proposal, |value| crate::validate::validate_proposal(value).map(drop))
     }
 
-    /// Remove a file (an accepted or rejected proposal); a missing file is not an error.
+    /// Remove a file (an accepted or rejected proposal); a missing file is not an error. A
+    /// file whose folders lead out of `.saffron/` is refused.
     pub fn remove(&self, path: &Path) -> Result<(), StoreError> {
+        self.store.ensure_inside(path)?;
         match fs::remove_file(path) {
             Err(source) if source.kind() != io::ErrorKind::NotFound => {
                 Err(StoreError::Io { path: path.to_path_buf(), source })
@@ -265,7 +354,7 @@ impl StoreLock<'_> {
         let serialization =
             |error: serde_json::Error| StoreError::Io { path: path.to_path_buf(), source: io::Error::other(error) };
         check(&serde_json::to_value(value).map_err(serialization)?).map_err(invalid)?;
-        ensure_writable_inside(&self.store.root, path)?;
+        self.store.ensure_inside(path)?;
         let bytes = to_json_bytes(value).map_err(serialization)?;
         write_atomic(path, &bytes).map_err(|source| StoreError::Io { path: path.to_path_buf(), source })
     }
@@ -328,26 +417,29 @@ pub fn read_inside(root: &Path, path: &Path) -> Result<String, StoreError> {
     let target = fs::canonicalize(path).map_err(io_error)?;
     let root = fs::canonicalize(root).map_err(|source| StoreError::Io { path: root.to_path_buf(), source })?;
     if !target.starts_with(&root) {
-        return Err(StoreError::OutsideProject { path: path.to_path_buf(), target });
+        return Err(StoreError::OutsideProject { path: path.to_path_buf(), target, boundary: "the project" });
     }
-    fs::read_to_string(&target).map_err(io_error)
+    decode(path, fs::read(&target).map_err(io_error)?)
 }
 
-/// Refuses a write whose folder leads outside `root` through a symbolic link. The file itself
-/// may be a link: the write replaces the link, never what it points to.
-fn ensure_writable_inside(root: &Path, path: &Path) -> Result<(), StoreError> {
-    let root = fs::canonicalize(root).map_err(|source| StoreError::Io { path: root.to_path_buf(), source })?;
-    // The nearest folder that exists: the ones below it are created by the write, as folders.
-    let mut folder = path.parent();
-    while let Some(candidate) = folder {
-        match fs::canonicalize(candidate) {
-            Ok(target) if target.starts_with(&root) => return Ok(()),
-            Ok(target) => return Err(StoreError::OutsideProject { path: path.to_path_buf(), target }),
-            Err(error) if error.kind() == io::ErrorKind::NotFound => folder = candidate.parent(),
-            Err(source) => return Err(StoreError::Io { path: candidate.to_path_buf(), source }),
+/// What a store's file must stay inside, as errors name it.
+const STORE_BOUNDARY: &str = "the project's .saffron folder";
+
+/// The file's text, or where it stops being UTF-8, as a problem of its content.
+fn decode(path: &Path, bytes: Vec<u8>) -> Result<String, StoreError> {
+    String::from_utf8(bytes).map_err(|error| {
+        let offset = error.utf8_error().valid_up_to();
+        let valid = std::str::from_utf8(&error.as_bytes()[..offset]).unwrap_or_default();
+        let line_start = valid.rfind('\n').map_or(0, |newline| newline + 1);
+        StoreError::Invalid {
+            path: path.to_path_buf(),
+            source: ValidationError::NotUtf8 {
+                line: valid.matches('\n').count() + 1,
+                column: valid[line_start..].chars().count() + 1,
+                offset,
+            },
         }
-    }
-    Err(StoreError::OutsideProject { path: path.to_path_buf(), target: path.to_path_buf() })
+    })
 }
 
 fn list_json_files(directory: &Path) -> Listing {

@@ -36,6 +36,18 @@ pub enum ValidationError {
         /// What the JSON parser expected.
         message: String,
     },
+    /// The file is not UTF-8 text.
+    #[error(
+        "not UTF-8 at {line}:{column}: the byte at offset {offset} starts no valid UTF-8 character; save the file as UTF-8"
+    )]
+    NotUtf8 {
+        /// 1-based line of the first byte that is not UTF-8.
+        line: usize,
+        /// 1-based column (in characters).
+        column: usize,
+        /// Its byte offset.
+        offset: usize,
+    },
     /// The JSON is not a valid recording or proposal.
     #[error("{}", located(.path, .message))]
     Invalid {
@@ -53,7 +65,9 @@ impl ValidationError {
     /// The 1-based line and column of the problem in the file's text, when known.
     pub fn location(&self) -> Option<(usize, usize)> {
         match self {
-            ValidationError::Syntax { line, column, .. } => Some((*line, *column)),
+            ValidationError::Syntax { line, column, .. } | ValidationError::NotUtf8 { line, column, .. } => {
+                Some((*line, *column))
+            }
             ValidationError::Invalid { location, .. } => *location,
         }
     }

@@ -21,6 +21,17 @@ pub struct Config {
     pub mcp: McpSection,
     /// The agent that records scenarios; checked only when one is needed.
     pub agent: Option<saffron_agent::AgentConfig>,
+    pub secrets: SecretsSection,
+}
+
+/// `[secrets]`: where the values of `{env:NAME}` secrets may go.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema, PartialEq)]
+#[serde(default)]
+pub struct SecretsSection {
+    /// Origins besides the base URL's that a secret may be sent to or typed in (a sign-in
+    /// provider's, `https://login.example.com`). Any other origin is refused a secret, whether
+    /// the agent or a recording asks.
+    pub origins: Vec<String>,
 }
 
 /// `[mcp]`: what the project lets AI assistants do through `saffron mcp`.

@@ -33,10 +33,30 @@ pub struct RunOptions {
     /// Names of the secrets the project declares (its `.env`): the recording agent may type
     /// them as `{env:NAME}` and is told their names, never their values.
     pub secret_names: Vec<String>,
+    /// `[secrets] origins`: where a secret may go besides the base URL's origin.
+    pub secret_origins: Vec<String>,
     /// `[hooks] before_proof`, run before each proof replay of the agent's work, and the hooks'
     /// timeout.
     pub before_proof: Vec<String>,
     pub hook_timeout: std::time::Duration,
+}
+
+impl RunOptions {
+    /// The guard of an action whose values hold `secrets`: they may go only to the base URL's
+    /// origin and the configured ones. An origin that cannot be read refuses every secret.
+    pub(crate) fn secret_guard(&self, secrets: &[saffron_recording::Secret]) -> saffron_browser::Guard {
+        if secrets.is_empty() {
+            return saffron_browser::Guard::default();
+        }
+        saffron_browser::Guard { secret_origins: Some(self.secret_guard_origins()), judge_masked: None }
+    }
+
+    /// Where a secret may go: the base URL's origin and the configured ones.
+    pub(crate) fn secret_guard_origins(&self) -> saffron_browser::SecretOrigins {
+        saffron_browser::SecretOrigins::new(&self.base_url, &self.secret_origins)
+            .or_else(|_| saffron_browser::SecretOrigins::new(&self.base_url, &[]))
+            .unwrap_or_else(|_| saffron_browser::SecretOrigins::none())
+    }
 }
 
 /// Why the agent's work could not be proven: the `before_proof` hooks did not get it ready.
@@ -106,7 +126,7 @@ pub async fn run_with_progress(
     } else {
         None
     };
-    let masker = crate::secrets::masker_for(&executions, &options.env);
+    let masker = crate::secrets::masker_for(&executions, options);
     // Each feature's Fixture once, before any scenario: their verdicts are the scenarios' floors.
     let mut fixtures: Vec<Arc<Execution>> = Vec::new();
     for fixture in executions.iter().filter_map(|e| e.fixture.clone()) {
@@ -514,13 +534,14 @@ pub(crate) async fn replay_live(
             masker.add_all(&secrets);
             let timeout = options.timeouts.for_action(&resolved);
             let action_started = Instant::now();
-            let mut attempt = context.perform(&resolved, Some(timeout)).await;
+            let guard = options.secret_guard(&secrets);
+            let mut attempt = context.perform_guarded(&resolved, Some(timeout), guard.clone()).await;
             let mut rerun_note = None;
             let is_then = step.kind == saffron_recording::StepKind::Outcome;
             if attempt.is_err() && is_then && mode.rerun_failed_then && resolved.may_repeat() {
                 // The browser went away: nothing to re-run on.
                 if browser.lost_connection().await.is_none() {
-                    attempt = context.perform(&resolved, Some(timeout)).await;
+                    attempt = context.perform_guarded(&resolved, Some(timeout), guard).await;
                     rerun_note = Some(match &attempt {
                         Ok(_) => "failed once, passed when re-run as recorded".to_string(),
                         Err(_) => "failed again when re-run as recorded on the live page: a Then step is never \
@@ -552,8 +573,9 @@ pub(crate) async fn replay_live(
                         failed = true;
                         break;
                     }
-                    // A field that holds a secret is blanked for the picture, whatever its type.
-                    let secrets: Vec<&str> = masker.values().collect();
+                    // A field that holds a secret is blanked for the picture, whatever its type,
+                    // and text that shows one in any spelling is covered.
+                    let secrets: Vec<&str> = masker.spellings().collect();
                     outcome.screenshot = context.screenshot_hiding(&secrets).await.ok();
                     outcome.url = context.url().await.ok();
                     let mut errors = context.console_errors().await;
@@ -570,8 +592,9 @@ pub(crate) async fn replay_live(
                         failed_action(&action, failure.found_by.clone(), duration_ms, failure.message);
                     report_action.notes.extend(rerun_note);
                     report.actions.push(report_action);
-                    // A failed Then is never handed to a repair: its check is what the scenario says.
-                    if !is_then {
+                    // A failed Then is never handed to a repair: its check is what the scenario
+                    // says. Nor is an action a guard refused: there is nothing to work around.
+                    if !is_then && failure.kind != saffron_browser::FailureKind::Refused {
                         stopped_at = Some((index, action_index));
                     }
                     failed = true;

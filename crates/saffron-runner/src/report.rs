@@ -366,10 +366,15 @@ fn mask_outside_images(bytes: &[u8], masker: &Masker) -> Vec<u8> {
 pub fn write_reports(root: &Path, report: &RunReport, masker: &Masker) -> std::io::Result<Vec<PathBuf>> {
     let reports = root.join(layout::REPORTS);
     let artifacts = root.join(layout::ARTIFACTS);
-    std::fs::create_dir_all(&reports)?;
     let mut report = report.clone();
     let run = run_id();
     let folder = artifacts.join(&run);
+    // A folder linked out of `.saffron/` is neither written nor cleared.
+    let store = saffron_recording::Store::open(root).map_err(std::io::Error::other)?;
+    for inside in [reports.join(layout::LATEST_REPORT_FILE), folder.join(WRITING_LOCK)] {
+        store.ensure_inside(&inside).map_err(std::io::Error::other)?;
+    }
+    std::fs::create_dir_all(&reports)?;
     // Held until the reports are written, so no later run clears pictures our reports name.
     let mut writing = None;
     if report.scenarios.iter().any(|s| s.screenshot.is_some()) {

@@ -1,17 +1,19 @@
 //! The secrets a run may substitute, known before it starts: every `{env:NAME}` its recordings
-//! hold, looked up the way replay will look them up. Every output of the run (the terminal,
-//! the reports, an MCP result, a screenshot) is masked with them, whether or not the replay got
-//! as far as substituting them.
+//! hold and every secret the project declares (its `.env`), looked up the way replay will look
+//! them up. Every output of the run (the terminal, the reports, an MCP result, a screenshot, a
+//! recording or a proposal) is masked with them, whether or not the replay got as far as
+//! substituting them: a page may show a declared secret no recording types.
 
 use saffron_recording::{Masker, Secret, TokenKind, tokenize};
 use serde_json::Value;
 
-use crate::execute::EnvLookup;
+use crate::execute::RunOptions;
 use crate::plan::Execution;
 
-/// A masker for every `{env:NAME}` value the executions (and their Fixtures) may use.
-pub fn masker_for(executions: &[Execution], env: &EnvLookup) -> Masker {
-    let mut names: Vec<String> = Vec::new();
+/// A masker for every `{env:NAME}` value the executions (and their Fixtures) may use, and for
+/// every secret the project declares.
+pub fn masker_for(executions: &[Execution], options: &RunOptions) -> Masker {
+    let mut names: Vec<String> = options.secret_names.clone();
     let fixtures = executions.iter().filter_map(|execution| execution.fixture.as_deref());
     for execution in executions.iter().chain(fixtures) {
         if let Ok(recording) = &execution.recording
@@ -25,6 +27,7 @@ pub fn masker_for(executions: &[Execution], env: &EnvLookup) -> Masker {
             }
         }
     }
+    let env = &options.env;
     let secrets: Vec<Secret> =
         names.into_iter().filter_map(|name| env(&name).map(|value| Secret { name, value })).collect();
     secrets.iter().collect()

@@ -105,6 +105,7 @@ pub fn options_with_env(root: &Path, overrides: Vec<(String, String)>) -> RunOpt
         agent_workers: 1,
         root: root.to_path_buf(),
         secret_names,
+        secret_origins: Vec::new(),
         before_proof: Vec::new(),
         hook_timeout: std::time::Duration::from_millis(crate::config::Hooks::default().timeout_ms),
     }
@@ -193,6 +194,13 @@ impl Session {
         options.agent_workers = agent_workers(request.agent_workers, config.agent.as_ref());
         options.browser = browser;
         options.timeouts = config.timeouts.clone();
+        saffron_browser::SecretOrigins::new(&options.base_url, &config.secrets.origins).map_err(|reason| {
+            SessionError::Config {
+                path: root.join("saffron.toml").display().to_string(),
+                reason: format!("[secrets] origins: {reason}"),
+            }
+        })?;
+        options.secret_origins = config.secrets.origins.clone();
         let selection = Selection { targets: request.targets, tags: request.tags };
         let mut executions = crate::plan(snapshot, &selection);
         if let Some((index, count)) = request.shard {
@@ -220,7 +228,7 @@ impl Session {
     /// A masker for every secret the planned scenarios may substitute: mask every output of
     /// the run with it.
     pub fn masker(&self) -> saffron_recording::Masker {
-        crate::masker_for(&self.executions, &self.options.env)
+        crate::masker_for(&self.executions, &self.options)
     }
 
     fn hook_timeout(&self) -> Duration {

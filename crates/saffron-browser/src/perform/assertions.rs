@@ -30,7 +30,10 @@ impl Context {
             return Err(ActionFailure::new(FailureKind::Invalid, format!("{verb}: needs text or textRegex")));
         }
         let text_regex = match action {
-            Action::ExpectText { text_regex, .. } => compiled(verb, "textRegex", text_regex.as_deref())?,
+            Action::ExpectText { text_regex, .. } => {
+                let pattern = text_regex.as_deref().map(|pattern| self.guard.judged_pattern(pattern));
+                compiled(verb, "textRegex", pattern.as_deref())?
+            }
             _ => None,
         };
         retry(verb, target, deadline, timeout, async || {
@@ -72,13 +75,14 @@ impl Context {
                 }
                 Action::ExpectText { text, .. } => {
                     let raw = cdp::call_value(&page, object, js::TEXT, &[]).await?;
-                    let actual = normalize_whitespace(raw.as_str().unwrap_or_default());
+                    let actual = self.guard.judged(&normalize_whitespace(raw.as_str().unwrap_or_default()));
                     match (text, text_regex) {
                         (_, Some(pattern)) => {
                             (pattern.is_match(&actual), format!("text matching /{pattern}/"), quote(&actual))
                         }
                         (Some(text), None) => {
-                            (actual == normalize_whitespace(text), format!("text {}", quote(text)), quote(&actual))
+                            let expected = self.guard.judged(&normalize_whitespace(text));
+                            (actual == expected, format!("text {}", quote(text)), quote(&actual))
                         }
                         (None, None) => {
                             return Err(CdpFail::Protocol("expectText needs text or textRegex".to_owned()));
@@ -88,7 +92,10 @@ impl Context {
                 Action::ExpectValue { value, .. } => {
                     let answer = cdp::call_value(&page, object, js::VALUE, &[]).await?;
                     match answer.get("value").and_then(Value::as_str) {
-                        Some(actual) => (actual == value, format!("value {}", quote(value)), quote(actual)),
+                        Some(actual) => {
+                            let (actual, expected) = (self.guard.judged(actual), self.guard.judged(value));
+                            (actual == expected, format!("value {}", quote(value)), quote(&actual))
+                        }
                         None => {
                             let error = answer.get("error").and_then(Value::as_str).unwrap_or("no value").to_owned();
                             (false, format!("value {}", quote(value)), error)

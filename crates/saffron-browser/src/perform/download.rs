@@ -30,11 +30,15 @@ impl Context {
         deadline: Instant,
         timeout: Duration,
     ) -> Result<(), ActionFailure> {
-        let pattern = compiled(verb, "fileNameRegex", wanted.file_name_regex)?;
-        let named = |download: &Download| match (&wanted.file_name, &pattern) {
-            (Some(name), _) => download.file_name == *name,
-            (None, Some(pattern)) => pattern.is_match(&download.file_name),
-            (None, None) => true,
+        let pattern = wanted.file_name_regex.map(|pattern| self.guard.judged_pattern(pattern));
+        let pattern = compiled(verb, "fileNameRegex", pattern.as_deref())?;
+        let named = |download: &Download| {
+            let file_name = self.guard.judged(&download.file_name);
+            match (&wanted.file_name, &pattern) {
+                (Some(name), _) => file_name == self.guard.judged(name),
+                (None, Some(pattern)) => pattern.is_match(&file_name),
+                (None, None) => true,
+            }
         };
         // Each completed file is read once: it does not change after.
         let mut contents: HashMap<PathBuf, String> = HashMap::new();
@@ -58,11 +62,11 @@ impl Context {
                 let held = match contents.get(&file) {
                     Some(held) => held,
                     None => {
-                        let read = read_text(&file).await;
+                        let read = self.guard.judged(&read_text(&file).await);
                         contents.entry(file).or_insert(read)
                     }
                 };
-                if held.contains(text) {
+                if held.contains(&self.guard.judged(text)) {
                     return Ok(());
                 }
             }

@@ -102,6 +102,9 @@ impl Context {
         let values = json!(values);
         let (drift, found) = self
             .resolve_then("select", target, deadline, timeout, group, async |page: &Page, found: &Found| {
+                if let Err(attempt) = self.secret_may_go_into(page, found).await {
+                    return attempt;
+                }
                 let drift = drift::observe(page, target, found).await;
                 match cdp::call_value(page, &found.object_id, js::SELECT, std::slice::from_ref(&values)).await {
                     Ok(answer) => script_outcome(&answer).map(|()| drift),
@@ -126,6 +129,9 @@ impl Context {
             Some(target) => {
                 let ((page, drift), found) = self
                     .resolve_then("press", target, deadline, timeout, group, async |page: &Page, found: &Found| {
+                        if let Err(attempt) = self.secret_may_go_into(page, found).await {
+                            return attempt;
+                        }
                         let drift = drift::observe(page, target, found).await;
                         match cdp::call_value(page, &found.object_id, js::FOCUS, &[]).await {
                             Ok(answer) => script_outcome(&answer).map(|()| (page.clone(), drift)),
@@ -136,6 +142,7 @@ impl Context {
                 (page, Some(Resolved::without_drift(&found).with_drift(drift)))
             }
             None => {
+                self.secret_may_go_to_the_page(&format!("press {key:?}")).await?;
                 let page = self.active_page().map_err(browser_failure)?;
                 self.front(&page)
                     .await

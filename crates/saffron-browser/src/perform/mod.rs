@@ -24,6 +24,7 @@ use crate::cdp;
 use crate::context::{Context, DialogAnswer};
 use crate::drift::Drift;
 use crate::error::{ActionFailure, BrowserError, FailureKind};
+use crate::js;
 
 use input::{acknowledged, click_at, dispatched, mouse};
 use retry::{Checks, Resolved};
@@ -76,6 +77,24 @@ impl Context {
     /// browser's default timeout. Element actions wait (up to it) for their element to be found
     /// uniquely and to become actionable, then act once; assertions retry until it runs out.
     pub async fn perform(&mut self, action: &Action, timeout: Option<Duration>) -> Result<Performed, ActionFailure> {
+        self.perform_guarded(action, timeout, crate::guard::Guard::default()).await
+    }
+
+    /// [`Context::perform`] under `guard`: where the action's secret may go, and whether a check
+    /// is judged on masked text.
+    pub async fn perform_guarded(
+        &mut self,
+        action: &Action,
+        timeout: Option<Duration>,
+        guard: crate::guard::Guard,
+    ) -> Result<Performed, ActionFailure> {
+        self.guard = guard;
+        let performed = self.perform_now(action, timeout).await;
+        self.guard = crate::guard::Guard::default();
+        performed
+    }
+
+    async fn perform_now(&mut self, action: &Action, timeout: Option<Duration>) -> Result<Performed, ActionFailure> {
         let started = Instant::now();
         let _timed = crate::timing::action(action.type_name());
         let timeout = action_timeout(action).or(timeout).unwrap_or(self.default_timeout);
@@ -146,6 +165,9 @@ impl Context {
                 self.switch_tab(*index, url_pattern.as_deref(), deadline, timeout).await.map(|()| None)
             }
             Action::Dialog { accept, prompt_text, .. } => {
+                if prompt_text.is_some() {
+                    self.secret_may_go_to_the_page(name).await?;
+                }
                 // Armed, not answered: the dialog comes from the next action, and the tab's
                 // dialog task answers it the moment it opens.
                 let answer = DialogAnswer { accept: *accept, prompt_text: prompt_text.clone() };
@@ -194,6 +216,41 @@ impl Context {
                 Ok(Some(Resolved { tier, locator, drift: Vec::new() }))
             }
         }
+    }
+}
+
+impl Context {
+    /// With a secret in the action: refused unless the active tab shows a page of one of the
+    /// secret's origins (a key press or a prompt's answer goes to that page).
+    async fn secret_may_go_to_the_page(&self, verb: &str) -> Result<(), ActionFailure> {
+        let Some(origins) = &self.guard.secret_origins else { return Ok(()) };
+        let url = self.url().await.map_err(browser_failure)?;
+        if origins.allows(&url) {
+            return Ok(());
+        }
+        Err(ActionFailure::new(FailureKind::Refused, format!("{verb}: {}", crate::guard::refusal(origins, &url))))
+    }
+
+    /// With a secret in the action: refused unless the element's own document (its frame's,
+    /// whichever frame that is) is of one of the secret's origins.
+    async fn secret_may_go_into<T>(
+        &self,
+        page: &chromiumoxide::Page,
+        found: &crate::locate::Found,
+    ) -> Result<(), retry::Attempt<T>> {
+        let Some(origins) = &self.guard.secret_origins else { return Ok(()) };
+        let origin = match cdp::call_value(page, &found.object_id, js::DOCUMENT_ORIGIN, &[]).await {
+            Ok(origin) => origin.as_str().unwrap_or("null").to_owned(),
+            Err(error) => return Err(retry::on_cdp(error)),
+        };
+        if origins.allows(&origin) {
+            return Ok(());
+        }
+        let refusal = crate::guard::refusal(origins, &origin);
+        Err(retry::Attempt::Fail(ActionFailure::new(
+            FailureKind::Refused,
+            format!("{refusal} (the field is in a frame of {origin})"),
+        )))
     }
 }
 

@@ -26,6 +26,9 @@ impl Context {
         if let Some(problem) = saffron_recording::navigation::navigation_problem(&absolute) {
             return Err(failure(format!("refused: {problem}")));
         }
+        if let Some(refusal) = self.guard.refuses_destination(&absolute) {
+            return Err(ActionFailure::new(FailureKind::Refused, format!("goto {absolute}: {refusal}")));
+        }
         let _timed = crate::timing::span("navigate");
         let navigation = page.execute(NavigateParams::new(absolute.clone()));
         match tokio::time::timeout_at(deadline.into(), navigation).await {
@@ -111,10 +114,11 @@ impl Context {
         deadline: Instant,
         timeout: Duration,
     ) -> Result<(), ActionFailure> {
-        let pattern = compiled("expectUrl", "urlRegex", pattern)?;
+        let pattern = pattern.map(|pattern| self.guard.judged_pattern(pattern));
+        let pattern = compiled("expectUrl", "urlRegex", pattern.as_deref())?;
         // Both sides in the recording's terms: relative to the base URL when under it.
         let expected = match (url, &pattern) {
-            (Some(url), _) => relativize_url(&self.base_url, &resolve_url(&self.base_url, url)),
+            (Some(url), _) => self.guard.judged(&relativize_url(&self.base_url, &resolve_url(&self.base_url, url))),
             (None, Some(pattern)) => format!("/{pattern}/"),
             (None, None) => return Err(ActionFailure::new(FailureKind::Invalid, "expectUrl needs url or urlRegex")),
         };
@@ -126,9 +130,11 @@ impl Context {
         let mut navigations = self.navigation_events().await;
         loop {
             let current = self.url().await.map_err(browser_failure)?;
-            found = relativize_url(&self.base_url, &current);
+            found = self.guard.judged(&relativize_url(&self.base_url, &current));
             let pass = match &pattern {
-                Some(pattern) => pattern.is_match(&path_and_query(&current)) || pattern.is_match(&found),
+                Some(pattern) => {
+                    pattern.is_match(&self.guard.judged(&path_and_query(&current))) || pattern.is_match(&found)
+                }
                 None => found == expected,
             };
             if pass {

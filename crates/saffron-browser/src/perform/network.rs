@@ -18,7 +18,7 @@ impl Context {
         deadline: Instant,
         timeout: Duration,
     ) -> Result<(), ActionFailure> {
-        let matcher = Matcher::new(source)
+        let matcher = Matcher::new(source, &self.guard)
             .map_err(|error| ActionFailure::new(FailureKind::Invalid, format!("{verb}: {error}")))?;
         loop {
             let notified = self.shared.changed.notified();

@@ -241,6 +241,12 @@ impl Context {
             Ok(Located::None(report)) => return Attempt::Retry(Pending::Unresolved(report)),
             Err(error) => return on_cdp(error),
         };
+        // Typing goes where the field is: a secret only into a page of its own origins.
+        if (checks.fill.is_some() || checks.editable)
+            && let Err(attempt) = self.secret_may_go_into(&page, &found).await
+        {
+            return attempt;
+        }
         let actionable = crate::timing::span("actionable");
         if checks.scroll
             && found.frame.is_some()

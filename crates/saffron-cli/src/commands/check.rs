@@ -123,7 +123,61 @@ fn check_store(root: &Path, store_files: &[PathBuf], folders: &[PathBuf]) -> Res
     }
     let orphans = orphans.into_iter().filter(|problem| wanted(Path::new(&problem.file)));
     check.problems.extend(orphans.map(|problem| project::shown_from_root(root, problem)));
+    let files = snapshot
+        .recordings()
+        .map(|data| data.path.to_path_buf())
+        .chain(snapshot.proposals().map(|data| data.path.to_path_buf()))
+        .filter(|path| wanted(path));
+    let secrets = secret_problems(root, &snapshot, files);
+    check.problems.extend(secrets.into_iter().map(|problem| project::shown_from_root(root, problem)));
     check.recordings += snapshot.recordings().filter(|data| wanted(&data.path)).count();
     check.proposals += snapshot.proposals().filter(|data| wanted(&data.path)).count();
     Ok(check)
+}
+
+/// An error for each recording or proposal that holds the value of a secret the project
+/// declares (its `.env`, or a `{env:NAME}` its recordings use), in any spelling the masker
+/// knows: these files are committed, and a secret in one is in the repository's history.
+fn secret_problems(
+    root: &Path,
+    snapshot: &saffron_index::Snapshot,
+    files: impl Iterator<Item = PathBuf>,
+) -> Vec<Problem> {
+    let options = saffron_runner::session::options_with_env(root, Vec::new());
+    let executions = saffron_runner::plan(snapshot, &saffron_runner::Selection::default());
+    let masker = saffron_runner::masker_for(&executions, &options);
+    if masker.is_empty() {
+        return Vec::new();
+    }
+    let Ok(store) = saffron_recording::Store::open(root) else { return Vec::new() };
+    let mut problems = Vec::new();
+    for path in files {
+        let Ok(text) = store.read_text(&root.join(&path)) else { continue };
+        let Some((range, name)) = masker.find(&text) else { continue };
+        let before = &text[..range.start];
+        let line = before.matches('\n').count() + 1;
+        let column = before[before.rfind('\n').map_or(0, |newline| newline + 1)..].chars().count() + 1;
+        let what = if layout::in_proposals(&path) { "proposal" } else { "recording" };
+        let hint = if layout::in_proposals(&path) {
+            format!(
+                "reject it (saffron reject) and run its scenario again; where the page shows the secret, the recorder keeps {{env:{name}}}"
+            )
+        } else {
+            format!(
+                "write {{env:{name}}} where the value is (replay fills it in), or delete the recording so that its scenario \
+                 is recorded again; if it was committed, the value is in the history: change the secret"
+            )
+        };
+        let location = saffron_syntax::Location { line: line as u32, column: column as u32 };
+        problems.push(
+            Problem::error(
+                &path,
+                location,
+                "secret-in-file",
+                format!("this {what} holds the value of the secret {{env:{name}}}"),
+            )
+            .with_hint(hint),
+        );
+    }
+    problems
 }

@@ -427,7 +427,7 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     let (snapshot, problems) = project::load_index(&root);
     project::report(&problems)?;
     let executions = saffron_runner::plan(&snapshot, &selection);
-    let masker = saffron_runner::masker_for(&executions, &options.env);
+    let masker = saffron_runner::masker_for(&executions, &options);
     let started = std::time::Instant::now();
     let interrupt = forward_signals(&runtime);
     let replayed = runtime.block_on(until_interrupted(&interrupt, replay_with_progress(executions, &options)));

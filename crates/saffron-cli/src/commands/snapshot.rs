@@ -42,12 +42,12 @@ pub fn run(args: SnapshotArgs) -> Result<ExitCode> {
     let (index, _) = project::load_index(&root);
     let executions = saffron_runner::plan(&index, &saffron_runner::Selection::default());
     let options = saffron_runner::session::options_with_env(&root, Vec::new());
-    let masker = saffron_runner::masker_for(&executions, &options.env);
+    let masker = saffron_runner::masker_for(&executions, &options);
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the runtime")?;
     let lines = runtime.block_on(async {
         let browser = Browser::start(browser).await?;
-        let outcome = read_page(&browser, &base_url, &args, config.timeouts.assertion_ms).await;
+        let outcome = read_page(&browser, &base_url, &args, config.timeouts.assertion_ms, &masker).await;
         browser.close().await;
         outcome
     })?;
@@ -59,7 +59,13 @@ pub fn run(args: SnapshotArgs) -> Result<ExitCode> {
 
 /// The snapshot's lines, then (with `targets`) one line per element: its ref and its target as
 /// JSON, `(fragile)` when only its position identifies it.
-async fn read_page(browser: &Browser, base_url: &str, args: &SnapshotArgs, wait_ms: u64) -> Result<Vec<String>> {
+async fn read_page(
+    browser: &Browser,
+    base_url: &str,
+    args: &SnapshotArgs,
+    wait_ms: u64,
+    masker: &saffron_recording::Masker,
+) -> Result<Vec<String>> {
     let mut context = browser.new_context(ContextOptions { base_url: base_url.to_owned() }).await?;
     let outcome = async {
         let url = &args.url;
@@ -74,7 +80,7 @@ async fn read_page(browser: &Browser, base_url: &str, args: &SnapshotArgs, wait_
             };
             context.perform(&shown, None).await.map_err(|failure| anyhow!("--wait-for: {failure}"))?;
         }
-        let snapshot = context.snapshot().await?;
+        let snapshot = context.snapshot_masked(masker).await?;
         let mut lines: Vec<String> = snapshot.text.lines().map(str::to_owned).collect();
         if args.targets {
             lines.push(String::new());

@@ -326,7 +326,7 @@ fn links_out_of_the_project_are_not_followed() {
     std::os::unix::fs::symlink(&stray, store.recording_path("shop-cart-checkout", "stray")).expect("link out");
 
     let scan = store.load_recordings();
-    assert_eq!(scan.found.len(), 2, "the file and the link inside the project");
+    assert_eq!(scan.found.len(), 2, "the file and the link inside the store");
     assert_eq!(scan.unreadable.len(), 1);
     let (path, error) = &scan.unreadable[0];
     assert!(path.ends_with("stray.json"));
@@ -337,4 +337,73 @@ fn links_out_of_the_project_are_not_followed() {
     let refused = store.write_recording(&store.recording_path("elsewhere", "pay"), &recording("Pay"));
     assert!(matches!(refused, Err(StoreError::OutsideProject { .. })), "{refused:?}");
     assert_eq!(fs::read_dir(outside.path()).expect("read").count(), 1, "only the stray file is there");
+}
+
+/// A folder of `.saffron/` that is a link to a folder elsewhere (a planted proposal folder, or
+/// the proposals folder itself): nothing there is read, written or removed, not even by a
+/// reject, which removes a file it cannot read.
+#[cfg(unix)]
+#[test]
+fn nothing_is_removed_through_a_folder_that_links_out_of_the_store() {
+    for linked in ["proposals/victim", "proposals"] {
+        let project = tempfile::tempdir().expect("temp dir");
+        let outside = tempfile::tempdir().expect("temp dir");
+        let store = Store::open(project.path()).expect("opens");
+        let victim = outside.path().join("settings.json");
+        fs::write(&victim, "{\"keep\": true}").expect("a file elsewhere");
+        let link = project.path().join(layout::DIR).join(linked);
+        fs::create_dir_all(link.parent().expect("a parent")).expect("mkdir");
+        std::os::unix::fs::symlink(outside.path(), &link).expect("link out");
+        let path = match linked {
+            "proposals" => store.proposals_dir().join("settings.json"),
+            _ => store.proposals_dir().join("victim/settings.json"),
+        };
+
+        let read = store.read_proposal(&path);
+        assert!(matches!(read, Err(StoreError::OutsideProject { .. })), "{linked}: {read:?}");
+        let lock = store.lock().expect("the lock");
+        let removed = lock.remove(&path);
+        assert!(matches!(removed, Err(StoreError::OutsideProject { .. })), "{linked}: {removed:?}");
+        let message = removed.err().map(|error| error.to_string()).unwrap_or_default();
+        assert!(message.contains(".saffron folder"), "{message}");
+        let written = store.write_file(&path, b"{}");
+        assert!(matches!(written, Err(StoreError::OutsideProject { .. })), "{linked}: {written:?}");
+        assert_eq!(fs::read_to_string(&victim).expect("still there"), "{\"keep\": true}", "{linked}");
+    }
+}
+
+/// `.saffron/` itself must not lead out of the project, and its lock is never a link.
+#[cfg(unix)]
+#[test]
+fn a_store_folder_or_lock_that_links_out_is_refused() {
+    let project = tempfile::tempdir().expect("temp dir");
+    let outside = tempfile::tempdir().expect("temp dir");
+    std::os::unix::fs::symlink(outside.path(), project.path().join(layout::DIR)).expect("link the store out");
+    let store = Store::open(project.path()).expect("opens");
+    let refused = store.write_recording(&store.recording_path("a", "b"), &recording("Pay"));
+    assert!(matches!(refused, Err(StoreError::OutsideProject { .. })), "{refused:?}");
+    assert_eq!(fs::read_dir(outside.path()).expect("read").count(), 0, "nothing was written out there");
+
+    let project = tempfile::tempdir().expect("temp dir");
+    fs::create_dir(project.path().join(layout::DIR)).expect("mkdir");
+    let elsewhere = outside.path().join("precious");
+    fs::write(&elsewhere, "x").expect("write");
+    std::os::unix::fs::symlink(&elsewhere, project.path().join(layout::LOCK)).expect("link the lock out");
+    let store = Store::open(project.path()).expect("opens");
+    assert!(matches!(store.lock(), Err(StoreError::OutsideProject { .. })));
+}
+
+/// A recording that is not UTF-8 is a problem of its content, named by line and column.
+#[test]
+fn text_that_is_not_utf8_is_invalid_at_its_place() {
+    let project = tempfile::tempdir().expect("temp dir");
+    let store = Store::open(project.path()).expect("opens");
+    let path = store.recording_path("a", "b");
+    fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+    fs::write(&path, b"{\n  \"version\": 1,\n  \"feature\": \"caf\xe9\"\n}\n").expect("write latin-1");
+    let error = store.read_recording(&path).expect_err("not UTF-8");
+    assert!(matches!(error, StoreError::Invalid { .. }), "{error:?}");
+    let StoreError::Invalid { source, .. } = &error else { return };
+    assert_eq!(source.location(), Some((3, 18)), "{error}");
+    assert!(error.to_string().contains("not UTF-8"), "{error}");
 }

@@ -37,13 +37,15 @@ pub(crate) fn file(
     let (feature_edits, refused) = feature_edits(root, execution, &repair.account.rewrites);
     adaptations.extend(refused);
     let relative = |path: &std::path::Path| path.to_string_lossy().replace('\\', "/");
+    let mut recording = repair.recording.clone();
+    masker.scrub_recording(&mut recording);
     let draft = ProposalDraft {
         scenario: ScenarioRef {
             feature: relative(&execution.file),
             name: execution.template_name.clone(),
             cache_path: relative(&execution.recording_path),
         },
-        recording: repair.recording.clone(),
+        recording,
         feature_edits,
         narrative: masker.mask(&repair.account.narrative),
         adaptations: adaptations.iter().map(|line| masker.mask(line)).collect(),

@@ -237,6 +237,7 @@ impl Context<'_> {
             env: self.options.env.clone(),
             tables: execution.steps.iter().map(|step| step.table.clone()).collect(),
             secret_names: self.secret_names.to_vec(),
+            secret_origins: self.options.secret_guard_origins(),
             root: self.options.root.clone(),
             upload_files: crate::record::fixtures::fixture_files(&self.options.root),
         });
@@ -337,7 +338,9 @@ impl Context<'_> {
         let sources = vec![StepSource::Agent; steps.len()];
         let agent = recorder::step_actions(&sources, &entries);
         let (merged, notes) = merge::merge(&MergeInput { replayed, committed, failed_step, performed, agent: &agent });
-        let recording = recorder::build(&feature, &execution.template_name, steps, merged);
+        let mut recording = recorder::build(&feature, &execution.template_name, steps, merged);
+        // What is proven is what is filed: a recording without the secrets the page showed.
+        masker.scrub_recording(&mut recording);
         SessionEnd::Repaired(Repair { recording, notes, account, from_step: failed_step })
     }
 

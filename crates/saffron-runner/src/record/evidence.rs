@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use saffron_agent::{Block, Message, Role, ToolInput};
-use saffron_recording::{Masker, layout, write_atomic};
+use saffron_recording::{Masker, Store, layout};
 use serde_json::{Value, json};
 
 use super::Attempt;
@@ -37,7 +37,11 @@ pub(super) fn keep(
         });
         let text = serde_json::to_string_pretty(&evidence)?;
         let path = root.join(&folder).join(format!("attempt-{}.json", number + 1));
-        write_atomic(&path, masker.mask(&text).as_bytes()).map_err(|source| EvidenceError::Write { path, source })?;
+        let store = Store::open(root)
+            .map_err(|error| EvidenceError::Write { path: path.clone(), source: std::io::Error::other(error) })?;
+        store
+            .write_file(&path, masker.mask(&text).as_bytes())
+            .map_err(|error| EvidenceError::Write { path, source: std::io::Error::other(error) })?;
     }
     Ok(folder.to_string_lossy().replace('\\', "/"))
 }

@@ -55,6 +55,8 @@ pub struct Values {
     pub tables: Vec<Option<Vec<Vec<String>>>>,
     /// Names the agent may type as `{env:NAME}`.
     pub secret_names: Vec<String>,
+    /// Where a secret may go (see [`saffron_browser::SecretOrigins`]).
+    pub secret_origins: saffron_browser::SecretOrigins,
     /// The project folder, which uploads are relative to.
     pub root: std::path::PathBuf,
     /// The files the agent may upload (see [`super::fixtures`]).
@@ -155,7 +157,7 @@ impl<P: LivePage> Gateway<P> {
 
     /// The page as the agent reads it, masked.
     pub async fn snapshot_text(&mut self) -> Result<String, PageError> {
-        let view = self.page.snapshot().await?;
+        let view = self.page.snapshot(&self.masker).await?;
         Ok(self.masker.mask(&view.text))
     }
 
@@ -504,7 +506,13 @@ impl<P: LivePage> Gateway<P> {
         } else {
             self.action_timeout
         };
-        let notes = match self.page.perform(&resolved, timeout).await {
+        // Every comparison the agent makes is judged on the page as it sees it, masked: no
+        // answer may depend on a secret's value.
+        let guard = saffron_browser::Guard {
+            secret_origins: (!secrets.is_empty()).then(|| self.values.secret_origins.clone()),
+            judge_masked: Some(self.masker.clone()),
+        };
+        let notes = match self.page.perform(&resolved, timeout, guard).await {
             Ok(notes) => notes,
             Err(PageError::Refused(message)) if is_check => {
                 return Err(format!("the check does not hold, so it is not recorded: {message}"));
@@ -526,7 +534,9 @@ impl<P: LivePage> Gateway<P> {
             None if is_check => format!("The check holds; not recorded (no step announced yet): {action}."),
             None => format!("Performed, not recorded (no step announced yet): {action}."),
         };
-        let action = with_row_tokens(action, &self.values.params);
+        let mut action = with_row_tokens(action, &self.values.params);
+        // The page may show a secret, and the ladder reads its signals from the page.
+        self.masker.scrub_action(&mut action);
         self.entries.push(Entry { step: self.current, action, fragile });
         let mut answer = said;
         for note in notes {
@@ -644,7 +654,7 @@ mod tests {
     }
 
     impl LivePage for FakePage {
-        fn snapshot(&mut self) -> BoxFuture<'_, Result<PageView, PageError>> {
+        fn snapshot(&mut self, _: &Masker) -> BoxFuture<'_, Result<PageView, PageError>> {
             Box::pin(async { Ok(PageView { text: format!("textbox \"Password\" [ref=e1]: {SECRET}") }) })
         }
 
@@ -658,7 +668,12 @@ mod tests {
             })
         }
 
-        fn perform<'a>(&'a mut self, action: &'a Action, _: Duration) -> BoxFuture<'a, Result<Vec<String>, PageError>> {
+        fn perform<'a>(
+            &'a mut self,
+            action: &'a Action,
+            _: Duration,
+            _: saffron_browser::Guard,
+        ) -> BoxFuture<'a, Result<Vec<String>, PageError>> {
             Box::pin(async move {
                 if matches!(action, Action::ExpectText { text: Some(text), .. } if text == "nope") {
                     return Err(PageError::Refused(format!("expected text \"nope\", found \"{SECRET}\"")));
@@ -681,6 +696,7 @@ mod tests {
             env,
             tables: vec![None, None],
             secret_names: vec!["PASSWORD".into()],
+            secret_origins: saffron_browser::SecretOrigins::new("http://127.0.0.1:1", &[]).expect("an origin"),
             root: project_root(),
             upload_files: vec!["fixtures/receipt.txt".into()],
         };

@@ -109,6 +109,7 @@ async fn record_with(
         env: options.env.clone(),
         tables: execution.steps.iter().map(|step| step.table.clone()).collect(),
         secret_names,
+        secret_origins: options.secret_guard_origins(),
         root: options.root.clone(),
         upload_files: fixtures::fixture_files(&options.root),
     });
@@ -124,7 +125,7 @@ async fn record_with(
         let attempt =
             attempt(browser, execution, options, driver, &mut masker, sources, &values, &mut tally, refine.take())
                 .await;
-        let (recording, conversation) = match attempt {
+        let (mut recording, conversation) = match attempt {
             Ok(done) => done,
             Err(verdict) => {
                 // A refine that ended without a recording: the first attempt's evidence is kept.
@@ -134,6 +135,8 @@ async fn record_with(
                 return (finished(execution, driver, &tally, verdict, None, artifacts), masker, None);
             }
         };
+        // What is proven is what is saved: a recording without the secrets the page showed.
+        masker.scrub_recording(&mut recording);
         let proof = proof(browser, execution, options, &recording, masker.clone()).await;
         match &proof.verdict {
             Verdict::Green => {
@@ -360,7 +363,7 @@ async fn replay_given(
                 })?;
             masker.add_all(&secrets);
             let timeout = options.timeouts.for_action(&resolved);
-            page.perform(&resolved, timeout).await.map_err(|error| match error {
+            page.perform(&resolved, timeout, options.secret_guard(&secrets)).await.map_err(|error| match error {
                 page::PageError::BrowserLost(cause) => Verdict::Blocked { cause },
                 page::PageError::Refused(message) => {
                     Verdict::Red { step: Some(index + 1), step_text, message: format!("`{action}`: {message}") }

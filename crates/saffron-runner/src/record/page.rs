@@ -5,7 +5,8 @@
 use std::time::Duration;
 
 use saffron_agent::BoxFuture;
-use saffron_recording::{Action, Target};
+use saffron_browser::Guard;
+use saffron_recording::{Action, Masker, Target};
 
 /// The page as the agent sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,15 +34,18 @@ pub enum PageError {
 }
 
 pub trait LivePage: Send {
-    fn snapshot(&mut self) -> BoxFuture<'_, Result<PageView, PageError>>;
+    /// The page as the agent reads it, every secret `masker` knows masked at the source.
+    fn snapshot(&mut self, masker: &Masker) -> BoxFuture<'_, Result<PageView, PageError>>;
 
     fn target_for_ref<'a>(&'a mut self, element: &'a str) -> BoxFuture<'a, Result<RefTarget, PageError>>;
 
-    /// Performs an action whose tokens are already resolved; `Ok` carries notes worth telling.
+    /// Performs an action whose tokens are already resolved, under `guard`; `Ok` carries
+    /// notes worth telling.
     fn perform<'a>(
         &'a mut self,
         action: &'a Action,
         timeout: Duration,
+        guard: Guard,
     ) -> BoxFuture<'a, Result<Vec<String>, PageError>>;
 
     /// A new step begins: response waits look from here on.
@@ -62,9 +66,9 @@ pub struct ContextPage {
 type Reply<T> = tokio::sync::oneshot::Sender<Result<T, PageError>>;
 
 enum Command {
-    Snapshot(Reply<PageView>),
+    Snapshot(Box<Masker>, Reply<PageView>),
     Target(String, Reply<RefTarget>),
-    Perform(Box<Action>, Duration, Reply<Vec<String>>),
+    Perform(Box<Action>, Duration, Guard, Reply<Vec<String>>),
     BeginStep,
 }
 
@@ -128,8 +132,9 @@ impl ContextPage {
 }
 
 impl LivePage for ContextPage {
-    fn snapshot(&mut self) -> BoxFuture<'_, Result<PageView, PageError>> {
-        self.ask(Command::Snapshot)
+    fn snapshot(&mut self, masker: &Masker) -> BoxFuture<'_, Result<PageView, PageError>> {
+        let masker = Box::new(masker.clone());
+        self.ask(move |reply| Command::Snapshot(masker, reply))
     }
 
     fn target_for_ref<'a>(&'a mut self, element: &'a str) -> BoxFuture<'a, Result<RefTarget, PageError>> {
@@ -141,9 +146,10 @@ impl LivePage for ContextPage {
         &'a mut self,
         action: &'a Action,
         timeout: Duration,
+        guard: Guard,
     ) -> BoxFuture<'a, Result<Vec<String>, PageError>> {
         let action = Box::new(action.clone());
-        self.ask(move |reply| Command::Perform(action, timeout, reply))
+        self.ask(move |reply| Command::Perform(action, timeout, guard, reply))
     }
 
     fn begin_step(&mut self) {
@@ -159,8 +165,8 @@ struct Live {
 impl Live {
     async fn handle(&mut self, command: Command) {
         match command {
-            Command::Snapshot(reply) => {
-                let answer = match self.context.snapshot().await {
+            Command::Snapshot(masker, reply) => {
+                let answer = match self.context.snapshot_masked(&masker).await {
                     Ok(snapshot) => Ok(PageView { text: snapshot.text }),
                     Err(error) => Err(self.lost_or(format!("no snapshot: {error}")).await),
                 };
@@ -174,8 +180,8 @@ impl Live {
                 };
                 let _ = reply.send(answer);
             }
-            Command::Perform(action, timeout, reply) => {
-                let answer = match self.context.perform(&action, Some(timeout)).await {
+            Command::Perform(action, timeout, guard, reply) => {
+                let answer = match self.context.perform_guarded(&action, Some(timeout), guard).await {
                     Ok(performed) => Ok(performed.notes),
                     Err(failure) => Err(self.lost_or(failure.message).await),
                 };

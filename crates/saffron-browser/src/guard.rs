@@ -1,0 +1,143 @@
+//! What an action must respect beyond replay's own rules, where what asks for it may be
+//! hostile (a model steered by the page it reads, a recording edited by hand): where a secret's
+//! value may go, and how a check the agent makes is judged.
+
+use saffron_recording::Masker;
+use url::{Origin, Url};
+
+/// The origins a secret's value may be sent to or typed in: the application's (its base URL's)
+/// and any the project lists (a sign-in provider).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretOrigins {
+    origins: Vec<Origin>,
+}
+
+impl SecretOrigins {
+    /// The base URL's origin and each of `more` (URLs or bare origins); an error names one that
+    /// is not an http(s) URL.
+    pub fn new(base_url: &str, more: &[String]) -> Result<SecretOrigins, String> {
+        let mut origins = Vec::new();
+        for url in std::iter::once(base_url).chain(more.iter().map(String::as_str)) {
+            let origin = Url::parse(url.trim())
+                .ok()
+                .filter(|url| matches!(url.scheme(), "http" | "https"))
+                .map(|url| url.origin())
+                .filter(Origin::is_tuple)
+                .ok_or_else(|| format!("`{url}` is not an http(s) origin"))?;
+            if !origins.contains(&origin) {
+                origins.push(origin);
+            }
+        }
+        Ok(SecretOrigins { origins })
+    }
+
+    /// No origin at all: every secret is refused.
+    pub fn none() -> SecretOrigins {
+        SecretOrigins { origins: Vec::new() }
+    }
+
+    /// Whether the absolute `url` (or an origin such as `location.origin` gives it) is one of
+    /// the origins. An opaque origin (`data:`, a sandboxed frame, `null`) never is.
+    pub fn allows(&self, url: &str) -> bool {
+        Url::parse(url).is_ok_and(|url| self.origins.contains(&url.origin()))
+    }
+
+    /// The origins, as a person reads them: `http://127.0.0.1:8080, https://login.example`.
+    pub fn describe(&self) -> String {
+        self.origins.iter().map(Origin::ascii_serialization).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// The guards of one action; the default guards nothing (a replay without secrets, a tool).
+#[derive(Debug, Clone, Default)]
+pub struct Guard {
+    /// Set when the action's values hold a secret: a `goto` may go only to these origins, and
+    /// a value may be typed (filled, selected, pressed, answered to a prompt) only into a
+    /// document of one of them, whichever frame it is in.
+    pub secret_origins: Option<SecretOrigins>,
+    /// Set for a check the agent makes: the page's text, values, URLs, response bodies and
+    /// downloads are masked with it before they are compared, and so is what the check expects.
+    /// A model that could test guesses against the secret itself (`…77` holds, `…78` does not)
+    /// would read it a character at a time.
+    pub judge_masked: Option<Masker>,
+}
+
+impl Guard {
+    /// `text` as the check compares it: masked when the check is judged masked.
+    pub(crate) fn judged(&self, text: &str) -> String {
+        match &self.judge_masked {
+            Some(masker) => masker.mask(text),
+            None => text.to_owned(),
+        }
+    }
+
+    /// A pattern as the check compiles it: each secret's spelling made to match its token.
+    pub(crate) fn judged_pattern(&self, pattern: &str) -> String {
+        match &self.judge_masked {
+            Some(masker) => masker.mask_in_pattern(pattern),
+            None => pattern.to_owned(),
+        }
+    }
+
+    /// Why a secret may not go to `url` (absolute), if it may not.
+    pub(crate) fn refuses_destination(&self, url: &str) -> Option<String> {
+        let origins = self.secret_origins.as_ref()?;
+        (!origins.allows(url)).then(|| refusal(origins, url))
+    }
+}
+
+/// The refusal of a secret bound for `destination` (a URL or an origin).
+pub(crate) fn refusal(origins: &SecretOrigins, destination: &str) -> String {
+    let origin =
+        Url::parse(destination).map(|url| url.origin().ascii_serialization()).unwrap_or_else(|_| "null".into());
+    format!(
+        "refused: this action carries a secret, and a secret's value goes only to the application's origins ({}), \
+         not to {origin}; if that origin is the application's too (a sign-in provider), list it under [secrets] \
+         origins in saffron.toml",
+        origins.describe()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_base_urls_origin_and_the_listed_ones_are_allowed() {
+        let origins =
+            SecretOrigins::new("http://127.0.0.1:8080/shop?x=1", &["https://login.example.com".into()]).expect("valid");
+        assert!(origins.allows("http://127.0.0.1:8080/login?d=x"));
+        assert!(origins.allows("https://login.example.com/authorize"));
+        assert!(origins.allows("https://login.example.com:443/"), "the default port is the same origin");
+        for other in [
+            "http://127.0.0.1:8081/steal?d=x",
+            "https://127.0.0.1:8080/",
+            "http://localhost:8080/",
+            "http://evil.example/?u=http://127.0.0.1:8080/",
+            "http://127.0.0.1:8080@evil.example/",
+            "data:text/html,x",
+            "null",
+            "not a url",
+        ] {
+            assert!(!origins.allows(other), "{other}");
+        }
+        // Another spelling of the same host is the same origin (the URL standard's parser).
+        assert!(origins.allows("http://2130706433:8080/"));
+        assert_eq!(origins.describe(), "http://127.0.0.1:8080, https://login.example.com");
+        assert!(SecretOrigins::new("file:///etc", &[]).is_err());
+        assert!(SecretOrigins::new("http://a", &["javascript:x".into()]).is_err());
+    }
+
+    #[test]
+    fn a_judged_check_compares_masked_text() {
+        let masker: Masker =
+            [saffron_recording::Secret { name: "TOKEN".into(), value: "plainSecret77".into() }].iter().collect();
+        let guard = Guard { judge_masked: Some(masker), ..Guard::default() };
+        assert_eq!(guard.judged("and plainSecret77"), "and {env:TOKEN}");
+        let pattern = regex::Regex::new(&guard.judged_pattern("and plainSecret7\\d")).expect("compiles");
+        assert!(!pattern.is_match(&guard.judged("and plainSecret77")), "a guess is not tested against the value");
+        let token = regex::Regex::new(&guard.judged_pattern("and plainSecret77$")).expect("compiles");
+        assert!(token.is_match("and {env:TOKEN}"));
+        assert_eq!(Guard::default().judged("and plainSecret77"), "and plainSecret77");
+    }
+}
