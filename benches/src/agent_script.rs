@@ -94,7 +94,7 @@ pub fn new_order_form() -> Vec<Op> {
         step(5),
         click("link \"New order\""),
         step(6),
-        check_on("h1", json!({ "check": "visible" })),
+        check_on("h1", json!({ "check": "text", "text": "New order" })),
     ]
 }
 

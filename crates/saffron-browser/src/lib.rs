@@ -70,7 +70,7 @@ pub use error::{ActionFailure, BrowserError, FailureKind};
 pub use guard::{Guard, SecretOrigins};
 pub use ladder::{ElementSummary, LadderTarget, RefError};
 pub use perform::Performed;
-pub use profile::sweep_stale_profiles;
+pub use profile::{WatchedFolder, sweep_stale_profiles};
 pub use remote::{Endpoint, EndpointError};
 pub use snapshot::{PageSnapshot, TabSummary};
 pub use timing::TIMING_ENV;

@@ -19,6 +19,9 @@ use std::time::{Duration, Instant};
 /// The profile folders' name prefix, in the temporary directory.
 pub(crate) const PROFILE_PREFIX: &str = "saffron-chromium-";
 
+/// The name prefix of the folders that watch a program Saffron starts (an external agent).
+pub(crate) const PROGRAM_PREFIX: &str = "saffron-program-";
+
 /// Set in Chromium's environment to its profile folder: how the watchdog finds the processes that
 /// do not name the profile in their command line (the crash handlers).
 pub(crate) const PROFILE_ENV: &str = "SAFFRON_BROWSER_PROFILE";
@@ -48,7 +51,11 @@ pub(crate) struct Profile {
 impl Profile {
     /// Creates a fresh profile folder in `parent`, takes its owner lock, and starts its watchdog.
     pub(crate) fn create(parent: &Path) -> std::io::Result<Profile> {
-        let dir = tempfile::Builder::new().prefix(PROFILE_PREFIX).tempdir_in(parent)?;
+        Profile::create_named(parent, PROFILE_PREFIX)
+    }
+
+    fn create_named(parent: &Path, prefix: &str) -> std::io::Result<Profile> {
+        let dir = tempfile::Builder::new().prefix(prefix).tempdir_in(parent)?;
         let path = dir.path().to_path_buf();
         // The watchdog's patterns are lines, and chromiumoxide passes the path as text: a path
         // that is not one line of UTF-8 could not be matched exactly.
@@ -84,6 +91,40 @@ impl Profile {
 impl Drop for Profile {
     fn drop(&mut self) {
         self.release();
+    }
+}
+
+/// A folder in the temporary directory that ties a program Saffron starts (an external agent
+/// program) to this process's life, by the watchdog that does it for a launched browser: every
+/// process started with [`WatchedFolder::env`] in its environment, and every process descended
+/// from one (whatever process group it moved to), is ended when the folder is released, and
+/// when this process dies, SIGKILL included. The folder goes with them.
+pub struct WatchedFolder {
+    profile: Profile,
+}
+
+impl WatchedFolder {
+    /// A fresh folder, locked and watched; the stale folders of dead runs are swept first.
+    pub fn create() -> std::io::Result<WatchedFolder> {
+        let temporary = std::env::temp_dir();
+        sweep_stale_profiles(&temporary);
+        Ok(WatchedFolder { profile: Profile::create_named(&temporary, PROGRAM_PREFIX)? })
+    }
+
+    /// The folder (a program may keep files there that go with it).
+    pub fn path(&self) -> &Path {
+        self.profile.path()
+    }
+
+    /// The variable to set in the environment of each program the folder watches.
+    pub fn env(&self) -> (&'static str, String) {
+        (PROFILE_ENV, self.profile.path().to_string_lossy().into_owned())
+    }
+
+    /// Ends every watched process still running and removes the folder; returns when that is
+    /// done (at most ten seconds).
+    pub fn release(mut self) {
+        self.profile.release();
     }
 }
 
@@ -159,7 +200,9 @@ pub fn sweep_stale_profiles(parent: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(parent) else { return Vec::new() };
     let mut removed = Vec::new();
     for entry in entries.flatten() {
-        if !entry.file_name().to_string_lossy().starts_with(PROFILE_PREFIX) {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if !name.starts_with(PROFILE_PREFIX) && !name.starts_with(PROGRAM_PREFIX) {
             continue;
         }
         let path = entry.path();

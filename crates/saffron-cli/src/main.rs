@@ -100,7 +100,8 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("saffron: {}", terminal::escape_controls(&format!("{error:#}")));
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr(), "saffron: {}", terminal::escape_controls(&format!("{error:#}")));
             ExitCode::from(2)
         }
     }

@@ -166,7 +166,10 @@ pub fn report(problems: &[Problem]) -> Result<()> {
     let stderr = std::io::stderr();
     let mut err = stderr.lock();
     for problem in problems {
-        problem.write_text(&mut err)?;
+        // A closed stderr (`saffron run 2>&1 | head -1`) does not stop the command.
+        if problem.write_text(&mut err).is_err() {
+            break;
+        }
     }
     Ok(())
 }

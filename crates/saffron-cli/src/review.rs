@@ -47,8 +47,9 @@ pub fn fail(verb: &str, error: &ReviewError) -> ExitCode {
     ExitCode::from(if error.is_refusal() { 1 } else { 2 })
 }
 
-pub fn summary_json(data: &ProposalData, assessment: &Assessment) -> Value {
+pub fn summary_json(snapshot: &Snapshot, data: &ProposalData, assessment: &Assessment) -> Value {
     let proposal = &data.proposal;
+    let changes = review::diff(snapshot, proposal);
     json!({
         "path": review::display_path(&data.path),
         "id": review::proposal_id(&data.path),
@@ -56,20 +57,22 @@ pub fn summary_json(data: &ProposalData, assessment: &Assessment) -> Value {
         "scenario": proposal.scenario.name,
         "cachePath": proposal.scenario.cache_path,
         "filedAt": proposal.filed_at,
-        "changedSteps": proposal.diff.len(),
-        "actionChanges": action_changes(proposal),
+        "changedSteps": changes.len(),
+        "actionChanges": action_changes(&changes),
         "featureEdits": proposal.feature_edits.len(),
         "narrative": proposal.narrative,
         "usage": proposal.usage,
         "stale": assessment.is_stale(),
         "staleReasons": assessment.stale_reasons,
         "unverified": assessment.unverified,
+        "refused": assessment.refused,
+        "differentControls": assessment.different_controls,
         "acceptable": assessment.is_acceptable(),
     })
 }
 
-pub fn action_changes(proposal: &Proposal) -> usize {
-    proposal.diff.iter().map(|step| step.changes.len()).sum()
+pub fn action_changes(changes: &[saffron_recording::StepDiff]) -> usize {
+    changes.iter().map(|step| step.changes.len()).sum()
 }
 
 /// Tokens and cost as the provider reported them, or `None` when nothing was reported.
@@ -95,6 +98,8 @@ pub fn assessment_lines(assessment: &Assessment, indent: &str) -> Vec<String> {
     if let Some(failure) = &assessment.unverified {
         lines.push(format!("{indent}UNVERIFIED: its proof replay failed: {failure}"));
     }
+    lines.extend(assessment.refused.iter().map(|reason| format!("{indent}REFUSED: {reason}")));
+    lines.extend(assessment.different_controls.iter().map(|change| format!("{indent}DIFFERENT CONTROL: {change}")));
     lines
 }
 

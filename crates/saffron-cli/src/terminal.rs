@@ -1,6 +1,25 @@
-//! Text from the user's files on its way to a terminal.
+//! Text from the user's files on its way to a terminal, and the lines a command writes there.
 
 use std::borrow::Cow;
+
+/// `println!` for a command that must end cleanly when its output is closed under it
+/// (`saffron run | head -1`): a line that cannot be written is dropped, never a panic.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
+/// `eprintln!`, as [`out!`] is `println!`.
+macro_rules! err {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+pub(crate) use {err, out};
 
 /// `text` with every control character (C0, DEL, C1) written as a `\u{..}` escape. A feature
 /// file is data, not terminal input: an ESC sequence in a step must not recolour, retitle or

@@ -260,3 +260,21 @@ fn an_unclosed_quote_in_a_step_is_a_warning_at_the_quote() {
     assert!(text.contains("a.feature:3:24: warning: this quote is not closed"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A recording that is not UTF-8 is an error of its content, named by file, line and column
+/// (exit 1), not a file that cannot be read (exit 2).
+#[test]
+fn a_recording_that_is_not_utf8_is_an_error_at_its_place() {
+    let dir = scratch("recording-utf8");
+    std::fs::write(dir.join("saffron.toml"), "").expect("write");
+    std::fs::write(dir.join("a.feature"), "Feature: A\n  Scenario: s\n    Given g\n").expect("write");
+    let cache = dir.join(".saffron/cache/a");
+    std::fs::create_dir_all(&cache).expect("mkdir");
+    std::fs::write(cache.join("s.json"), b"{\n  \"version\": 1,\n  \"feature\": \"caf\xe9\"\n}\n").expect("write");
+    let output = saffron(&["check"], &dir);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(text.contains(".saffron/cache/a/s.json:3:18: error: not UTF-8 at 3:18"), "{text}");
+    assert!(!text.contains("check that the file exists"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

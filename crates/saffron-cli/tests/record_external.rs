@@ -69,3 +69,68 @@ fn an_external_agent_program_records_a_scenario_through_the_mcp_gateway() {
     let _ = std::fs::remove_dir_all(&root);
     let _ = runtime.block_on(demo.shutdown());
 }
+
+/// Whether `pid` is a process that has not ended (a zombie has).
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| stat.rsplit_once(") ").map(|(_, rest)| rest.chars().next()))
+        .flatten()
+        .is_some_and(|state| !matches!(state, 'Z' | 'X'))
+}
+
+/// `saffron run` killed (SIGKILL) while an external agent program records: the program, a
+/// child it left in its process group and one it moved to a session of its own all end, as a
+/// launched browser does.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_killed_run_takes_the_agent_program_and_everything_it_started_along() {
+    let runtime = runtime();
+    let config = DemoConfig::default();
+    let password = config.password.clone();
+    let demo = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let root = project("external-killed", &password);
+    let pids = tempfile::tempdir().expect("a folder for the pid files");
+    let write = |name: &str| pids.path().join(name).display().to_string();
+    let script = format!(
+        "sleep 300 & echo $! > '{}'; setsid sleep 301 & echo $! > '{}'; echo $$ > '{}.tmp' && mv '{}.tmp' '{}'; sleep 302",
+        write("child"),
+        write("escaped"),
+        write("agent"),
+        write("agent"),
+        write("agent"),
+    );
+    let toml = format!("[agent]\ncommand = [\"sh\", \"-c\", {script:?}]\n");
+    std::fs::write(root.join("saffron.toml"), toml).expect("write saffron.toml");
+    let target = scenario_at(&root, "features/sign_in.feature", "Sign in with the demo account");
+    let mut saffron = Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .args(["run", "--base-url", &demo.url(), &target])
+        .current_dir(&root)
+        .env_remove("DEMO_PASSWORD")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("saffron starts");
+    let read_pid = |name: &str| -> Option<u32> {
+        std::fs::read_to_string(pids.path().join(name)).ok().and_then(|text| text.trim().parse().ok())
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let started = loop {
+        if let (Some(agent), Some(child), Some(escaped)) = (read_pid("agent"), read_pid("child"), read_pid("escaped"))
+            && [agent, child, escaped].into_iter().all(running)
+        {
+            break [agent, child, escaped];
+        }
+        assert!(std::time::Instant::now() < deadline, "the agent program did not start its children");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    saffron.kill().expect("SIGKILL");
+    saffron.wait().expect("reaped");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while started.into_iter().any(running) {
+        assert!(std::time::Instant::now() < deadline, "still running after the killed run: {started:?}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = runtime.block_on(demo.shutdown());
+}

@@ -310,9 +310,12 @@ fn file_pending_proposal(project: &Path) -> std::path::PathBuf {
     let store = saffron_recording::Store::open(project).expect("store");
     let cache = project.join(".saffron/cache/sign-in/a-wrong-password-is-refused.json");
     let working = store.read_recording(&cache).expect("recording");
-    let broken_json = std::fs::read_to_string(&cache)
-        .expect("read")
-        .replace("\"text\": \"Email or password is wrong\"", "\"text\": \"Rejected\"");
+    // The sign-in button as an older page named it: every signal misses.
+    let broken_json = std::fs::read_to_string(&cache).expect("read").replace(
+        "\"role\": \"button\",\n            \"name\": \"Sign in\",\n            \"testId\": \"sign-in\",\n            \"css\": [\n              \"form button[type=submit]\"\n            ]",
+        "\"role\": \"button\",\n            \"name\": \"Log in\",\n            \"testId\": \"log-in\",\n            \"css\": [\n              \"#log-in\"\n            ]",
+    );
+    assert!(broken_json.contains("Log in"), "the committed recording is broken: {broken_json}");
     std::fs::write(&cache, broken_json).expect("write");
     let broken = store.read_recording(&cache).expect("recording");
     let proposal = saffron_recording::Proposal::file(
@@ -373,7 +376,7 @@ fn a_pass_through_a_pending_proposal_is_yellow_and_strict_fails_it() {
     let stale = run(&[]);
     let all = text(&stale);
     assert_eq!(stale.status.code(), Some(1), "{all}");
-    assert!(all.contains("✗ red") && all.contains("expected text \"Rejected\""), "{all}");
+    assert!(all.contains("✗ red") && all.contains("click button \"Log in\""), "{all}");
     let _ = std::fs::remove_dir_all(&project);
     let _ = runtime.block_on(server.shutdown());
 }
@@ -585,5 +588,44 @@ fn control_characters_in_names_are_escaped_in_the_run_output() {
     assert!(all.contains("Clear \\u{1b}[2J\\u{7f}\\u{9b} the screen") && all.contains("needs recording"), "{all}");
     assert!(!all.chars().any(|c| c.is_control() && c != '\n'), "a control reached the terminal: {all:?}");
     let _ = std::fs::remove_dir_all(&project);
+    let _ = runtime.block_on(server.shutdown());
+}
+
+/// `saffron run 2>&1 | head -1`: its output is closed under it. The run ends cleanly, not with
+/// a panic: the reports are written, the exit status is the verdicts', and the browser is gone
+/// with its profile folder.
+#[test]
+fn a_run_whose_output_is_closed_ends_cleanly_with_its_reports() {
+    let runtime = runtime();
+    let config = DemoConfig::default();
+    let password = config.password.clone();
+    let server = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let root = support::example_project("closed-output");
+    let temporary = tempfile::Builder::new().prefix("saffron-closed-output-").tempdir().expect("a temporary directory");
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .args(["run", "--base-url", &server.url(), "features/sign_in.feature"])
+        .current_dir(&root)
+        .env("DEMO_PASSWORD", &password)
+        .env("TMPDIR", temporary.path())
+        .stdout(writer.try_clone().expect("a second writer"))
+        .stderr(writer)
+        .spawn()
+        .expect("saffron starts");
+    // `head -1`: read one line, then close the pipe while the run goes on.
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(&reader), &mut first).expect("a first line");
+    drop(reader);
+    let status = child.wait().expect("it ends");
+    assert_eq!(status.code(), Some(0), "{first}");
+    assert!(first.starts_with("replaying 2 scenario(s)"), "{first}");
+    let latest: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join(".saffron/reports/latest.json")).expect("the reports are written"),
+    )
+    .expect("json");
+    assert_eq!(latest["green"], 2, "{latest:#}");
+    let left: Vec<_> = std::fs::read_dir(temporary.path()).expect("read").flatten().map(|e| e.file_name()).collect();
+    assert!(left.is_empty(), "left in TMPDIR: {left:?}");
+    let _ = std::fs::remove_dir_all(&root);
     let _ = runtime.block_on(server.shutdown());
 }

@@ -404,6 +404,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/lab/renamed", get(|| async { axum::response::Html(include_str!("pages/lab/renamed.html")) }))
         .route("/lab/echo", get(|| async { axum::response::Html(include_str!("pages/lab/echo.html")) }))
         .route("/lab/vault", get(|| async { axum::response::Html(include_str!("pages/lab/vault.html")) }))
+        .route("/lab/todos", get(|| async { axum::response::Html(include_str!("pages/lab/todos.html")) }))
         .route("/lab/moving", get(|| async { axum::response::Html(include_str!("pages/lab/moving.html")) }))
         .route("/lab/ladder", get(|| async { axum::response::Html(include_str!("pages/lab/ladder.html")) }))
         .route("/lab/late", get(|| async { axum::response::Html(include_str!("pages/lab/late.html")) }))

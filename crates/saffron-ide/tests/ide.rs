@@ -769,15 +769,15 @@ Feature: Search
     assert_eq!(completion_detail(&snapshot, &item.label).as_deref(), item.detail.as_deref());
 }
 
-/// The project with a proposal for "Sign in" filed against its recording: the heading it
-/// checks is renamed, and the proof replay failed with `unverified` when given.
+/// The project with a proposal for "Sign in" filed against its recording: its sign-in button
+/// is found by a CSS selector too, and the proof replay failed with `unverified` when given.
 fn with_proposal(unverified: Option<&str>) -> IndexHost {
     let (mut host, _, _) = with_file("");
     let snapshot = host.snapshot();
     let committed = &snapshot.recording(Path::new(".saffron/cache/sign-in/sign-in.json")).expect("recorded").recording;
     let mut proposed = committed.clone();
-    proposed.steps[2].actions =
-        serde_json_actions(r#"[{"type":"expectVisible","target":{"role":"heading","name":"My orders"}}]"#);
+    let moved = proposed.steps[1].actions.iter_mut().filter_map(|action| action.target_mut()).last();
+    moved.expect("a step 2 action with a target").css = vec!["#sign-in".into()];
     let draft = saffron_recording::ProposalDraft {
         scenario: saffron_recording::ScenarioRef {
             feature: "features/sign_in.feature".into(),

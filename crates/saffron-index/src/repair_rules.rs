@@ -9,10 +9,13 @@
 //!   `<placeholder>`, a table cell) that the committed actions use, the repaired actions use
 //!   just as fully: a repair that narrows `within listitem that has "walk the dog"` to
 //!   `"walk the"` acts on something else.
-//! - **A step keeps its controls.** A repaired action that acts on a control sharing no content
-//!   word with the control it replaces (its name, text, label, test id) nor with the step's
-//!   text acts on a different control: `click button "Clear completed"` becoming
-//!   `click button "×"` is a change of what the step does, for a person to accept knowingly.
+//! - **A step keeps its controls.** Where a step no longer acts on a control its committed
+//!   actions acted on, each control the repair acts on instead must share a content word with
+//!   one it replaces (its name, text, label, test id) or with the step's text; one that does
+//!   not is a different control: `click button "Clear completed"` becoming `click button "×"`
+//!   changes what the step does, for a person to accept knowingly. A control dropped with
+//!   nothing in its place is one too. Controls added while every committed one is kept (a
+//!   confirmation page put in the way) are an insertion, not a different control.
 //! - **A rewording keeps its values.** A feature edit keeps every value of the line it edits.
 
 use saffron_recording::{Action, OperandKind, Recording, StepKind, Target};
@@ -125,24 +128,36 @@ pub fn uses(action: &Action, value: &str) -> bool {
 }
 
 /// Whether a check says something about `value`: an expected text, value, count, URL, pattern,
-/// response or download holds it. A target's signals do not count: `heading "Orders" is visible`
-/// says nothing about "3 orders".
+/// response or download holds it. A target's signals do not count, since replay finds an element
+/// by its sturdiest signal and only reports the others as drift: `heading "Orders" is visible`
+/// says nothing about "3 orders". Two do, because the check fails without them: the text of a
+/// target found by its text alone (the element that shows exactly this text), and the name of
+/// what a count counts.
 pub fn check_holds(action: &Action, value: &str) -> bool {
     if let Action::ExpectCount { count, .. } = action
         && count.to_string() == value
     {
         return true;
     }
+    let text_only = action.target().is_some_and(|target| {
+        target.text.is_some() && Target { text: None, tier: None, ..target.clone() } == Target::default()
+    });
+    let counted = matches!(action, Action::ExpectCount { .. });
     let escaped = regex_escape(value);
     action.operands().iter().any(|operand| {
-        if operand.path.starts_with("target.") || operand.path.starts_with("to.") {
-            return false;
-        }
-        operand.value.contains(value) || (operand.kind == OperandKind::Pattern && operand.value.contains(&escaped))
+        let checked = match operand.path.as_str() {
+            "target.text" => text_only,
+            "target.name" | "target.nameRegex" => counted,
+            path => !path.starts_with("target.") && !path.starts_with("to."),
+        };
+        checked
+            && (operand.value.contains(value)
+                || (operand.kind == OperandKind::Pattern && operand.value.contains(&escaped)))
     })
 }
 
-fn regex_escape(value: &str) -> String {
+/// `value` as a pattern that matches it literally.
+pub fn regex_escape(value: &str) -> String {
     regex::escape(value)
 }
 
@@ -165,13 +180,34 @@ fn same_control(a: &Target, b: &Target) -> bool {
     a.semantic_core() == b.semantic_core()
 }
 
+/// Whether two targets name one control by an identifier a person gave it: the same role and
+/// accessible name, the same test id, or the same label.
+fn same_identity(a: &Target, b: &Target) -> bool {
+    let same = |x: &Option<String>, y: &Option<String>| x.is_some() && x == y;
+    (same(&a.name, &b.name) && a.role == b.role) || same(&a.test_id, &b.test_id) || same(&a.label, &b.label)
+}
+
 fn different_controls(step: &str, step_text: &str, before: &[Action], after: &[Action]) -> Vec<String> {
     let old = acted_on(before);
     let new = acted_on(after);
-    let gone: Vec<&(&Action, &Target)> =
+    let mut gone: Vec<&(&Action, &Target)> =
         old.iter().filter(|(_, target)| !new.iter().any(|(_, other)| same_control(target, other))).collect();
-    let added: Vec<&(&Action, &Target)> =
+    let mut added: Vec<&(&Action, &Target)> =
         new.iter().filter(|(_, target)| !old.iter().any(|(_, other)| same_control(target, other))).collect();
+    // A control found again by the same identity (role and name, test id or label) with other
+    // signals is the same control: its locator drifted.
+    gone.retain(|(_, target)| match added.iter().position(|(_, other)| same_identity(target, other)) {
+        Some(at) => {
+            added.remove(at);
+            false
+        }
+        None => true,
+    });
+    // Controls added while every committed one is still acted on are an insertion (a page
+    // put in the way, a confirmation): a flow change, noted, not a different control.
+    if gone.is_empty() {
+        return Vec::new();
+    }
     let step_words = words(step_text);
     let gone_words: Vec<String> = gone.iter().flat_map(|(_, target)| control_words(target)).collect();
     let mut found = Vec::new();
@@ -180,7 +216,9 @@ fn different_controls(step: &str, step_text: &str, before: &[Action], after: &[A
         if shares_a_word(&own, &gone_words) || shares_a_word(&own, &step_words) {
             continue;
         }
-        let was = match gone.first() {
+        // Said against what it most likely replaces: a gone action of its own type.
+        let replaced = gone.iter().find(|(before, _)| before.type_name() == action.type_name()).or(gone.first());
+        let was = match replaced {
             Some((before, _)) => format!("`{before}` became `{action}`"),
             None => format!("`{action}` was added"),
         };
@@ -272,12 +310,17 @@ mod tests {
         let renamed = recording(vec![(StepKind::Action, "I save the order", vec![click("Place order")])]);
         assert!(review_repair(&committed, &renamed).is_clean(), "{:?}", review_repair(&committed, &renamed));
         // A confirmation added after the control: a new control the step's words name.
-        let confirmed = recording(vec![(
-            StepKind::Action,
-            "I save the order",
-            vec![click("Save order"), click("Confirm the order")],
-        )]);
-        assert!(review_repair(&committed, &confirmed).is_clean());
+        let confirmed =
+            recording(vec![(StepKind::Action, "I save the order", vec![click("Save order"), click("Continue")])]);
+        assert!(review_repair(&committed, &confirmed).is_clean(), "an insertion keeps every control");
+        // A replacement that brings a control of the step's words along with a different one.
+        let smuggled = recording(vec![(StepKind::Action, "I save the order", vec![click("Order"), click("×")])]);
+        assert_eq!(review_repair(&committed, &smuggled).different_controls.len(), 1);
+        // The same control found by other signals, with a dialog dismissed before it.
+        let moved =
+            action(json!({ "type": "click", "target": { "role": "button", "name": "Save order", "css": ["#s"] } }));
+        let dismissed = recording(vec![(StepKind::Action, "I save the order", vec![click("Accept cookies"), moved])]);
+        assert!(review_repair(&committed, &dismissed).is_clean(), "{:?}", review_repair(&committed, &dismissed));
     }
 
     #[test]
@@ -349,6 +392,12 @@ mod tests {
         assert!(check_holds(&action(json!({ "type": "expectCount", "target": { "role": "row" }, "count": 3 })), "3"));
         let heading = action(json!({ "type": "expectVisible", "target": { "role": "heading", "name": "3 orders" } }));
         assert!(!check_holds(&heading, "3"), "a target's name is not what a check expects");
+        let by_ref = action(json!({ "type": "expectVisible", "target": { "role": "status", "text": "3 orders" } }));
+        assert!(!check_holds(&by_ref, "3"), "a signal replay may find the element without");
+        let shown = action(json!({ "type": "expectVisible", "target": { "text": "3 orders", "tier": "text" } }));
+        assert!(check_holds(&shown, "3"), "the element that shows exactly this text");
+        let cells = action(json!({ "type": "expectCount", "target": { "role": "cell", "name": "Ada" }, "count": 2 }));
+        assert!(check_holds(&cells, "Ada") && check_holds(&cells, "2"));
         let pattern =
             action(json!({ "type": "expectText", "target": { "role": "status" }, "textRegex": "^€13\\.50$" }));
         assert!(check_holds(&pattern, "13.50"));

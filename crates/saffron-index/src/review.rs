@@ -19,6 +19,7 @@ use saffron_recording::{
 use saffron_syntax::pickles;
 
 use crate::host::Change;
+use crate::repair_rules;
 use crate::snapshot::{Snapshot, recording_paths, step_specs};
 
 /// Whether a proposal may be accepted now, and if not, why.
@@ -28,6 +29,13 @@ pub struct Assessment {
     pub stale_reasons: Vec<String>,
     /// How the proof replay of its recording failed, when it did.
     pub unverified: Option<String>,
+    /// What no repair may change, found by comparing its recording with the committed one (a
+    /// check changed or dropped, a step's value no longer used) and its feature edits with the
+    /// lines they edit (a value dropped): such a proposal is never accepted.
+    pub refused: Vec<String>,
+    /// Actions on a different control than the committed recording's: accepted only by a
+    /// person who says so (`--different-control`), and never replayed before.
+    pub different_controls: Vec<String>,
 }
 
 impl Assessment {
@@ -36,15 +44,29 @@ impl Assessment {
     }
 
     pub fn is_acceptable(&self) -> bool {
-        self.stale_reasons.is_empty() && self.unverified.is_none()
+        self.stale_reasons.is_empty()
+            && self.unverified.is_none()
+            && self.refused.is_empty()
+            && self.different_controls.is_empty()
     }
 
-    /// Every reason it cannot be accepted, in words: the stale bindings, then the proof failure.
+    /// Held for a person: nothing but its different controls stands in its way.
+    pub fn awaits_review(&self) -> bool {
+        self.stale_reasons.is_empty()
+            && self.unverified.is_none()
+            && self.refused.is_empty()
+            && !self.different_controls.is_empty()
+    }
+
+    /// Every reason it cannot be accepted, in words: the stale bindings, the proof failure,
+    /// what no repair may change, then the controls it changes.
     pub fn refusals(&self) -> Vec<String> {
         let mut reasons = self.stale_reasons.clone();
         if let Some(failure) = &self.unverified {
             reasons.push(unverified_reason(failure));
         }
+        reasons.extend(self.refused.iter().cloned());
+        reasons.extend(self.different_controls.iter().map(|change| format!("different control: {change}")));
         reasons
     }
 }
@@ -53,9 +75,45 @@ fn unverified_reason(failure: &str) -> String {
     format!("unverified: its recording did not pass its proof replay ({failure})")
 }
 
-/// Judges `proposal` against the project as `snapshot` holds it.
+/// Judges `proposal` against the project as `snapshot` holds it. What it changes is judged
+/// from its recording and the committed one, never from what the file says of itself.
 pub fn assess(snapshot: &Snapshot, proposal: &Proposal) -> Assessment {
-    Assessment { stale_reasons: stale_reasons(snapshot, proposal), unverified: proposal.unverified.clone() }
+    let mut assessment = Assessment {
+        stale_reasons: stale_reasons(snapshot, proposal),
+        unverified: proposal.unverified.clone(),
+        ..Assessment::default()
+    };
+    if let Some(committed) = committed_recording(snapshot, proposal) {
+        let review = repair_rules::review_repair(committed, &proposal.recording);
+        assessment.refused = review.refused;
+        assessment.different_controls = review.different_controls;
+    }
+    for edit in &proposal.feature_edits {
+        let dropped = repair_rules::edit_drops_values(&edit.before, &edit.after);
+        if !dropped.is_empty() {
+            let dropped: Vec<String> = dropped.iter().map(|value| format!("\"{value}\"")).collect();
+            assessment.refused.push(format!(
+                "its feature edit of {}:{} drops the step's value(s) {}: a rewording keeps every value of the step",
+                edit.file,
+                edit.line,
+                dropped.join(", ")
+            ));
+        }
+    }
+    assessment
+}
+
+/// The committed recording the proposal would replace, as the project holds it now.
+fn committed_recording<'a>(snapshot: &'a Snapshot, proposal: &Proposal) -> Option<&'a Recording> {
+    let cache_path = recording_path(&proposal.scenario.cache_path)?;
+    snapshot.recording(&cache_path).map(|data| &data.recording)
+}
+
+/// The proposal's action-level diff from the committed recording as the project holds it now,
+/// worked out from the two recordings: the diff a proposal file stores is never shown or used,
+/// since a hand edit could make it say anything.
+pub fn diff(snapshot: &Snapshot, proposal: &Proposal) -> Vec<saffron_recording::StepDiff> {
+    saffron_recording::diff_recordings(committed_recording(snapshot, proposal), &proposal.recording)
 }
 
 /// Every reason `proposal` is stale now, in words; empty when its bindings hold.
@@ -157,7 +215,7 @@ pub fn proposal_id(path: &Path) -> String {
 }
 
 /// What `accept` may do beyond writing the proposed recording.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AcceptOptions {
     /// Apply the proposal's feature edits (and follow them into StepSet files).
     pub with_feature_edit: bool,
@@ -167,6 +225,12 @@ pub struct AcceptOptions {
     /// Refuse a proposal that carries feature edits instead of writing its recording alone:
     /// for a client that does not show the edits to a person (the MCP server).
     pub refuse_feature_edits: bool,
+    /// A person accepts a proposal that acts on a different control than the committed
+    /// recording, knowingly (`--different-control`); never set for an AI assistant.
+    pub different_control: bool,
+    /// The content digest of the proposal as it was proven just before: a file changed since
+    /// (between the proof and the lock) is refused.
+    pub proven_content: Option<String>,
 }
 
 /// What an accept wrote.
@@ -212,6 +276,10 @@ pub enum ReviewError {
     Stale { reasons: Vec<String> },
     /// Its recording failed its proof replay.
     Unverified { failure: String },
+    /// It changes what no repair may change.
+    Refused { reasons: Vec<String> },
+    /// It acts on a different control, and the person did not say they accept that.
+    DifferentControl { changes: Vec<String> },
     /// A rename proposal (feature edits, no recording change) accepted without applying them.
     NeedsFeatureEdit { edits: usize },
     /// The client does not apply feature edits, and this proposal has some.
@@ -234,6 +302,8 @@ impl ReviewError {
             ReviewError::Unreadable { .. }
                 | ReviewError::Stale { .. }
                 | ReviewError::Unverified { .. }
+                | ReviewError::Refused { .. }
+                | ReviewError::DifferentControl { .. }
                 | ReviewError::NeedsFeatureEdit { .. }
                 | ReviewError::FeatureEditsNotOffered { .. }
                 | ReviewError::EditRefused { .. }
@@ -258,6 +328,16 @@ impl ReviewError {
             }
             ReviewError::Unverified { .. } => {
                 "read it (saffron diff), fix the cause, run the scenario again, and reject this one".into()
+            }
+            ReviewError::Refused { .. } => {
+                "reject it: the application does not do what the scenario says, or the scenario must be changed by a \
+                 person (edit the feature file, and its recording follows)"
+                    .into()
+            }
+            ReviewError::DifferentControl { .. } => {
+                "read it (saffron diff); if the application really changed so, accept it with --different-control, \
+                 else reject it: the scenario now fails on a defect"
+                    .into()
             }
             ReviewError::NeedsFeatureEdit { .. } => {
                 "this proposal only edits feature files: accept it with --with-feature-edit, or reject it".into()
@@ -290,6 +370,15 @@ impl fmt::Display for ReviewError {
                 write!(f, "the proposal is stale and cannot be accepted: {}", reasons.join("; "))
             }
             ReviewError::Unverified { failure } => f.write_str(&unverified_reason(failure)),
+            ReviewError::Refused { reasons } => {
+                write!(f, "the proposal changes what no repair may change: {}", reasons.join("; "))
+            }
+            ReviewError::DifferentControl { changes } => write!(
+                f,
+                "the proposal acts on a different control than the committed recording, which changes what the step \
+                 does: {}",
+                changes.join("; ")
+            ),
             ReviewError::NeedsFeatureEdit { edits } => write!(
                 f,
                 "this proposal changes no action, only the wording ({edits} feature edit(s)): accepting it without \
@@ -363,13 +452,28 @@ pub fn accept(
     if let Some(failure) = &proposal.unverified {
         return Err(ReviewError::Unverified { failure: failure.clone() });
     }
+    if let Some(proven) = &options.proven_content
+        && *proven != saffron_recording::content_digest(&proposal)
+    {
+        return Err(ReviewError::Stale {
+            reasons: vec!["the proposal changed after its proof replay, before it could be accepted".into()],
+        });
+    }
+    let assessment = assess(&snapshot, &proposal);
+    if !assessment.refused.is_empty() {
+        return Err(ReviewError::Refused { reasons: assessment.refused });
+    }
+    if !assessment.different_controls.is_empty() && !options.different_control {
+        return Err(ReviewError::DifferentControl { changes: assessment.different_controls });
+    }
+    let changes = diff(&snapshot, &proposal);
     let cache_path = recording_path(&proposal.scenario.cache_path)
         .ok_or_else(|| ReviewError::Stale { reasons: vec!["its cachePath is not a recording path".into()] })?;
     let edits = &proposal.feature_edits;
     if !edits.is_empty() && options.refuse_feature_edits {
         return Err(ReviewError::FeatureEditsNotOffered { edits: edits.len() });
     }
-    if !edits.is_empty() && proposal.diff.is_empty() && !options.with_feature_edit {
+    if !edits.is_empty() && changes.is_empty() && !options.with_feature_edit {
         return Err(ReviewError::NeedsFeatureEdit { edits: edits.len() });
     }
 
@@ -399,7 +503,7 @@ pub fn accept(
         accepted.notes.extend(plan.notes);
     }
     if options.propagate {
-        let (cores, notes) = propagated_targets(&proposal);
+        let (cores, notes) = propagated_targets(&changes);
         accepted.notes.extend(notes);
         for data in snapshot.recordings() {
             if data.path.as_ref() == cache_path {
@@ -640,9 +744,9 @@ fn renamed_to(recording: &Recording, steps: &[StepSpec]) -> Result<Recording, Mi
 
 /// The targets a proposal's diff changed: each old target's semantic core and the target that
 /// replaces it. A core the proposal changes two different ways is left out, with a note.
-fn propagated_targets(proposal: &Proposal) -> (HashMap<SemanticCore<'_>, &Target>, Vec<String>) {
+fn propagated_targets(changes: &[saffron_recording::StepDiff]) -> (HashMap<SemanticCore<'_>, &Target>, Vec<String>) {
     let mut replacements: HashMap<SemanticCore<'_>, Vec<&Target>> = HashMap::new();
-    for step in &proposal.diff {
+    for step in changes {
         for change in &step.changes {
             let ActionChange::Changed { before, after, .. } = change else { continue };
             for (old, new) in before.targets().into_iter().zip(after.targets()) {

@@ -393,6 +393,9 @@ async fn replay_or_repair(
     masker: Masker,
     repairs: Repairs,
 ) -> ScenarioResult {
+    if let Some(held) = execution.held_for_review.clone() {
+        return held_for_review(replay(browser, execution, options, masker).await, &held);
+    }
     let (Ok(driver), Some(live_browser)) = (&options.agent, &browser) else {
         return replay(browser, execution, options, masker).await;
     };
@@ -413,6 +416,18 @@ async fn replay_or_repair(
     let (result, recording) = crate::heal::heal(live_browser, &execution, &options, driver, replayed).await;
     if let (Some(recording), Verdict::Yellow { proposal }) = (recording, &result.verdict) {
         proven.insert(execution.recording_path.clone(), (recording, proposal.clone()));
+    }
+    result
+}
+
+/// A replay of a scenario whose repair waits for a person: its red says where that repair is.
+fn held_for_review(mut result: ScenarioResult, proposal: &std::path::Path) -> ScenarioResult {
+    if let Verdict::Red { message, .. } = &mut result.verdict {
+        message.push_str(&format!(
+            " (a repair that acts on a different control waits for review, and is not replayed or repaired again \
+             until a person decides: {}; `saffron diff` shows it)",
+            proposal.display()
+        ));
     }
     result
 }

@@ -24,7 +24,7 @@ pub use report::{
     AgentTotals, MergeError, RunReport, VerdictCounts, html, junit, markdown, merge_reports, write_reports,
 };
 pub use secrets::masker_for;
-pub use session::{RunRequest, Session, SessionError};
+pub use session::{Proof, RunRequest, Session, SessionError};
 pub use tags::{TagExpression, TagExpressionError};
 
 use saffron_recording::{StepKind, Tier};

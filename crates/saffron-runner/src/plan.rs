@@ -52,6 +52,11 @@ pub struct Execution {
     /// The pending proposal replayed instead of the committed recording (its path): a pass
     /// is yellow, never green, until a person accepts or rejects it.
     pub pending_proposal: Option<PathBuf>,
+    /// A pending proposal that acts on a different control than the committed recording (its
+    /// path): never replayed until a person accepts it, and the committed recording that fails
+    /// is not repaired again meanwhile (the repair is filed already; another would cost the
+    /// same tokens to say the same thing).
+    pub held_for_review: Option<PathBuf>,
     /// The feature's `Fixture`, replayed once before the first of its scenarios; its verdict
     /// is the scenario's floor.
     pub fixture: Option<Arc<Execution>>,
@@ -134,7 +139,7 @@ pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
         let fixture = templates.iter().zip(&paths).zip(&states).find_map(
             |((template, (recording_path, proposal_path)), state)| {
                 (template.scenario.kind == saffron_syntax::ScenarioKind::Fixture).then(|| {
-                    let (recording, pending_proposal) = replayable(snapshot, recording_path, state);
+                    let (recording, pending_proposal, _) = replayable(snapshot, recording_path, state);
                     Arc::new(Execution {
                         file: path.to_path_buf(),
                         name: template.scenario.header.name.clone(),
@@ -144,6 +149,7 @@ pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
                         recording_path: recording_path.clone(),
                         recording,
                         pending_proposal,
+                        held_for_review: None,
                         fixture: None,
                         needs_recording: false,
                         template_name: template.scenario.header.name.clone(),
@@ -160,7 +166,7 @@ pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
             if template.scenario.kind == saffron_syntax::ScenarioKind::Fixture {
                 continue;
             }
-            let (recording, pending_proposal) = replayable(snapshot, &recording_path, &state);
+            let (recording, pending_proposal, held_for_review) = replayable(snapshot, &recording_path, &state);
             let committed = committed_of(&recording_path);
             let origins = step_origins(path, template);
             let needs_recording = pending_proposal.is_none()
@@ -213,6 +219,7 @@ pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
                     recording_path: recording_path.clone(),
                     recording: recording.clone(),
                     pending_proposal: pending_proposal.clone(),
+                    held_for_review: held_for_review.clone(),
                     fixture: fixture.clone(),
                     needs_recording,
                     template_name: template.scenario.header.name.clone(),
@@ -230,11 +237,12 @@ pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
 
 /// What a scenario replays: the pending proposal's recording when one is bound to the scenario
 /// as it is now, else the committed recording when it is fresh; otherwise why nothing can be.
+/// Third, a pending proposal held for a person's review (see [`Execution::held_for_review`]).
 fn replayable(
     snapshot: &Snapshot,
     recording_path: &Path,
     state: &saffron_index::ScenarioStatus,
-) -> (Result<Recording, NotReplayable>, Option<PathBuf>) {
+) -> (Result<Recording, NotReplayable>, Option<PathBuf>, Option<PathBuf>) {
     let recording = match &state.recording {
         RecordingState::Fresh => {
             snapshot.recording(recording_path).map(|data| data.recording.clone()).ok_or(NotReplayable::Disappeared)
@@ -248,14 +256,16 @@ fn replayable(
     // nothing about now, and an unverified one failed its own proof: the committed recording is
     // replayed instead, and healed again if it fails.
     // The review gate's own judgement, so a run never replays what `saffron accept` would refuse.
-    let pending = state
-        .pending_proposal
-        .as_deref()
-        .and_then(|path| snapshot.proposal(path))
-        .filter(|data| saffron_index::review::assess(snapshot, &data.proposal).is_acceptable());
-    match pending {
-        Some(data) => (Ok(data.proposal.recording.clone()), Some(data.path.to_path_buf())),
-        None => (recording, None),
+    let pending = state.pending_proposal.as_deref().and_then(|path| snapshot.proposal(path));
+    let assessment = pending.map(|data| saffron_index::review::assess(snapshot, &data.proposal));
+    match (pending, assessment) {
+        (Some(data), Some(assessment)) if assessment.is_acceptable() => {
+            (Ok(data.proposal.recording.clone()), Some(data.path.to_path_buf()), None)
+        }
+        (Some(data), Some(assessment)) if assessment.awaits_review() => {
+            (recording, None, Some(data.path.to_path_buf()))
+        }
+        _ => (recording, None, None),
     }
 }
 

@@ -183,6 +183,33 @@ pub fn browser_setup(
     Ok((base_url.trim().to_owned(), browser))
 }
 
+/// How a proposed recording fared when replayed before it is accepted.
+#[derive(Debug, Clone)]
+pub enum Proof {
+    /// Each of the scenario's rows (this many) replayed it green.
+    Passed(usize),
+    /// A row did not: the result says where and why.
+    Failed(Box<ScenarioResult>),
+    /// The proof could not be run, and why.
+    Unchecked(String),
+}
+
+/// Why the application at `base_url` cannot be proven against now: its host does not accept
+/// a connection within a second. `None` when it does.
+async fn unreachable(base_url: &str) -> Option<String> {
+    let Ok(url) = url::Url::parse(base_url) else { return Some(format!("the base URL {base_url} cannot be read")) };
+    let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default()) else {
+        return Some(format!("the base URL {base_url} names no host"));
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']').to_owned();
+    let connect = tokio::net::TcpStream::connect((host, port));
+    match tokio::time::timeout(Duration::from_secs(1), connect).await {
+        Ok(Ok(_)) => None,
+        Ok(Err(error)) => Some(format!("the application at {base_url} does not answer ({error})")),
+        Err(_) => Some(format!("the application at {base_url} does not answer within a second")),
+    }
+}
+
 impl Session {
     /// Reads the config and plans the run against `snapshot` (the project's index).
     pub fn prepare(root: &Path, snapshot: &Snapshot, request: RunRequest) -> Result<Session, SessionError> {
@@ -265,6 +292,50 @@ impl Session {
     /// Replays every planned scenario; `on_result` sees each as it finishes.
     pub async fn replay(&self, on_result: impl FnMut(&ScenarioResult)) -> Vec<ScenarioResult> {
         crate::run_with_progress(self.executions.clone(), &self.options, on_result).await
+    }
+
+    /// Proves `recording` for the scenario whose recording lives at `recording_path` (relative
+    /// to the root): after the `before_proof` hooks, each of its rows replays it at zero tokens
+    /// in a fresh context, as `saffron run` would once it is accepted. `Unchecked` says why the
+    /// proof could not be run at all (no such scenario, the app does not answer, no browser):
+    /// that is no verdict about the recording.
+    pub async fn prove(&self, recording_path: &Path, recording: &saffron_recording::Recording) -> Proof {
+        let executions: Vec<Execution> = self
+            .executions
+            .iter()
+            .filter(|execution| execution.recording_path == recording_path)
+            .cloned()
+            .map(|mut execution| {
+                execution.recording = Ok(recording.clone());
+                execution.pending_proposal = None;
+                execution.held_for_review = None;
+                execution.needs_recording = false;
+                execution
+            })
+            .collect();
+        if executions.is_empty() {
+            return Proof::Unchecked(format!("no scenario of the project records to {}", recording_path.display()));
+        }
+        if let Some(why) = unreachable(&self.options.base_url).await {
+            return Proof::Unchecked(why);
+        }
+        if let Err(error) = crate::execute::before_proof(&self.options).await {
+            return Proof::Unchecked(error.to_string());
+        }
+        // No agent: a proof that fails is the answer, never something to repair.
+        let mut options = self.options.clone();
+        options.agent = Err("a proof replays without an agent".into());
+        let results = crate::run(executions, &options).await;
+        if let Some(blocked) = results.iter().find_map(|result| match &result.verdict {
+            crate::Verdict::Blocked { cause } => Some(cause.clone()),
+            _ => None,
+        }) {
+            return Proof::Unchecked(blocked);
+        }
+        match results.iter().find(|result| !result.is_green()) {
+            Some(failed) => Proof::Failed(Box::new(failed.clone())),
+            None => Proof::Passed(results.len()),
+        }
     }
 
     /// Runs every teardown hook (a failed one does not stop the rest, nor does an

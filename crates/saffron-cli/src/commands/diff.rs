@@ -57,7 +57,10 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
     if let Some(usage) = usage_line(proposal) {
         lines.push(format!("Usage: {usage}"));
     }
-    for step in &proposal.diff {
+    // Worked out from the two recordings, never read from the file: a hand edit could make a
+    // stored diff say anything.
+    let changes = review::diff(&loaded.snapshot, proposal);
+    for step in &changes {
         lines.push(String::new());
         lines.push(format!("{} {}", step.kind.keyword(), step.text));
         for change in &step.changes {
@@ -75,7 +78,7 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
             }
         }
     }
-    if proposal.diff.is_empty() {
+    if changes.is_empty() {
         lines.push(String::new());
         lines.push("No action changes.".into());
     }

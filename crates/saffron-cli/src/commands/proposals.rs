@@ -28,7 +28,7 @@ pub fn run(args: ProposalsArgs) -> Result<ExitCode> {
         Format::Json => {
             let proposals: Vec<_> = snapshot
                 .proposals()
-                .map(|data| summary_json(data, &review::assess(snapshot, &data.proposal)))
+                .map(|data| summary_json(snapshot, data, &review::assess(snapshot, &data.proposal)))
                 .collect();
             let unreadable: Vec<_> = loaded
                 .unreadable
@@ -44,6 +44,7 @@ pub fn run(args: ProposalsArgs) -> Result<ExitCode> {
                 count += 1;
                 let proposal = &data.proposal;
                 let assessment = review::assess(snapshot, proposal);
+                let changes = review::diff(snapshot, proposal);
                 let mut lines = vec![
                     format!(
                         "{}  {} / \"{}\"{}",
@@ -54,14 +55,18 @@ pub fn run(args: ProposalsArgs) -> Result<ExitCode> {
                             "  [STALE]"
                         } else if assessment.unverified.is_some() {
                             "  [UNVERIFIED]"
+                        } else if !assessment.refused.is_empty() {
+                            "  [REFUSED]"
+                        } else if assessment.awaits_review() {
+                            "  [DIFFERENT CONTROL]"
                         } else {
                             ""
                         }
                     ),
                     format!(
                         "    {} changed step(s), {} action change(s), {} feature edit(s)",
-                        proposal.diff.len(),
-                        action_changes(proposal),
+                        changes.len(),
+                        action_changes(&changes),
                         proposal.feature_edits.len()
                     ),
                 ];

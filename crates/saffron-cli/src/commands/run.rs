@@ -19,7 +19,7 @@ use saffron_recording::Masker;
 
 use super::Format;
 use crate::project;
-use crate::terminal::escape_controls;
+use crate::terminal::{err, escape_controls, out};
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -109,7 +109,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         Ok(runs) => runs,
         Err((error, runs)) => {
             report_hook_failures(&runs);
-            eprintln!("saffron: {error}");
+            err!("saffron: {error}");
             let code = if matches!(error, SessionError::SetupInterrupted) { 130 } else { 2 };
             return Ok(ExitCode::from(code));
         }
@@ -124,7 +124,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let Some(results) = replayed else {
         // What the setup hooks made is cleaned up above.
         report_hook_failures(&teardown);
-        eprintln!("saffron: interrupted; the teardown hooks ran, no report was written");
+        err!("saffron: interrupted; the teardown hooks ran, no report was written");
         return Ok(ExitCode::from(130));
     };
     let masker = session.masker();
@@ -137,7 +137,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let code = exit_code(report.counts, args.strict);
     // A dirty environment is the next run's false red: a run that otherwise passed says so.
     if teardown_failed && code == ExitCode::SUCCESS {
-        eprintln!("saffron: every scenario passed, but teardown failed");
+        err!("saffron: every scenario passed, but teardown failed");
         return Ok(ExitCode::from(2));
     }
     Ok(code)
@@ -148,7 +148,7 @@ fn report_hook_failures(runs: &[HookRun]) -> bool {
     let mut failed = false;
     for run in runs.iter().filter(|run| !run.succeeded()) {
         failed = true;
-        eprintln!(
+        err!(
             "saffron: {} `{}` failed: {}",
             run.phase.name(),
             escape_controls(&run.command),
@@ -163,7 +163,7 @@ fn write_reports(root: &Path, report: &RunReport, masker: &Masker) -> Result<()>
     let written = saffron_runner::write_reports(root, report, masker).context("cannot write the reports")?;
     let names: Vec<String> =
         written.iter().map(|path| path.strip_prefix(root).unwrap_or(path).display().to_string()).collect();
-    eprintln!("reports: {}", names.join(", "));
+    err!("reports: {}", names.join(", "));
     Ok(())
 }
 
@@ -217,7 +217,7 @@ async fn replay_with_progress(executions: Vec<Execution>, options: &RunOptions) 
         Some(Ok(endpoint)) => format!(" in the browser at {endpoint}"),
         _ => String::new(),
     };
-    eprintln!("replaying {count} scenario(s) on {workers} worker(s) against {}{browser}", options.base_url);
+    err!("replaying {count} scenario(s) on {workers} worker(s) against {}{browser}", options.base_url);
     let bar = indicatif::ProgressBar::new(count as u64);
     if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {wide_msg}") {
         bar.set_style(style);
@@ -236,7 +236,7 @@ async fn replay_with_progress(executions: Vec<Execution>, options: &RunOptions) 
 fn exit_code(counts: VerdictCounts, strict: bool) -> ExitCode {
     let status = counts.exit_status(strict);
     if status == 0 && counts.yellow > 0 {
-        eprintln!(
+        err!(
             "saffron: passed, but only by replaying proposals pending review: `saffron status` lists them \
              (--strict fails the run)"
         );
@@ -249,10 +249,13 @@ fn exit_code(counts: VerdictCounts, strict: bool) -> ExitCode {
 /// files, messages from the page; none may drive the terminal). Masking comes first, so an
 /// escaped control character cannot hide a secret's spelling from the masker.
 fn print(report: &RunReport, format: Format, masker: &Masker) -> Result<()> {
-    print!("{}", render(&report.scenarios, format, masker)?);
-    eprintln!("{} scenario(s): {}", report.scenarios.len(), report.counts);
+    {
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), "{}", render(&report.scenarios, format, masker)?);
+    }
+    err!("{} scenario(s): {}", report.scenarios.len(), report.counts);
     if let Some(totals) = &report.agent {
-        eprintln!("agent: {}", escape_controls(&masker.mask(&totals.summary())));
+        err!("agent: {}", escape_controls(&masker.mask(&totals.summary())));
     }
     Ok(())
 }
@@ -407,10 +410,10 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     let server = runtime
         .block_on(saffron_demo::DemoServer::start_on_port(config, args.port))
         .context("cannot start the demo app")?;
-    eprintln!("demo app on {}", server.url());
+    err!("demo app on {}", server.url());
     if args.serve {
-        println!("{}", server.url());
-        eprintln!("sign in as {} with DEMO_PASSWORD={password}; Ctrl-C stops it", saffron_demo::DEMO_EMAIL);
+        out!("{}", server.url());
+        err!("sign in as {} with DEMO_PASSWORD={password}; Ctrl-C stops it", saffron_demo::DEMO_EMAIL);
         let interrupt = forward_signals(&runtime);
         let _ = runtime.block_on(until_interrupted(&interrupt, std::future::pending::<()>()));
         let _ = runtime.block_on(server.shutdown());
@@ -435,7 +438,7 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     // Releases an interrupted run's browser (see `run`).
     drop(runtime);
     let Some(results) = replayed else {
-        eprintln!("saffron: interrupted");
+        err!("saffron: interrupted");
         return Ok(ExitCode::from(130));
     };
     let report = RunReport::new(&options.base_url, started.elapsed().as_millis() as u64, results);

@@ -123,6 +123,25 @@ fn bearer_matches(authorization: Option<&[u8]>, token: &str) -> bool {
     scheme.eq_ignore_ascii_case(b"Bearer ") && bool::from(presented.ct_eq(token.as_bytes()))
 }
 
+/// Refuses a request that a web page sent: a browser names the page's origin in `Origin`, and
+/// no agent program does. Without this a page could reach the gateway through a DNS name it
+/// rebinds to 127.0.0.1 (the MCP transport requires servers to validate `Origin`). The
+/// gateway's own origin is the one exception a browser may name.
+async fn refuse_foreign_origin(State(own): State<Arc<[String]>>, request: Request, next: Next) -> Response {
+    if let Some(origin) = request.headers().get(header::ORIGIN) {
+        let origin = String::from_utf8_lossy(origin.as_bytes()).trim().to_ascii_lowercase();
+        if !own.contains(&origin) {
+            return (
+                StatusCode::FORBIDDEN,
+                "a request from a web page (its Origin is not this gateway's) is refused: the gateway serves the \
+                 agent program only",
+            )
+                .into_response();
+        }
+    }
+    next.run(request).await
+}
+
 async fn require_token(State(token): State<Arc<str>>, request: Request, next: Next) -> Response {
     let authorization = request.headers().get(header::AUTHORIZATION).map(|value| value.as_bytes());
     if !bearer_matches(authorization, &token) {
@@ -155,9 +174,13 @@ impl GatewayServer {
         let service =
             StreamableHttpService::new(move || Ok(handler.clone()), Arc::new(NeverSessionManager::default()), config);
         let token: Arc<str> = Arc::from(token);
+        let port = address.port();
+        let own: Arc<[String]> =
+            Arc::from(vec![format!("http://127.0.0.1:{port}"), format!("http://localhost:{port}")]);
         let app = axum::Router::new()
             .route_service(ENDPOINT_PATH, service)
-            .layer(middleware::from_fn_with_state(token, require_token));
+            .layer(middleware::from_fn_with_state(token, require_token))
+            .layer(middleware::from_fn_with_state(own, refuse_foreign_origin));
         let (shutdown, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
             let serve = axum::serve(listener, app).with_graceful_shutdown(async move {
@@ -276,6 +299,38 @@ mod tests {
         let (status, body) = post(&server.url, Some(&bearer), &initialize()).await;
         assert_eq!(status, 200, "{body}");
         assert!(body.contains("\"name\":\"saffron\""), "{body}");
+        server.stop().await;
+    }
+
+    /// A request a web page sends names its origin: refused, token or not, so that a page
+    /// that rebinds a DNS name to 127.0.0.1 cannot reach the gateway. The gateway's own origin
+    /// and no origin at all (an agent program) are served.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_request_from_a_foreign_origin_is_refused_even_with_the_token() {
+        let server = server().await;
+        let bearer = format!("Bearer {TOKEN}");
+        let own = server.url.trim_end_matches(ENDPOINT_PATH).to_string();
+        for (origin, expected) in [
+            (Some("http://evil.example"), 403),
+            (Some("http://127.0.0.1:1"), 403),
+            (Some("null"), 403),
+            (Some(own.as_str()), 200),
+            (None, 200),
+        ] {
+            let mut request = client()
+                .post(&server.url)
+                .header("accept", "application/json, text/event-stream")
+                .header("content-type", "application/json")
+                .header("authorization", &bearer)
+                .body(initialize());
+            if let Some(origin) = origin {
+                request = request.header("origin", origin);
+            }
+            let response = request.send().await.expect("an answer");
+            let status = response.status().as_u16();
+            let body = response.text().await.unwrap_or_default();
+            assert_eq!(status, expected, "{origin:?}: {body}");
+        }
         server.stop().await;
     }
 

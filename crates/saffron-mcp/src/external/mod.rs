@@ -94,16 +94,36 @@ impl ExternalDriver {
             Ok(server) => server,
             Err(error) => return gave_up(format!("the MCP gateway could not start: {error}"), conversation),
         };
+        // The program and all it starts end with this process, however it ends (a SIGKILL
+        // included): the watchdog of a launched browser watches them too.
+        let watched = match tokio::task::spawn_blocking(saffron_browser::WatchedFolder::create).await {
+            Ok(Ok(watched)) => watched,
+            Ok(Err(error)) => {
+                server.stop().await;
+                return gave_up(format!("the agent program's watchdog could not start: {error}"), conversation);
+            }
+            Err(error) => {
+                server.stop().await;
+                return gave_up(format!("the agent program's watchdog could not start: {error}"), conversation);
+            }
+        };
+        let (watch_variable, watch_value) = watched.env();
         let launch = Launch {
             command: &self.agent.command,
             working_dir: self.working_dir.as_deref(),
-            env: vec![(URL_VARIABLE, server.url.clone()), (TOKEN_VARIABLE, token), (PROMPT_VARIABLE, prompt.clone())],
+            env: vec![
+                (URL_VARIABLE, server.url.clone()),
+                (TOKEN_VARIABLE, token),
+                (PROMPT_VARIABLE, prompt.clone()),
+                (watch_variable, watch_value),
+            ],
             env_removed: secret_variables(std::env::vars_os(), masker),
             stdin: prompt,
         };
         let mut program = match Program::start(launch) {
             Ok(program) => program,
             Err(error) => {
+                let _ = tokio::task::spawn_blocking(move || watched.release()).await;
                 server.stop().await;
                 let cause = format!("the agent program {} could not start: {error}", command_text(&self.agent.command));
                 return gave_up(cause, conversation);
@@ -157,6 +177,8 @@ impl ExternalDriver {
         // "the session is over" (their answer senders are dropped with the channel).
         drop(calls);
         let outputs = program.stop(self.grace).await;
+        // Whatever left the program's process group goes now.
+        let _ = tokio::task::spawn_blocking(move || watched.release()).await;
         server.stop().await;
         let outcome = match ended {
             Ended::Outcome(outcome) => outcome,

@@ -60,6 +60,13 @@ pub struct ProposalSummary {
     /// be accepted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unverified: Option<String>,
+    /// What it changes that no repair may (a check, a step's value): it can never be accepted.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<String>,
+    /// Actions on a different control than the committed recording's: only a person accepts
+    /// such a proposal, in a terminal (`saffron accept --different-control`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub different_controls: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -118,19 +125,22 @@ pub struct RejectOutput {
 pub fn summary(snapshot: &Snapshot, data: &ProposalData) -> ProposalSummary {
     let proposal = &data.proposal;
     let assessment = review::assess(snapshot, proposal);
+    let changes = review::diff(snapshot, proposal);
     ProposalSummary {
         path: display_path(&data.path),
         feature: proposal.scenario.feature.clone(),
         scenario: proposal.scenario.name.clone(),
         cache_path: proposal.scenario.cache_path.clone(),
         filed_at: proposal.filed_at.clone(),
-        changed_steps: proposal.diff.len(),
-        action_changes: proposal.diff.iter().map(|step| step.changes.len()).sum(),
+        changed_steps: changes.len(),
+        action_changes: changes.iter().map(|step| step.changes.len()).sum(),
         feature_edits: proposal.feature_edits.len(),
         narrative: proposal.narrative.clone(),
         stale: assessment.is_stale(),
         stale_reasons: assessment.stale_reasons,
         unverified: assessment.unverified,
+        refused: assessment.refused,
+        different_controls: assessment.different_controls,
     }
 }
 
@@ -189,7 +199,7 @@ pub fn show(project: &Project, args: ProposalArgs) -> Result<ShowProposalOutput,
         replaces_recording,
         adaptations: proposal.adaptations.clone(),
         usage: proposal.usage.clone(),
-        diff: proposal.diff.clone(),
+        diff: review::diff(&snapshot, proposal),
         edits: proposal.feature_edits.clone(),
     })
 }
@@ -321,6 +331,12 @@ impl Render for ShowProposalOutput {
         }
         if let Some(failure) = &s.unverified {
             let _ = writeln!(out, "  unverified, cannot be accepted: its proof replay failed: {failure}");
+        }
+        for reason in &s.refused {
+            let _ = writeln!(out, "  refused, cannot be accepted: {reason}");
+        }
+        for change in &s.different_controls {
+            let _ = writeln!(out, "  different control, only a person accepts it: {change}");
         }
         if !s.narrative.is_empty() {
             let _ = writeln!(out, "Narrative: {}", s.narrative);

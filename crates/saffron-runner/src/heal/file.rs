@@ -29,9 +29,21 @@ pub(crate) fn file(
 ) -> Result<String, StoreError> {
     let root = &options.root;
     let mut adaptations: Vec<String> = Vec::new();
-    if let Some(change) = repair.account.change {
-        adaptations.push(format!("change: {}", change.describe()));
+    // What the repair changes is judged from the recordings; the agent's word is kept beside.
+    let different_controls = match execution.committed.as_ref() {
+        Some(committed) => saffron_index::repair_rules::review_repair(committed, &repair.recording).different_controls,
+        None => Vec::new(),
+    };
+    match (repair.account.change, different_controls.is_empty()) {
+        (Some(change), true) => adaptations.push(format!("change: {}", change.describe())),
+        (Some(change), false) => adaptations.push(format!(
+            "change: a flow change, it acts on a different control (the agent said: {})",
+            change.describe()
+        )),
+        (None, false) => adaptations.push("change: a flow change, it acts on a different control".into()),
+        (None, true) => {}
     }
+    adaptations.extend(different_controls.iter().map(|change| format!("flow change: {change}")));
     adaptations.extend(repair.notes.iter().cloned());
     adaptations.extend(flow_changes(replayed, &repair.recording));
     let (feature_edits, refused) = feature_edits(root, execution, &repair.account.rewrites);
@@ -93,6 +105,16 @@ fn feature_edits(
             continue;
         }
         if text.is_empty() || text == step.text || text.contains('\n') {
+            continue;
+        }
+        let dropped = saffron_index::repair_rules::edit_drops_values(&step.text, text);
+        if !dropped.is_empty() {
+            let dropped: Vec<String> = dropped.iter().map(|value| format!("\"{value}\"")).collect();
+            refused.push(format!(
+                "rewording of step {number} refused: it drops the step's value(s) {}, and a rewording keeps every \
+                 value of the step",
+                dropped.join(", ")
+            ));
             continue;
         }
         let source = match saffron_recording::read_inside(root, &root.join(&origin.file)) {

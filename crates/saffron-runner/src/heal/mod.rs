@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use saffron_agent::{AgentDriver, Cost, Usage};
 use saffron_browser::Browser;
+use saffron_index::repair_rules;
 use saffron_recording::{Date, Masker, Recording, Secret};
 
 use self::merge::MergeInput;
@@ -90,7 +91,7 @@ pub(crate) async fn heal(
     // The repair on the live page; after an agent failure, once more from a fresh replay.
     let mut live = Some((stopped, failed));
     let mut agent_failure: Option<String> = None;
-    let repair = loop {
+    let (repair, failed_replay) = loop {
         let (stop, failed) = match live.take() {
             Some(live) => live,
             None => {
@@ -107,7 +108,7 @@ pub(crate) async fn heal(
         };
         let step = Some(stop.step);
         match context.session(stop, &failed, &replayed, &committed, false, &mut masker, &mut tally).await {
-            SessionEnd::Repaired(repair) => break repair,
+            SessionEnd::Repaired(repair) => break (repair, failed),
             SessionEnd::Verdict(verdict) => {
                 let outcome = ScenarioResult { verdict, ..failed };
                 return (finished(&context, &tally, outcome, None, step, &masker, started), None);
@@ -125,6 +126,10 @@ pub(crate) async fn heal(
         }
     };
     let first_step = repair.from_step;
+    if let Some(refused) = refusal(&committed, &repair) {
+        let outcome = ScenarioResult { verdict: refused, ..failed_replay };
+        return (finished(&context, &tally, outcome, None, Some(first_step), &masker, started), None);
+    }
 
     // The proof, and one refine from its failure.
     let proof = context.proof(&repair.recording, &masker).await;
@@ -139,6 +144,10 @@ pub(crate) async fn heal(
                 SessionEnd::Repaired(mut refined) => {
                     refined.notes.splice(0..0, repair.notes.iter().cloned());
                     refined.from_step = first_step;
+                    if let Some(refused) = refusal(&committed, &refined) {
+                        let outcome = ScenarioResult { verdict: refused, ..proof_outcome };
+                        return (finished(&context, &tally, outcome, None, Some(first_step), &masker, started), None);
+                    }
                     let second = context.proof(&refined.recording, &masker).await;
                     if let Some(stop) = second.stopped {
                         stop.context.close().await;
@@ -164,7 +173,29 @@ pub(crate) async fn heal(
 
     let cost = Cost::of(&tally.usage, driver.prices());
     let repaired = Some(first_step);
+    let different_controls = repair_rules::review_repair(&committed, &repair.recording).different_controls;
     match proof.verdict.clone() {
+        // It works, and it changes what a step acts on: filed for a person, and red meanwhile
+        // (yellow exits 0, and a defect the repair worked around would pass in CI).
+        Verdict::Green if !different_controls.is_empty() => {
+            let filed = file::file(options, execution, &repair, &replayed, &tally.usage, &cost, None, &masker);
+            let kept = match &filed {
+                Ok(path) => format!(
+                    "filed for review, and not replayed until a person accepts it (saffron diff, then saffron accept \
+                     --different-control or saffron reject): {path}"
+                ),
+                Err(error) => format!("the proposal could not be filed: {error}"),
+            };
+            let step = Some(first_step + 1);
+            let step_text = execution.template_steps.get(first_step).map(|step| step.text.clone());
+            let message = format!(
+                "the repair passed its proof but acts on a different control, which changes what the step does: {}; \
+                 {kept}",
+                different_controls.join("; ")
+            );
+            let outcome = ScenarioResult { verdict: Verdict::Red { step, step_text, message }, ..proof };
+            (finished(&context, &tally, outcome, filed.ok(), repaired, &masker, started), None)
+        }
         Verdict::Green => {
             match file::file(options, execution, &repair, &replayed, &tally.usage, &cost, None, &masker) {
                 Ok(path) => {
@@ -198,6 +229,20 @@ pub(crate) async fn heal(
         }
         _ => (finished(&context, &tally, proof, None, repaired, &masker, started), None),
     }
+}
+
+/// The red verdict of a repair that changes what no repair may (a check, a step's value), or
+/// `None` when the rules let it be proven.
+fn refusal(committed: &Recording, repair: &Repair) -> Option<Verdict> {
+    let refused = repair_rules::review_repair(committed, &repair.recording).refused;
+    if refused.is_empty() {
+        return None;
+    }
+    Some(Verdict::Red {
+        step: Some(repair.from_step + 1),
+        step_text: repair.recording.steps.get(repair.from_step).map(|step| step.text.clone()),
+        message: format!("the repair was refused, nothing was filed: {}", refused.join("; ")),
+    })
 }
 
 struct Context<'a> {

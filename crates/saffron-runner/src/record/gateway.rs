@@ -18,6 +18,7 @@ use super::page::{LivePage, PageError};
 use super::tools::{self, AssertInput, CheckKind, StateInput};
 use crate::execute::EnvLookup;
 use crate::resolve::{ExecutionValues, resolve_action};
+use saffron_index::repair_rules::check_holds;
 
 /// How long a check waits for the page before it is refused: the agent looks at the page as it
 /// is; replay waits the configured assertion timeout.
@@ -75,6 +76,9 @@ pub struct Gateway<P: LivePage> {
     current: Option<usize>,
     entries: Vec<Entry>,
     verified: Vec<bool>,
+    /// Per step, the values its text holds (row values filled in) that no check of it holds
+    /// yet: a Then step is verified once each is in one of its checks.
+    unchecked: Vec<Vec<String>>,
     refused_done: bool,
     finish: Option<Finish>,
     /// The target of the action being built is fragile.
@@ -106,6 +110,16 @@ impl<P: LivePage> Gateway<P> {
         navigation_timeout: Duration,
     ) -> Gateway<P> {
         let verified = vec![false; steps.len()];
+        let unchecked = steps
+            .iter()
+            .enumerate()
+            .map(|(index, step)| match step.kind {
+                StepKind::Outcome => {
+                    step_values(&step.text, values.tables.get(index).cloned().flatten(), &values.params)
+                }
+                _ => Vec::new(),
+            })
+            .collect();
         Gateway {
             page,
             steps,
@@ -118,6 +132,7 @@ impl<P: LivePage> Gateway<P> {
             current: None,
             entries: Vec::new(),
             verified,
+            unchecked,
             refused_done: false,
             finish: None,
             pending_fragile: false,
@@ -243,8 +258,19 @@ impl<P: LivePage> Gateway<P> {
         }
         if !self.refused_done {
             self.refused_done = true;
-            let list: Vec<String> =
-                missing.iter().map(|index| format!("{} \"{}\"", index + 1, self.steps[*index].text)).collect();
+            let list: Vec<String> = missing
+                .iter()
+                .map(|index| {
+                    let unchecked = &self.unchecked[*index];
+                    let values = if unchecked.is_empty() {
+                        String::new()
+                    } else {
+                        let quoted: Vec<String> = unchecked.iter().map(|value| format!("\"{value}\"")).collect();
+                        format!(" (no check holds {})", quoted.join(", "))
+                    };
+                    format!("{} \"{}\"{values}", index + 1, self.steps[*index].text)
+                })
+                .collect();
             return Err(format!(
                 "not done: Then step(s) {} have no verified check. Announce each and verify it with saffron_assert, \
                  or call saffron_done with success=false if the application does not do what it says.",
@@ -499,6 +525,29 @@ impl<P: LivePage> Gateway<P> {
         let (resolved, secrets) = resolve_action(&action, &values, table.as_ref())
             .map_err(|error| format!("cannot fill in the values of `{action}`: {error}"))?;
         self.masker.add_all(&secrets);
+        // A Then step's check must be about the step: it holds one of the step's values.
+        let then_values: Vec<String> = match self.current {
+            Some(step) if is_check && self.steps[step].kind == StepKind::Outcome => {
+                let all = step_values(
+                    &self.steps[step].text,
+                    self.values.tables.get(step).cloned().flatten(),
+                    &self.values.params,
+                );
+                if !all.is_empty() && !all.iter().any(|value| check_holds(&resolved, value)) {
+                    let quoted: Vec<String> = all.iter().map(|value| format!("\"{value}\"")).collect();
+                    return Err(format!(
+                        "this check is not about step {} \"{}\": it holds none of the step's values ({}), and a Then \
+                         step is verified by checks that do (an expected text, value, count, URL, pattern or response \
+                         that holds them), not by what is merely on the page; nothing was checked or recorded",
+                        step + 1,
+                        self.steps[step].text,
+                        quoted.join(", ")
+                    ));
+                }
+                all.into_iter().filter(|value| check_holds(&resolved, value)).collect()
+            }
+            _ => Vec::new(),
+        };
         let timeout = if is_check {
             CHECK_TIMEOUT
         } else if matches!(action, Action::Goto { .. }) {
@@ -512,17 +561,42 @@ impl<P: LivePage> Gateway<P> {
             secret_origins: (!secrets.is_empty()).then(|| self.values.secret_origins.clone()),
             judge_masked: Some(self.masker.clone()),
         };
-        let notes = match self.page.perform(&resolved, timeout, guard).await {
+        let notes = match self.page.perform(&resolved, timeout, guard.clone()).await {
             Ok(notes) => notes,
             Err(PageError::Refused(message)) if is_check => {
                 return Err(format!("the check does not hold, so it is not recorded: {message}"));
             }
             Err(error) => return Err(self.page_error(error)),
         };
+        // A pattern can hold a value and match without it (`/|3`, `(3)?`): a value counts only if
+        // the check stops holding once the value in its patterns can match nothing.
+        let mut then_values = then_values;
+        for value in then_values.clone() {
+            let Some(without) = without_value(&resolved, &value) else { continue };
+            match self.page.perform(&without, COUNTERFACTUAL_TIMEOUT, guard.clone()).await {
+                Ok(_) => then_values.retain(|kept| *kept != value),
+                Err(PageError::Refused(_)) => {}
+                Err(error) => return Err(self.page_error(error)),
+            }
+        }
+        if let Some(step) = self.current
+            && is_check
+            && self.steps[step].kind == StepKind::Outcome
+            && then_values.is_empty()
+            && !self.unchecked_at_start(step).is_empty()
+        {
+            return Err(format!(
+                "this check holds whether or not the page shows the values of step {} \"{}\" (its pattern matches \
+                 without them), so it says nothing about the step; nothing was recorded",
+                step + 1,
+                self.steps[step].text
+            ));
+        }
         if let Some(step) = self.current
             && is_check
         {
-            self.verified[step] = true;
+            self.unchecked[step].retain(|value| !then_values.contains(value));
+            self.verified[step] = self.unchecked[step].is_empty();
         }
         let fragile = fragile.then(|| match self.current {
             Some(step) => format!("step {} `{action}`", step + 1),
@@ -551,6 +625,11 @@ impl<P: LivePage> Gateway<P> {
             }
         }
         Ok(answer)
+    }
+
+    /// Every value of step `step` (what [`Gateway::unchecked`] starts from).
+    fn unchecked_at_start(&self, step: usize) -> Vec<String> {
+        step_values(&self.steps[step].text, self.values.tables.get(step).cloned().flatten(), &self.values.params)
     }
 
     /// Only secrets the project declares may be typed: an agent must not read the environment
@@ -596,6 +675,58 @@ impl<P: LivePage> ToolGateway for Gateway<P> {
          perform it, verify each Then step with saffron_assert, and end with saffron_done."
             .into()
     }
+}
+
+/// How long the check that a pattern needs its value is given: a check that holds answers at
+/// once, and one that does not need not be waited for.
+const COUNTERFACTUAL_TIMEOUT: Duration = Duration::from_millis(250);
+
+/// The check with `value` (as is, or escaped) in its patterns replaced by a pattern that
+/// matches nothing; `None` when no pattern holds it.
+fn without_value(check: &Action, value: &str) -> Option<Action> {
+    const NOTHING: &str = r"[^\s\S]";
+    let mut changed = check.clone();
+    let mut any = false;
+    let escaped = saffron_index::repair_rules::regex_escape(value);
+    for operand in changed.operands_mut() {
+        if operand.kind != saffron_recording::OperandKind::Pattern {
+            continue;
+        }
+        for spelling in [escaped.as_str(), value] {
+            if operand.value.contains(spelling) {
+                *operand.value = operand.value.replace(spelling, NOTHING);
+                any = true;
+            }
+        }
+    }
+    // A value the check holds outside its patterns too (an exact text) needs no test.
+    let elsewhere = saffron_index::repair_rules::check_holds(&without_patterns(check), value);
+    (any && !elsewhere).then_some(changed)
+}
+
+/// The check with its patterns emptied, to see whether another of its values holds `value`.
+fn without_patterns(check: &Action) -> Action {
+    let mut plain = check.clone();
+    for operand in plain.operands_mut() {
+        if operand.kind == saffron_recording::OperandKind::Pattern {
+            operand.value.clear();
+        }
+    }
+    plain
+}
+
+/// The values of a step's text and table, each `<param>` as the row fills it in.
+fn step_values(text: &str, table: Option<Vec<Vec<String>>>, params: &[(String, String)]) -> Vec<String> {
+    saffron_index::repair_rules::step_values(text, table.as_deref())
+        .into_iter()
+        .map(|value| {
+            let name = value.strip_prefix('<').and_then(|rest| rest.strip_suffix('>'));
+            match name.and_then(|name| params.iter().find(|(param, _)| param == name)) {
+                Some((_, row_value)) => row_value.clone(),
+                None => value,
+            }
+        })
+        .collect()
 }
 
 fn check_name(check: CheckKind) -> String {
