@@ -64,7 +64,7 @@ pub fn run(args: AcceptArgs) -> Result<ExitCode> {
     let proof_line = match prove(&root, &path, &args, options.different_control)? {
         Proved::Passed { rows, base_url, digest } => {
             options.proven_content = Some(digest);
-            Some(format!("Proven: its recording replayed green against {base_url} ({rows} row(s)), at zero tokens."))
+            Some(format!(" Proven: its recording replayed green against {base_url} ({rows} row(s)), at zero tokens."))
         }
         Proved::Failed(failure) => return Ok(fail("accept", &review::ReviewError::Unverified { failure })),
         Proved::Unchecked(why) if args.prove => {
@@ -78,8 +78,8 @@ pub fn run(args: AcceptArgs) -> Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
         Proved::Unchecked(why) => Some(format!(
-            "Not proven: its proof could not be checked here ({why}); only its bindings and the rules of repairs were. \
-             `saffron accept --prove` refuses instead."
+            " Not proven: its proof could not be checked here ({why}); only its bindings and the rules of repairs \
+             were (`saffron accept --prove` refuses instead)."
         )),
         Proved::NotNeeded => None,
     };
@@ -87,14 +87,15 @@ pub fn run(args: AcceptArgs) -> Result<ExitCode> {
         Ok(accepted) => accepted,
         Err(error) => return Ok(fail("accept", &error)),
     };
-    let mut lines: Vec<String> = proof_line.into_iter().collect();
-    lines.push(format!(
-        "Accepted {}: wrote {} for {} / \"{}\".",
+    // One line says what was written and whether it was proven: an editor shows the first line.
+    let mut lines = vec![format!(
+        "Accepted {}: wrote {} for {} / \"{}\".{}",
         review::display_path(&accepted.proposal),
         review::display_path(&accepted.recording),
         accepted.feature,
-        accepted.scenario
-    ));
+        accepted.scenario,
+        proof_line.unwrap_or_default()
+    )];
     for edit in &accepted.edits {
         lines.push(format!("  edited {}:{}: {}", edit.file, edit.line, edit.after.trim()));
     }
