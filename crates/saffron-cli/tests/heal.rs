@@ -7,13 +7,12 @@ mod support;
 
 use std::path::Path;
 
-use saffron_agent::Request;
 use saffron_agent::testing::{FakeServer, Wire};
 use saffron_demo::{DemoConfig, DemoServer};
 use serde_json::json;
 use support::agent::{
-    Op, Plans, Seen, check_on, click, configure_agent, errors_told, repaired, reply, runtime, saffron_run, scenario_at,
-    step, text,
+    Op, Plans, Seen, check_on, click, configure_agent, errors_told, repaired, runtime, saffron_run, scenario_at,
+    scripted, step, text,
 };
 
 const NEEDS_CUSTOMER: &str = "An order needs a customer";
@@ -31,15 +30,6 @@ fn recording_of(root: &Path, relative: &str) -> serde_json::Value {
 
 fn write_json(root: &Path, relative: &str, value: &serde_json::Value) {
     std::fs::write(root.join(relative), serde_json::to_string_pretty(value).expect("json")).expect("write");
-}
-
-async fn scripted(wire: Wire, plans: Plans, seen: Seen) -> FakeServer {
-    FakeServer::start(wire, move |request: &Request| {
-        seen.push(request);
-        reply(&plans, request)
-    })
-    .await
-    .expect("fake server")
 }
 
 const TIMEOUTS: &str = "[timeouts]\naction_ms = 2000\nassertion_ms = 2000\nnavigation_ms = 10000\n";
@@ -400,7 +390,9 @@ fn an_agent_that_dies_mid_repair_is_retried_once_then_blocked_with_nothing_filed
     recording["steps"][6]["actions"][0]["target"] = json!({ "role": "button", "name": "Submit the order" });
     write_json(&root, cache, &recording);
     let server = runtime
-        .block_on(FakeServer::start(Wire::Anthropic, |_: &Request| saffron_agent::testing::Reply::garbage()))
+        .block_on(FakeServer::start(Wire::Anthropic, |_: &saffron_agent::Request| {
+            saffron_agent::testing::Reply::garbage()
+        }))
         .expect("fake server");
     configure_agent(&root, "anthropic", &server, TIMEOUTS);
 

@@ -17,13 +17,12 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use saffron_agent::Request;
 use saffron_agent::testing::{FakeServer, Wire};
 use saffron_demo::{DemoConfig, DemoServer};
 use serde_json::json;
 use support::agent::{
-    Op, Plans, Seen, check_on, click, configure_agent, done, errors_told, fill, goto, on, op, repaired, reply, runtime,
-    saffron_run, scenario_at, step, text,
+    Op, Plans, Seen, check_on, click, configure_agent, done, errors_told, fill, goto, on, op, repaired, runtime,
+    saffron_run, scenario_at, scripted, step, text,
 };
 
 const SCENARIO: &str = "Clear the completed todos";
@@ -84,15 +83,6 @@ fn project(name: &str, server: &FakeServer) -> PathBuf {
     root
 }
 
-async fn scripted(plans: Plans, seen: Seen) -> FakeServer {
-    FakeServer::start(Wire::Anthropic, move |request: &Request| {
-        seen.push(request);
-        reply(&plans, request)
-    })
-    .await
-    .expect("fake server")
-}
-
 fn saffron(root: &Path, args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_saffron")).args(args).current_dir(root).output().expect("runs")
 }
@@ -123,7 +113,7 @@ fn a_repair_that_deletes_instead_of_clearing_is_held_for_review_and_red() {
         ],
     );
     let seen = Seen::default();
-    let server = runtime.block_on(scripted(plans, seen.clone()));
+    let server = runtime.block_on(scripted(Wire::Anthropic, plans, seen.clone()));
     let root = project("toggle", &server);
     let base = format!("{}/?defect=toggle", demo.url());
     let targets = vec![scenario_at(&root, "features/todos.feature", SCENARIO)];
@@ -181,7 +171,7 @@ fn a_repair_that_narrows_a_steps_value_is_refused() {
         ],
     );
     let seen = Seen::default();
-    let server = runtime.block_on(scripted(plans, seen.clone()));
+    let server = runtime.block_on(scripted(Wire::Anthropic, plans, seen.clone()));
     let root = project("cut", &server);
     let base = format!("{}/?defect=cut", demo.url());
     let targets = vec![scenario_at(&root, "features/todos.feature", SCENARIO)];
@@ -214,7 +204,7 @@ fn both_defects_stay_red_under_the_honest_agent() {
             ],
         );
         let seen = Seen::default();
-        let server = runtime.block_on(scripted(plans, seen.clone()));
+        let server = runtime.block_on(scripted(Wire::Anthropic, plans, seen.clone()));
         let root = project(&format!("honest-{defect}"), &server);
         let base = format!("{}/?defect={defect}", demo.url());
         let output = saffron_run(&root, &base, &[scenario_at(&root, "features/todos.feature", SCENARIO)]);
@@ -253,7 +243,7 @@ fn a_then_check_must_hold_what_the_step_says() {
     let mut plans = Plans::new();
     plans.insert("Two todos".into(), ops);
     let seen = Seen::default();
-    let server = runtime.block_on(scripted(plans, seen.clone()));
+    let server = runtime.block_on(scripted(Wire::Anthropic, plans, seen.clone()));
     let root = project("then", &server);
     std::fs::write(root.join("features/todos.feature"), feature).expect("write");
     let output = saffron_run(&root, &demo.url(), &[scenario_at(&root, "features/todos.feature", "Two todos")]);

@@ -14,13 +14,12 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use saffron_agent::Request;
 use saffron_agent::testing::{FakeServer, Wire};
 use saffron_demo::{DemoConfig, DemoServer};
 use serde_json::json;
 use support::agent::{
-    Op, Plans, Seen, check_on, click, configure_agent, done, errors_told, fill, goto, op, reply, runtime, saffron_run,
-    scenario_at, step, text,
+    Op, Plans, Seen, check_on, click, configure_agent, done, errors_told, fill, goto, op, runtime, saffron_run,
+    scenario_at, scripted, step, text,
 };
 
 /// Every character an output escapes differently, around a core no escaping changes: wherever a
@@ -42,15 +41,6 @@ fn project(name: &str, server: &FakeServer, extra: &str) -> PathBuf {
     std::fs::write(root.join(".env"), format!("VAULT_TOKEN='{SECRET}'\n")).expect("write .env");
     configure_agent(&root, "anthropic", server, extra);
     root
-}
-
-async fn scripted(plans: Plans, seen: Seen) -> FakeServer {
-    FakeServer::start(Wire::Anthropic, move |request: &Request| {
-        seen.push(request);
-        reply(&plans, request)
-    })
-    .await
-    .expect("fake server")
 }
 
 /// Everything the model was sent, every request's body as it went over the wire, as one text.
@@ -95,7 +85,7 @@ fn a_secret_the_page_shows_is_recorded_as_its_token_and_check_finds_a_planted_on
     let mut plans = Plans::new();
     plans.insert("Keep the token".into(), keep_and_copy());
     let seen = Seen::default();
-    let server = runtime.block_on(scripted(plans, seen.clone()));
+    let server = runtime.block_on(scripted(Wire::Anthropic, plans, seen.clone()));
     let root = project("shown", &server, "");
     let targets = vec![scenario_at(&root, "features/vault.feature", "Keep the token")];
 
@@ -175,7 +165,7 @@ fn a_secret_never_goes_to_another_origin_whoever_asks() {
     let mut plans = Plans::new();
     plans.insert("Keep the token".into(), ops);
     let seen = Seen::default();
-    let server = runtime.block_on(scripted(plans, seen.clone()));
+    let server = runtime.block_on(scripted(Wire::Anthropic, plans, seen.clone()));
     let root = project("elsewhere", &server, "");
     let targets = vec![scenario_at(&root, "features/vault.feature", "Keep the token")];
 
@@ -251,7 +241,7 @@ fn a_secret_is_typed_into_another_sites_frame_only_when_its_origin_is_listed() {
         let mut plans = Plans::new();
         plans.insert("Pay with a card".into(), card_ops());
         let seen = Seen::default();
-        let server = runtime.block_on(scripted(plans, seen.clone()));
+        let server = runtime.block_on(scripted(Wire::Anthropic, plans, seen.clone()));
         let extra = if listed { format!("[secrets]\norigins = [\"{provider}\"]\n") } else { String::new() };
         let name = if listed { "frame-listed" } else { "frame" };
         let root = project(name, &server, &extra);
@@ -297,7 +287,7 @@ fn a_check_the_model_makes_is_judged_on_the_masked_page() {
     let mut plans = Plans::new();
     plans.insert("Keep the token".into(), ops);
     let seen = Seen::default();
-    let server = runtime.block_on(scripted(plans, seen.clone()));
+    let server = runtime.block_on(scripted(Wire::Anthropic, plans, seen.clone()));
     let root = project("probe", &server, "");
     let targets = vec![scenario_at(&root, "features/vault.feature", "Keep the token")];
     let output = saffron_run(&root, &demo.url(), &targets);

@@ -342,6 +342,35 @@ mod tests {
         assert!(review_repair(&committed, &filtered).is_clean());
     }
 
+    /// Other ways around "a step keeps its controls" that a model bent on passing may try.
+    #[test]
+    fn a_control_bypassed_by_a_url_a_key_or_a_nameless_element_is_a_different_control() {
+        let step = "I clear the completed todos";
+        let committed = recording(vec![(StepKind::Action, step, vec![click("Clear completed")])]);
+        let cases = [
+            // Straight to the end state's address: nothing acts on a control any more.
+            action(json!({ "type": "goto", "url": "/todos?state=cleared" })),
+            // A key press on another element (one whose name shares a word with the step, such
+            // as a "New todo" field for "todos", would pass: the rule reads words, see
+            // docs/security.md).
+            action(json!({ "type": "press", "target": { "role": "listitem", "text": "buy milk" }, "key": "Delete" })),
+            // An element that only CSS names.
+            action(json!({ "type": "click", "target": { "css": ["li:first-child .destroy"] } })),
+            // The same words, scoped to a row: the scope's text is the control's too.
+            action(json!({
+                "type": "click",
+                "target": { "role": "button", "within": { "role": "listitem", "hasText": "buy milk" } },
+            })),
+        ];
+        for bypass in cases {
+            let described = bypass.to_string();
+            let repaired = recording(vec![(StepKind::Action, step, vec![bypass])]);
+            let review = review_repair(&committed, &repaired);
+            assert_eq!(review.different_controls.len(), 1, "{described}: {review:?}");
+            assert!(review.refused.is_empty(), "{described}: {review:?}");
+        }
+    }
+
     #[test]
     fn a_narrowed_value_is_refused() {
         let step = "I complete \"walk the dog\"";

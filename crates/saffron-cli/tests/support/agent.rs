@@ -4,8 +4,19 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use saffron_agent::testing::FakeServer;
+use saffron_agent::Request;
+use saffron_agent::testing::{FakeServer, Wire};
 pub use saffron_benches::agent_script::*;
+
+/// A fake vendor server on `wire` that plays `plans` and keeps every request in `seen`.
+pub async fn scripted(wire: Wire, plans: Plans, seen: Seen) -> FakeServer {
+    FakeServer::start(wire, move |request: &Request| {
+        seen.push(request);
+        reply(&plans, request)
+    })
+    .await
+    .expect("fake server")
+}
 
 pub fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime")
