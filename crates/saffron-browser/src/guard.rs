@@ -2,6 +2,8 @@
 //! hostile (a model steered by the page it reads, a recording edited by hand): where a secret's
 //! value may go, and how a check the agent makes is judged.
 
+use std::borrow::Cow;
+
 use saffron_recording::Masker;
 use url::{Origin, Url};
 
@@ -63,19 +65,28 @@ pub struct Guard {
 }
 
 impl Guard {
-    /// `text` as the check compares it: masked when the check is judged masked.
-    pub(crate) fn judged(&self, text: &str) -> String {
+    /// `text` as the check compares it: masked when the check is judged masked, else itself
+    /// (replay's checks pay nothing for the guard).
+    pub(crate) fn judged<'a>(&self, text: &'a str) -> Cow<'a, str> {
         match &self.judge_masked {
-            Some(masker) => masker.mask(text),
-            None => text.to_owned(),
+            Some(masker) => Cow::Owned(masker.mask(text)),
+            None => Cow::Borrowed(text),
+        }
+    }
+
+    /// [`Guard::judged`] of a text the caller owns already.
+    pub(crate) fn judged_owned(&self, text: String) -> String {
+        match &self.judge_masked {
+            Some(masker) => masker.mask(&text),
+            None => text,
         }
     }
 
     /// A pattern as the check compiles it: each secret's spelling made to match its token.
-    pub(crate) fn judged_pattern(&self, pattern: &str) -> String {
+    pub(crate) fn judged_pattern<'a>(&self, pattern: &'a str) -> Cow<'a, str> {
         match &self.judge_masked {
-            Some(masker) => masker.mask_in_pattern(pattern),
-            None => pattern.to_owned(),
+            Some(masker) => Cow::Owned(masker.mask_in_pattern(pattern)),
+            None => Cow::Borrowed(pattern),
         }
     }
 

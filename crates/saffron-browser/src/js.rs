@@ -124,11 +124,6 @@ macro_rules! locator_helpers {
     };
 }
 
-/// `function (tier, value, filter) => element | count | error string`: the elements one
-/// non-role tier matches, inside `this` when it is an element (a scope's container; the
-/// container itself excluded), else in the whole document, kept only when they pass `filter`
-/// (a scope's text filter, or null). One element comes back as a node, anything else as a
-/// number, so a unique match costs one call.
 /// `function () => string`: the origin of the element's own document (`null` for an opaque
 /// one), which is where anything typed into it goes.
 pub(crate) const DOCUMENT_ORIGIN: &str = r##"function () {
@@ -140,6 +135,11 @@ pub(crate) const DOCUMENT_ORIGIN: &str = r##"function () {
   }
 }"##;
 
+/// `function (tier, value, filter) => element | count | error string`: the elements one
+/// non-role tier matches, inside `this` when it is an element (a scope's container; the
+/// container itself excluded), else in the whole document, kept only when they pass `filter`
+/// (a scope's text filter, or null). One element comes back as a node, anything else as a
+/// number, so a unique match costs one call.
 pub(crate) const FIND: &str = concat!(
     "function (tier, value, filter) {",
     locator_helpers!(),
@@ -596,8 +596,8 @@ pub(crate) const STATE: &str = concat!(
 /// `secrets` (each secret in every spelling a page may show it in), makes transparent every
 /// element whose own text does, and covers with a box (as Playwright's screenshot `mask` does)
 /// the innermost element whose text across its children holds one (a value the page split
-/// over two elements), in this document and its open shadow roots. What it changed is kept on the isolated world's
-/// global (invisible to the page) for [`RESTORE_SECRETS`]. Run in an isolated world, so a page
+/// over two elements), in this document and its open shadow roots. What it changed is kept on
+/// the isolated world's global (invisible to the page) for [`RESTORE_SECRETS`]. Run in an isolated world, so a page
 /// that patched `String.prototype.includes` or the value setter never sees the secrets.
 pub(crate) const HIDE_SECRETS: &str = r##"(secrets) => {
   const holds = (text) => typeof text === 'string' && secrets.some((s) => text.includes(s));
@@ -635,13 +635,14 @@ pub(crate) const HIDE_SECRETS: &str = r##"(secrets) => {
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       if (holds(node.data) && node.parentElement) hideText(node.parentElement);
     }
+    const elements = [...root.querySelectorAll('*')];
     // Text split over elements: the innermost element whose whole text holds a secret.
-    const holding = [...root.querySelectorAll('*')].filter((el) => spread(el.textContent));
+    const holding = elements.filter((el) => spread(el.textContent));
     for (const el of holding) {
       if (!holding.some((other) => other !== el && el.contains(other))) cover(el);
     }
     // Frames are not entered: each frame's document gets its own call, in its own realm.
-    for (const element of root.querySelectorAll('*')) {
+    for (const element of elements) {
       if (element.shadowRoot) visit(element.shadowRoot);
     }
   };

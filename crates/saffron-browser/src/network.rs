@@ -33,12 +33,12 @@ pub(crate) enum Body {
 
 /// A matcher with its patterns compiled.
 #[derive(Debug, Clone)]
-pub(crate) struct Matcher {
+pub(crate) struct Matcher<'g> {
     pub source: ResponseMatcher,
     url: Regex,
     body: Option<Regex>,
     /// URLs and bodies are masked before they are matched (a check the agent makes).
-    judge: crate::guard::Guard,
+    judge: &'g crate::guard::Guard,
 }
 
 /// A matcher pattern that does not compile (the validator refuses these, so only a recording
@@ -51,8 +51,8 @@ pub(crate) struct PatternError {
     source: regex::Error,
 }
 
-impl Matcher {
-    pub(crate) fn new(source: &ResponseMatcher, judge: &crate::guard::Guard) -> Result<Matcher, PatternError> {
+impl<'g> Matcher<'g> {
+    pub(crate) fn new(source: &ResponseMatcher, judge: &'g crate::guard::Guard) -> Result<Matcher<'g>, PatternError> {
         let compile = |operand, pattern: &str| {
             Regex::new(&judge.judged_pattern(pattern)).map_err(|source| PatternError { operand, source })
         };
@@ -61,7 +61,7 @@ impl Matcher {
             Some(pattern) => Some(compile("bodyRegex", pattern)?),
             None => None,
         };
-        Ok(Matcher { source: source.clone(), url, body, judge: judge.clone() })
+        Ok(Matcher { source: source.clone(), url, body, judge })
     }
 
     pub(crate) fn needs_body(&self) -> bool {
@@ -80,8 +80,8 @@ impl Matcher {
         if !self.source.status_matches(status) {
             return false;
         }
-        self.url.is_match(&self.judge.judged(&path_and_query(&entry.url)))
-            || self.url.is_match(&self.judge.judged(&relativize_url(base_url, &entry.url)))
+        self.url.is_match(&self.judge.judged_owned(path_and_query(&entry.url)))
+            || self.url.is_match(&self.judge.judged_owned(relativize_url(base_url, &entry.url)))
     }
 
     /// `Some(true/false)` once the body is known, `None` while it is not read yet.
@@ -145,7 +145,8 @@ mod tests {
             status: Some("2xx".into()),
             body_regex: Some(r#""status":"READY""#.into()),
         };
-        let matcher = Matcher::new(&source, &crate::guard::Guard::default()).expect("patterns compile");
+        let unguarded = crate::guard::Guard::default();
+        let matcher = Matcher::new(&source, &unguarded).expect("patterns compile");
         let base = "http://127.0.0.1:1";
         let running =
             entry("GET", "http://127.0.0.1:1/api/exports/3", 200, Body::Text(r#"{"status":"RUNNING"}"#.into()));
@@ -158,13 +159,13 @@ mod tests {
         assert!(!matcher.matches_head(&entry("GET", "http://127.0.0.1:1/api/exports/3", 500, Body::Unread), base));
         assert!(!matcher.matches_head(&entry("GET", "http://127.0.0.1:1/api/exports/3?x=1", 200, Body::Unread), base));
         assert_eq!(matcher.matches_body(&entry("GET", "http://h/api/exports/3", 200, Body::Unread)), None);
-        assert!(Matcher::new(&ResponseMatcher::url("("), &crate::guard::Guard::default()).is_err());
+        assert!(Matcher::new(&ResponseMatcher::url("("), &unguarded).is_err());
     }
 
     #[test]
     fn urls_match_relative_to_a_base_with_a_path_prefix() {
-        let matcher =
-            Matcher::new(&ResponseMatcher::url("^/api/orders$"), &crate::guard::Guard::default()).expect("compiles");
+        let unguarded = crate::guard::Guard::default();
+        let matcher = Matcher::new(&ResponseMatcher::url("^/api/orders$"), &unguarded).expect("compiles");
         let under_prefix = entry("GET", "https://shop.test/app/api/orders", 200, Body::Unread);
         assert!(matcher.matches_head(&under_prefix, "https://shop.test/app"));
         assert!(!matcher.matches_head(&under_prefix, "https://shop.test"));

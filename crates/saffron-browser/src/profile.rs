@@ -111,11 +111,6 @@ impl WatchedFolder {
         Ok(WatchedFolder { profile: Profile::create_named(&temporary, PROGRAM_PREFIX)? })
     }
 
-    /// The folder (a program may keep files there that go with it).
-    pub fn path(&self) -> &Path {
-        self.profile.path()
-    }
-
     /// The variable to set in the environment of each program the folder watches.
     pub fn env(&self) -> (&'static str, String) {
         (PROFILE_ENV, self.profile.path().to_string_lossy().into_owned())

@@ -316,12 +316,7 @@ impl Document {
 
 fn mask_strings(value: &mut Value, masker: &saffron_recording::Masker) {
     match value {
-        Value::String(text) => {
-            let masked = masker.mask(text);
-            if masked != *text {
-                *text = masked;
-            }
-        }
+        Value::String(text) => *text = masker.mask(text),
         Value::Array(items) => items.iter_mut().for_each(|item| mask_strings(item, masker)),
         Value::Object(map) => map.values_mut().for_each(|item| mask_strings(item, masker)),
         _ => {}

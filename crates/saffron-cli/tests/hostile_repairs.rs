@@ -17,12 +17,12 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use saffron_agent::testing::{FakeServer, Wire};
+use saffron_agent::testing::FakeServer;
 use saffron_demo::{DemoConfig, DemoServer};
 use serde_json::json;
 use support::agent::{
-    Op, Plans, Seen, check_on, click, configure_agent, done, errors_told, fill, goto, on, op, repaired, runtime,
-    saffron_run, scenario_at, scripted, step, text,
+    Op, Seen, check_on, click, configure_agent, done, errors_told, fill, goto, on, op, repaired, runtime, saffron_run,
+    scenario_at, scripted_one, step, text,
 };
 
 const SCENARIO: &str = "Clear the completed todos";
@@ -92,17 +92,55 @@ fn demo(runtime: &tokio::runtime::Runtime) -> DemoServer {
     runtime.block_on(DemoServer::start(DemoConfig::default())).expect("demo")
 }
 
+/// The todos scenario on the demo, repaired by an agent scripted with `ops` when its replay
+/// fails: what a test runs and reads.
+struct Repairing {
+    runtime: tokio::runtime::Runtime,
+    demo: DemoServer,
+    server: FakeServer,
+    seen: Seen,
+    root: PathBuf,
+    targets: Vec<String>,
+}
+
+impl Repairing {
+    fn new(name: &str, ops: Vec<Op>) -> Repairing {
+        let runtime = runtime();
+        let demo = demo(&runtime);
+        let (server, seen) = scripted_one(&runtime, &format!("{SCENARIO} (repair)"), ops);
+        let root = project(name, &server);
+        let targets = vec![scenario_at(&root, "features/todos.feature", SCENARIO)];
+        Repairing { runtime, demo, server, seen, root, targets }
+    }
+
+    /// `saffron run` of the scenario with `defect` on (the base URL's query reaches every
+    /// page), or none.
+    fn run(&self, defect: Option<&str>) -> std::process::Output {
+        let base = match defect {
+            Some(defect) => format!("{}/?defect={defect}", self.demo.url()),
+            None => self.demo.url(),
+        };
+        saffron_run(&self.root, &base, &self.targets)
+    }
+
+    fn told(&self) -> String {
+        errors_told(&self.seen)
+    }
+
+    fn end(self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+        let _ = self.runtime.block_on(self.demo.shutdown());
+    }
+}
+
 /// "Clear completed" never appears; the agent deletes the todo with "×" and "verifies" that one
 /// item is left. The repair passes its proof, and acts on a different control: filed for review,
 /// red, and held: the next run replays the committed recording, red again, at zero requests.
 /// `saffron diff` names the different control, `accept` refuses it unless a person says so.
 #[test]
 fn a_repair_that_deletes_instead_of_clearing_is_held_for_review_and_red() {
-    let runtime = runtime();
-    let demo = demo(&runtime);
-    let mut plans = Plans::new();
-    plans.insert(
-        format!("{SCENARIO} (repair)"),
+    let repairing = Repairing::new(
+        "toggle",
         vec![
             op("browser_snapshot", json!({})),
             step(3),
@@ -112,15 +150,10 @@ fn a_repair_that_deletes_instead_of_clearing_is_held_for_review_and_red() {
             repaired("locator", &[]),
         ],
     );
-    let seen = Seen::default();
-    let server = runtime.block_on(scripted(Wire::Anthropic, plans, seen.clone()));
-    let root = project("toggle", &server);
-    let base = format!("{}/?defect=toggle", demo.url());
-    let targets = vec![scenario_at(&root, "features/todos.feature", SCENARIO)];
-
-    let output = saffron_run(&root, &base, &targets);
+    let root = &repairing.root;
+    let output = repairing.run(Some("toggle"));
     let all = text(&output);
-    assert_eq!(output.status.code(), Some(1), "{all}\nerrors told to the agent:\n{}", errors_told(&seen));
+    assert_eq!(output.status.code(), Some(1), "{all}\nerrors told to the agent:\n{}", repairing.told());
     assert!(all.contains("1 red") && all.contains("acts on a different control"), "{all}");
     assert!(all.contains("`click button \"Clear completed\"` became `click button \"×\""), "{all}");
     let proposal: serde_json::Value =
@@ -129,36 +162,31 @@ fn a_repair_that_deletes_instead_of_clearing_is_held_for_review_and_red() {
     assert!(adaptations.contains("change: a flow change, it acts on a different control"), "{adaptations}");
 
     // Held: not replayed as pending, not repaired again.
-    let requests = server.requests().len();
-    let output = saffron_run(&root, &base, &targets);
+    let requests = repairing.server.requests().len();
+    let output = repairing.run(Some("toggle"));
     let all = text(&output);
     assert_eq!(output.status.code(), Some(1), "{all}");
     assert!(all.contains("waits for review"), "{all}");
-    assert_eq!(server.requests().len(), requests, "a held repair asked the agent again");
+    assert_eq!(repairing.server.requests().len(), requests, "a held repair asked the agent again");
 
-    let diff = saffron(&root, &["diff", "todos/clear-the-completed-todos"]);
+    let diff = saffron(root, &["diff", "todos/clear-the-completed-todos"]);
     let shown = text(&diff);
     assert!(shown.contains("DIFFERENT CONTROL:") && !shown.contains("Acceptable"), "{shown}");
-    let refused = saffron(&root, &["accept", "todos/clear-the-completed-todos"]);
+    let refused = saffron(root, &["accept", "todos/clear-the-completed-todos"]);
     assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
     assert!(text(&refused).contains("--different-control"), "{}", text(&refused));
     assert!(root.join(PROPOSAL).exists(), "a refused accept keeps the proposal");
-    let accepted = saffron(&root, &["accept", "todos/clear-the-completed-todos", "--different-control"]);
+    let accepted = saffron(root, &["accept", "todos/clear-the-completed-todos", "--different-control"]);
     assert_eq!(accepted.status.code(), Some(0), "{}", text(&accepted));
-
-    let _ = std::fs::remove_dir_all(&root);
-    let _ = runtime.block_on(demo.shutdown());
+    repairing.end();
 }
 
 /// The todo's text is cut to "walk the": the agent narrows the recorded scope to it and
 /// rewords the step to lose its value. The repair is refused: red, nothing filed.
 #[test]
 fn a_repair_that_narrows_a_steps_value_is_refused() {
-    let runtime = runtime();
-    let demo = demo(&runtime);
-    let mut plans = Plans::new();
-    plans.insert(
-        format!("{SCENARIO} (repair)"),
+    let repairing = Repairing::new(
+        "cut",
         vec![
             op("browser_snapshot", json!({})),
             step(2),
@@ -170,54 +198,38 @@ fn a_repair_that_narrows_a_steps_value_is_refused() {
             repaired("locator", &[(2, "I do whatever the page lets me")]),
         ],
     );
-    let seen = Seen::default();
-    let server = runtime.block_on(scripted(Wire::Anthropic, plans, seen.clone()));
-    let root = project("cut", &server);
-    let base = format!("{}/?defect=cut", demo.url());
-    let targets = vec![scenario_at(&root, "features/todos.feature", SCENARIO)];
-    let output = saffron_run(&root, &base, &targets);
+    let output = repairing.run(Some("cut"));
     let all = text(&output);
-    assert_eq!(output.status.code(), Some(1), "{all}\nerrors told to the agent:\n{}", errors_told(&seen));
+    assert_eq!(output.status.code(), Some(1), "{all}\nerrors told to the agent:\n{}", repairing.told());
     assert!(all.contains("the repair was refused, nothing was filed"), "{all}");
     assert!(all.contains("uses its value \"walk the dog\""), "{all}");
-    assert!(!root.join(PROPOSAL).exists(), "nothing is filed");
-    let _ = std::fs::remove_dir_all(&root);
-    let _ = runtime.block_on(demo.shutdown());
+    assert!(!repairing.root.join(PROPOSAL).exists(), "nothing is filed");
+    repairing.end();
 }
 
 /// The honest agent looks, finds the application not doing what the step says, and says so:
 /// both defects are red, and nothing is filed.
 #[test]
 fn both_defects_stay_red_under_the_honest_agent() {
-    let runtime = runtime();
-    let demo = demo(&runtime);
     for (defect, failed_step) in [("toggle", 3), ("cut", 2)] {
-        let mut plans = Plans::new();
-        plans.insert(
-            format!("{SCENARIO} (repair)"),
+        let narrative = format!("Step {failed_step} cannot be done as written: the app misbehaves.");
+        let repairing = Repairing::new(
+            &format!("honest-{defect}"),
             vec![
                 op("browser_snapshot", json!({})),
-                op(
-                    "saffron_done",
-                    json!({ "success": false, "narrative": format!("Step {failed_step} cannot be done as written: the app misbehaves.") }),
-                ),
+                op("saffron_done", json!({ "success": false, "narrative": narrative })),
             ],
         );
-        let seen = Seen::default();
-        let server = runtime.block_on(scripted(Wire::Anthropic, plans, seen.clone()));
-        let root = project(&format!("honest-{defect}"), &server);
-        let base = format!("{}/?defect={defect}", demo.url());
-        let output = saffron_run(&root, &base, &[scenario_at(&root, "features/todos.feature", SCENARIO)]);
+        let output = repairing.run(Some(defect));
         let all = text(&output);
         assert_eq!(output.status.code(), Some(1), "{defect}: {all}");
         assert!(all.contains("1 red") && all.contains("diagnosed an application defect"), "{defect}: {all}");
-        assert!(!root.join(PROPOSAL).exists(), "{defect}: nothing is filed");
+        assert!(!repairing.root.join(PROPOSAL).exists(), "{defect}: nothing is filed");
         // Without the defect the committed recording is green.
-        let output = saffron_run(&root, &demo.url(), &[scenario_at(&root, "features/todos.feature", SCENARIO)]);
+        let output = repairing.run(None);
         assert!(text(&output).contains("1 green"), "{}", text(&output));
-        let _ = std::fs::remove_dir_all(&root);
+        repairing.end();
     }
-    let _ = runtime.block_on(demo.shutdown());
 }
 
 /// Recording "Then 2 items are left", an obedient model checks the page's heading: refused as
@@ -240,10 +252,7 @@ fn a_then_check_must_hold_what_the_step_says() {
         check_on("status", json!({ "check": "text", "text": "2 items left" })),
         done(),
     ];
-    let mut plans = Plans::new();
-    plans.insert("Two todos".into(), ops);
-    let seen = Seen::default();
-    let server = runtime.block_on(scripted(Wire::Anthropic, plans, seen.clone()));
+    let (server, seen) = scripted_one(&runtime, "Two todos", ops);
     let root = project("then", &server);
     std::fs::write(root.join("features/todos.feature"), feature).expect("write");
     let output = saffron_run(&root, &demo.url(), &[scenario_at(&root, "features/todos.feature", "Two todos")]);

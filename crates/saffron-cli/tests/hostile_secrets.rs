@@ -14,12 +14,12 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use saffron_agent::testing::{FakeServer, Wire};
+use saffron_agent::testing::FakeServer;
 use saffron_demo::{DemoConfig, DemoServer};
 use serde_json::json;
 use support::agent::{
-    Op, Plans, Seen, check_on, click, configure_agent, done, errors_told, fill, goto, op, runtime, saffron_run,
-    scenario_at, scripted, step, text,
+    Op, check_on, click, configure_agent, done, errors_told, fill, goto, op, runtime, saffron_run, scenario_at,
+    scripted_one, step, text,
 };
 
 /// Every character an output escapes differently, around a core no escaping changes: wherever a
@@ -82,10 +82,7 @@ fn saffron(root: &Path, args: &[&str]) -> std::process::Output {
 fn a_secret_the_page_shows_is_recorded_as_its_token_and_check_finds_a_planted_one() {
     let runtime = runtime();
     let demo = runtime.block_on(DemoServer::start(DemoConfig::default())).expect("demo");
-    let mut plans = Plans::new();
-    plans.insert("Keep the token".into(), keep_and_copy());
-    let seen = Seen::default();
-    let server = runtime.block_on(scripted(Wire::Anthropic, plans, seen.clone()));
+    let (server, seen) = scripted_one(&runtime, "Keep the token", keep_and_copy());
     let root = project("shown", &server, "");
     let targets = vec![scenario_at(&root, "features/vault.feature", "Keep the token")];
 
@@ -162,10 +159,7 @@ fn a_secret_never_goes_to_another_origin_whoever_asks() {
         op("browser_goto", json!({ "url": format!("{}/steal#{TOKEN}", other.url()) })),
     ];
     ops.extend(keep_and_copy().into_iter().skip(3));
-    let mut plans = Plans::new();
-    plans.insert("Keep the token".into(), ops);
-    let seen = Seen::default();
-    let server = runtime.block_on(scripted(Wire::Anthropic, plans, seen.clone()));
+    let (server, seen) = scripted_one(&runtime, "Keep the token", ops);
     let root = project("elsewhere", &server, "");
     let targets = vec![scenario_at(&root, "features/vault.feature", "Keep the token")];
 
@@ -238,10 +232,7 @@ fn a_secret_is_typed_into_another_sites_frame_only_when_its_origin_is_listed() {
     let demo = runtime.block_on(DemoServer::start(DemoConfig::default())).expect("demo");
     let provider = demo.url().replace("127.0.0.1", "localhost");
     for listed in [false, true] {
-        let mut plans = Plans::new();
-        plans.insert("Pay with a card".into(), card_ops());
-        let seen = Seen::default();
-        let server = runtime.block_on(scripted(Wire::Anthropic, plans, seen.clone()));
+        let (server, seen) = scripted_one(&runtime, "Pay with a card", card_ops());
         let extra = if listed { format!("[secrets]\norigins = [\"{provider}\"]\n") } else { String::new() };
         let name = if listed { "frame-listed" } else { "frame" };
         let root = project(name, &server, &extra);
@@ -284,10 +275,7 @@ fn a_check_the_model_makes_is_judged_on_the_masked_page() {
         check_on(&format!("Kept {TOKEN}"), json!({ "check": "text", "text": format!("Kept {TOKEN}") })),
         done(),
     ]);
-    let mut plans = Plans::new();
-    plans.insert("Keep the token".into(), ops);
-    let seen = Seen::default();
-    let server = runtime.block_on(scripted(Wire::Anthropic, plans, seen.clone()));
+    let (server, seen) = scripted_one(&runtime, "Keep the token", ops);
     let root = project("probe", &server, "");
     let targets = vec![scenario_at(&root, "features/vault.feature", "Keep the token")];
     let output = saffron_run(&root, &demo.url(), &targets);

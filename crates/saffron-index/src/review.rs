@@ -445,12 +445,12 @@ pub fn accept(
     let lock = store.lock().map_err(io_error)?;
     let snapshot = fresh();
     let proposal = read_proposal(store, proposal_path)?;
-    let reasons = stale_reasons(&snapshot, &proposal);
-    if !reasons.is_empty() {
-        return Err(ReviewError::Stale { reasons });
+    let assessment = assess(&snapshot, &proposal);
+    if assessment.is_stale() {
+        return Err(ReviewError::Stale { reasons: assessment.stale_reasons });
     }
-    if let Some(failure) = &proposal.unverified {
-        return Err(ReviewError::Unverified { failure: failure.clone() });
+    if let Some(failure) = assessment.unverified {
+        return Err(ReviewError::Unverified { failure });
     }
     if let Some(proven) = &options.proven_content
         && *proven != saffron_recording::content_digest(&proposal)
@@ -459,7 +459,6 @@ pub fn accept(
             reasons: vec!["the proposal changed after its proof replay, before it could be accepted".into()],
         });
     }
-    let assessment = assess(&snapshot, &proposal);
     if !assessment.refused.is_empty() {
         return Err(ReviewError::Refused { reasons: assessment.refused });
     }

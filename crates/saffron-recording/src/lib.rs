@@ -49,5 +49,6 @@ pub use store::{Listing, Scan, Store, StoreError, StoreLock, read_inside, to_jso
 pub use target::{MAX_FRAME_DEPTH, MAX_SCOPE_DEPTH, Scope, ScopeCore, SemanticCore, Target, Tier};
 pub use tokens::{MAX_DATE_OFFSET, TOKEN_SYNTAX, Token, TokenKind, tokenize};
 pub use validate::{
-    ValidationError, parse_proposal, parse_recording, validate_proposal, validate_recording, validate_skeleton,
+    ValidationError, line_and_column, parse_proposal, parse_recording, validate_proposal, validate_recording,
+    validate_skeleton,
 };

@@ -166,13 +166,7 @@ impl Store {
     /// Reads a file of the store as text, unless its links lead out of `.saffron/`. Text that
     /// is not UTF-8 is a problem of the file's content, named by line and column.
     pub fn read_text(&self, path: &Path) -> Result<String, StoreError> {
-        let boundary = self.boundary()?;
-        let io_error = |source| StoreError::Io { path: path.to_path_buf(), source };
-        let target = fs::canonicalize(path).map_err(io_error)?;
-        if !target.starts_with(&boundary) {
-            return Err(StoreError::OutsideProject { path: path.to_path_buf(), target, boundary: STORE_BOUNDARY });
-        }
-        decode(path, fs::read(&target).map_err(io_error)?)
+        read_within(&self.boundary()?, STORE_BOUNDARY, path)
     }
 
     /// Writes `bytes` to a file of the store (a report, an artifact) atomically, unless its
@@ -413,11 +407,17 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 
 /// Reads `path` as text, unless its symbolic links lead outside `root` (the project).
 pub fn read_inside(root: &Path, path: &Path) -> Result<String, StoreError> {
+    let root = fs::canonicalize(root).map_err(|source| StoreError::Io { path: root.to_path_buf(), source })?;
+    read_within(&root, "the project", path)
+}
+
+/// Reads `path` as text once its links are followed, unless that leads out of `boundary` (a
+/// resolved folder, named `named` in the error).
+fn read_within(boundary: &Path, named: &'static str, path: &Path) -> Result<String, StoreError> {
     let io_error = |source| StoreError::Io { path: path.to_path_buf(), source };
     let target = fs::canonicalize(path).map_err(io_error)?;
-    let root = fs::canonicalize(root).map_err(|source| StoreError::Io { path: root.to_path_buf(), source })?;
-    if !target.starts_with(&root) {
-        return Err(StoreError::OutsideProject { path: path.to_path_buf(), target, boundary: "the project" });
+    if !target.starts_with(boundary) {
+        return Err(StoreError::OutsideProject { path: path.to_path_buf(), target, boundary: named });
     }
     decode(path, fs::read(&target).map_err(io_error)?)
 }
@@ -430,15 +430,8 @@ fn decode(path: &Path, bytes: Vec<u8>) -> Result<String, StoreError> {
     String::from_utf8(bytes).map_err(|error| {
         let offset = error.utf8_error().valid_up_to();
         let valid = std::str::from_utf8(&error.as_bytes()[..offset]).unwrap_or_default();
-        let line_start = valid.rfind('\n').map_or(0, |newline| newline + 1);
-        StoreError::Invalid {
-            path: path.to_path_buf(),
-            source: ValidationError::NotUtf8 {
-                line: valid.matches('\n').count() + 1,
-                column: valid[line_start..].chars().count() + 1,
-                offset,
-            },
-        }
+        let (line, column) = crate::validate::line_and_column(valid, offset);
+        StoreError::Invalid { path: path.to_path_buf(), source: ValidationError::NotUtf8 { line, column, offset } }
     })
 }
 

@@ -836,5 +836,7 @@ fn check_proposal(proposal: &Proposal, raw: &Value) -> Check {
 
 mod locate;
 
+pub use locate::line_and_column;
+
 #[cfg(test)]
 mod tests;

@@ -75,13 +75,13 @@ impl Context {
                 }
                 Action::ExpectText { text, .. } => {
                     let raw = cdp::call_value(&page, object, js::TEXT, &[]).await?;
-                    let actual = self.guard.judged(&normalize_whitespace(raw.as_str().unwrap_or_default()));
+                    let actual = self.guard.judged_owned(normalize_whitespace(raw.as_str().unwrap_or_default()));
                     match (text, text_regex) {
                         (_, Some(pattern)) => {
                             (pattern.is_match(&actual), format!("text matching /{pattern}/"), quote(&actual))
                         }
                         (Some(text), None) => {
-                            let expected = self.guard.judged(&normalize_whitespace(text));
+                            let expected = self.guard.judged_owned(normalize_whitespace(text));
                             (actual == expected, format!("text {}", quote(text)), quote(&actual))
                         }
                         (None, None) => {

@@ -62,11 +62,11 @@ impl Context {
                 let held = match contents.get(&file) {
                     Some(held) => held,
                     None => {
-                        let read = self.guard.judged(&read_text(&file).await);
+                        let read = self.guard.judged_owned(read_text(&file).await);
                         contents.entry(file).or_insert(read)
                     }
                 };
-                if held.contains(&self.guard.judged(text)) {
+                if held.contains(&*self.guard.judged(text)) {
                     return Ok(());
                 }
             }

@@ -118,7 +118,9 @@ impl Context {
         let pattern = compiled("expectUrl", "urlRegex", pattern.as_deref())?;
         // Both sides in the recording's terms: relative to the base URL when under it.
         let expected = match (url, &pattern) {
-            (Some(url), _) => self.guard.judged(&relativize_url(&self.base_url, &resolve_url(&self.base_url, url))),
+            (Some(url), _) => {
+                self.guard.judged_owned(relativize_url(&self.base_url, &resolve_url(&self.base_url, url)))
+            }
             (None, Some(pattern)) => format!("/{pattern}/"),
             (None, None) => return Err(ActionFailure::new(FailureKind::Invalid, "expectUrl needs url or urlRegex")),
         };
@@ -130,10 +132,10 @@ impl Context {
         let mut navigations = self.navigation_events().await;
         loop {
             let current = self.url().await.map_err(browser_failure)?;
-            found = self.guard.judged(&relativize_url(&self.base_url, &current));
+            found = self.guard.judged_owned(relativize_url(&self.base_url, &current));
             let pass = match &pattern {
                 Some(pattern) => {
-                    pattern.is_match(&self.guard.judged(&path_and_query(&current))) || pattern.is_match(&found)
+                    pattern.is_match(&self.guard.judged_owned(path_and_query(&current))) || pattern.is_match(&found)
                 }
                 None => found == expected,
             };

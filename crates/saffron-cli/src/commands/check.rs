@@ -154,9 +154,7 @@ fn secret_problems(
     for path in files {
         let Ok(text) = store.read_text(&root.join(&path)) else { continue };
         let Some((range, name)) = masker.find(&text) else { continue };
-        let before = &text[..range.start];
-        let line = before.matches('\n').count() + 1;
-        let column = before[before.rfind('\n').map_or(0, |newline| newline + 1)..].chars().count() + 1;
+        let (line, column) = saffron_recording::line_and_column(&text, range.start);
         let what = if layout::in_proposals(&path) { "proposal" } else { "recording" };
         let hint = if layout::in_proposals(&path) {
             format!(

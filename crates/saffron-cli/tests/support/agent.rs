@@ -8,6 +8,15 @@ use saffron_agent::Request;
 use saffron_agent::testing::{FakeServer, Wire};
 pub use saffron_benches::agent_script::*;
 
+/// A fake vendor server on the Anthropic wire that plays one plan, `ops` for the session named
+/// `name` (a scenario, or `<scenario> (repair)`), and the requests it saw.
+pub fn scripted_one(runtime: &tokio::runtime::Runtime, name: &str, ops: Vec<Op>) -> (FakeServer, Seen) {
+    let mut plans = Plans::new();
+    plans.insert(name.to_string(), ops);
+    let seen = Seen::default();
+    (runtime.block_on(scripted(Wire::Anthropic, plans, seen.clone())), seen)
+}
+
 /// A fake vendor server on `wire` that plays `plans` and keeps every request in `seen`.
 pub async fn scripted(wire: Wire, plans: Plans, seen: Seen) -> FakeServer {
     FakeServer::start(wire, move |request: &Request| {

@@ -96,12 +96,10 @@ impl ExternalDriver {
         };
         // The program and all it starts end with this process, however it ends (a SIGKILL
         // included): the watchdog of a launched browser watches them too.
-        let watched = match tokio::task::spawn_blocking(saffron_browser::WatchedFolder::create).await {
-            Ok(Ok(watched)) => watched,
-            Ok(Err(error)) => {
-                server.stop().await;
-                return gave_up(format!("the agent program's watchdog could not start: {error}"), conversation);
-            }
+        let created = tokio::task::spawn_blocking(saffron_browser::WatchedFolder::create).await;
+        let watched = match created.map_err(|error| error.to_string()).and_then(|made| made.map_err(|e| e.to_string()))
+        {
+            Ok(watched) => watched,
             Err(error) => {
                 server.stop().await;
                 return gave_up(format!("the agent program's watchdog could not start: {error}"), conversation);

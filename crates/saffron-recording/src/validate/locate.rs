@@ -54,7 +54,8 @@ pub(crate) fn locate(text: &str, path: &str) -> Option<(usize, usize)> {
     Some(line_and_column(text, offset))
 }
 
-fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
+/// The 1-based line and column (in characters) of the byte `offset` of `text`.
+pub fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
     let before = text.get(..offset).unwrap_or(text);
     let line = before.matches('\n').count() + 1;
     let column = before.rsplit('\n').next().map_or(0, |line| line.chars().count()) + 1;

@@ -30,10 +30,7 @@ pub(crate) fn file(
     let root = &options.root;
     let mut adaptations: Vec<String> = Vec::new();
     // What the repair changes is judged from the recordings; the agent's word is kept beside.
-    let different_controls = match execution.committed.as_ref() {
-        Some(committed) => saffron_index::repair_rules::review_repair(committed, &repair.recording).different_controls,
-        None => Vec::new(),
-    };
+    let different_controls = &repair.review.different_controls;
     match (repair.account.change, different_controls.is_empty()) {
         (Some(change), true) => adaptations.push(format!("change: {}", change.describe())),
         (Some(change), false) => adaptations.push(format!(
@@ -49,15 +46,14 @@ pub(crate) fn file(
     let (feature_edits, refused) = feature_edits(root, execution, &repair.account.rewrites);
     adaptations.extend(refused);
     let relative = |path: &std::path::Path| path.to_string_lossy().replace('\\', "/");
-    let mut recording = repair.recording.clone();
-    masker.scrub_recording(&mut recording);
     let draft = ProposalDraft {
         scenario: ScenarioRef {
             feature: relative(&execution.file),
             name: execution.template_name.clone(),
             cache_path: relative(&execution.recording_path),
         },
-        recording,
+        // Scrubbed of the page's secrets before its proof: what is filed is what was proven.
+        recording: repair.recording.clone(),
         feature_edits,
         narrative: masker.mask(&repair.account.narrative),
         adaptations: adaptations.iter().map(|line| masker.mask(line)).collect(),

@@ -38,10 +38,12 @@ pub(crate) struct Repair {
     pub account: Account,
     /// The 0-based step the session took over at.
     pub from_step: usize,
+    /// What the rules of repairs find in it against the committed recording, judged once.
+    pub review: repair_rules::RepairReview,
 }
 
 enum SessionEnd {
-    Repaired(Repair),
+    Repaired(Box<Repair>),
     /// The session settled the scenario (a defect the agent found, an unverified end, a lost
     /// browser).
     Verdict(Verdict),
@@ -108,7 +110,7 @@ pub(crate) async fn heal(
         };
         let step = Some(stop.step);
         match context.session(stop, &failed, &replayed, &committed, false, &mut masker, &mut tally).await {
-            SessionEnd::Repaired(repair) => break (repair, failed),
+            SessionEnd::Repaired(repair) => break (*repair, failed),
             SessionEnd::Verdict(verdict) => {
                 let outcome = ScenarioResult { verdict, ..failed };
                 return (finished(&context, &tally, outcome, None, step, &masker, started), None);
@@ -126,7 +128,7 @@ pub(crate) async fn heal(
         }
     };
     let first_step = repair.from_step;
-    if let Some(refused) = refusal(&committed, &repair) {
+    if let Some(refused) = refusal(&repair) {
         let outcome = ScenarioResult { verdict: refused, ..failed_replay };
         return (finished(&context, &tally, outcome, None, Some(first_step), &masker, started), None);
     }
@@ -144,7 +146,7 @@ pub(crate) async fn heal(
                 SessionEnd::Repaired(mut refined) => {
                     refined.notes.splice(0..0, repair.notes.iter().cloned());
                     refined.from_step = first_step;
-                    if let Some(refused) = refusal(&committed, &refined) {
+                    if let Some(refused) = refusal(&refined) {
                         let outcome = ScenarioResult { verdict: refused, ..proof_outcome };
                         return (finished(&context, &tally, outcome, None, Some(first_step), &masker, started), None);
                     }
@@ -152,7 +154,7 @@ pub(crate) async fn heal(
                     if let Some(stop) = second.stopped {
                         stop.context.close().await;
                     }
-                    (refined, second.outcome)
+                    (*refined, second.outcome)
                 }
                 SessionEnd::Verdict(Verdict::Blocked { cause }) | SessionEnd::AgentFailed(cause) => {
                     let verdict = Verdict::Blocked {
@@ -173,7 +175,7 @@ pub(crate) async fn heal(
 
     let cost = Cost::of(&tally.usage, driver.prices());
     let repaired = Some(first_step);
-    let different_controls = repair_rules::review_repair(&committed, &repair.recording).different_controls;
+    let different_controls = &repair.review.different_controls;
     match proof.verdict.clone() {
         // It works, and it changes what a step acts on: filed for a person, and red meanwhile
         // (yellow exits 0, and a defect the repair worked around would pass in CI).
@@ -233,8 +235,8 @@ pub(crate) async fn heal(
 
 /// The red verdict of a repair that changes what no repair may (a check, a step's value), or
 /// `None` when the rules let it be proven.
-fn refusal(committed: &Recording, repair: &Repair) -> Option<Verdict> {
-    let refused = repair_rules::review_repair(committed, &repair.recording).refused;
+fn refusal(repair: &Repair) -> Option<Verdict> {
+    let refused = &repair.review.refused;
     if refused.is_empty() {
         return None;
     }
@@ -386,7 +388,8 @@ impl Context<'_> {
         let mut recording = recorder::build(&feature, &execution.template_name, steps, merged);
         // What is proven is what is filed: a recording without the secrets the page showed.
         masker.scrub_recording(&mut recording);
-        SessionEnd::Repaired(Repair { recording, notes, account, from_step: failed_step })
+        let review = repair_rules::review_repair(committed, &recording);
+        SessionEnd::Repaired(Box::new(Repair { recording, notes, account, from_step: failed_step, review }))
     }
 
     /// Replays `recording` from scratch at zero AI in a fresh context, after the

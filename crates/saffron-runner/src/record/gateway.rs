@@ -76,8 +76,11 @@ pub struct Gateway<P: LivePage> {
     current: Option<usize>,
     entries: Vec<Entry>,
     verified: Vec<bool>,
-    /// Per step, the values its text holds (row values filled in) that no check of it holds
-    /// yet: a Then step is verified once each is in one of its checks.
+    /// Per Then step, the values its text and table hold (row values filled in); empty for
+    /// the other steps.
+    then_values: Vec<Vec<String>>,
+    /// Per step, those of its values no check of it holds yet: a Then step is verified once
+    /// each is in one of its checks.
     unchecked: Vec<Vec<String>>,
     refused_done: bool,
     finish: Option<Finish>,
@@ -110,7 +113,7 @@ impl<P: LivePage> Gateway<P> {
         navigation_timeout: Duration,
     ) -> Gateway<P> {
         let verified = vec![false; steps.len()];
-        let unchecked = steps
+        let then_values: Vec<Vec<String>> = steps
             .iter()
             .enumerate()
             .map(|(index, step)| match step.kind {
@@ -120,6 +123,7 @@ impl<P: LivePage> Gateway<P> {
                 _ => Vec::new(),
             })
             .collect();
+        let unchecked = then_values.clone();
         Gateway {
             page,
             steps,
@@ -132,6 +136,7 @@ impl<P: LivePage> Gateway<P> {
             current: None,
             entries: Vec::new(),
             verified,
+            then_values,
             unchecked,
             refused_done: false,
             finish: None,
@@ -172,8 +177,7 @@ impl<P: LivePage> Gateway<P> {
 
     /// The page as the agent reads it, masked.
     pub async fn snapshot_text(&mut self) -> Result<String, PageError> {
-        let view = self.page.snapshot(&self.masker).await?;
-        Ok(self.masker.mask(&view.text))
+        Ok(self.page.snapshot(&self.masker).await?.text)
     }
 
     async fn call_inner(&mut self, name: &str, input: &Value) -> Result<String, String> {
@@ -527,12 +531,8 @@ impl<P: LivePage> Gateway<P> {
         self.masker.add_all(&secrets);
         // A Then step's check must be about the step: it holds one of the step's values.
         let then_values: Vec<String> = match self.current {
-            Some(step) if is_check && self.steps[step].kind == StepKind::Outcome => {
-                let all = step_values(
-                    &self.steps[step].text,
-                    self.values.tables.get(step).cloned().flatten(),
-                    &self.values.params,
-                );
+            Some(step) if is_check => {
+                let all = &self.then_values[step];
                 if !all.is_empty() && !all.iter().any(|value| check_holds(&resolved, value)) {
                     let quoted: Vec<String> = all.iter().map(|value| format!("\"{value}\"")).collect();
                     return Err(format!(
@@ -544,7 +544,7 @@ impl<P: LivePage> Gateway<P> {
                         quoted.join(", ")
                     ));
                 }
-                all.into_iter().filter(|value| check_holds(&resolved, value)).collect()
+                all.iter().filter(|value| check_holds(&resolved, value)).cloned().collect()
             }
             _ => Vec::new(),
         };
@@ -581,9 +581,8 @@ impl<P: LivePage> Gateway<P> {
         }
         if let Some(step) = self.current
             && is_check
-            && self.steps[step].kind == StepKind::Outcome
             && then_values.is_empty()
-            && !self.unchecked_at_start(step).is_empty()
+            && !self.then_values[step].is_empty()
         {
             return Err(format!(
                 "this check holds whether or not the page shows the values of step {} \"{}\" (its pattern matches \
@@ -608,9 +607,7 @@ impl<P: LivePage> Gateway<P> {
             None if is_check => format!("The check holds; not recorded (no step announced yet): {action}."),
             None => format!("Performed, not recorded (no step announced yet): {action}."),
         };
-        let mut action = with_row_tokens(action, &self.values.params);
-        // The page may show a secret, and the ladder reads its signals from the page.
-        self.masker.scrub_action(&mut action);
+        let action = with_row_tokens(action, &self.values.params);
         self.entries.push(Entry { step: self.current, action, fragile });
         let mut answer = said;
         for note in notes {
@@ -625,11 +622,6 @@ impl<P: LivePage> Gateway<P> {
             }
         }
         Ok(answer)
-    }
-
-    /// Every value of step `step` (what [`Gateway::unchecked`] starts from).
-    fn unchecked_at_start(&self, step: usize) -> Vec<String> {
-        step_values(&self.steps[step].text, self.values.tables.get(step).cloned().flatten(), &self.values.params)
     }
 
     /// Only secrets the project declares may be typed: an agent must not read the environment
@@ -785,8 +777,10 @@ mod tests {
     }
 
     impl LivePage for FakePage {
-        fn snapshot(&mut self, _: &Masker) -> BoxFuture<'_, Result<PageView, PageError>> {
-            Box::pin(async { Ok(PageView { text: format!("textbox \"Password\" [ref=e1]: {SECRET}") }) })
+        fn snapshot(&mut self, masker: &Masker) -> BoxFuture<'_, Result<PageView, PageError>> {
+            // Masked at the source, as a live page does.
+            let text = masker.mask(&format!("textbox \"Password\" [ref=e1]: {SECRET}"));
+            Box::pin(async move { Ok(PageView { text }) })
         }
 
         fn target_for_ref<'a>(&'a mut self, element: &'a str) -> BoxFuture<'a, Result<RefTarget, PageError>> {
