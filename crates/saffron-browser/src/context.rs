@@ -19,7 +19,7 @@ use chromiumoxide::cdp::browser_protocol::log::EventEntryAdded;
 use chromiumoxide::cdp::browser_protocol::network::{
     EventLoadingFailed, EventLoadingFinished, EventRequestWillBeSent, EventResponseReceived, ResourceType,
 };
-use chromiumoxide::cdp::browser_protocol::page::{DialogType, EventJavascriptDialogOpening};
+use chromiumoxide::cdp::browser_protocol::page::{DialogType, EventJavascriptDialogOpening, EventWindowOpen};
 use chromiumoxide::cdp::browser_protocol::target::{
     CreateTargetParams, EventTargetCreated, EventTargetDestroyed, TargetId,
 };
@@ -73,6 +73,14 @@ pub(crate) struct Tab {
     pub closed: bool,
     /// Attached and observed: safe to act on.
     pub ready: bool,
+    /// The address the tab was opened for, as the browser announced it (a tab opened by a
+    /// link: the link's address, asked for before its network log began).
+    pub opened_for: String,
+    /// The tab that opened this one.
+    pub opener: Option<String>,
+    /// The address this tab last opened a window for (`Page.windowOpen`): a new tab is
+    /// announced as `about:blank`, and its first request comes before its log begins.
+    pub window_opened: Option<String>,
     console: Option<ConsoleStreams>,
 }
 
@@ -131,6 +139,8 @@ pub struct Context {
     pub(crate) download_folder: Option<tempfile::TempDir>,
     /// The guards of the action being performed (see [`Context::perform_guarded`]).
     pub(crate) guard: crate::guard::Guard,
+    /// The interruptions waiting actions look for (see [`Context::watch_for`]).
+    pub(crate) watch: crate::interruption::Watch,
     watcher: Option<JoinHandle<()>>,
     closed: bool,
 }
@@ -184,6 +194,7 @@ impl Context {
             step_mark: 0,
             group_counter: 0,
             guard: crate::guard::Guard::default(),
+            watch: crate::interruption::Watch::default(),
             refs: crate::snapshot::RefBook::default(),
             download_folder: None,
             watcher: Some(watcher),
@@ -413,9 +424,20 @@ async fn watch_targets(
                     continue;
                 }
                 let target_id = info.target_id.as_ref().to_owned();
+                let opened_for = info.url.clone();
+                let opener = info.opener_id.as_ref().map(|id| id.as_ref().to_owned());
                 shared.update(|state| {
                     if !state.tabs.iter().any(|tab| tab.target_id == target_id) {
-                        state.tabs.push(Tab { target_id: target_id.clone(), page: None, closed: false, ready: false, console: None });
+                        state.tabs.push(Tab {
+                            target_id: target_id.clone(),
+                            page: None,
+                            closed: false,
+                            ready: false,
+                            opened_for,
+                            opener,
+                            window_opened: None,
+                            console: None,
+                        });
                     }
                 });
                 let task = tokio::spawn(attach(browser.clone(), target_id, shared.clone()));
@@ -486,8 +508,21 @@ async fn observe(page: &Page, target_id: &str, shared: &Arc<Shared>) -> Result<C
         shared.clone(),
     ));
     let dialog = tokio::spawn(answer_dialogs(page.clone(), dialogs, shared.clone()));
-    shared.update(|state| state.tasks.extend([network, dialog]));
+    let opens = page.event_listener::<EventWindowOpen>().await?;
+    let opens = tokio::spawn(note_window_opens(target_id.to_owned(), opens, shared.clone()));
+    shared.update(|state| state.tasks.extend([network, dialog, opens]));
     Ok(console)
+}
+
+/// Keeps the address each window the tab opens was opened for.
+async fn note_window_opens(target_id: String, mut opens: EventStream<EventWindowOpen>, shared: Arc<Shared>) {
+    while let Some(event) = opens.next().await {
+        shared.update(|state| {
+            if let Some(tab) = state.tabs.iter_mut().find(|tab| tab.target_id == target_id) {
+                tab.window_opened = Some(event.url.clone());
+            }
+        });
+    }
 }
 
 struct NetStreams {
@@ -530,6 +565,9 @@ async fn record_network(page: Page, target_id: String, mut streams: NetStreams, 
                         seq: None,
                         finished: false,
                         body: Body::Unread,
+                        // A page target's main frame has the target's id.
+                        document: event.r#type == Some(ResourceType::Document)
+                            && event.frame_id.as_ref().is_some_and(|frame| frame.as_ref() == target_id),
                     });
                     let index = state.net.len() - 1;
                     state.current.insert(key, index);

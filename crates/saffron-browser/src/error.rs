@@ -69,6 +69,12 @@ pub enum FailureKind {
     /// A guard refused the action before anything was sent (a secret bound for another
     /// origin): not the application's failure, and not one for a repair to work around.
     Refused,
+    /// An interruption showed while the action waited (a detector given with
+    /// [`crate::Context::watch_for`], by its index): nothing was dispatched.
+    Interrupted {
+        /// The index of the detector that showed.
+        detector: usize,
+    },
 }
 
 impl fmt::Display for FailureKind {
@@ -83,6 +89,7 @@ impl fmt::Display for FailureKind {
             FailureKind::Invalid => "invalid action",
             FailureKind::Browser => "browser error",
             FailureKind::Refused => "refused",
+            FailureKind::Interrupted { .. } => "interrupted",
         })
     }
 }

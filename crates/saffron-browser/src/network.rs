@@ -20,6 +20,8 @@ pub(crate) struct NetEntry {
     /// The body can be read (the load finished); redirects have no body.
     pub finished: bool,
     pub body: Body,
+    /// A document the tab's main frame loaded (a page, not a resource of one).
+    pub document: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,6 +136,7 @@ mod tests {
             seq: Some(0),
             finished: true,
             body,
+            document: false,
         }
     }
 

@@ -122,7 +122,14 @@ pub fn config_problems(root: &Path) -> Vec<Problem> {
 /// the store's recordings or proposals.
 pub fn store_relative(root: &Path, path: &Path) -> Option<PathBuf> {
     let relative = relative_to_root(root, path)?;
-    (layout::in_cache(&relative) || layout::in_proposals(&relative)).then_some(relative)
+    (layout::in_cache(&relative) || layout::in_proposals(&relative) || layout::is_handler(&relative))
+        .then_some(relative)
+}
+
+/// Whether a folder on the command line covers the project's handlers (it holds the project
+/// root, `.saffron`, or the handlers' folder).
+pub fn covers_handlers(root: &Path, folder: &Path) -> bool {
+    relative_to_root(root, folder).is_some_and(|relative| Path::new(layout::HANDLERS).starts_with(relative))
 }
 
 /// The store folders (recordings, proposals) that a folder on the command line covers: both

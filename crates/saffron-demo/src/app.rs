@@ -97,6 +97,8 @@ pub struct App {
     /// up graceful shutdown.
     stopping: watch::Receiver<bool>,
     token_counter: AtomicU64,
+    /// The lab's ledger (`/lab/ledger`).
+    pub ledger: Mutex<crate::ledger::Ledger>,
 }
 
 /// Locks a mutex, ignoring poisoning: a panicking handler must not take the whole demo down,
@@ -129,6 +131,7 @@ impl App {
             log: Mutex::new(LogBook::default()),
             stopping,
             token_counter: AtomicU64::new(0),
+            ledger: Mutex::new(crate::ledger::Ledger::default()),
         }
     }
 
@@ -421,6 +424,13 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/lab/frame", get(|| async { axum::response::Html(include_str!("pages/lab/frame.html")) }))
         .route("/lab/frames", get(|| async { axum::response::Html(include_str!("pages/lab/frames.html")) }))
         .route("/lab/frames/card", get(|| async { axum::response::Html(include_str!("pages/lab/frames-card.html")) }))
+        .route("/lab/ledger", get(crate::ledger::form_page))
+        .route("/lab/ledger/login", get(crate::ledger::login_page).post(crate::ledger::sign_in))
+        .route("/lab/ledger/payments", post(crate::ledger::post_payment))
+        .route("/lab/ledger/payments/{id}", get(crate::ledger::payment_page))
+        .route("/lab/ledger/payments.json", get(crate::ledger::payments))
+        .route("/lab/ledger/notice", get(crate::ledger::notice))
+        .route("/lab/ledger/switches", post(crate::ledger::switches))
         .merge(signed_in)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

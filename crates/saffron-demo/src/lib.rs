@@ -25,6 +25,7 @@
 mod api;
 mod app;
 mod config;
+mod ledger;
 mod pages;
 mod shop;
 
@@ -115,6 +116,17 @@ impl DemoServer {
     /// Every request so far (except the `/__demo/` control plane), in arrival order.
     pub fn requests(&self) -> Vec<RequestLog> {
         self.app.requests()
+    }
+
+    /// The lab ledger's switches (`notice`, `expire`: see `/lab/ledger`); its payments are
+    /// emptied.
+    pub fn set_ledger_switches(&self, notice: bool, expire: bool) {
+        self.app.ledger_switches(notice, expire);
+    }
+
+    /// The payments posted to the lab ledger, as (payee, amount), in order.
+    pub fn ledger_payments(&self) -> Vec<(String, String)> {
+        self.app.ledger_payments()
     }
 
     /// Back to the seed data: orders, export jobs, sessions and the request log. The switches

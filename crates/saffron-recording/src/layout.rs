@@ -12,6 +12,8 @@ pub const DIR: &str = ".saffron";
 pub const CACHE: &str = ".saffron/cache";
 /// Proposals pending review: `proposals/<feature-slug>/<scenario-slug>.json`.
 pub const PROPOSALS: &str = ".saffron/proposals";
+/// Interruption handlers, committed: `handlers/<slug>.json` (see [`crate::Handler`]).
+pub const HANDLERS: &str = ".saffron/handlers";
 /// Run reports.
 pub const REPORTS: &str = ".saffron/reports";
 /// Screenshots and the evidence of recordings that were not saved.
@@ -36,6 +38,16 @@ pub fn recording(feature_slug: &str, scenario_slug: &str) -> PathBuf {
 /// Where the proposal for a scenario lives, relative to the project root.
 pub fn proposal(feature_slug: &str, scenario_slug: &str) -> PathBuf {
     Path::new(PROPOSALS).join(feature_slug).join(format!("{scenario_slug}.json"))
+}
+
+/// Where a handler lives, relative to the project root.
+pub fn handler(slug: &str) -> PathBuf {
+    Path::new(HANDLERS).join(format!("{slug}.json"))
+}
+
+/// Whether `relative` (to the project root) names a handler file.
+pub fn is_handler(relative: &Path) -> bool {
+    relative.starts_with(HANDLERS) && is_json(relative)
 }
 
 /// Whether `relative` (to the project root) is under the recordings.
@@ -87,7 +99,7 @@ mod tests {
     fn the_names_agree_with_each_other() {
         assert_eq!(Path::new(REPORTS).join(LATEST_REPORT_FILE), Path::new(LATEST_REPORT));
         assert_eq!(IGNORED.map(|line| line.trim_end_matches('/')), [REPORTS, ARTIFACTS, LOCK]);
-        for folder in [CACHE, PROPOSALS, REPORTS, ARTIFACTS, LOCK] {
+        for folder in [CACHE, PROPOSALS, HANDLERS, REPORTS, ARTIFACTS, LOCK] {
             assert_eq!(Path::new(folder).parent(), Some(Path::new(DIR)), "{folder}");
         }
     }
@@ -99,6 +111,8 @@ mod tests {
         assert!(is_recording(&recording("shop", "buy")) && !is_proposal(&recording("shop", "buy")));
         assert!(is_proposal(&proposal("shop", "buy")) && !is_recording(&proposal("shop", "buy")));
         assert!(!is_recording(Path::new(".saffron/cache/shop/buy.txt")));
+        assert_eq!(handler("cookie-consent"), Path::new(".saffron/handlers/cookie-consent.json"));
+        assert!(is_handler(&handler("cookie-consent")) && !is_recording(&handler("cookie-consent")));
         assert!(!is_recording(Path::new("features/.saffron/cache/a.json")), "relative to the root only");
         assert_eq!(recording_evidence(&recording("shop", "buy")), Path::new(".saffron/artifacts/recording/shop/buy"));
     }

@@ -10,6 +10,8 @@
 //! - [`tokenize`], [`Resolver`], [`Masker`]: `<param>`, `{env:NAME}` and friends.
 //! - [`Action::operands`]: the one walk over an action's string values (with their JSON paths),
 //!   which substitution, seeding and validation share.
+//! - [`Handler`]: an interruption (a consent dialog, an expired session) and the actions that
+//!   clear it, consulted by replay instead of being recorded into scenarios.
 //! - [`steps_digest`], [`contract_digest`], [`content_digest`]: freshness and bindings.
 //! - [`Store`]: `.saffron/` on disk, with atomic, locked writes and stable slugs; [`layout`]:
 //!   where each thing lives there, the one place its paths are spelled.
@@ -20,6 +22,7 @@ mod action;
 mod date;
 mod diff;
 mod digest;
+mod handler;
 pub mod layout;
 mod mask;
 mod model;
@@ -39,6 +42,7 @@ pub use action::{Action, ElementState, ResponseMatcher, describe_download};
 pub use date::{DATE_DIRECTIVES, Date, DateFormatError};
 pub use diff::{ActionChange, StepDiff, diff_actions, diff_recordings};
 pub use digest::{content_digest, contract_digest, steps_digest, steps_digest_reading, table_keys_of};
+pub use handler::{Detector, HANDLER_VERSION, Handler, Resume};
 pub use mask::Masker;
 pub use model::{RECORDING_VERSION, RecordedStep, Recording, StepKind, StepSpec};
 pub use operands::{Operand, OperandKind, OperandMut};
@@ -49,6 +53,6 @@ pub use store::{Listing, Scan, Store, StoreError, StoreLock, read_inside, to_jso
 pub use target::{MAX_FRAME_DEPTH, MAX_SCOPE_DEPTH, Scope, ScopeCore, SemanticCore, Target, Tier};
 pub use tokens::{MAX_DATE_OFFSET, TOKEN_SYNTAX, Token, TokenKind, tokenize};
 pub use validate::{
-    ValidationError, line_and_column, parse_proposal, parse_recording, validate_proposal, validate_recording,
-    validate_skeleton,
+    ValidationError, line_and_column, parse_handler, parse_proposal, parse_recording, validate_handler,
+    validate_proposal, validate_recording, validate_skeleton,
 };

@@ -26,10 +26,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::Serialize;
 use thiserror::Error;
 
+use crate::handler::Handler;
 use crate::layout;
 use crate::model::Recording;
 use crate::proposal::Proposal;
-use crate::validate::{ValidationError, parse_proposal, parse_recording};
+use crate::validate::{ValidationError, parse_handler, parse_proposal, parse_recording};
 
 /// A project's `.saffron` directory.
 #[derive(Debug, Clone)]
@@ -122,6 +123,11 @@ impl Store {
         self.root.join(layout::PROPOSALS)
     }
 
+    /// `.saffron/handlers`.
+    pub fn handlers_dir(&self) -> PathBuf {
+        self.root.join(layout::HANDLERS)
+    }
+
     /// `.saffron/reports`.
     pub fn reports_dir(&self) -> PathBuf {
         self.root.join(layout::REPORTS)
@@ -155,6 +161,11 @@ impl Store {
     pub fn read_recording(&self, path: &Path) -> Result<Recording, StoreError> {
         parse_recording(&self.read_text(path)?)
             .map_err(|source| StoreError::Invalid { path: path.to_path_buf(), source })
+    }
+
+    /// Read and validate one interruption handler.
+    pub fn read_handler(&self, path: &Path) -> Result<Handler, StoreError> {
+        parse_handler(&self.read_text(path)?).map_err(|source| StoreError::Invalid { path: path.to_path_buf(), source })
     }
 
     /// Read and validate one proposal.
@@ -250,6 +261,11 @@ impl Store {
     /// Every readable recording under `.saffron/cache`, and the unreadable ones by reason.
     pub fn load_recordings(&self) -> Scan<Recording> {
         self.scan(&self.cache_dir(), |path| self.read_recording(path))
+    }
+
+    /// Every readable handler under `.saffron/handlers`, and the unreadable ones by reason.
+    pub fn load_handlers(&self) -> Scan<Handler> {
+        self.scan(&self.handlers_dir(), |path| self.read_handler(path))
     }
 
     /// Every readable proposal under `.saffron/proposals`, and the unreadable ones by reason.

@@ -17,6 +17,7 @@ use thiserror::Error;
 use crate::action::{Action, ElementState, ResponseMatcher};
 use crate::diff::ActionChange;
 use crate::digest::is_digest;
+use crate::handler::{Detector, HANDLER_VERSION, Handler};
 use crate::model::{RECORDING_VERSION, Recording, StepKind};
 use crate::operands::{Operand, OperandKind};
 use crate::proposal::{PROPOSAL_VERSION, Proposal};
@@ -99,6 +100,49 @@ pub fn parse_recording(text: &str) -> Result<Recording, ValidationError> {
 /// Parse and validate a proposal file's text.
 pub fn parse_proposal(text: &str) -> Result<Proposal, ValidationError> {
     validate_proposal(&parse_json(text)?).map_err(|error| error.located_in(text))
+}
+
+/// Parse and validate a handler file's text.
+pub fn parse_handler(text: &str) -> Result<Handler, ValidationError> {
+    validate_handler(&parse_json(text)?).map_err(|error| error.located_in(text))
+}
+
+/// Validate an interruption handler and read it: a name, a detector with an element or an
+/// address pattern, and either actions or a StepSet that clear it.
+pub fn validate_handler(value: &Value) -> Result<Handler, ValidationError> {
+    version(value, "", "handler", HANDLER_VERSION)?;
+    let handler: Handler = typed(value, "handler")?;
+    non_empty(&handler.name, "name")?;
+    let Detector { target, url_regex } = &handler.detect;
+    if target.is_none() && url_regex.is_none() {
+        return Err(invalid(
+            "detect",
+            "a detector needs a target (an element the interruption shows) or a urlRegex (the address it is at)",
+        ));
+    }
+    if let Some(target) = target {
+        check_target(target, "detect.target", "target", 0, 0)?;
+    }
+    if let Some(pattern) = url_regex
+        && let Some(problem) =
+            if pattern.is_empty() { Some("must not be empty".to_string()) } else { pattern_problem(pattern) }
+    {
+        return Err(invalid("detect.urlRegex", problem));
+    }
+    one_of(
+        "",
+        ("actions", !handler.actions.is_empty()),
+        ("stepSet", handler.step_set.is_some()),
+        "a handler needs the actions that clear the interruption, or the stepSet whose recorded actions do",
+    )?;
+    if let Some(name) = &handler.step_set {
+        non_empty(name, "stepSet")?;
+    }
+    let raw_actions = value.get("actions");
+    for (j, action) in handler.actions.iter().enumerate() {
+        check_action(action, raw_actions.and_then(|actions| actions.get(j)), &index("actions", j))?;
+    }
+    Ok(handler)
 }
 
 /// Validate a recording and read it.

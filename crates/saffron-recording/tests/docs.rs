@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use saffron_recording::{Proposal, Recording, parse_recording, to_json_bytes};
+use saffron_recording::{Handler, Proposal, Recording, parse_handler, parse_recording, to_json_bytes};
 
 fn docs() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs")
@@ -34,6 +34,26 @@ fn recording_schema_is_up_to_date() {
 #[test]
 fn proposal_schema_is_up_to_date() {
     check("proposal.schema.json", schemars::schema_for!(Proposal));
+}
+
+#[test]
+fn handler_schema_is_up_to_date() {
+    check("handler.schema.json", schemars::schema_for!(Handler));
+}
+
+#[test]
+fn the_documented_handlers_are_valid() {
+    let text = std::fs::read_to_string(docs().join("handlers.md")).expect("the doc exists");
+    let mut found = 0;
+    for (_, after_marker) in text.match_indices("<!-- example-handler -->").map(|(at, _)| text.split_at(at)) {
+        let (_, block) = after_marker.split_once("```json\n").expect("a json block follows the marker");
+        let (json, _) = block.split_once("```").expect("the block is closed");
+        if let Err(error) = parse_handler(json) {
+            panic!("an example handler in docs/handlers.md is invalid: {error}\n{json}");
+        }
+        found += 1;
+    }
+    assert!(found >= 2, "docs/handlers.md marks its examples");
 }
 
 #[test]

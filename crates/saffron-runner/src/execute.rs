@@ -39,6 +39,9 @@ pub struct RunOptions {
     /// timeout.
     pub before_proof: Vec<String>,
     pub hook_timeout: std::time::Duration,
+    /// The project's interruption handlers (`.saffron/handlers/`), loaded by
+    /// [`run_with_progress`] for the executions it runs.
+    pub handlers: Arc<crate::interrupt::Handlers>,
 }
 
 impl RunOptions {
@@ -125,6 +128,17 @@ pub async fn run_with_progress(
         }
     } else {
         None
+    };
+    let options = &match crate::interrupt::load_handlers(&options.root, &executions) {
+        Ok(handlers) => RunOptions { handlers: Arc::new(handlers), ..options.clone() },
+        Err(cause) => {
+            let results: Vec<ScenarioResult> = executions.iter().map(|e| blocked(e, &cause)).collect();
+            results.iter().for_each(&mut on_result);
+            if let Some(browser) = browser {
+                browser.close().await;
+            }
+            return results;
+        }
     };
     let masker = crate::secrets::masker_for(&executions, options);
     // Each feature's Fixture once, before any scenario: their verdicts are the scenarios' floors.
@@ -316,6 +330,7 @@ pub(crate) fn result(execution: &Execution, verdict: Verdict, started: Instant) 
         url: None,
         console_errors: Vec::new(),
         agent: None,
+        cleared: Vec::new(),
     }
 }
 
@@ -364,6 +379,7 @@ pub(crate) fn masked(mut result: ScenarioResult, masker: &Masker) -> ScenarioRes
         other => other,
     };
     result.drift = result.drift.iter().map(|drift| masker.mask(drift)).collect();
+    result.cleared = result.cleared.iter().map(|line| masker.mask(line)).collect();
     result.url = result.url.map(|url| masker.mask(&url));
     result.console_errors = result.console_errors.iter().map(|error| masker.mask(error)).collect();
     for step in &mut result.steps {
@@ -516,14 +532,19 @@ pub(crate) async fn replay_live(
     let mut outcome = result(&execution, Verdict::Green, started);
     let mut failed = false;
     let mut stopped_at: Option<(usize, usize)> = None;
-    // Owned steps and actions: the replay holds no borrow across its awaits.
-    for (index, step) in recording.steps.into_iter().enumerate() {
+    let handlers = options.handlers.clone();
+    if !handlers.is_empty() {
+        context.watch_for(handlers.detectors());
+    }
+    let steps = recording.steps;
+    for (index, step) in steps.iter().enumerate() {
         let mut report = StepResult {
             kind: step.kind,
             text: step.text.clone(),
             outcome: if failed { StepOutcome::Skipped } else { StepOutcome::Passed },
             duration_ms: 0,
             actions: Vec::new(),
+            cleared: Vec::new(),
         };
         if failed {
             outcome.steps.push(report);
@@ -532,8 +553,12 @@ pub(crate) async fn replay_live(
         let step_started = Instant::now();
         context.begin_step();
         let table = execution.steps.get(index).and_then(|spec| spec.table.clone());
-        for (action_index, action) in step.actions.into_iter().enumerate() {
-            let (resolved, secrets) = match resolve_action(&action, &values, table.as_ref()) {
+        // Where the page was before each action that may have been accepted: taking the step
+        // up after an interruption, an action that led elsewhere is not done again.
+        let mut urls_before: Vec<Option<String>> = vec![None; step.actions.len()];
+        let mut action_index = 0;
+        while let Some(action) = step.actions.get(action_index) {
+            let (resolved, secrets) = match resolve_action(action, &values, table.as_ref()) {
                 Ok(resolved) => resolved,
                 Err(error) => {
                     outcome.verdict = Verdict::Red {
@@ -541,7 +566,7 @@ pub(crate) async fn replay_live(
                         step_text: Some(step.text.clone()),
                         message: format!("cannot resolve `{action}`: {error}"),
                     };
-                    report.actions.push(failed_action(&action, None, 0, format!("cannot resolve: {error}")));
+                    report.actions.push(failed_action(action, None, 0, format!("cannot resolve: {error}")));
                     failed = true;
                     break;
                 }
@@ -550,10 +575,67 @@ pub(crate) async fn replay_live(
             let timeout = options.timeouts.for_action(&resolved);
             let action_started = Instant::now();
             let guard = options.secret_guard(&secrets);
+            if !handlers.is_empty() && !action.may_repeat() {
+                urls_before[action_index] = context.url().await.ok();
+            }
             let mut attempt = context.perform_guarded(&resolved, Some(timeout), guard.clone()).await;
+            if let Err(failure) = &attempt
+                && let Some(detector) = crate::interrupt::interrupted_by(&failure.kind)
+            {
+                let interrupted = crate::interrupt::Interrupted {
+                    step,
+                    next_step: steps.get(index + 1),
+                    table: table.as_ref(),
+                    action: action_index,
+                    urls_before: &urls_before,
+                };
+                let cleared = if report.cleared.len() >= crate::interrupt::MAX_CLEARS_PER_STEP {
+                    Err(format!(
+                        "the step was interrupted {} times, and the interruption came back each time it was cleared",
+                        report.cleared.len() + 1
+                    ))
+                } else {
+                    crate::interrupt::clear(
+                        &mut context,
+                        &handlers,
+                        detector,
+                        interrupted,
+                        &values,
+                        &options,
+                        &mut masker,
+                    )
+                    .await
+                };
+                match cleared {
+                    Ok(cleared) => {
+                        outcome.cleared.push(format!(
+                            "step {} \"{}\": cleared: {}",
+                            index + 1,
+                            step.text,
+                            cleared.name
+                        ));
+                        report.cleared.push(cleared.name);
+                        // Actions from `next` on are taken up again: their earlier results go.
+                        report.actions.truncate(cleared.next.min(report.actions.len()));
+                        action_index = cleared.next;
+                        continue;
+                    }
+                    Err(message) => {
+                        attempt = Err(saffron_browser::ActionFailure {
+                            kind: saffron_browser::FailureKind::Interrupted { detector },
+                            message,
+                            expected: None,
+                            found: None,
+                            found_by: None,
+                        });
+                    }
+                }
+            }
             let mut rerun_note = None;
             let is_then = step.kind == saffron_recording::StepKind::Outcome;
-            if attempt.is_err() && is_then && mode.rerun_failed_then && resolved.may_repeat() {
+            let interrupted =
+                attempt.as_ref().is_err_and(|failure| crate::interrupt::interrupted_by(&failure.kind).is_some());
+            if attempt.is_err() && !interrupted && is_then && mode.rerun_failed_then && resolved.may_repeat() {
                 // The browser went away: nothing to re-run on.
                 if browser.lost_connection().await.is_none() {
                     attempt = context.perform_guarded(&resolved, Some(timeout), guard).await;
@@ -567,7 +649,7 @@ pub(crate) async fn replay_live(
             }
             match attempt {
                 Ok(performed) => {
-                    let drift = drift_lines(index + 1, &action, &performed);
+                    let drift = drift_lines(index + 1, action, &performed);
                     outcome.drift.extend(drift.iter().cloned());
                     let mut notes = performed.notes.clone();
                     notes.extend(rerun_note);
@@ -580,6 +662,7 @@ pub(crate) async fn replay_live(
                         drift,
                         notes,
                     });
+                    action_index += 1;
                 }
                 Err(failure) => {
                     // The browser went away under the action: that says nothing about the app.
@@ -596,20 +679,28 @@ pub(crate) async fn replay_live(
                     let mut errors = context.console_errors().await;
                     errors.truncate(crate::CONSOLE_ERRORS_KEPT);
                     outcome.console_errors = errors;
-                    let message = match &rerun_note {
-                        Some(note) => format!("`{action}`: {} ({note})", failure.message),
-                        None => format!("`{action}`: {}", failure.message),
+                    let hint = if handlers.is_empty() {
+                        crate::interrupt::suggestion(&failure.kind, outcome.url.as_deref(), &options.base_url, &steps)
+                    } else {
+                        None
+                    };
+                    let message = match (&rerun_note, hint) {
+                        (Some(note), _) => format!("`{action}`: {} ({note})", failure.message),
+                        (None, Some(hint)) => format!("`{action}`: {} ({hint})", failure.message),
+                        (None, None) => format!("`{action}`: {}", failure.message),
                     };
                     outcome.verdict =
                         Verdict::Red { step: Some(index + 1), step_text: Some(step.text.clone()), message };
                     let duration_ms = action_started.elapsed().as_millis() as u64;
                     let mut report_action =
-                        failed_action(&action, failure.found_by.clone(), duration_ms, failure.message);
+                        failed_action(action, failure.found_by.clone(), duration_ms, failure.message);
                     report_action.notes.extend(rerun_note);
                     report.actions.push(report_action);
                     // A failed Then is never handed to a repair: its check is what the scenario
-                    // says. Nor is an action a guard refused: there is nothing to work around.
-                    if !is_then && failure.kind != saffron_browser::FailureKind::Refused {
+                    // says. Nor is an action a guard refused (there is nothing to work around),
+                    // or an interruption a handler could not clear (a repair would record it
+                    // into the scenario).
+                    if !is_then && failure.kind != saffron_browser::FailureKind::Refused && !interrupted {
                         stopped_at = Some((index, action_index));
                     }
                     failed = true;

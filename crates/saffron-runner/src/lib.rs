@@ -9,6 +9,7 @@ pub mod config;
 mod execute;
 mod heal;
 pub mod hooks;
+pub mod interrupt;
 mod plan;
 mod record;
 mod report;
@@ -78,6 +79,10 @@ pub struct ScenarioResult {
     /// One line per recorded signal that no longer describes the element found (a lower tier
     /// than recorded, a renamed label, placeholder, ...): the page drifted, the replay passed.
     pub drift: Vec<String>,
+    /// One line per interruption a handler cleared, e.g. `step 4 "I open the new order form":
+    /// cleared: Cookie consent`: not drift, and the verdict stays what the checks say.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cleared: Vec<String>,
     pub duration_ms: u64,
     /// PNG of the page when the scenario failed.
     #[serde(skip)]
@@ -179,6 +184,9 @@ pub struct StepResult {
     pub outcome: StepOutcome,
     pub duration_ms: u64,
     pub actions: Vec<ActionResult>,
+    /// The interruptions cleared during the step, by their handlers' names.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cleared: Vec<String>,
 }
 
 /// One replayed action, for the reports.

@@ -168,6 +168,7 @@ pub fn junit(report: &RunReport) -> String {
             };
             let mut test_case = TestCase::new(format!("{} (line {})", case.name, case.line), status);
             test_case.set_classname(file).set_time(Duration::from_millis(case.duration_ms));
+            notes.extend(case.cleared.iter().cloned());
             if let Some(run) = &case.agent {
                 test_case.add_properties(agent_properties(run));
                 notes.extend(run.lines());
@@ -283,10 +284,17 @@ pub fn markdown(report: &RunReport) -> String {
             ));
         }
     }
-    for s in report.scenarios.iter().filter(|s| !s.is_green() || !s.drift.is_empty() || s.agent.is_some()) {
+    for s in report
+        .scenarios
+        .iter()
+        .filter(|s| !s.is_green() || !s.drift.is_empty() || !s.cleared.is_empty() || s.agent.is_some())
+    {
         out.push_str(&format!("\n## {} `{}:{}`\n\n", s.name, s.file, s.line));
         if let Some(text) = failure_text(s) {
             out.push_str(&format!("```text\n{text}\n```\n"));
+        }
+        for cleared in &s.cleared {
+            out.push_str(&format!("- {cleared}\n"));
         }
         for drift in &s.drift {
             out.push_str(&format!("- drift: {drift}\n"));
@@ -435,6 +443,7 @@ mod tests {
                 outcome: StepOutcome::Passed,
                 duration_ms: 300,
                 actions: vec![action("goto \"/shop\"", true, None)],
+                cleared: Vec::new(),
             },
             StepResult {
                 kind: StepKind::Action,
@@ -442,6 +451,7 @@ mod tests {
                 outcome: StepOutcome::Failed,
                 duration_ms: 5100,
                 actions: vec![action("click button \"Pay\"", false, Some("css \"#pay\""))],
+                cleared: Vec::new(),
             },
             StepResult {
                 kind: StepKind::Outcome,
@@ -449,6 +459,7 @@ mod tests {
                 outcome: StepOutcome::Skipped,
                 duration_ms: 0,
                 actions: Vec::new(),
+                cleared: Vec::new(),
             },
         ]
     }
@@ -466,6 +477,7 @@ mod tests {
             screenshot_file: None,
             url: Some("http://127.0.0.1/x?a=<1>".into()),
             console_errors: vec!["uncaught exception: TypeError: <x> is undefined".into()],
+            cleared: Vec::new(),
             agent: None,
         };
         RunReport::new(

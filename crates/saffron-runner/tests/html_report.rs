@@ -22,6 +22,7 @@ fn scenario(name: &str, line: u32, verdict: Verdict) -> ScenarioResult {
         screenshot_file: None,
         url: None,
         console_errors: Vec::new(),
+        cleared: Vec::new(),
         agent: None,
     }
 }

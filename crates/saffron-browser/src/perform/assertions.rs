@@ -36,7 +36,7 @@ impl Context {
             }
             _ => None,
         };
-        retry(verb, target, deadline, timeout, async || {
+        retry(self, verb, target, deadline, timeout, async || {
             self.check_element(action, target, text_regex.as_ref(), group).await
         })
         .await
@@ -156,6 +156,7 @@ impl Context {
         group: &str,
     ) -> Result<Tier, ActionFailure> {
         let mut backoff = Backoff::new(deadline);
+        let mut looks = crate::interruption::Looks::default();
         let mut last: Pending;
         loop {
             let attempt = async {
@@ -176,6 +177,9 @@ impl Context {
                 Ok(Err(CdpFail::Dead(message))) => return Err(ActionFailure::new(FailureKind::Browser, message)),
                 Ok(Err(error)) => last = Pending::Unsettled(error.to_string()),
                 Err(_) => last = Pending::Unsettled("the page did not answer".to_owned()),
+            }
+            if let Some(interrupted) = self.interrupted("expectCount", &mut looks).await {
+                return Err(interrupted);
             }
             if !backoff.next().await {
                 return Err(give_up("expectCount", Some(target), last, timeout));

@@ -58,8 +58,11 @@ impl Context {
             (None, None) => String::new(),
         };
         let mut seen = Vec::new();
+        let mut looks = crate::interruption::Looks::default();
+        // Its own handle: the wait may make another tab the active one.
+        let shared = self.shared.clone();
         loop {
-            let notified = self.shared.changed.notified();
+            let notified = shared.changed.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
             let tabs: Vec<(String, Page)> = self.shared.read(|state| {
@@ -91,6 +94,9 @@ impl Context {
                 return ensure_front(&page)
                     .await
                     .map_err(|error| ActionFailure::new(FailureKind::Browser, format!("switchTab: {error}")));
+            }
+            if let Some(interrupted) = self.interrupted_elsewhere(&tabs, &mut looks).await {
+                return Err(interrupted);
             }
             // A new tab's URL changes as it navigates, which no update announces; look again
             // soon even without one.
@@ -130,6 +136,7 @@ impl Context {
         // pauses still bound the wait if the events cannot be followed. Listening starts before
         // the first look, so a navigation between a look and the pause is not missed.
         let mut navigations = self.navigation_events().await;
+        let mut looks = crate::interruption::Looks::default();
         loop {
             let current = self.url().await.map_err(browser_failure)?;
             found = self.guard.judged_owned(relativize_url(&self.base_url, &current));
@@ -141,6 +148,9 @@ impl Context {
             };
             if pass {
                 return Ok(());
+            }
+            if let Some(interrupted) = self.interrupted("expectUrl", &mut looks).await {
+                return Err(interrupted);
             }
             let navigated = async {
                 match navigations.as_mut() {

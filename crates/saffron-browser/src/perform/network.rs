@@ -8,6 +8,9 @@ use crate::network::{Body, Matcher, describe_entry};
 
 use super::seconds;
 
+/// How long a response wait sleeps before it looks for interruptions again.
+const LOOK_AGAIN: Duration = Duration::from_millis(250);
+
 impl Context {
     /// Waits for a response matching `source` with a sequence number from `since` on.
     pub(super) async fn wait_response(
@@ -20,6 +23,7 @@ impl Context {
     ) -> Result<(), ActionFailure> {
         let matcher = Matcher::new(source, &self.guard)
             .map_err(|error| ActionFailure::new(FailureKind::Invalid, format!("{verb}: {error}")))?;
+        let mut looks = crate::interruption::Looks::default();
         loop {
             let notified = self.shared.changed.notified();
             tokio::pin!(notified);
@@ -48,7 +52,12 @@ impl Context {
                 self.read_bodies(unread).await;
                 continue;
             }
-            if tokio::time::timeout_at(deadline.into(), notified).await.is_err() {
+            if let Some(interrupted) = self.interrupted(verb, &mut looks).await {
+                return Err(interrupted);
+            }
+            // With interruptions watched, the wait wakes now and then to look for them.
+            let wake = if self.watches() { deadline.min(Instant::now() + LOOK_AGAIN) } else { deadline };
+            if tokio::time::timeout_at(wake.into(), notified).await.is_err() && Instant::now() >= deadline {
                 let found = self.shared.read(|state| {
                     let since_mark = state.net.iter().filter(|entry| entry.seq.is_some_and(|seq| seq >= since));
                     let mut lines: Vec<String> = since_mark

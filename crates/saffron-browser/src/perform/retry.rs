@@ -11,6 +11,7 @@ use crate::cdp::{self, CdpFail};
 use crate::context::{Context, ensure_front};
 use crate::drift::{self, Drift};
 use crate::error::{ActionFailure, FailureKind};
+use crate::interruption::Looks;
 use crate::js;
 use crate::locate::{self, Found, Located, Report};
 
@@ -221,7 +222,7 @@ impl Context {
         timeout: Duration,
         group: &str,
     ) -> Result<Ready, ActionFailure> {
-        retry(verb, target, deadline, timeout, async || self.try_ready(target, checks, group).await).await
+        retry(self, verb, target, deadline, timeout, async || self.try_ready(target, checks, group).await).await
     }
 
     /// The active tab, brought to the front, or the attempt's outcome when it cannot be.
@@ -299,7 +300,7 @@ impl Context {
         group: &str,
         mut step: impl AsyncFnMut(&Page, &Found) -> Attempt<T>,
     ) -> Result<(T, Found), ActionFailure> {
-        retry(verb, target, deadline, timeout, async || {
+        retry(self, verb, target, deadline, timeout, async || {
             let page = match self.front_page().await {
                 Ok(page) => page,
                 Err(attempt) => return attempt,
@@ -350,6 +351,7 @@ impl Pending {
 /// Runs `attempt` until it is done or fails for good, with backoff until `deadline`. Each try is
 /// bounded on its own, so a page that stops answering cannot hold the run past its timeout.
 pub(super) async fn retry<T>(
+    context: &Context,
     verb: &str,
     target: &Target,
     deadline: Instant,
@@ -357,6 +359,7 @@ pub(super) async fn retry<T>(
     mut attempt: impl AsyncFnMut() -> Attempt<T>,
 ) -> Result<T, ActionFailure> {
     let mut backoff = Backoff::new(deadline);
+    let mut looks = Looks::default();
     loop {
         let last = match tokio::time::timeout_at(backoff.attempt_deadline().into(), attempt()).await {
             Ok(Attempt::Done(done)) => return Ok(done),
@@ -364,6 +367,9 @@ pub(super) async fn retry<T>(
             Ok(Attempt::Retry(pending)) => pending,
             Err(_) => Pending::Unsettled("the page did not answer".to_owned()),
         };
+        if let Some(interrupted) = context.interrupted(verb, &mut looks).await {
+            return Err(interrupted);
+        }
         if !backoff.next().await {
             return Err(give_up(verb, Some(target), last, timeout));
         }

@@ -51,6 +51,8 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     problems.extend(in_files);
     let store = check_store(&root, &store_files, &feature_paths)?;
     problems.extend(store.problems);
+    let handlers = check_handlers(&root, &project, &store_files, &feature_paths);
+    problems.extend(handlers.problems);
 
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -66,12 +68,13 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
             let errors = problems.iter().filter(|problem| problem.is_error()).count();
             let steps: usize = project.files.iter().map(|f| f.parsed.document.steps().len()).sum();
             eprintln!(
-                "checked {} file(s), {} step(s), {} StepSet(s), {} recording(s), {} proposal(s): {} error(s)",
+                "checked {} file(s), {} step(s), {} StepSet(s), {} recording(s), {} proposal(s), {} handler(s): {} error(s)",
                 project.files.len(),
                 steps,
                 project.step_sets.len(),
                 store.recordings,
                 store.proposals,
+                handlers.count,
                 errors
             );
         }
@@ -133,6 +136,83 @@ fn check_store(root: &Path, store_files: &[PathBuf], folders: &[PathBuf]) -> Res
     check.recordings += snapshot.recordings().filter(|data| wanted(&data.path)).count();
     check.proposals += snapshot.proposals().filter(|data| wanted(&data.path)).count();
     Ok(check)
+}
+
+struct HandlerCheck {
+    problems: Vec<Problem>,
+    count: usize,
+}
+
+/// Validates the interruption handlers (`.saffron/handlers/`) when the paths cover them: each
+/// reads as a handler, a StepSet it clears with is defined, and it holds no secret's value.
+fn check_handlers(root: &Path, project: &Project, store_files: &[PathBuf], folders: &[PathBuf]) -> HandlerCheck {
+    let mut check = HandlerCheck { problems: Vec::new(), count: 0 };
+    let named: Vec<PathBuf> = store_files
+        .iter()
+        .filter_map(|file| project::store_relative(root, file))
+        .filter(|p| layout::is_handler(p))
+        .collect();
+    let whole = folders.iter().filter(|path| path.is_dir()).any(|folder| project::covers_handlers(root, folder));
+    if named.is_empty() && !whole {
+        return check;
+    }
+    let Ok(store) = saffron_recording::Store::open(root) else { return check };
+    let wanted = |path: &Path| {
+        let relative = path.strip_prefix(root).unwrap_or(path);
+        whole || named.iter().any(|file| file == relative)
+    };
+    let scan = store.load_handlers();
+    for (path, error) in scan.unreadable.iter().filter(|(path, _)| wanted(path)) {
+        check.count += 1;
+        let relative = path.strip_prefix(root).unwrap_or(path);
+        let (line, column) = match error {
+            saffron_recording::StoreError::Invalid { source, .. } => source.location().unwrap_or((1, 1)),
+            _ => (1, 1),
+        };
+        let location = saffron_syntax::Location { line: line as u32, column: column as u32 };
+        let message = match error {
+            saffron_recording::StoreError::Invalid { source, .. } => source.to_string(),
+            other => other.to_string(),
+        };
+        let problem = Problem::error(relative, location, "invalid-handler", message)
+            .with_hint("the handler format is in docs/handlers.md");
+        check.problems.push(project::shown_from_root(root, problem));
+    }
+    let options = saffron_runner::session::options_with_env(root, Vec::new());
+    let masker = saffron_runner::masker_for(&[], &options);
+    for (path, handler) in scan.found.iter().filter(|(path, _)| wanted(path)) {
+        check.count += 1;
+        let relative = path.strip_prefix(root).unwrap_or(path);
+        let Ok(text) = store.read_text(path) else { continue };
+        if let Some(set) = &handler.step_set
+            && project.step_sets.get(set).is_none()
+        {
+            let at = text.find("\"stepSet\"").unwrap_or(0);
+            let (line, column) = saffron_recording::line_and_column(&text, at);
+            let location = saffron_syntax::Location { line: line as u32, column: column as u32 };
+            let hint = match project.step_sets.closest(set) {
+                Some(closest) => format!("did you mean \"{closest}\"?"),
+                None => "define the StepSet in a .saffron file, or write the handler's actions".to_owned(),
+            };
+            let problem =
+                Problem::error(relative, location, "unknown-step-set", format!("no StepSet is named \"{set}\""))
+                    .with_hint(hint);
+            check.problems.push(project::shown_from_root(root, problem));
+        }
+        if let Some((range, name)) = masker.find(&text) {
+            let (line, column) = saffron_recording::line_and_column(&text, range.start);
+            let location = saffron_syntax::Location { line: line as u32, column: column as u32 };
+            let problem = Problem::error(
+                relative,
+                location,
+                "secret-in-file",
+                format!("this handler holds the value of the secret {{env:{name}}}"),
+            )
+            .with_hint(format!("write {{env:{name}}} where the value is (replay fills it in)"));
+            check.problems.push(project::shown_from_root(root, problem));
+        }
+    }
+    check
 }
 
 /// An error for each recording or proposal that holds the value of a secret the project

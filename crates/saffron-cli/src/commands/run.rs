@@ -312,6 +312,9 @@ fn render(results: &[ScenarioResult], format: Format, masker: &Masker) -> Result
             }
             Verdict::Blocked { cause } => say!("! blocked  {place}  {}: {cause}", result.name)?,
         }
+        for cleared in &result.cleared {
+            say!("    {cleared}")?;
+        }
         for drift in &result.drift {
             say!("    drift: {drift}")?;
         }
@@ -468,6 +471,7 @@ mod tests {
             screenshot_file: None,
             url: None,
             console_errors: Vec::new(),
+            cleared: Vec::new(),
             agent,
         }
     }

@@ -300,6 +300,7 @@ mod tests {
             screenshot_file: None,
             url: None,
             console_errors: Vec::new(),
+            cleared: Vec::new(),
             agent: Some(agent),
         };
         let report = RunReport::new("http://127.0.0.1:1", 1000, vec![result]);

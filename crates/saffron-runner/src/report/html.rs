@@ -82,6 +82,9 @@ fn step_item(out: &mut String, step: &StepResult) {
         return;
     }
     let _ = write!(out, " <span class=\"time\">{}</span>", seconds(step.duration_ms));
+    for name in &step.cleared {
+        let _ = write!(out, "<div class=\"cleared\">cleared: {}</div>", escape_html(name));
+    }
     if !step.actions.is_empty() {
         out.push_str("<ul class=\"actions\">");
         for action in &step.actions {
