@@ -94,6 +94,17 @@ pub(crate) async fn call(page: &Page, method: &'static str, params: Value) -> Re
     Ok(answer?.result)
 }
 
+/// [`call`], given up after `limit` ([`CdpFail::Timeout`]): for a query Chromium may leave
+/// unanswered (an accessibility query on a document a frame just replaced).
+pub(crate) async fn call_within(
+    page: &Page,
+    method: &'static str,
+    params: Value,
+    limit: std::time::Duration,
+) -> Result<Value, CdpFail> {
+    tokio::time::timeout(limit, call(page, method, params)).await.unwrap_or(Err(CdpFail::Timeout))
+}
+
 /// A `Runtime.RemoteObject`, reduced to what we read.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Remote {

@@ -262,12 +262,15 @@ async fn observe_one(
     Ok(drift)
 }
 
+/// How long an accessibility question about one element may take: Chromium leaves one about a
+/// document a frame just replaced unanswered.
+const AX_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// The element's role and accessible name as Chromium computes them; `None` when it is not in
 /// the accessibility tree.
 async fn role_now(page: &Page, object_id: &str) -> Result<Option<(String, String)>, CdpFail> {
-    let answer =
-        cdp::call(page, "Accessibility.getPartialAXTree", json!({ "objectId": object_id, "fetchRelatives": false }))
-            .await?;
+    let params = json!({ "objectId": object_id, "fetchRelatives": false });
+    let answer = cdp::call_within(page, "Accessibility.getPartialAXTree", params, AX_LIMIT).await?;
     let node = answer.get("nodes").and_then(Value::as_array).and_then(|nodes| nodes.first()).cloned();
     let Some(node) = node.filter(|node| !node.get("ignored").and_then(Value::as_bool).unwrap_or(false)) else {
         return Ok(None);

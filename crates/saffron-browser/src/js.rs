@@ -72,6 +72,17 @@ macro_rules! locator_helpers {
     }
     return out;
   };
+  // The text of the table cell before a field's own cell, when that cell holds only the field
+  // (a legacy form's `<td>Payee</td><td><input></td>`): what names the field to a reader.
+  const cellLabel = (el) => {
+    const cell = el.closest('td, th');
+    if (!cell || cell.querySelectorAll('input, select, textarea').length !== 1) return '';
+    let before = cell.previousElementSibling;
+    while (before && !norm(before.textContent)) before = before.previousElementSibling;
+    if (!before || before.querySelector('input, select, textarea, button')) return '';
+    const text = norm(before.textContent);
+    return text.length <= 60 ? text.replace(/[:*]\s*$/, '').trim() : '';
+  };
   // Ids resolve in the element's own tree: a component's shadow root or the document.
   const labelledBy = (el) => el.getAttribute('aria-labelledby').split(/\s+/)
     .map((id) => el.getRootNode().getElementById(id)).filter(Boolean).map((n) => n.textContent).join(' ');
@@ -758,6 +769,7 @@ pub(crate) const LADDER_FACTS: &str = concat!(
     attributeCss: attributeCss,
     path: steps.join(' > '),
     row,
+    cellLabel: labels.length || norm(attr('placeholder') || '') ? null : (cellLabel(el) || null),
   };
 }"##
 );
@@ -779,7 +791,14 @@ pub(crate) const SPECIAL_FIELDS: &str = concat!(
   // What the page lets one drag with the browser's drag and drop (links and images are
   // draggable by default, and are no news).
   const draggable = deepAll(document, '[draggable=true]').filter((e) => !hidden(e));
-  return fields.concat(pickers, draggable);
+  // A field a legacy form names only by the table cell beside it: no label, no ARIA, no
+  // placeholder or title, so the accessibility tree gives it no name.
+  const nameless = deepAll(document, 'input, select, textarea').filter((e) =>
+    !['hidden', 'password', 'submit', 'button', 'reset', 'image', 'file'].includes(e.type) &&
+    !hidden(e) && !(e.labels && e.labels.length) && !e.hasAttribute('aria-label') &&
+    !e.hasAttribute('aria-labelledby') && !norm(e.getAttribute('placeholder') || '') &&
+    !norm(e.getAttribute('title') || '') && cellLabel(e));
+  return fields.concat(pickers, draggable, nameless);
 }"##
 );
 
@@ -795,6 +814,9 @@ pub(crate) const SPECIAL_FIELD_FACTS: &str = concat!(
     if (el.type === 'file') return { file: true, multiple: el.multiple };
     if (el.getAttribute('draggable') === 'true') return { draggable: true };
     if (el.localName === 'label') return { picker: true, label: norm(labelText(el)), multiple: el.control.multiple, disabled: el.control.disabled };
+    if (!['date', 'time', 'datetime-local', 'month', 'week', 'color'].includes(el.type) && cellLabel(el)) {
+      return { inferred: true, label: cellLabel(el) };
+    }
     const labels = [...(el.labels || [])].map(labelText);
     if (el.hasAttribute('aria-label')) labels.unshift(el.getAttribute('aria-label'));
     if (el.hasAttribute('aria-labelledby')) labels.unshift(labelledBy(el));

@@ -7,6 +7,8 @@
 //! 1. role + accessible name, label, placeholder, test id, text (the semantic tiers);
 //! 2. when none of those is unique, the same tiers inside the nearest row-like ancestor
 //!    (listitem, row, article, ...) narrowed by a short text of its own (`within` + `hasText`);
+//!    A field nothing names but the table cell beside it (a legacy form) is looked for inside
+//!    the innermost table row holding that cell's text;
 //! 3. CSS: an id that does not look generated, then stable attributes (name, type + name,
 //!    href), then a structural path, which alone makes the target fragile.
 //!
@@ -30,6 +32,10 @@ use crate::error::BrowserError;
 use crate::js;
 use crate::locate::{self, Located};
 use crate::snapshot::main_loader_id;
+
+/// A table row with no row inside it: the one a field's cell is in, not the layout table's row
+/// around that whole table.
+const INNERMOST_ROW: &str = "tr:not(:has(tr))";
 
 /// The target recorded for a ref.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,6 +106,8 @@ struct Facts {
     attribute_css: Vec<Vec<String>>,
     path: String,
     row: Option<RowFacts>,
+    /// The text of the table cell beside a field that nothing else names (a legacy form).
+    cell_label: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -264,6 +272,27 @@ async fn walk(
         target.css = unique_css(page, &stable_css, None, frame, &object_id, group, &mut tried).await?;
         return Ok(LadderTarget { target, fragile: false, element });
     }
+    // A field only the table cell beside it names: the one such field in the innermost row
+    // that says so (`within` a row with the cell's text), as a person finds it.
+    if let Some(label) = &facts.cell_label {
+        let scope = Scope {
+            container: Target { css: vec![INNERMOST_ROW.to_owned()], ..Target::default() },
+            has_text: Some(label.clone()),
+            has_text_regex: None,
+        };
+        let mut unique = Vec::new();
+        for mut candidate in semantic_candidates(&ax, &facts, frame) {
+            candidate.target.within = Some(Box::new(scope.clone()));
+            if is_own_unique(page, &candidate.target, &object_id, group, &mut tried, &candidate).await? {
+                unique.push(candidate);
+            }
+        }
+        if !unique.is_empty() {
+            let mut target = framed(merge(&unique, Some(&scope)));
+            target.css = unique_css(page, &stable_css, None, frame, &object_id, group, &mut tried).await?;
+            return Ok(LadderTarget { target, fragile: false, element });
+        }
+    }
     // Nothing on the page names the element alone: look inside its row.
     if let Some(row) = &facts.row {
         for text in &row.texts {
@@ -311,12 +340,10 @@ struct AxFacts {
 }
 
 async fn ax_facts(page: &Page, backend_id: i64) -> Result<AxFacts, CdpFail> {
-    let answer = cdp::call(
-        page,
-        "Accessibility.getPartialAXTree",
-        json!({ "backendNodeId": backend_id, "fetchRelatives": false }),
-    )
-    .await?;
+    // Chromium leaves a question about a document a frame just replaced unanswered.
+    let params = json!({ "backendNodeId": backend_id, "fetchRelatives": false });
+    let answer =
+        cdp::call_within(page, "Accessibility.getPartialAXTree", params, std::time::Duration::from_secs(2)).await?;
     let node = answer.pointer("/nodes/0").cloned().unwrap_or(Value::Null);
     if node.get("ignored").and_then(Value::as_bool).unwrap_or(false) {
         return Ok(AxFacts::default());

@@ -432,6 +432,38 @@ pub(crate) async fn resolve_node(page: &Page, backend_id: i64, group: &str) -> R
     Ok(resolved.pointer("/object/objectId").and_then(Value::as_str).map(str::to_owned))
 }
 
+/// How long `Accessibility.queryAXTree` may take before Saffron looks at why.
+const AX_QUERY_PATIENCE: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// `Accessibility.queryAXTree` on the subtree of `root`.
+///
+/// Chromium answers it once the document has brought its accessibility tree up to date. A
+/// document that is no longer in a frame (the frame navigated between finding the document
+/// and querying it) never does, and the query never answers: seen on a legacy frameset, where
+/// a role-tier action in a frame that had just navigated waited out its whole timeout ("the
+/// page did not answer"), about one replay in four. So a slow answer is looked into: when the
+/// document is gone, the attempt is retried with the frame's new document; when it is still
+/// there, it is asked for an animation frame (which runs that update) and the answer awaited.
+async fn query_ax_tree(page: &Page, root: &str, params: Value) -> Result<Value, CdpFail> {
+    let query = cdp::call(page, "Accessibility.queryAXTree", params);
+    tokio::pin!(query);
+    if let Ok(answer) = tokio::time::timeout(AX_QUERY_PATIENCE, &mut query).await {
+        return answer;
+    }
+    let _timed = crate::timing::span("accessibility query: slow");
+    let alive =
+        "function () { const d = this.ownerDocument || this; return !!d.defaultView && this.isConnected !== false; }";
+    match tokio::time::timeout(AX_QUERY_PATIENCE, cdp::call_value(page, root, alive, &[])).await {
+        Ok(Ok(Value::Bool(true))) => {}
+        Ok(Err(CdpFail::Dead(message))) => return Err(CdpFail::Dead(message)),
+        _ => return Err(CdpFail::Protocol("the frame's document was replaced while it was searched".to_owned())),
+    }
+    let frame = "function () { const d = this.ownerDocument || this; \
+                 return new Promise((done) => d.defaultView.requestAnimationFrame(() => done(true))); }";
+    let _ = tokio::time::timeout(AX_QUERY_PATIENCE * 4, cdp::call_value(page, root, frame, &[])).await;
+    query.await
+}
+
 /// The role matches that pass a scope's text filter: each node is resolved to its element
 /// (all at once), then one call of [`js::FILTER`] keeps those whose text matches.
 async fn filter_nodes(page: &Page, ids: &[i64], filter: &Value, group: &str) -> Result<TierResult, CdpFail> {
@@ -503,7 +535,7 @@ async fn role_matches(
         if let Some(name) = name {
             params["accessibleName"] = json!(name);
         }
-        let answer = cdp::call(page, "Accessibility.queryAXTree", params).await?;
+        let answer = query_ax_tree(page, &root_id, params).await?;
         let nodes = answer.get("nodes").and_then(Value::as_array).cloned().unwrap_or_default();
         Ok(elements(&nodes, root_backend_id))
     };

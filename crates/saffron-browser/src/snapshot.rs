@@ -204,6 +204,9 @@ pub(crate) enum SpecialField {
     /// An element the page lets one drag (`draggable="true"`): marked, and given a ref whatever
     /// its role (often a list item or a plain box, which would have none), for `browser_drag`.
     Draggable,
+    /// A field with no name of its own that the table cell beside it names (a legacy form):
+    /// the snapshot shows that text as its name, marked as inferred.
+    Inferred { label: String },
 }
 
 /// The page's special fields by backend node id. Password fields are found in the DOM rather
@@ -236,6 +239,8 @@ async fn special_fields(page: &Page, document: Option<&str>) -> Result<HashMap<i
                 SpecialField::Draggable
             } else if flag(item, "file") {
                 SpecialField::File { multiple: flag(item, "multiple") }
+            } else if flag(item, "inferred") {
+                SpecialField::Inferred { label: text(item, "label") }
             } else if flag(item, "picker") {
                 SpecialField::FilePicker {
                     label: text(item, "label"),
@@ -303,7 +308,9 @@ impl Document {
                     *label = masker.mask(label);
                     *value = masker.mask(value);
                 }
-                SpecialField::FilePicker { label, .. } => *label = masker.mask(label),
+                SpecialField::FilePicker { label, .. } | SpecialField::Inferred { label } => {
+                    *label = masker.mask(label)
+                }
                 SpecialField::Password { .. } | SpecialField::File { .. } | SpecialField::Draggable => {}
             }
         }
@@ -322,6 +329,9 @@ fn mask_strings(value: &mut Value, masker: &saffron_recording::Masker) {
         _ => {}
     }
 }
+
+/// How long a frame's accessibility tree may take to come.
+const FRAME_TREE_LIMIT: Duration = Duration::from_secs(3);
 
 /// A frame's accessibility tree: `Accessibility.getFullAXTree` answers for one frame.
 pub(crate) struct FrameTree {
@@ -396,7 +406,11 @@ async fn read_frames(
     for id in ids {
         let Ok(owner) = cdp::call(page, "DOM.getFrameOwner", json!({ "frameId": id })).await else { continue };
         let Some(owner) = owner.get("backendNodeId").and_then(Value::as_i64) else { continue };
-        let Ok(tree) = cdp::call(page, "Accessibility.getFullAXTree", json!({ "frameId": id })).await else { continue };
+        // A frame that navigates meanwhile may leave the question unanswered: left out.
+        let question = json!({ "frameId": id });
+        let Ok(tree) = cdp::call_within(page, "Accessibility.getFullAXTree", question, FRAME_TREE_LIMIT).await else {
+            continue;
+        };
         let nodes = tree.get("nodes").and_then(Value::as_array).cloned().unwrap_or_default();
         if let Some(document) = frame_document(page, owner, "saffron-snapshot").await? {
             special.extend(special_fields(page, Some(&document)).await?);
@@ -824,6 +838,11 @@ impl Renderer<'_> {
                     Some(SpecialField::File { multiple }) => {
                         block.head.push_str(if *multiple { " [file input] [multiple]" } else { " [file input]" });
                     }
+                    Some(SpecialField::Inferred { label }) if block.name.is_empty() && !label.is_empty() => {
+                        let shown = shown_role(role);
+                        let named = format!("{shown} {} (name inferred from the cell beside it)", quoted(label));
+                        block.head = block.head.replacen(shown, &named, 1);
+                    }
                     _ => {}
                 }
                 vec![Piece::Line(block)]
@@ -922,7 +941,8 @@ impl Renderer<'_> {
 
     fn interactive(&self, id: &str, node: &AxNode<'_>, role: &str, name: String) -> Block {
         let mut suffix = String::new();
-        if let Some(value) = field_value(node, &name) {
+        let value = field_value(node, &name);
+        if let Some(value) = &value {
             let _ = write!(suffix, ": {value}");
         }
         let options = if matches!(role, "combobox" | "listbox") { self.options(id) } else { Vec::new() };
@@ -944,8 +964,10 @@ impl Renderer<'_> {
                     })
                     .collect(),
             );
-            if !text.is_empty() {
-                let _ = write!(suffix, ": {}", trim(&text, MAX_TEXT_CHARS));
+            // A field's text is its value, already shown (`textbox [ref=e4]: 100234`).
+            let shown = trim(&text, MAX_TEXT_CHARS);
+            if !text.is_empty() && value.as_deref() != Some(shown.as_str()) {
+                let _ = write!(suffix, ": {shown}");
             }
         }
         children.retain(|piece| matches!(piece, Piece::Line(block) if block.interactive));

@@ -422,3 +422,42 @@ fn draggable_elements_are_marked_and_their_refs_drag() {
         s.close().await;
     });
 }
+
+/// A legacy form (the Meridian lab: table layout, no `<label>`, no ARIA) names its fields only by
+/// the cell beside them. The snapshot gives each that name, marked as inferred, and shows a
+/// field's value once; the recorded target finds the field through the innermost row holding
+/// that text, and replays.
+#[test]
+fn a_field_named_only_by_the_cell_beside_it_reads_by_that_name_and_is_found_through_its_row() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/lab/meridian/payment" })).await;
+        s.ok(json!({ "type": "fill", "target": { "css": ["#ctl00_MainContent_txtPayee"] }, "value": "ACME" })).await;
+        let snapshot = s.context.snapshot().await.expect("a snapshot");
+        expect![[r#"
+            url: /lab/meridian/payment
+            title: Post a payment
+            Post a payment
+            Member no.
+            textbox "Member no." (name inferred from the cell beside it) [ref=e1]
+            Payee
+            textbox "Payee" (name inferred from the cell beside it) [ref=e2]: ACME
+            Amount
+            textbox "Amount" (name inferred from the cell beside it) [ref=e3]
+            button "Post" [ref=e4]
+            link "Back to menu" [ref=e5]
+        "#]]
+        .assert_eq(&snapshot.text);
+        let target = target_on_line(&mut s, &snapshot, "\"Payee\"").await;
+        let scope = target.within.as_deref().expect("found through its row");
+        assert_eq!(scope.container.css, ["tr:not(:has(tr))"], "{target:?}");
+        assert_eq!(scope.has_text.as_deref(), Some("Payee"), "{target:?}");
+        assert_eq!(target.role.as_deref(), Some("textbox"), "{target:?}");
+        let fill = json!({ "type": "fill", "target": serde_json::to_value(&target).expect("json"), "value": "Globex" });
+        s.ok(fill).await;
+        let check =
+            json!({ "type": "expectValue", "target": { "css": ["#ctl00_MainContent_txtPayee"] }, "value": "Globex" });
+        s.ok(check).await;
+        s.close().await;
+    });
+}

@@ -139,7 +139,11 @@ fn check_validates_every_recording_and_proposal_at_its_line_and_column() {
         assert!(line.starts_with(expected.as_str()), "expected {expected}\n   found {line}\n{text}");
     }
     assert!(text.lines().filter(|line| line.starts_with("  hint: ")).count() >= 5, "every problem has a hint: {text}");
-    assert!(stderr(&output).contains("16 recording(s), 1 proposal(s): 5 error(s)"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("16 recording(s), 1 proposal(s), 0 handler(s): 5 error(s)"),
+        "{}",
+        stderr(&output)
+    );
 
     let json: Value = serde_json::from_slice(&saffron(&["check", "--format", "json"], &root).stdout).expect("json");
     let problems = json.as_array().expect("array");

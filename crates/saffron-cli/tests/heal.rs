@@ -590,11 +590,14 @@ fn a_rewording_that_drops_a_steps_value_is_not_proposed() {
 }
 
 /// The `interstitial` fault: a cookie-consent dialog covers the orders list. The repair accepts
-/// it before the recorded click; proven and yellow.
+/// it before the recorded click: that is an interruption, so a handler is filed for review (its
+/// detector the button the happy path never shows), never a flow change in the scenario; proven
+/// and yellow. Accepted, it changes nothing in a run where no dialog shows, and clears the dialog
+/// where one does, both at zero requests.
 #[test]
-fn a_consent_interstitial_is_repaired_yellow() {
+fn a_consent_interstitial_is_repaired_as_a_handler_that_never_breaks_a_run_without_it() {
     let runtime = runtime();
-    let (root, _server, demo) = repaired_add_note(
+    let (root, server, demo) = repaired_add_note(
         &runtime,
         "interstitial",
         &[],
@@ -602,15 +605,42 @@ fn a_consent_interstitial_is_repaired_yellow() {
         vec![click("Accept cookies"), click("link \"#1001\"")],
         repaired("page-added", &[]),
     );
+    assert!(!root.join(".saffron/proposals/orders/add-a-note-to-an-order.json").exists(), "no flow change filed");
+    let proposed = root.join(".saffron/handlers/proposed/cookie-consent.json");
+    let handler: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&proposed).expect("a handler is proposed")).expect("json");
+    assert_eq!(handler["name"], "Cookie consent", "{handler:#}");
+    assert_eq!(handler["detect"]["target"]["name"], "Accept cookies", "{handler:#}");
+    assert_eq!(handler["actions"].as_array().map(Vec::len), Some(1), "{handler:#}");
+    let listed = text(&saffron(&root, &["proposals"]));
+    assert!(listed.contains(".saffron/handlers/proposed/cookie-consent.json  handler \"Cookie consent\""), "{listed}");
+
+    let accept = saffron(&root, &["accept", "handlers/cookie-consent"]);
+    assert_eq!(accept.status.code(), Some(0), "{}", text(&accept));
+    assert!(root.join(".saffron/handlers/cookie-consent.json").exists() && !proposed.exists());
+    let requests = server.requests().len();
+    let scenario = scenario_at(&root, "features/orders.saffron", ADD_NOTE);
+    for faults in [vec![], vec![saffron_demo::Fault::Interstitial]] {
+        let cleared = !faults.is_empty();
+        let mut config = demo.config();
+        config.faults = faults.into_iter().collect();
+        demo.set_config(config);
+        let output = saffron_run(&root, &demo.url(), std::slice::from_ref(&scenario));
+        let all = text(&output);
+        assert!(all.contains("1 scenario(s): 1 green"), "{all}");
+        assert_eq!(all.contains("cleared: Cookie consent"), cleared, "{all}");
+    }
+    assert_eq!(server.requests().len(), requests, "the agent was not asked again");
     let _ = std::fs::remove_dir_all(&root);
     let _ = runtime.block_on(demo.shutdown());
 }
 
 /// The `session-expiry` fault: opening the order lands on the sign-in page. The repair signs in
-/// again (the password as its token) and opens the order; proven in a fresh browser and yellow,
-/// and the proposal holds no password.
+/// again (the password as its token) and opens the order: the page was sent back to the sign-in
+/// page at another address, so a handler is filed that signs in and returns to the page, proven
+/// in a fresh browser and yellow, and it holds no password.
 #[test]
-fn an_expired_session_is_repaired_by_signing_in_again_yellow() {
+fn an_expired_session_is_repaired_as_a_handler_that_signs_in_again() {
     let runtime = runtime();
     let (root, _server, demo) = repaired_add_note(
         &runtime,
@@ -626,9 +656,54 @@ fn an_expired_session_is_repaired_by_signing_in_again_yellow() {
         ],
         repaired("page-added", &[]),
     );
-    let proposal =
-        std::fs::read_to_string(root.join(".saffron/proposals/orders/add-a-note-to-an-order.json")).expect("filed");
-    assert!(proposal.contains("{env:DEMO_PASSWORD}") && !proposal.contains(&demo.config().password), "{proposal}");
+    assert!(!root.join(".saffron/proposals/orders/add-a-note-to-an-order.json").exists(), "no flow change filed");
+    let proposed = std::fs::read_to_string(root.join(".saffron/handlers/proposed/sent-back-to-login-expired-1.json"))
+        .expect("a handler is proposed");
+    let handler: serde_json::Value = serde_json::from_str(&proposed).expect("json");
+    assert_eq!(handler["detect"]["urlRegex"], "^/login\\?expired=1$", "{handler:#}");
+    assert_eq!(handler["resume"], "returnToPage", "{handler:#}");
+    let types: Vec<&str> =
+        handler["actions"].as_array().into_iter().flatten().filter_map(|a| a["type"].as_str()).collect();
+    assert_eq!(types, ["fill", "fill", "click", "waitForResponse"], "the step's own click is not in it: {handler:#}");
+    assert!(proposed.contains("{env:DEMO_PASSWORD}") && !proposed.contains(&demo.config().password), "{proposed}");
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = runtime.block_on(demo.shutdown());
+}
+
+/// Two scenarios the consent dialog stops, one worker: the first is repaired, and its handler is
+/// proven; the second replays with that handler and is yellow on it without asking the agent.
+#[test]
+fn a_handler_proven_in_a_run_clears_the_same_interruption_in_the_next_scenario_at_zero_requests() {
+    let runtime = runtime();
+    let demo = demo_with_switches(&runtime, &[], &[saffron_demo::Fault::Interstitial]);
+    let root = project("interstitial-twice", &demo.config().password);
+    let mut plan = vec![step(4), click("Accept cookies"), click("link \"#1001\"")];
+    plan.extend(add_the_note());
+    plan.push(repaired("page-added", &[]));
+    let mut plans = Plans::new();
+    plans.insert(format!("{ADD_NOTE} (repair)"), plan);
+    let seen = Seen::default();
+    let server = runtime.block_on(scripted(Wire::OpenAi, plans, seen.clone()));
+    configure_agent(&root, "openai", &server, TIMEOUTS_AND_RESET);
+    let first = scenario_at(&root, "features/orders.saffron", ADD_NOTE);
+    let second = scenario_at(&root, "features/orders.saffron", "Delete an order after confirming");
+    let output = saffron_run(&root, &demo.url(), &["--workers".into(), "1".into(), first, second]);
+    let all = text(&output);
+    assert!(
+        all.contains("2 scenario(s): 0 green, 2 yellow"),
+        "{all}\nerrors told to the agent:\n{}",
+        errors_told(&seen)
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join(".saffron/reports/latest.json")).expect("report"))
+            .expect("json");
+    let delete =
+        report["scenarios"].as_array().into_iter().flatten().find(|s| s["name"] == "Delete an order after confirming");
+    let delete = delete.expect("the second scenario is reported");
+    assert_eq!(delete["verdict"], "yellow", "{delete:#}");
+    assert_eq!(delete["proposal"], ".saffron/handlers/proposed/cookie-consent.json", "{delete:#}");
+    assert!(delete["agent"].is_null(), "the agent was not asked for the second: {delete:#}");
+    assert!(!root.join(".saffron/proposals").exists(), "no flow change filed: {all}");
     let _ = std::fs::remove_dir_all(&root);
     let _ = runtime.block_on(demo.shutdown());
 }

@@ -181,6 +181,33 @@ fn a_repair_that_deletes_instead_of_clearing_is_held_for_review_and_red() {
     repairing.end();
 }
 
+/// No defect: "Clear completed" shows 2 s after a todo is completed, past the replay's 1.5 s
+/// timeout. The agent clicks the same button, there by then, and the run goes on. A repair that
+/// changes nothing is not a repair: red with the replay's failure, said flaky, nothing filed,
+/// never yellow.
+#[test]
+fn a_repair_that_changes_nothing_is_red_and_files_nothing() {
+    let repairing = Repairing::new(
+        "nothing",
+        vec![
+            op("browser_snapshot", json!({})),
+            step(3),
+            click("button \"Clear completed\""),
+            step(4),
+            check_on("status", json!({ "check": "text", "text": "1 item left" })),
+            repaired("timing", &[]),
+        ],
+    );
+    let output = repairing.run(Some("none&slow=2000"));
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{all}\nerrors told to the agent:\n{}", repairing.told());
+    assert!(all.contains("1 red") && !all.contains("yellow  "), "{all}");
+    assert!(all.contains("`click button \"Clear completed\"`"), "the replay's own failure stands: {all}");
+    assert!(all.contains("nothing changed, so nothing was filed; the scenario is flaky here"), "{all}");
+    assert!(!repairing.root.join(PROPOSAL).exists(), "nothing is filed");
+    repairing.end();
+}
+
 /// The todo's text is cut to "walk the": the agent narrows the recorded scope to it and
 /// rewords the step to lose its value. The repair is refused: red, nothing filed.
 #[test]

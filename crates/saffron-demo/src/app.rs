@@ -99,6 +99,8 @@ pub struct App {
     token_counter: AtomicU64,
     /// The lab's ledger (`/lab/ledger`).
     pub ledger: Mutex<crate::ledger::Ledger>,
+    /// Payments posted to the lab's back office (`/lab/meridian`).
+    pub meridian_posts: AtomicU64,
 }
 
 /// Locks a mutex, ignoring poisoning: a panicking handler must not take the whole demo down,
@@ -132,6 +134,7 @@ impl App {
             stopping,
             token_counter: AtomicU64::new(0),
             ledger: Mutex::new(crate::ledger::Ledger::default()),
+            meridian_posts: AtomicU64::new(0),
         }
     }
 
@@ -424,6 +427,11 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/lab/frame", get(|| async { axum::response::Html(include_str!("pages/lab/frame.html")) }))
         .route("/lab/frames", get(|| async { axum::response::Html(include_str!("pages/lab/frames.html")) }))
         .route("/lab/frames/card", get(|| async { axum::response::Html(include_str!("pages/lab/frames-card.html")) }))
+        .route("/lab/meridian", get(crate::meridian::frameset))
+        .route("/lab/meridian/banner", get(crate::meridian::banner))
+        .route("/lab/meridian/menu", get(crate::meridian::menu))
+        .route("/lab/meridian/payment", get(crate::meridian::payment).post(crate::meridian::post_payment))
+        .route("/lab/meridian/member", get(crate::meridian::member))
         .route("/lab/ledger", get(crate::ledger::form_page))
         .route("/lab/ledger/login", get(crate::ledger::login_page).post(crate::ledger::sign_in))
         .route("/lab/ledger/payments", post(crate::ledger::post_payment))

@@ -26,6 +26,7 @@ mod api;
 mod app;
 mod config;
 mod ledger;
+mod meridian;
 mod pages;
 mod shop;
 

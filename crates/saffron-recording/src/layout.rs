@@ -40,14 +40,28 @@ pub fn proposal(feature_slug: &str, scenario_slug: &str) -> PathBuf {
     Path::new(PROPOSALS).join(feature_slug).join(format!("{scenario_slug}.json"))
 }
 
+/// Handlers a repair proposed, pending review: `handlers/proposed/<slug>.json`. Replay does not
+/// use them until a person accepts one (`saffron accept`), which moves it up into [`HANDLERS`].
+pub const HANDLER_PROPOSALS: &str = ".saffron/handlers/proposed";
+
+/// Where a proposed handler lives, relative to the project root.
+pub fn handler_proposal(slug: &str) -> PathBuf {
+    Path::new(HANDLER_PROPOSALS).join(format!("{slug}.json"))
+}
+
+/// Whether `relative` (to the project root) names a proposed handler.
+pub fn is_handler_proposal(relative: &Path) -> bool {
+    relative.parent() == Some(Path::new(HANDLER_PROPOSALS)) && is_json(relative)
+}
+
 /// Where a handler lives, relative to the project root.
 pub fn handler(slug: &str) -> PathBuf {
     Path::new(HANDLERS).join(format!("{slug}.json"))
 }
 
-/// Whether `relative` (to the project root) names a handler file.
+/// Whether `relative` (to the project root) names a handler file (an accepted one).
 pub fn is_handler(relative: &Path) -> bool {
-    relative.starts_with(HANDLERS) && is_json(relative)
+    relative.parent() == Some(Path::new(HANDLERS)) && is_json(relative)
 }
 
 /// Whether `relative` (to the project root) is under the recordings.
@@ -113,6 +127,8 @@ mod tests {
         assert!(!is_recording(Path::new(".saffron/cache/shop/buy.txt")));
         assert_eq!(handler("cookie-consent"), Path::new(".saffron/handlers/cookie-consent.json"));
         assert!(is_handler(&handler("cookie-consent")) && !is_recording(&handler("cookie-consent")));
+        let proposed = handler_proposal("cookie-consent");
+        assert!(is_handler_proposal(&proposed) && !is_handler(&proposed) && !is_proposal(&proposed));
         assert!(!is_recording(Path::new("features/.saffron/cache/a.json")), "relative to the root only");
         assert_eq!(recording_evidence(&recording("shop", "buy")), Path::new(".saffron/artifacts/recording/shop/buy"));
     }

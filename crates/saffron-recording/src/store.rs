@@ -263,9 +263,19 @@ impl Store {
         self.scan(&self.cache_dir(), |path| self.read_recording(path))
     }
 
-    /// Every readable handler under `.saffron/handlers`, and the unreadable ones by reason.
+    /// Every readable handler in `.saffron/handlers` (not the proposed ones below it), and the
+    /// unreadable ones by reason.
     pub fn load_handlers(&self) -> Scan<Handler> {
-        self.scan(&self.handlers_dir(), |path| self.read_handler(path))
+        let mut scan = self.scan(&self.handlers_dir(), |path| self.read_handler(path));
+        let accepted = |path: &Path| path.parent() == Some(self.handlers_dir().as_path());
+        scan.found.retain(|(path, _)| accepted(path));
+        scan.unreadable.retain(|(path, _)| accepted(path));
+        scan
+    }
+
+    /// Every readable proposed handler (`.saffron/handlers/proposed`), and the unreadable ones.
+    pub fn load_handler_proposals(&self) -> Scan<Handler> {
+        self.scan(&self.root.join(layout::HANDLER_PROPOSALS), |path| self.read_handler(path))
     }
 
     /// Every readable proposal under `.saffron/proposals`, and the unreadable ones by reason.
@@ -319,6 +329,11 @@ impl Store {
 }
 
 impl StoreLock<'_> {
+    /// Validate and write one handler (accepted or proposed).
+    pub fn write_handler(&self, path: &Path, handler: &Handler) -> Result<(), StoreError> {
+        self.write_checked(path, handler, |value| crate::validate::validate_handler(value).map(drop))
+    }
+
     /// Validate and write one recording.
     pub fn write_recording(&self, path: &Path, recording: &Recording) -> Result<(), StoreError> {
         self.write_checked(path, recording, |value| crate::validate::validate_recording(value).map(drop))

@@ -39,8 +39,8 @@ pub struct RunOptions {
     /// timeout.
     pub before_proof: Vec<String>,
     pub hook_timeout: std::time::Duration,
-    /// The project's interruption handlers (`.saffron/handlers/`), loaded by
-    /// [`run_with_progress`] for the executions it runs.
+    /// The project's interruption handlers (`.saffron/handlers/`), as
+    /// [`crate::interrupt::load_handlers`] reads them (a session loads them for its run).
     pub handlers: Arc<crate::interrupt::Handlers>,
 }
 
@@ -128,17 +128,6 @@ pub async fn run_with_progress(
         }
     } else {
         None
-    };
-    let options = &match crate::interrupt::load_handlers(&options.root, &executions) {
-        Ok(handlers) => RunOptions { handlers: Arc::new(handlers), ..options.clone() },
-        Err(cause) => {
-            let results: Vec<ScenarioResult> = executions.iter().map(|e| blocked(e, &cause)).collect();
-            results.iter().for_each(&mut on_result);
-            if let Some(browser) = browser {
-                browser.close().await;
-            }
-            return results;
-        }
     };
     let masker = crate::secrets::masker_for(&executions, options);
     // Each feature's Fixture once, before any scenario: their verdicts are the scenarios' floors.
@@ -394,11 +383,19 @@ pub(crate) fn masked(mut result: ScenarioResult, masker: &Masker) -> ScenarioRes
     result
 }
 
-/// Repairs already proven in this run, by recording path: the recording and its proposal.
-/// Repairs run one at a time (an agent works on one live page, and the rows of an Outline share
-/// one recording): a row that fails after another row's repair was proven replays that repair
-/// instead of asking the agent again.
-type Repairs = Arc<futures::lock::Mutex<std::collections::HashMap<std::path::PathBuf, (Recording, String)>>>;
+/// Repairs already proven in this run. Repairs run one at a time (an agent works on one live
+/// page, and the rows of an Outline share one recording): a row that fails after another row's
+/// repair was proven replays that repair instead of asking the agent again, and any scenario
+/// that fails after a handler was proven replays with it first.
+type Repairs = Arc<futures::lock::Mutex<Proven>>;
+
+#[derive(Default)]
+struct Proven {
+    /// By recording path: the recording and its proposal.
+    recordings: std::collections::HashMap<std::path::PathBuf, (Recording, String)>,
+    /// Handlers of interruptions, filed for review, with where each is filed.
+    handlers: Vec<(crate::interrupt::LoadedHandler, String)>,
+}
 
 /// Replays one execution and, with an agent, repairs a replay that fails on an action no
 /// fallback found (see `heal`).
@@ -421,7 +418,7 @@ async fn replay_or_repair(
         return masked(replayed.outcome, &replayed.masker);
     }
     let mut proven = repairs.lock().await;
-    if let Some((recording, proposal)) = proven.get(&execution.recording_path).cloned() {
+    if let Some((recording, proposal)) = proven.recordings.get(&execution.recording_path).cloned() {
         drop(proven);
         if let Some(stopped) = replayed.stopped {
             stopped.context.close().await;
@@ -429,11 +426,46 @@ async fn replay_or_repair(
         let again = Execution { recording: Ok(recording), pending_proposal: Some(proposal.into()), ..execution };
         return replay(browser, again, options, replayed.masker).await;
     }
-    let (result, recording) = crate::heal::heal(live_browser, &execution, &options, driver, replayed).await;
-    if let (Some(recording), Verdict::Yellow { proposal }) = (recording, &result.verdict) {
-        proven.insert(execution.recording_path.clone(), (recording, proposal.clone()));
+    let mut replayed = replayed;
+    if !proven.handlers.is_empty() {
+        // Another scenario's repair met an interruption and its handler was proven: this
+        // scenario may have met the same one. Replayed with those handlers, it needs no agent.
+        if let Some(stopped) = replayed.stopped.take() {
+            stopped.context.close().await;
+        }
+        let mut with = options.clone();
+        let mut handlers = (*with.handlers).clone();
+        handlers.list.extend(proven.handlers.iter().map(|(handler, _)| handler.clone()));
+        with.handlers = Arc::new(handlers);
+        let again =
+            replay_live(browser.clone(), execution.clone(), with, replayed.masker.clone(), crate::heal::ESCALATING)
+                .await;
+        let used: Vec<&String> = proven
+            .handlers
+            .iter()
+            .filter(|(handler, _)| {
+                again.outcome.cleared.iter().any(|line| line.ends_with(&format!(": {}", handler.name)))
+            })
+            .map(|(_, path)| path)
+            .collect();
+        if again.stopped.is_none() && again.outcome.is_green() && !used.is_empty() {
+            let mut outcome = again.outcome;
+            outcome.verdict = Verdict::Yellow { proposal: used[0].clone() };
+            return masked(outcome, &again.masker);
+        }
+        replayed = again;
+        if replayed.stopped.is_none() {
+            return masked(replayed.outcome, &replayed.masker);
+        }
     }
-    result
+    let healed = crate::heal::heal(live_browser, &execution, &options, driver, replayed).await;
+    if let (Some(recording), Verdict::Yellow { proposal }) = (healed.recording, &healed.result.verdict) {
+        proven.recordings.insert(execution.recording_path.clone(), (recording, proposal.clone()));
+    }
+    if let (Some(handler), Verdict::Yellow { proposal }) = (healed.handler, &healed.result.verdict) {
+        proven.handlers.push((handler, proposal.clone()));
+    }
+    healed.result
 }
 
 /// A replay of a scenario whose repair waits for a person: its red says where that repair is.
@@ -486,6 +518,8 @@ pub(crate) struct Stopped {
     pub context: saffron_browser::Context,
     /// The unique seed the replay filled `{unique}` with: the page holds data made with it.
     pub unique_seed: String,
+    /// Why the action failed (an element covered, not found, ...).
+    pub failure: saffron_browser::FailureKind,
 }
 
 pub(crate) struct Replayed {
@@ -531,7 +565,7 @@ pub(crate) async fn replay_live(
     };
     let mut outcome = result(&execution, Verdict::Green, started);
     let mut failed = false;
-    let mut stopped_at: Option<(usize, usize)> = None;
+    let mut stopped_at: Option<(usize, usize, saffron_browser::FailureKind)> = None;
     let handlers = options.handlers.clone();
     if !handlers.is_empty() {
         context.watch_for(handlers.detectors());
@@ -701,7 +735,7 @@ pub(crate) async fn replay_live(
                     // or an interruption a handler could not clear (a repair would record it
                     // into the scenario).
                     if !is_then && failure.kind != saffron_browser::FailureKind::Refused && !interrupted {
-                        stopped_at = Some((index, action_index));
+                        stopped_at = Some((index, action_index, failure.kind.clone()));
                     }
                     failed = true;
                     break;
@@ -715,7 +749,9 @@ pub(crate) async fn replay_live(
         outcome.steps.push(report);
     }
     let stopped = match stopped_at {
-        Some((step, action)) if mode.keep_live => Some(Stopped { step, action, context, unique_seed: seed }),
+        Some((step, action, failure)) if mode.keep_live => {
+            Some(Stopped { step, action, context, unique_seed: seed, failure })
+        }
         _ => {
             context.close().await;
             None

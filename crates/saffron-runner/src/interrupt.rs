@@ -31,7 +31,9 @@ pub struct LoadedHandler {
     pub name: String,
     /// Relative to the project root, for messages.
     pub file: PathBuf,
-    pub actions: Vec<Action>,
+    /// What clears it, or why it cannot be worked out (a StepSet no recorded scenario
+    /// invokes): said when the interruption shows, and only then.
+    pub actions: Result<Vec<Action>, String>,
     pub resume: Resume,
     pub detector: saffron_browser::Detector,
 }
@@ -52,10 +54,11 @@ impl Handlers {
     }
 }
 
-/// Reads the handlers under `root`'s `.saffron/handlers/`. A handler that names a StepSet
-/// takes the actions recorded for that set's steps in the first recording that has them.
-/// An unreadable handler, or a StepSet with no recording, is an error naming the file: a run
-/// must not go on without a handler the project committed.
+/// Reads the handlers in `root`'s `.saffron/handlers/`. A handler that names a StepSet takes
+/// the actions recorded for that set's steps in the first of `executions` that has them; when
+/// none has, the handler still watches, and says so if its interruption shows. An unreadable
+/// handler is an error naming the file: a run must not go on without a handler the project
+/// committed.
 pub fn load_handlers(root: &Path, executions: &[Execution]) -> Result<Handlers, String> {
     let store = Store::open(root).map_err(|error| error.to_string())?;
     let scan = store.load_handlers();
@@ -74,16 +77,20 @@ fn shown(root: &Path, path: &Path) -> String {
     path.strip_prefix(root).unwrap_or(path).display().to_string()
 }
 
+/// A handler with its own actions, ready for a run (`file` names it in messages).
+pub(crate) fn loaded_handler(handler: Handler, file: PathBuf) -> Result<LoadedHandler, String> {
+    loaded(handler, file, &[])
+}
+
 fn loaded(handler: Handler, file: PathBuf, executions: &[Execution]) -> Result<LoadedHandler, String> {
     let actions = match &handler.step_set {
         Some(set) => step_set_actions(set, executions).ok_or_else(|| {
             format!(
-                "the handler {} clears with the StepSet \"{set}\", but no recorded scenario of this run uses that \
-                 set: record a scenario that invokes it, or write the handler's actions",
-                file.display()
+                "it clears with the StepSet \"{set}\", which no recorded scenario invokes: record a scenario that \
+                 invokes it, or write the handler's actions"
             )
-        })?,
-        None => handler.actions,
+        }),
+        None => Ok(handler.actions),
     };
     let detector = saffron_browser::Detector::new(handler.detect.target, handler.detect.url_regex.as_deref())
         .map_err(|error| format!("the handler {}: detect.urlRegex: {error}", file.display()))?;
@@ -186,7 +193,10 @@ async fn run_actions(
             handler.file.display()
         )
     };
-    for action in &handler.actions {
+    let actions = handler.actions.as_ref().map_err(|why| {
+        format!("the page showed \"{}\", and its handler ({}) cannot run: {why}", handler.name, handler.file.display())
+    })?;
+    for action in actions {
         let (resolved, secrets) = resolve_action(action, values, None).map_err(|error| failed(action, error))?;
         masker.add_all(&secrets);
         let timeout = options.timeouts.for_action(&resolved);

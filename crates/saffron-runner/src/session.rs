@@ -47,6 +47,8 @@ pub enum SessionError {
     InvalidBrowserUrl(String),
     #[error("no scenario matches the selection")]
     NoScenario,
+    #[error("{0}")]
+    Handlers(String),
     #[error("setup failed, no scenario was run: `{command}` {reason}")]
     SetupFailed { command: String, reason: String },
     #[error("interrupted during setup, no scenario was run; the teardown hooks ran")]
@@ -243,6 +245,9 @@ impl Session {
         if executions.is_empty() {
             return Err(SessionError::NoScenario);
         }
+        // A handler's StepSet may be recorded by any scenario of the project, selected or not.
+        let project = crate::plan(snapshot, &Selection::default());
+        options.handlers = Arc::new(crate::interrupt::load_handlers(root, &project).map_err(SessionError::Handlers)?);
         let hooks = if request.hooks {
             config.hooks
         } else {

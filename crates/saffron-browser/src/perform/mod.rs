@@ -7,6 +7,7 @@
 //! same from outside, and only the first may be retried safely.
 
 mod assertions;
+mod commit;
 mod download;
 mod drag;
 mod input;
@@ -101,7 +102,17 @@ impl Context {
         let deadline = started + timeout;
         self.group_counter += 1;
         let group = format!("saffron-{}", self.group_counter);
+        let navigations = match starts_navigations(action) {
+            true => match self.active_page() {
+                Ok(page) => commit::Navigations::listen(&page).await,
+                Err(_) => None,
+            },
+            false => None,
+        };
         let outcome = self.dispatch(action, deadline, timeout, &group).await;
+        if let (Ok(_), Some(navigations)) = (&outcome, navigations) {
+            navigations.settle(Instant::now() + timeout).await;
+        }
         self.release(group);
         let (tier, locator, drift) = match outcome? {
             Some(resolved) => (Some(resolved.tier), Some(resolved.locator), resolved.drift),
@@ -252,6 +263,20 @@ impl Context {
             format!("{refusal} (the field is in a frame of {origin})"),
         )))
     }
+}
+
+/// Whether the action's input may start a navigation that the action then waits for.
+fn starts_navigations(action: &Action) -> bool {
+    matches!(
+        action,
+        Action::Click { .. }
+            | Action::DoubleClick { .. }
+            | Action::Press { .. }
+            | Action::TypeText { .. }
+            | Action::Check { .. }
+            | Action::Uncheck { .. }
+            | Action::Select { .. }
+    )
 }
 
 fn action_timeout(action: &Action) -> Option<Duration> {

@@ -23,7 +23,8 @@ use crate::terminal::escape_controls;
 
 #[derive(Args)]
 pub struct AcceptArgs {
-    /// The proposal: its path (.saffron/proposals/<feature>/<scenario>.json) or <feature>/<scenario>.
+    /// The proposal: its path (.saffron/proposals/<feature>/<scenario>.json) or <feature>/<scenario>;
+    /// a proposed handler: its path (.saffron/handlers/proposed/<name>.json) or handlers/<name>.
     id: String,
     /// Also apply the proposal's feature edits (into StepSet files too), renaming the steps of
     /// every other recording that runs an edited line.
@@ -48,6 +49,9 @@ pub struct AcceptArgs {
 }
 
 pub fn run(args: AcceptArgs) -> Result<ExitCode> {
+    if let Some(handler) = crate::handler_review::named(&args.id) {
+        return crate::handler_review::accept(&crate::project::find_root()?, &handler);
+    }
     let path = match resolve(&args.id) {
         Ok(path) => path,
         Err(error) => return Ok(fail("accept", &error)),

@@ -15,11 +15,15 @@ use crate::terminal::escape_controls;
 
 #[derive(Args)]
 pub struct DiffArgs {
-    /// The proposal: its path (.saffron/proposals/<feature>/<scenario>.json) or <feature>/<scenario>.
+    /// The proposal: its path (.saffron/proposals/<feature>/<scenario>.json) or <feature>/<scenario>;
+    /// a proposed handler: its path (.saffron/handlers/proposed/<name>.json) or handlers/<name>.
     id: String,
 }
 
 pub fn run(args: DiffArgs) -> Result<ExitCode> {
+    if let Some(handler) = crate::handler_review::named(&args.id) {
+        return crate::handler_review::diff(&crate::project::find_root()?, &handler);
+    }
     let path = match resolve(&args.id) {
         Ok(path) => path,
         Err(error) => return Ok(fail("diff", &error)),

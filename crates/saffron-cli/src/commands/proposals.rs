@@ -35,7 +35,18 @@ pub fn run(args: ProposalsArgs) -> Result<ExitCode> {
                 .iter()
                 .map(|(path, reason)| json!({ "path": review::display_path(path), "reason": reason }))
                 .collect();
-            serde_json::to_writer_pretty(&mut out, &json!({ "proposals": proposals, "unreadable": unreadable }))?;
+            let root = crate::project::find_root()?;
+            let handlers: Vec<_> = saffron_recording::Store::open(&root)
+                .map(|store| store.load_handler_proposals().found)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(path, handler)| {
+                    let relative = path.strip_prefix(&root).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+                    json!({ "path": relative, "handler": handler })
+                })
+                .collect();
+            let all = json!({ "proposals": proposals, "unreadable": unreadable, "handlers": handlers });
+            serde_json::to_writer_pretty(&mut out, &all)?;
             writeln!(out)?;
         }
         Format::Text => {
@@ -85,6 +96,11 @@ pub fn run(args: ProposalsArgs) -> Result<ExitCode> {
                 let line = format!("{}  UNREADABLE: {reason} (it can only be rejected)", review::display_path(path));
                 writeln!(out, "{}", escape_controls(&line))?;
             }
+            let (handler_lines, handlers) = crate::handler_review::listing(&crate::project::find_root()?);
+            for line in handler_lines {
+                writeln!(out, "{}", escape_controls(&line))?;
+            }
+            count += handlers;
             if count == 0 && loaded.unreadable.is_empty() {
                 eprintln!("No proposal is waiting for review.");
             } else {

@@ -14,11 +14,15 @@ use crate::terminal::escape_controls;
 
 #[derive(Args)]
 pub struct RejectArgs {
-    /// The proposal: its path (.saffron/proposals/<feature>/<scenario>.json) or <feature>/<scenario>.
+    /// The proposal: its path (.saffron/proposals/<feature>/<scenario>.json) or <feature>/<scenario>;
+    /// a proposed handler: its path (.saffron/handlers/proposed/<name>.json) or handlers/<name>.
     id: String,
 }
 
 pub fn run(args: RejectArgs) -> Result<ExitCode> {
+    if let Some(handler) = crate::handler_review::named(&args.id) {
+        return crate::handler_review::reject(&crate::project::find_root()?, &handler);
+    }
     let path = match resolve(&args.id) {
         Ok(path) => path,
         Err(error) => return Ok(fail("reject", &error)),

@@ -11,6 +11,7 @@
 //! - The agent's word decides nothing: its "success" only leads to the proof.
 
 pub(crate) mod file;
+pub(crate) mod interruption;
 pub(crate) mod merge;
 pub(crate) mod prompt;
 
@@ -40,6 +41,8 @@ pub(crate) struct Repair {
     pub from_step: usize,
     /// What the rules of repairs find in it against the committed recording, judged once.
     pub review: repair_rules::RepairReview,
+    /// The handler it amounts to when what it met was an interruption (see [`interruption`]).
+    pub interruption: Option<saffron_recording::Handler>,
 }
 
 enum SessionEnd {
@@ -65,8 +68,19 @@ pub(crate) const ESCALATING: ReplayMode = ReplayMode { keep_live: true, rerun_fa
 /// The proof replay: zero AI, from scratch; its live page is kept for one refine.
 const PROOF: ReplayMode = ReplayMode { keep_live: true, rerun_failed_then: false };
 
-/// Repairs the scenario `first` stopped on and returns its result (masked): yellow with a
-/// verified proposal (and the proven recording), red (a defect, an unverified repair), or
+/// What a repair came to: the scenario's result (masked), and what other scenarios of the run
+/// may use without asking the agent again.
+pub(crate) struct Healed {
+    pub result: ScenarioResult,
+    /// The proven recording of a yellow repair, for the other rows of the scenario.
+    pub recording: Option<Recording>,
+    /// The proven handler of an interruption the repair met, filed for review, for every other
+    /// scenario the same interruption stops.
+    pub handler: Option<crate::interrupt::LoadedHandler>,
+}
+
+/// Repairs the scenario `first` stopped on: yellow with a verified proposal (a recording, or a
+/// handler when what it met was an interruption), red (a defect, an unverified repair), or
 /// blocked.
 pub(crate) async fn heal(
     browser: &Browser,
@@ -74,11 +88,24 @@ pub(crate) async fn heal(
     options: &RunOptions,
     driver: &Arc<dyn AgentDriver>,
     first: Replayed,
-) -> (ScenarioResult, Option<Recording>) {
+) -> Healed {
+    let (result, recording, handler) = heal_inner(browser, execution, options, driver, first).await;
+    Healed { result, recording, handler }
+}
+
+type Outcome = (ScenarioResult, Option<Recording>, Option<crate::interrupt::LoadedHandler>);
+
+async fn heal_inner(
+    browser: &Browser,
+    execution: &Execution,
+    options: &RunOptions,
+    driver: &Arc<dyn AgentDriver>,
+    first: Replayed,
+) -> Outcome {
     let started = Instant::now();
     let Replayed { outcome: failed, mut masker, stopped } = first;
     let (Some(stopped), Ok(replayed)) = (stopped, execution.recording.clone()) else {
-        return (masked(failed, &masker), None);
+        return (masked(failed, &masker), None, None);
     };
     let committed = execution.committed.clone().unwrap_or_else(|| replayed.clone());
     let secret_names = crate::record::secret_names(execution, options);
@@ -104,7 +131,9 @@ pub(crate) async fn heal(
                 match again.stopped {
                     Some(stop) => (stop, again.outcome),
                     // It passed this time, or failed where no repair may go: that is the verdict.
-                    None => return (finished(&context, &tally, again.outcome, None, None, &masker, started), None),
+                    None => {
+                        return (finished(&context, &tally, again.outcome, None, None, &masker, started), None, None);
+                    }
                 }
             }
         };
@@ -113,7 +142,7 @@ pub(crate) async fn heal(
             SessionEnd::Repaired(repair) => break (*repair, failed),
             SessionEnd::Verdict(verdict) => {
                 let outcome = ScenarioResult { verdict, ..failed };
-                return (finished(&context, &tally, outcome, None, step, &masker, started), None);
+                return (finished(&context, &tally, outcome, None, step, &masker, started), None, None);
             }
             SessionEnd::AgentFailed(cause) => match agent_failure {
                 None => agent_failure = Some(cause),
@@ -122,15 +151,35 @@ pub(crate) async fn heal(
                         cause: format!("the repairing agent failed twice, nothing was filed: {cause} (first: {first})"),
                     };
                     let outcome = ScenarioResult { verdict, ..failed };
-                    return (finished(&context, &tally, outcome, None, step, &masker, started), None);
+                    return (finished(&context, &tally, outcome, None, step, &masker, started), None, None);
                 }
             },
         }
     };
     let first_step = repair.from_step;
+    if repair.account.rewrites.is_empty() && interruption::changes_nothing(&committed, &repair.recording) {
+        // A repair that changes nothing is not a repair: the same actions passed when the agent
+        // did them, so the failure did not come back. The replay's failure stands.
+        let verdict = match failed_replay.verdict.clone() {
+            Verdict::Red { step, step_text, message } => Verdict::Red {
+                step,
+                step_text,
+                message: format!(
+                    "{message} (the repairing agent did what the recording does and it passed: nothing changed, so \
+                     nothing was filed; the scenario is flaky here)"
+                ),
+            },
+            other => other,
+        };
+        let outcome = ScenarioResult { verdict, ..failed_replay };
+        return (finished(&context, &tally, outcome, None, Some(first_step), &masker, started), None, None);
+    }
+    if let Some(handler) = repair.interruption.clone() {
+        return context.handler_repair(handler, failed_replay, &replayed, &tally, &masker, first_step, started).await;
+    }
     if let Some(refused) = refusal(&repair) {
         let outcome = ScenarioResult { verdict: refused, ..failed_replay };
-        return (finished(&context, &tally, outcome, None, Some(first_step), &masker, started), None);
+        return (finished(&context, &tally, outcome, None, Some(first_step), &masker, started), None, None);
     }
 
     // The proof, and one refine from its failure.
@@ -148,7 +197,11 @@ pub(crate) async fn heal(
                     refined.from_step = first_step;
                     if let Some(refused) = refusal(&refined) {
                         let outcome = ScenarioResult { verdict: refused, ..proof_outcome };
-                        return (finished(&context, &tally, outcome, None, Some(first_step), &masker, started), None);
+                        return (
+                            finished(&context, &tally, outcome, None, Some(first_step), &masker, started),
+                            None,
+                            None,
+                        );
                     }
                     let second = context.proof(&refined.recording, &masker).await;
                     if let Some(stop) = second.stopped {
@@ -161,7 +214,7 @@ pub(crate) async fn heal(
                         cause: format!("the repair's refine could not finish, nothing was filed: {cause}"),
                     };
                     let outcome = ScenarioResult { verdict, ..proof_outcome };
-                    return (finished(&context, &tally, outcome, None, Some(first_step), &masker, started), None);
+                    return (finished(&context, &tally, outcome, None, Some(first_step), &masker, started), None, None);
                 }
                 // The agent ended the refine another way (a defect, unverified): the repair stays
                 // unproven.
@@ -170,7 +223,7 @@ pub(crate) async fn heal(
         }
         (Verdict::Red { .. }, None) => (repair, proof.outcome),
         // The proof could not run (the browser went away): no verdict about the repair.
-        _ => return (finished(&context, &tally, proof.outcome, None, Some(first_step), &masker, started), None),
+        _ => return (finished(&context, &tally, proof.outcome, None, Some(first_step), &masker, started), None, None),
     };
 
     let cost = Cost::of(&tally.usage, driver.prices());
@@ -196,7 +249,7 @@ pub(crate) async fn heal(
                 different_controls.join("; ")
             );
             let outcome = ScenarioResult { verdict: Verdict::Red { step, step_text, message }, ..proof };
-            (finished(&context, &tally, outcome, filed.ok(), repaired, &masker, started), None)
+            (finished(&context, &tally, outcome, filed.ok(), repaired, &masker, started), None, None)
         }
         Verdict::Green => {
             match file::file(options, execution, &repair, &replayed, &tally.usage, &cost, None, &masker) {
@@ -205,12 +258,13 @@ pub(crate) async fn heal(
                     (
                         finished(&context, &tally, outcome, Some(path), repaired, &masker, started),
                         Some(repair.recording),
+                        None,
                     )
                 }
                 Err(error) => {
                     let cause = format!("the repair passed its proof but cannot be filed: {error}");
                     let outcome = ScenarioResult { verdict: Verdict::Blocked { cause }, ..proof };
-                    (finished(&context, &tally, outcome, None, repaired, &masker, started), None)
+                    (finished(&context, &tally, outcome, None, repaired, &masker, started), None, None)
                 }
             }
         }
@@ -227,9 +281,9 @@ pub(crate) async fn heal(
             };
             let message = format!("the repair did not pass its proof replay ({failure}); {kept}");
             let outcome = ScenarioResult { verdict: Verdict::Red { step, step_text, message }, ..proof };
-            (finished(&context, &tally, outcome, filed.ok(), repaired, &masker, started), None)
+            (finished(&context, &tally, outcome, filed.ok(), repaired, &masker, started), None, None)
         }
-        _ => (finished(&context, &tally, proof, None, repaired, &masker, started), None),
+        _ => (finished(&context, &tally, proof, None, repaired, &masker, started), None, None),
     }
 }
 
@@ -269,7 +323,7 @@ impl Context<'_> {
         masker: &mut Masker,
         tally: &mut Tally,
     ) -> SessionEnd {
-        let Stopped { step: failed_step, action: performed, context, unique_seed } = stop;
+        let Stopped { step: failed_step, action: performed, context, unique_seed, failure: failure_kind } = stop;
         let execution = self.execution;
         let steps = &execution.template_steps;
         let url = context.url().await.unwrap_or_default();
@@ -389,7 +443,114 @@ impl Context<'_> {
         // What is proven is what is filed: a recording without the secrets the page showed.
         masker.scrub_recording(&mut recording);
         let review = repair_rules::review_repair(committed, &recording);
-        SessionEnd::Repaired(Box::new(Repair { recording, notes, account, from_step: failed_step, review }))
+        let interruption = interruption::as_handler(&interruption::Met {
+            change: account.change,
+            replayed,
+            repaired: &recording,
+            committed,
+            failed_step,
+            performed,
+            failure: &failure_kind,
+            url: &url,
+            base_url: &self.options.base_url,
+        });
+        SessionEnd::Repaired(Box::new(Repair {
+            recording,
+            notes,
+            account,
+            from_step: failed_step,
+            review,
+            interruption,
+        }))
+    }
+
+    /// The repair met an interruption: the handler it amounts to is proven by replaying the
+    /// scenario as committed, from scratch at zero AI, with the handler; proven, it is filed for
+    /// review (the scenario's recording is not touched) and the scenario is yellow.
+    #[allow(clippy::too_many_arguments)]
+    async fn handler_repair(
+        &self,
+        handler: saffron_recording::Handler,
+        failed: ScenarioResult,
+        replayed: &Recording,
+        tally: &Tally,
+        masker: &Masker,
+        first_step: usize,
+        started: Instant,
+    ) -> Outcome {
+        let repaired = Some(first_step);
+        let slug = saffron_recording::scenario_slug(&handler.name);
+        let relative = saffron_recording::layout::handler_proposal(&slug);
+        let shown = relative.to_string_lossy().replace('\\', "/");
+        let refused = |message: String| {
+            let step = Some(first_step + 1);
+            let step_text = self.execution.template_steps.get(first_step).map(|step| step.text.clone());
+            Verdict::Red { step, step_text, message }
+        };
+        if handler.detect.url_regex.as_deref().is_some_and(|pattern| masker.find(pattern).is_some()) {
+            let verdict =
+                refused("the repair met an interruption at an address that holds a secret; nothing was filed".into());
+            let outcome = ScenarioResult { verdict, ..failed };
+            return (finished(self, tally, outcome, None, repaired, masker, started), None, None);
+        }
+        let loaded = match crate::interrupt::loaded_handler(handler.clone(), relative.clone()) {
+            Ok(loaded) => loaded,
+            Err(error) => {
+                let outcome = ScenarioResult { verdict: refused(error), ..failed };
+                return (finished(self, tally, outcome, None, repaired, masker, started), None, None);
+            }
+        };
+        let mut options = self.options.clone();
+        let mut handlers = (*options.handlers).clone();
+        handlers.list.push(loaded.clone());
+        options.handlers = Arc::new(handlers);
+        let proof = match crate::execute::before_proof(&options).await {
+            Ok(()) => {
+                let mut proof = self.execution.clone();
+                proof.recording = Ok(replayed.clone());
+                proof.pending_proposal = None;
+                proof.needs_recording = false;
+                let mode = ReplayMode { keep_live: false, rerun_failed_then: false };
+                replay_live(Some(self.browser.clone()), proof, options, masker.clone(), mode).await.outcome
+            }
+            Err(cause) => {
+                let verdict = Verdict::Blocked { cause: cause.to_string() };
+                crate::execute::result(self.execution, verdict, Instant::now())
+            }
+        };
+        match proof.verdict.clone() {
+            Verdict::Green => {
+                let store = saffron_recording::Store::open(&self.options.root);
+                let written =
+                    store.and_then(|store| store.lock()?.write_handler(&self.options.root.join(&relative), &handler));
+                match written {
+                    Ok(()) => {
+                        let outcome = ScenarioResult { verdict: Verdict::Yellow { proposal: shown.clone() }, ..proof };
+                        (finished(self, tally, outcome, Some(shown), repaired, masker, started), None, Some(loaded))
+                    }
+                    Err(error) => {
+                        let cause =
+                            format!("the handler the repair amounts to passed its proof but cannot be filed: {error}");
+                        let outcome = ScenarioResult { verdict: Verdict::Blocked { cause }, ..proof };
+                        (finished(self, tally, outcome, None, repaired, masker, started), None, None)
+                    }
+                }
+            }
+            Verdict::Red { step, step_text, message } => {
+                let failure = match (step, &step_text) {
+                    (Some(step), Some(text)) => format!("step {step} \"{text}\": {message}"),
+                    _ => message,
+                };
+                let message = format!(
+                    "the repair met an interruption (\"{}\"), and the handler it amounts to did not pass its proof \
+                     ({failure}); nothing was filed",
+                    handler.name
+                );
+                let outcome = ScenarioResult { verdict: refused(message), ..proof };
+                (finished(self, tally, outcome, None, repaired, masker, started), None, None)
+            }
+            _ => (finished(self, tally, proof, None, repaired, masker, started), None, None),
+        }
     }
 
     /// Replays `recording` from scratch at zero AI in a fresh context, after the

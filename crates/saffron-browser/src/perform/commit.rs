@@ -1,0 +1,74 @@
+//! An action that starts a navigation waits for it to commit, as Playwright's actions do.
+//!
+//! A click on a link or a submit button, Enter in a form, a select that posts back: the frame
+//! asks for a new document while the input is handled. Until the new document commits, the old
+//! one is still there, and the next action could find its element in it: a "Back to menu" link
+//! on the form just posted, clicked while the post is on its way, cancels the post. So after
+//! the input, the navigations it asked for (in the page or any of its frames, same tab) are
+//! waited for until they commit, or stop (a download, a 204, a navigation cancelled), or the
+//! action's timeout runs out; the action itself is over either way and is never repeated.
+
+use std::collections::HashSet;
+use std::time::Instant;
+
+use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::page::{
+    ClientNavigationDisposition, EventFrameNavigated, EventFrameRequestedNavigation, EventFrameStoppedLoading,
+    EventNavigatedWithinDocument,
+};
+use chromiumoxide::listeners::EventStream;
+use futures::{FutureExt, StreamExt};
+
+use crate::cdp;
+
+/// The navigation events of one page, listened to from before an input is dispatched.
+pub(super) struct Navigations {
+    page: Page,
+    requested: EventStream<EventFrameRequestedNavigation>,
+    committed: EventStream<EventFrameNavigated>,
+    stopped: EventStream<EventFrameStoppedLoading>,
+    within: EventStream<EventNavigatedWithinDocument>,
+}
+
+impl Navigations {
+    /// Starts listening on `page`; `None` when its events cannot be followed.
+    pub(super) async fn listen(page: &Page) -> Option<Navigations> {
+        Some(Navigations {
+            page: page.clone(),
+            requested: page.event_listener::<EventFrameRequestedNavigation>().await.ok()?,
+            committed: page.event_listener::<EventFrameNavigated>().await.ok()?,
+            stopped: page.event_listener::<EventFrameStoppedLoading>().await.ok()?,
+            within: page.event_listener::<EventNavigatedWithinDocument>().await.ok()?,
+        })
+    }
+
+    /// After the input: waits until every navigation it asked for in this tab has committed or
+    /// stopped, or `deadline` passes.
+    pub(super) async fn settle(mut self, deadline: Instant) {
+        // A round trip to the page: whatever it announced while handling the input arrives
+        // before the answer.
+        let _ = cdp::call(&self.page, "Runtime.evaluate", serde_json::json!({ "expression": "0" })).await;
+        let mut pending: HashSet<String> = HashSet::new();
+        while let Some(Some(event)) = self.requested.next().now_or_never() {
+            if event.disposition == ClientNavigationDisposition::CurrentTab {
+                pending.insert(event.frame_id.as_ref().to_owned());
+            }
+        }
+        if pending.is_empty() {
+            return;
+        }
+        let _timed = crate::timing::span("navigation commit");
+        let wait = async {
+            while !pending.is_empty() {
+                let done = tokio::select! {
+                    Some(event) = self.committed.next() => event.frame.id.as_ref().to_owned(),
+                    Some(event) = self.stopped.next() => event.frame_id.as_ref().to_owned(),
+                    Some(event) = self.within.next() => event.frame_id.as_ref().to_owned(),
+                    else => return,
+                };
+                pending.remove(&done);
+            }
+        };
+        let _ = tokio::time::timeout_at(deadline.into(), wait).await;
+    }
+}
