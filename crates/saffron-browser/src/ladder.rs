@@ -274,12 +274,18 @@ async fn walk(
     }
     // A field only the table cell beside it names: the one such field in the innermost row
     // that says so (`within` a row with the cell's text), as a person finds it.
-    if let Some(label) = &facts.cell_label {
-        let scope = Scope {
-            container: Target { css: vec![INNERMOST_ROW.to_owned()], ..Target::default() },
-            has_text: Some(label.clone()),
-            has_text_regex: None,
-        };
+    let cell_scope = facts
+        .cell_label
+        .iter()
+        .map(|label| (Target { css: vec![INNERMOST_ROW.to_owned()], ..Target::default() }, label));
+    // Nothing on the page names the element alone: look inside its row.
+    let row_scopes = facts.row.iter().flat_map(|row| {
+        row.texts.iter().map(|text| (Target { role: Some(row.role.clone()), ..Target::default() }, text))
+    });
+    for (row_scoped, (container, text)) in
+        cell_scope.map(|scope| (false, scope)).chain(row_scopes.map(|scope| (true, scope)))
+    {
+        let scope = Scope { container, has_text: Some(text.clone()), has_text_regex: None };
         let mut unique = Vec::new();
         for mut candidate in semantic_candidates(&ax, &facts, frame) {
             candidate.target.within = Some(Box::new(scope.clone()));
@@ -287,35 +293,18 @@ async fn walk(
                 unique.push(candidate);
             }
         }
-        if !unique.is_empty() {
-            let mut target = framed(merge(&unique, Some(&scope)));
-            target.css = unique_css(page, &stable_css, None, frame, &object_id, group, &mut tried).await?;
-            return Ok(LadderTarget { target, fragile: false, element });
+        if unique.is_empty() {
+            continue;
         }
-    }
-    // Nothing on the page names the element alone: look inside its row.
-    if let Some(row) = &facts.row {
-        for text in &row.texts {
-            let scope = Scope {
-                container: Target { role: Some(row.role.clone()), ..Target::default() },
-                has_text: Some(text.clone()),
-                has_text_regex: None,
-            };
-            let mut unique = Vec::new();
-            for mut candidate in semantic_candidates(&ax, &facts, frame) {
-                candidate.target.within = Some(Box::new(scope.clone()));
-                if is_own_unique(page, &candidate.target, &object_id, group, &mut tried, &candidate).await? {
-                    unique.push(candidate);
-                }
-            }
-            if !unique.is_empty() {
-                let mut target = framed(merge(&unique, Some(&scope)));
-                let mut scoped_css = stable_css.clone();
-                scoped_css.push(vec![facts.tag.clone()]);
-                target.css = unique_css(page, &scoped_css, Some(&scope), frame, &object_id, group, &mut tried).await?;
-                return Ok(LadderTarget { target, fragile: false, element });
-            }
-        }
+        let mut target = framed(merge(&unique, Some(&scope)));
+        target.css = if row_scoped {
+            let mut scoped_css = stable_css.clone();
+            scoped_css.push(vec![facts.tag.clone()]);
+            unique_css(page, &scoped_css, Some(&scope), frame, &object_id, group, &mut tried).await?
+        } else {
+            unique_css(page, &stable_css, None, frame, &object_id, group, &mut tried).await?
+        };
+        return Ok(LadderTarget { target, fragile: false, element });
     }
     let css = unique_css(page, &stable_css, None, frame, &object_id, group, &mut tried).await?;
     if !css.is_empty() {

@@ -461,3 +461,31 @@ fn a_field_named_only_by_the_cell_beside_it_reads_by_that_name_and_is_found_thro
         s.close().await;
     });
 }
+
+/// A single-page app re-renders after the click's own task (a filter link changes the hash, and
+/// the list is drawn again on `hashchange`): the snapshot taken right after the click shows the
+/// page as drawn, not the list from before.
+#[test]
+fn a_snapshot_right_after_a_filter_click_shows_the_page_as_drawn() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        for round in 0..10 {
+            s.ok(json!({ "type": "goto", "url": format!("/lab/todos?round={round}") })).await;
+            let field = json!({ "label": "New todo" });
+            for todo in ["walk the dog", "buy milk"] {
+                s.ok(json!({ "type": "fill", "target": field, "value": todo })).await;
+                s.ok(json!({ "type": "press", "target": field, "key": "Enter" })).await;
+            }
+            s.ok(json!({ "type": "check", "target": { "role": "checkbox", "name": "Toggle walk the dog" } })).await;
+            s.ok(json!({ "type": "click", "target": { "role": "link", "name": "Active" } })).await;
+            let snapshot = s.context.snapshot().await.expect("a snapshot");
+            assert!(
+                !snapshot.text.contains("walk the dog"),
+                "round {round}: the completed todo still shows:\n{}",
+                snapshot.text
+            );
+            assert!(snapshot.text.contains("buy milk"), "round {round}:\n{}", snapshot.text);
+        }
+        s.close().await;
+    });
+}

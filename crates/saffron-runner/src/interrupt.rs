@@ -320,10 +320,16 @@ pub(crate) fn suggestion(
     {
         return Some(format!("something covers the page; {HINT}"));
     }
-    // Back on a page the recording goes to, at another address (`/login?expired=1` where the
-    // recording signs in at `/login`): the run was sent back, as an expired session does.
     let relative = saffron_browser::relativize_url(base_url, url?);
-    let path = |url: &str| url.split(['?', '#']).next().unwrap_or_default().to_owned();
+    (sent_back(steps, &relative)
+        && matches!(kind, FailureKind::NotFound | FailureKind::AssertionFailed | FailureKind::Ambiguous))
+    .then(|| format!("the page is at {relative}, where the recording never goes; {HINT}"))
+}
+
+/// Whether `relative` (an address relative to the base URL) is a page the recording's steps go
+/// to, at another address (`/login?expired=1` where the recording signs in at `/login`): the
+/// run was sent back there, as an expired session sends it.
+pub(crate) fn sent_back(steps: &[RecordedStep], relative: &str) -> bool {
     let known: Vec<&String> = steps
         .iter()
         .flat_map(|step| &step.actions)
@@ -332,7 +338,6 @@ pub(crate) fn suggestion(
             _ => None,
         })
         .collect();
-    let sent_back = !known.contains(&&relative) && known.iter().any(|url| path(url) == path(&relative));
-    (sent_back && matches!(kind, FailureKind::NotFound | FailureKind::AssertionFailed | FailureKind::Ambiguous))
-        .then(|| format!("the page is at {relative}, where the recording never goes; {HINT}"))
+    let path = |url: &str| url.split(['?', '#']).next().unwrap_or_default().to_owned();
+    !known.iter().any(|url| **url == relative) && known.iter().any(|url| path(url) == path(relative))
 }

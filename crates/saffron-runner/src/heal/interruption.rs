@@ -43,7 +43,7 @@ pub(crate) fn as_handler(met: &Met<'_>) -> Option<Handler> {
     }
     let mut inserted = inserted_actions(met)?;
     let relative = saffron_browser::relativize_url(met.base_url, met.url);
-    if sent_back(met.committed, &relative) {
+    if crate::interrupt::sent_back(&met.committed.steps, &relative) {
         // The agent signed in again, then redid what the step had done before it was sent
         // back: that part is the scenario's, and taking the step up again redoes it.
         let done = &met.replayed.steps[met.failed_step].actions[..met.performed];
@@ -109,21 +109,6 @@ fn inserted_actions(met: &Met<'_>) -> Option<Vec<Action>> {
         .zip(&before[performed..])
         .all(|(now, was)| now.type_name() == was.type_name());
     tail_kept.then(|| after[performed..performed + added].to_vec())
-}
-
-/// Whether `relative` is a page the recording goes to, at another address.
-fn sent_back(committed: &Recording, relative: &str) -> bool {
-    let known: Vec<&String> = committed
-        .steps
-        .iter()
-        .flat_map(|step| &step.actions)
-        .filter_map(|action| match action {
-            Action::Goto { url, .. } | Action::ExpectUrl { url: Some(url), .. } => Some(url),
-            _ => None,
-        })
-        .collect();
-    let path = |url: &str| url.split(['?', '#']).next().unwrap_or_default().to_owned();
-    !known.iter().any(|url| **url == relative) && known.iter().any(|url| path(url) == path(relative))
 }
 
 /// Whether `repaired` does what `committed` does, action for action, on the same elements with
