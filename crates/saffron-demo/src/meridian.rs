@@ -39,32 +39,34 @@ async fn slowed(app: &App) {
     }
 }
 
+/// One of its pages, as the faults leave it.
+async fn page(app: &App, html: &'static str) -> Response {
+    slowed(app).await;
+    Html(html).into_response()
+}
+
 pub async fn frameset(State(app): State<Arc<App>>) -> Response {
-    slowed(&app).await;
-    Html(FRAMESET).into_response()
+    page(&app, FRAMESET).await
 }
 
 pub async fn banner(State(app): State<Arc<App>>) -> Response {
-    slowed(&app).await;
-    Html(BANNER).into_response()
+    page(&app, BANNER).await
 }
 
 pub async fn menu(State(app): State<Arc<App>>) -> Response {
-    slowed(&app).await;
     if app.config().has_fault(Fault::Interstitial) {
+        slowed(&app).await;
         return Html(MENU.replace("</body>", &format!("{NOTICE}</body>"))).into_response();
     }
-    Html(MENU).into_response()
+    page(&app, MENU).await
 }
 
 pub async fn payment(State(app): State<Arc<App>>) -> Response {
-    slowed(&app).await;
-    Html(PAYMENT).into_response()
+    page(&app, PAYMENT).await
 }
 
 pub async fn member(State(app): State<Arc<App>>) -> Response {
-    slowed(&app).await;
-    Html(MEMBER).into_response()
+    page(&app, MEMBER).await
 }
 
 #[derive(Deserialize)]

@@ -567,6 +567,9 @@ pub(crate) async fn replay_live(
     let mut failed = false;
     let mut stopped_at: Option<(usize, usize, saffron_browser::FailureKind)> = None;
     let handlers = options.handlers.clone();
+    // Where the page was before an accepted action matters only to a handler that returns to
+    // the page: only then is it read.
+    let returns = handlers.list.iter().any(|handler| handler.resume == saffron_recording::Resume::ReturnToPage);
     if !handlers.is_empty() {
         context.watch_for(handlers.detectors());
     }
@@ -609,7 +612,7 @@ pub(crate) async fn replay_live(
             let timeout = options.timeouts.for_action(&resolved);
             let action_started = Instant::now();
             let guard = options.secret_guard(&secrets);
-            if !handlers.is_empty() && !action.may_repeat() {
+            if returns && !action.may_repeat() {
                 urls_before[action_index] = context.url().await.ok();
             }
             let mut attempt = context.perform_guarded(&resolved, Some(timeout), guard.clone()).await;

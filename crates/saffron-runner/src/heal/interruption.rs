@@ -53,7 +53,10 @@ pub(crate) fn as_handler(met: &Met<'_>) -> Option<Handler> {
         if inserted.is_empty() {
             return None;
         }
-        let detect = Detector { target: None, url_regex: Some(format!("^{}$", escape_regex(&relative))) };
+        let detect = Detector {
+            target: None,
+            url_regex: Some(format!("^{}$", saffron_index::repair_rules::regex_escape(&relative))),
+        };
         let mut handler = Handler::new(format!("Sent back to {relative}"), detect, inserted);
         handler.resume = Resume::ReturnToPage;
         return Some(handler);
@@ -165,28 +168,16 @@ fn covering_name(reason: &str) -> Option<String> {
     (!name.trim().is_empty()).then(|| name.to_owned())
 }
 
-fn escape_regex(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if "\\.+*?()|[]{}^$".contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn a_covering_dialog_names_the_handler_and_an_address_is_escaped() {
+    fn a_covering_dialog_names_the_handler() {
         assert_eq!(
             covering_name(r#"<div id="consent" role="dialog" aria-label="Cookie consent"> intercepts pointer events"#),
             Some("Cookie consent".into())
         );
         assert_eq!(covering_name("<div> intercepts pointer events"), None);
-        assert_eq!(escape_regex("/login?expired=1&to=/a.b"), r"/login\?expired=1&to=/a\.b");
     }
 }
