@@ -235,7 +235,14 @@ async fn observe_one(
         Some(container) => Argument::Object(container.object_id.clone()),
         None => Argument::Value(Value::Null),
     };
-    let filter = scope.map_or(Value::Null, text_filter);
+    // The CSS fallbacks are read through the same text filter the locator applies: the
+    // scope's, for a container, else the target's own `hasText`.
+    let own = target.has_text.as_ref().map(|text| Scope {
+        container: Target::default(),
+        has_text: Some(text.clone()),
+        has_text_regex: None,
+    });
+    let filter = scope.or(own.as_ref()).map_or(Value::Null, text_filter);
     let args = [Argument::Value(Value::Object(want)), Argument::Value(filter), root];
     let answer = cdp::call_with(page, &found.object_id, js::SIGNALS, &args, true).await?.value.unwrap_or_default();
     let text = |value: &Value| value.as_str().map(str::to_owned);

@@ -113,12 +113,19 @@ macro_rules! locator_helpers {
   const composedText = (node) => {
     if (node.nodeType === 3) return node.data;
     if (node.nodeType === 1 && SKIP.has(node.tagName)) return '';
+    // A table row's cells read apart, as in `shownText`.
+    const apart = node.localName === 'tr' ? ' ' : '';
     let out = '';
-    for (const child of shownChildren(node)) out += composedText(child);
+    for (const child of shownChildren(node)) out += composedText(child) + apart;
     return out;
   };
   // What the text tier reads: a button-like input shows its value.
-  const shownText = (el) => el.tagName === 'INPUT' && ['submit', 'button', 'reset'].includes(el.type) ? el.value : el.textContent;
+  // A table row reads as its cells apart ("04/12/2026 INV-2291 125.50"), as the accessibility
+  // tree names it, not run together as its textContent has them when the markup has no
+  // whitespace between cells.
+  const rowText = (el) => [...el.children].map((cell) => cell.textContent).join(' ');
+  const shownText = (el) => el.tagName === 'INPUT' && ['submit', 'button', 'reset'].includes(el.type) ? el.value
+    : el.localName === 'tr' ? rowText(el) : el.textContent;
   // A scope's filter, `{ text }` (a substring) or `{ source, flags }` (a pattern), on the
   // container's whitespace-collapsed text; none keeps everything. Throws on a bad pattern.
   const textFilter = (filter) => {
@@ -708,6 +715,9 @@ pub(crate) const LADDER_FACTS: &str = concat!(
     attributeCss.push(byName);
   }
   if (el.localName === 'a' && el.hasAttribute('href')) attributeCss.push([tag + quoted('href')]);
+  // Each class with the selector it makes (`button.clear-completed`): the Rust side keeps
+  // those that look written by a person.
+  const classCss = [...el.classList].map((c) => [c, tag + '.' + CSS.escape(c)]);
   // A frame is best known by its title, which is also what assistive technology announces.
   if ((el.localName === 'iframe' || el.localName === 'frame') && attr('title')) {
     attributeCss.unshift([tag + '[title="' + attr('title').replace(/["\\]/g, '\\$&') + '"]']);
@@ -734,20 +744,28 @@ pub(crate) const LADDER_FACTS: &str = concat!(
     else for (const child of shownChildren(node)) textNodes(child, out);
     return out;
   };
+  // A row's texts, in document order, those inside `skip` left out.
+  const rowTexts = (n, skip) => {
+    const texts = [];
+    for (const t of textNodes(n, [])) {
+      if ((skip && within(skip, t)) || SKIP.has(t.parentElement && t.parentElement.tagName)) continue;
+      const whole = norm(t.data);
+      if (!whole) continue;
+      // The first words before a separator often name the row alone ("Order 1002").
+      const head = norm(whole.split(/\s[·•|–—-]\s|,\s|:\s/)[0]);
+      for (const candidate of [head, whole]) {
+        if (candidate && candidate.length <= 60 && !texts.includes(candidate)) texts.push(candidate);
+      }
+    }
+    return texts;
+  };
+  const ownRole = el.getAttribute('role') || ROWS[el.localName];
+  // The element is a row itself (a list item, a table row): its own texts can single it out.
+  const ownRow = ownRole && ROW_ROLES.includes(ownRole) ? { role: ownRole, texts: rowTexts(el, null) } : null;
   for (let n = parentOf(el); n && n !== document.body; n = parentOf(n)) {
     const role = n.getAttribute('role') || ROWS[n.localName];
     if (role && ROW_ROLES.includes(role)) {
-      const texts = [];
-      for (const t of textNodes(n, [])) {
-        if (within(el, t) || SKIP.has(t.parentElement && t.parentElement.tagName)) continue;
-        const whole = norm(t.data);
-        if (!whole) continue;
-        // The first words before a separator often name the row alone ("Order 1002").
-        const head = norm(whole.split(/\s[·•|–—-]\s|,\s|:\s/)[0]);
-        for (const candidate of [head, whole]) {
-          if (candidate && candidate.length <= 60 && !texts.includes(candidate)) texts.push(candidate);
-        }
-      }
+      const texts = rowTexts(n, el);
       // In document order: a row usually starts with what identifies it (`#1002`, `Order 1002`),
       // and a later text (a price, a status) is more likely to change. A row-like container
       // without text of its own (a grid cell holding only the checkbox) cannot single itself
@@ -767,8 +785,11 @@ pub(crate) const LADDER_FACTS: &str = concat!(
     id: el.id || null,
     idCss: el.id ? '#' + CSS.escape(el.id) : null,
     attributeCss: attributeCss,
+    classCss,
+    rowText: el.localName === 'tr' ? norm(rowText(el)) : null,
     path: steps.join(' > '),
     row,
+    ownRow,
     cellLabel: labels.length || norm(attr('placeholder') || '') ? null : (cellLabel(el) || null),
   };
 }"##

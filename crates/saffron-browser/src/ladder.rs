@@ -104,8 +104,14 @@ struct Facts {
     id_css: Option<String>,
     /// Groups of alternatives: the first unique selector of each group is kept.
     attribute_css: Vec<Vec<String>>,
+    /// Each class with the selector it makes (`button.clear-completed`).
+    class_css: Vec<(String, String)>,
+    /// A table row's text, its cells apart (for rows only).
+    row_text: Option<String>,
     path: String,
     row: Option<RowFacts>,
+    /// The element's own texts, when it is a row itself (a list item, a table row).
+    own_row: Option<RowFacts>,
     /// The text of the table cell beside a field that nothing else names (a legacy form).
     cell_label: Option<String>,
 }
@@ -145,15 +151,110 @@ pub(crate) fn looks_generated(id: &str) -> bool {
     })
 }
 
+/// True when a class looks written by a person to name the thing (`new-todo`,
+/// `clear-completed`): not made by a build (`css-1x2y3z`, `Button_primary__3xYz1`), not a
+/// utility of a CSS framework (`flex`, `text-sm`), not a state that comes and goes
+/// (`completed`, `is-open`). Such a class is a CSS fallback that survives a rename.
+pub(crate) fn looks_authored_class(class: &str) -> bool {
+    const GENERATED_PREFIXES: [&str; 6] = ["css-", "sc-", "jsx-", "svelte-", "ng-", "emotion-"];
+    const UTILITY_PREFIXES: [&str; 24] = [
+        "text-",
+        "font-",
+        "bg-",
+        "items-",
+        "justify-",
+        "border",
+        "rounded",
+        "shadow",
+        "flex-",
+        "grid-",
+        "gap-",
+        "space-",
+        "min-",
+        "max-",
+        "overflow-",
+        "cursor-",
+        "opacity-",
+        "transition",
+        "leading-",
+        "tracking-",
+        "self-",
+        "align-",
+        "pull-",
+        "float-",
+    ];
+    const UTILITIES: [&str; 14] = [
+        "flex",
+        "grid",
+        "block",
+        "inline",
+        "relative",
+        "absolute",
+        "fixed",
+        "sticky",
+        "container",
+        "row",
+        "col",
+        "clearfix",
+        "sr-only",
+        "btn",
+    ];
+    const STATES: [&str; 28] = [
+        "active",
+        "selected",
+        "completed",
+        "complete",
+        "done",
+        "checked",
+        "disabled",
+        "enabled",
+        "hidden",
+        "open",
+        "closed",
+        "expanded",
+        "collapsed",
+        "editing",
+        "focus",
+        "focused",
+        "hover",
+        "visible",
+        "show",
+        "shown",
+        "fade",
+        "loading",
+        "loaded",
+        "error",
+        "invalid",
+        "valid",
+        "current",
+        "dirty",
+    ];
+    let lower = class.to_ascii_lowercase();
+    class.len() >= 3
+        && class.chars().all(|c| c.is_ascii_alphabetic() || c == '-' || c == '_')
+        && !class.starts_with(['-', '_'])
+        && !GENERATED_PREFIXES.iter().any(|prefix| lower.starts_with(prefix))
+        && !UTILITY_PREFIXES.iter().any(|prefix| lower.starts_with(prefix))
+        && !UTILITIES.contains(&lower.as_str())
+        && !STATES.contains(&lower.as_str())
+        && !["is-", "has-", "ui-state-"].iter().any(|prefix| lower.starts_with(prefix))
+}
+
 /// One way to find the element, with the tier it counts as.
 struct Candidate {
     tier: Tier,
     target: Target,
+    /// Kept on the target when unique, but never its tier: a role whose name only the
+    /// placeholder gives is found by the placeholder, and the role is a second signal.
+    signal_only: bool,
 }
 
 impl Candidate {
     fn describe(&self) -> String {
         let mut described = self.target.describe_locator(self.tier, 0);
+        if let Some(text) = &self.target.has_text {
+            described.push_str(&format!(" with text {text:?}"));
+        }
         if let Some(scope) = &self.target.within {
             described.push_str(&format!(" within {scope}"));
         }
@@ -167,6 +268,18 @@ impl Candidate {
 impl Context {
     /// The sturdiest recordable target that finds exactly the element behind `reference`.
     pub async fn target_for_ref(&mut self, reference: &str) -> Result<LadderTarget, RefError> {
+        self.target_for_ref_preferring(reference, &[]).await
+    }
+
+    /// [`Context::target_for_ref`], for a step that names `values`: a table row the agent acts
+    /// on or checks is found by the value of its that the step names (`row` whose name holds
+    /// "INV-2291"), not by the whole row's text, which holds the dates and amounts the server
+    /// made and depends on the data's order.
+    pub async fn target_for_ref_preferring(
+        &mut self,
+        reference: &str,
+        values: &[String],
+    ) -> Result<LadderTarget, RefError> {
         let _timed = crate::timing::lone_span("ladder");
         let Some(key) = self.refs.node(reference).cloned() else {
             return Err(RefError::Unknown { reference: reference.to_owned() });
@@ -184,7 +297,7 @@ impl Context {
         self.group_counter += 1;
         let group = format!("saffron-ladder-{}", self.group_counter);
         let outcome = match frame_target(&page, reference, key.frame_id.as_deref(), &group).await {
-            Ok(frame) => walk(&page, reference, key.backend_id, frame.as_ref(), &group).await,
+            Ok(frame) => walk(&page, reference, key.backend_id, frame.as_ref(), values, &group).await,
             Err(error) => Err(error),
         };
         let _ = cdp::call(&page, "Runtime.releaseObjectGroup", json!({ "objectGroup": group })).await;
@@ -219,7 +332,7 @@ async fn frame_target(
         Err(error) => return Err(protocol(error).into()),
     };
     let outer = Box::pin(frame_target(page, reference, parent.as_deref(), group)).await?;
-    let walked = Box::pin(walk(page, reference, owner, outer.as_ref(), group)).await?;
+    let walked = Box::pin(walk(page, reference, owner, outer.as_ref(), &[], group)).await?;
     Ok(Some(walked.target))
 }
 
@@ -228,6 +341,7 @@ async fn walk(
     reference: &str,
     backend_id: i64,
     frame: Option<&Target>,
+    values: &[String],
     group: &str,
 ) -> Result<LadderTarget, RefError> {
     let detached = || RefError::Detached { reference: reference.to_owned() };
@@ -255,6 +369,16 @@ async fn walk(
         target.frame = frame.map(|frame| Box::new(frame.clone()));
         target
     };
+    // A row by a value its step names, before anything else: its whole text holds what the
+    // server made (dates, amounts) and depends on the data's order.
+    let named = values.iter().map(|value| value.trim()).filter(|value| !value.is_empty());
+    let named: Vec<String> = match (&facts.own_row, &facts.row_text) {
+        (Some(_), Some(shown)) => named.filter(|value| shown.contains(value)).map(str::to_owned).collect(),
+        _ => Vec::new(),
+    };
+    if let Some(found) = own_row_target(page, &ax, &facts, &named, frame, &object_id, group, &mut tried).await? {
+        return Ok(LadderTarget { target: found, fragile: false, element });
+    }
     let semantic = semantic_candidates(&ax, &facts, frame);
     let mut unique_semantic = Vec::new();
     for candidate in semantic {
@@ -265,8 +389,18 @@ async fn walk(
     // Each group's alternatives, sturdiest first: an id that does not look generated, then
     // the stable attributes.
     let id_css = facts.id.as_deref().filter(|id| !looks_generated(id)).and(facts.id_css.clone());
-    let stable_css: Vec<Vec<String>> =
-        id_css.map(|css| vec![css]).into_iter().chain(facts.attribute_css.clone()).collect();
+    let authored_classes: Vec<String> = facts
+        .class_css
+        .iter()
+        .filter(|(class, _)| looks_authored_class(class))
+        .map(|(_, selector)| selector.clone())
+        .collect();
+    let stable_css: Vec<Vec<String>> = id_css
+        .map(|css| vec![css])
+        .into_iter()
+        .chain(facts.attribute_css.clone())
+        .chain((!authored_classes.is_empty()).then_some(authored_classes))
+        .collect();
     if !unique_semantic.is_empty() {
         let mut target = framed(merge(&unique_semantic, None));
         target.css = unique_css(page, &stable_css, None, frame, &object_id, group, &mut tried).await?;
@@ -310,6 +444,11 @@ async fn walk(
     if !css.is_empty() {
         let target = framed(Target { css, tier: Some(Tier::Css), ..Target::default() });
         return Ok(LadderTarget { target, fragile: false, element });
+    }
+    // A list item or row that nothing names: the one that says what it holds.
+    let own_texts = facts.own_row.as_ref().map(|row| row.texts.clone()).unwrap_or_default();
+    if let Some(found) = own_row_target(page, &ax, &facts, &own_texts, frame, &object_id, group, &mut tried).await? {
+        return Ok(LadderTarget { target: found, fragile: false, element });
     }
     let path = unique_css(page, &[vec![facts.path.clone()]], None, frame, &object_id, group, &mut tried).await?;
     if !path.is_empty() {
@@ -355,6 +494,53 @@ fn queryable_role(role: &str) -> bool {
         && !matches!(role, "generic" | "none" | "presentation" | "paragraph")
 }
 
+/// A row-like element (a table row, a list item) found by one of `texts` it holds: its role
+/// (or its tag, when the role tier cannot query it) with `hasText`, the first text that finds
+/// it alone, as Playwright's `getByRole('row').filter({ hasText })`.
+#[allow(clippy::too_many_arguments)]
+async fn own_row_target(
+    page: &Page,
+    ax: &AxFacts,
+    facts: &Facts,
+    texts: &[String],
+    frame: Option<&Target>,
+    object_id: &str,
+    group: &str,
+    tried: &mut Vec<String>,
+) -> Result<Option<Target>, RefError> {
+    let Some(row) = &facts.own_row else { return Ok(None) };
+    let role = [ax.role.as_str(), row.role.as_str()].into_iter().find(|role| queryable_role(role));
+    let framed = frame.map(|frame| Box::new(frame.clone()));
+    for text in texts.iter().take(6) {
+        let has_text = Some(text.clone());
+        let by_role = role.map(|role| Target {
+            role: Some(role.to_owned()),
+            has_text: has_text.clone(),
+            frame: framed.clone(),
+            ..Target::default()
+        });
+        let by_tag = Target { css: vec![facts.tag.clone()], has_text, frame: framed.clone(), ..Target::default() };
+        let mut found: Option<Target> = None;
+        if let Some(by_role) = by_role {
+            let candidate = Candidate { tier: Tier::Role, target: by_role, signal_only: false };
+            if is_own_unique(page, &candidate.target, object_id, group, tried, &candidate).await? {
+                found = Some(Target { tier: Some(Tier::Role), ..candidate.target });
+            }
+        }
+        let candidate = Candidate { tier: Tier::Css, target: by_tag, signal_only: false };
+        if is_own_unique(page, &candidate.target, object_id, group, tried, &candidate).await? {
+            found = Some(match found {
+                Some(by_role) => Target { css: candidate.target.css, ..by_role },
+                None => Target { tier: Some(Tier::Css), ..candidate.target },
+            });
+        }
+        if found.is_some() {
+            return Ok(found);
+        }
+    }
+    Ok(None)
+}
+
 /// The semantic candidates, each looked for in `frame` when the element is in one.
 fn semantic_candidates(ax: &AxFacts, facts: &Facts, frame: Option<&Target>) -> Vec<Candidate> {
     let mut candidates = semantic_candidates_in_page(ax, facts);
@@ -368,36 +554,48 @@ fn semantic_candidates_in_page(ax: &AxFacts, facts: &Facts) -> Vec<Candidate> {
     let (role, name) = (ax.role.as_str(), ax.name.as_str());
     let mut candidates = Vec::new();
     // A name only the placeholder gives is the placeholder tier's signal, not a name: a field
-    // labelled later would change it.
-    if queryable_role(role) && !ax.named_by_placeholder {
+    // labelled later would change it. The role and that name are still kept as a second
+    // signal, so a field whose placeholder moves into an `aria-label` is still found.
+    if queryable_role(role) {
         let target = Target {
             role: Some(role.to_owned()),
             name: (!name.is_empty()).then(|| name.to_owned()),
             ..Target::default()
         };
-        candidates.push(Candidate { tier: Tier::Role, target });
+        candidates.push(Candidate { tier: Tier::Role, target, signal_only: ax.named_by_placeholder });
     }
     if let Some(label) = facts.labels.first() {
-        candidates
-            .push(Candidate { tier: Tier::Label, target: Target { label: Some(label.clone()), ..Target::default() } });
+        candidates.push(Candidate {
+            tier: Tier::Label,
+            target: Target { label: Some(label.clone()), ..Target::default() },
+            signal_only: false,
+        });
     }
     if let Some(placeholder) = facts.placeholder.as_ref().filter(|p| !p.trim().is_empty()) {
         candidates.push(Candidate {
             tier: Tier::Placeholder,
             target: Target { placeholder: Some(placeholder.clone()), ..Target::default() },
+            signal_only: false,
         });
     }
     if let Some(test_id) = facts.test_id.as_ref().filter(|t| !t.is_empty()) {
         candidates.push(Candidate {
             tier: Tier::TestId,
             target: Target { test_id: Some(test_id.clone()), ..Target::default() },
+            signal_only: false,
         });
     }
     // A container's text is what it holds (a column's cards, a dialog's form), not what it is:
     // it changes with every card dropped in, and would be drift on each replay.
-    if let Some(text) = facts.text.as_ref().filter(|_| !crate::snapshot::CONTAINERS.contains(&role)) {
-        candidates
-            .push(Candidate { tier: Tier::Text, target: Target { text: Some(text.clone()), ..Target::default() } });
+    // Nor is a row's text when it runs several texts together (a todo and its `×`, a date and
+    // an amount): the row is found by one of them instead (`hasText`).
+    let several = facts.own_row.as_ref().is_some_and(|row| row.texts.len() > 1);
+    if let Some(text) = facts.text.as_ref().filter(|_| !crate::snapshot::CONTAINERS.contains(&role) && !several) {
+        candidates.push(Candidate {
+            tier: Tier::Text,
+            target: Target { text: Some(text.clone()), ..Target::default() },
+            signal_only: false,
+        });
     }
     candidates
 }
@@ -414,7 +612,8 @@ fn merge(unique: &[Candidate], scope: Option<&Scope>) -> Target {
         target.test_id = target.test_id.take().or_else(|| found.test_id.clone());
         target.text = target.text.take().or_else(|| found.text.clone());
     }
-    target.tier = unique.iter().map(|candidate| candidate.tier).max();
+    let tiers = unique.iter().filter(|candidate| !candidate.signal_only).map(|candidate| candidate.tier);
+    target.tier = tiers.max().or_else(|| unique.iter().map(|candidate| candidate.tier).max());
     target.within = scope.map(|scope| Box::new(scope.clone()));
     target
 }
@@ -442,7 +641,7 @@ async fn unique_css(
                 frame: frame.map(|frame| Box::new(frame.clone())),
                 ..Target::default()
             };
-            let candidate = Candidate { tier: Tier::Css, target };
+            let candidate = Candidate { tier: Tier::Css, target, signal_only: false };
             if is_own_unique(page, &candidate.target, object_id, group, tried, &candidate).await? {
                 unique.push(selector.clone());
                 break;
@@ -507,6 +706,31 @@ mod tests {
         }
         for written in ["email", "search-button", "q", "order-1", "step2", "customer_name"] {
             assert!(!looks_generated(written), "{written} looks hand-written");
+        }
+    }
+
+    #[test]
+    fn classes_a_person_wrote_are_told_from_generated_utility_and_state_classes() {
+        for authored in ["new-todo", "clear-completed", "toggle", "destroy", "todo_list", "js-submit", "PaymentForm"] {
+            assert!(looks_authored_class(authored), "{authored} looks authored");
+        }
+        for other in [
+            "css-1x2y3z",
+            "Button_primary__3xYz1",
+            "sc-bdfBwQ",
+            "jsx-2943",
+            "flex",
+            "text-sm",
+            "mt-4",
+            "completed",
+            "is-open",
+            "active",
+            "w-1/2",
+            "md:flex",
+            "ab",
+            "_private",
+        ] {
+            assert!(!looks_authored_class(other), "{other} does not look authored");
         }
     }
 }

@@ -198,7 +198,15 @@ struct Search<'a> {
 /// Resolves the target against the page's current document.
 pub(crate) async fn locate(page: &Page, target: &Target, group: &str) -> Result<Located, CdpFail> {
     let _timed = crate::timing::span("locate");
-    locate_filtered(page, target, None, None, group).await
+    // A target's own text filter is resolved as a scope's container is: every match of its
+    // locators is kept when its text holds the filter's.
+    match &target.has_text {
+        Some(text) => {
+            let own = Scope { container: Target::default(), has_text: Some(text.clone()), has_text_regex: None };
+            locate_filtered(page, target, Some(&own), None, group).await
+        }
+        None => locate_filtered(page, target, None, None, group).await,
+    }
 }
 
 /// Resolves `target`; when it is the container of `scope`, keeps only the matches that pass
@@ -370,11 +378,17 @@ pub(crate) async fn count(
         Err(report) => return Ok(Err(report)),
     };
     let root = container.as_ref().map(|container| container.object_id.as_str());
-    let search = Search { root: root.or(frame.as_ref().map(|frame| frame.document.as_str())), filter: &Value::Null };
+    let filter = own_filter(target);
+    let search = Search { root: root.or(frame.as_ref().map(|frame| frame.document.as_str())), filter: &filter };
     let Some(tier) = target.tiers().first().copied() else { return Ok(Ok((None, 0))) };
     let count = match tier {
         Tier::Role => {
-            role_matches(page, target, search, group).await?.map(|found| found.ids.len()).map_err(CdpFail::Protocol)?
+            let ids = role_matches(page, target, search, group).await?.map_err(CdpFail::Protocol)?.ids;
+            if filter.is_null() || ids.is_empty() {
+                ids.len()
+            } else {
+                count_of(filter_nodes(page, &ids, &filter, group).await?)?
+            }
         }
         Tier::Css => count_of(
             find(page, search, "css", target.css.first().map(String::as_str).unwrap_or_default(), group).await?,
@@ -382,6 +396,14 @@ pub(crate) async fn count(
         other => count_of(query_tier(page, target, other, search, group).await?)?,
     };
     Ok(Ok((Some(tier), count)))
+}
+
+/// The filter of the target's own `hasText` (null without one).
+fn own_filter(target: &Target) -> Value {
+    match &target.has_text {
+        Some(text) => json!({ "text": text }),
+        None => Value::Null,
+    }
 }
 
 // A page that could not count (its script reported why) answered like a page that is moving on.

@@ -96,10 +96,69 @@ fn a_field_only_its_placeholder_names_is_recorded_by_placeholder() {
         let found = ladder(&mut s, r#"textbox "Coupon code""#, 0).await;
         assert_eq!(found.target.tier, Some(Tier::Placeholder), "{:?}", found.target);
         assert_eq!(found.target.placeholder.as_deref(), Some("Coupon code"));
-        assert_eq!(found.target.role, None, "the name is only the placeholder");
+        // The role and the name the placeholder gives are kept too, as a second signal.
+        assert_eq!(
+            (found.target.role.as_deref(), found.target.name.as_deref()),
+            (Some("textbox"), Some("Coupon code")),
+            "{:?}",
+            found.target
+        );
         let fill = Action::Fill { target: found.target.clone(), value: "SPRING".into(), timeout_ms: None };
         s.context.perform(&fill, None).await.expect("the fill");
         s.ok(json!({ "type": "expectText", "target": { "role": "status" }, "text": "Typed SPRING into coupon" })).await;
+        s.close().await;
+    });
+}
+
+#[test]
+fn every_signal_the_ladder_verified_is_kept_so_a_redesign_is_drift_not_a_failure() {
+    run(|browser| async move {
+        let mut s = open_ladder_lab(&browser).await;
+        let coupon = ladder(&mut s, r#"textbox "Coupon code""#, 0).await;
+        let clear = ladder(&mut s, r#"button "Clear completed""#, 0).await;
+        // The author's class is a CSS fallback the rename does not touch.
+        assert_eq!(clear.target.css, vec!["button.clear-completed".to_owned()], "{:?}", clear.target);
+        assert_eq!(clear.target.text.as_deref(), Some("Clear completed"));
+        s.ok(json!({ "type": "click", "target": { "role": "button", "name": "Redesign" } })).await;
+        s.ok(json!({ "type": "expectText", "target": { "role": "status" }, "text": "Redesigned" })).await;
+        // The placeholder moved into an aria-label: the role and name still find the field.
+        let fill = Action::Fill { target: coupon.target.clone(), value: "AUTUMN".into(), timeout_ms: None };
+        let performed = s.context.perform(&fill, None).await.unwrap_or_else(|failure| panic!("{failure}"));
+        assert_eq!(performed.tier, Some(Tier::Role));
+        let drift: Vec<String> = performed.drift.iter().map(ToString::to_string).collect();
+        assert_eq!(drift, vec![r#"placeholder "Coupon code" → "Voucher code""#.to_owned()]);
+        s.ok(json!({ "type": "expectText", "target": { "role": "status" }, "text": "Typed AUTUMN into coupon" })).await;
+        // Renamed: neither role and name nor text finds the button, its class does.
+        let click = Action::Click { target: clear.target.clone(), timeout_ms: None };
+        let performed = s.context.perform(&click, None).await.unwrap_or_else(|failure| panic!("{failure}"));
+        assert_eq!(performed.tier, Some(Tier::Css));
+        assert!(performed.drift.len() >= 2, "the name and the text are reported: {:?}", performed.drift);
+        s.ok(json!({ "type": "expectText", "target": { "role": "status" }, "text": "Clicked clear completed" })).await;
+        s.close().await;
+    });
+}
+
+#[test]
+fn a_table_row_is_found_by_the_value_its_step_names_and_reads_its_cells_apart() {
+    run(|browser| async move {
+        let mut s = open_ladder_lab(&browser).await;
+        let snapshot = s.context.snapshot().await.expect("a snapshot");
+        let reference = ref_on_line(&snapshot, "INV-2291", 0);
+        let prefer = ["a payment".to_owned(), "INV-2291".to_owned()];
+        let row = s.context.target_for_ref_preferring(&reference, &prefer).await.expect("a target");
+        assert_eq!(row.target.role.as_deref(), Some("row"), "{:?}", row.target);
+        assert_eq!(row.target.has_text.as_deref(), Some("INV-2291"), "{:?}", row.target);
+        assert_eq!(row.target.css, vec!["tr".to_owned()], "{:?}", row.target);
+        assert_eq!(row.target.name, None, "not the whole row's text: {:?}", row.target);
+        assert_eq!(row.target.text, None, "not the whole row's text: {:?}", row.target);
+        // With no value to go by, its first cell, which is what usually identifies a row.
+        let plain = s.context.target_for_ref(&reference).await.expect("a target");
+        assert_eq!(plain.target.has_text.as_deref(), Some("04/12/2026"), "{:?}", plain.target);
+        assert_eq!(plain.target.text, None, "{:?}", plain.target);
+        for target in [row.target, plain.target] {
+            let check = Action::ExpectVisible { target, timeout_ms: None };
+            s.context.perform(&check, None).await.unwrap_or_else(|failure| panic!("{failure}"));
+        }
         s.close().await;
     });
 }
@@ -288,6 +347,29 @@ fn a_checkbox_in_a_components_shadow_root_is_recorded_within_its_row() {
         s.ok(json!({ "type": "expectText", "target": { "role": "status" }, "text": "Done: Pay the rent" })).await;
         let fill = Action::Fill { target: field.target.clone(), value: "Sweep".into(), timeout_ms: None };
         let performed = s.context.perform(&fill, None).await.expect("the fill");
+        assert!(performed.drift.is_empty(), "{:?}", performed.drift);
+        s.close().await;
+    });
+}
+
+#[test]
+fn a_list_item_is_found_by_the_text_it_holds_not_by_its_position() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/lab/todos" })).await;
+        for todo in ["Buy milk", "Walk the dog"] {
+            s.ok(json!({ "type": "fill", "target": { "label": "New todo" }, "value": todo })).await;
+            s.ok(json!({ "type": "press", "target": { "label": "New todo" }, "key": "Enter" })).await;
+        }
+        let found = ladder(&mut s, "listitem", 0).await;
+        assert!(!found.fragile, "{:?}", found.target);
+        assert_eq!(found.target.role.as_deref(), Some("listitem"), "{:?}", found.target);
+        assert_eq!(found.target.has_text.as_deref(), Some("Buy milk"), "{:?}", found.target);
+        assert!(found.target.css.iter().all(|css| !css.contains("nth-of-type")), "{:?}", found.target);
+        // A new todo on top moves it down: still the same item.
+        s.ok(json!({ "type": "click", "target": { "role": "checkbox", "name": "Toggle Walk the dog" } })).await;
+        let check = Action::ExpectVisible { target: found.target.clone(), timeout_ms: None };
+        let performed = s.context.perform(&check, None).await.unwrap_or_else(|failure| panic!("{failure}"));
         assert!(performed.drift.is_empty(), "{:?}", performed.drift);
         s.close().await;
     });

@@ -165,7 +165,8 @@ macro_rules! walk {
             visit: &mut impl FnMut(String, OperandKind, &'a $($mut)? String),
         ) {
             use OperandKind::{Pattern, Text};
-            let Target { role, name, name_regex, label, placeholder, text, test_id, css, within, frame, tier: _ } = target;
+            let Target { role, name, name_regex, label, placeholder, text, test_id, has_text, css, within, frame, tier: _ } =
+                target;
             visit_some!(visit, format!("{path}.role"), Text, role);
             visit_some!(visit, format!("{path}.name"), Text, name);
             visit_some!(visit, format!("{path}.nameRegex"), Pattern, name_regex);
@@ -173,6 +174,7 @@ macro_rules! walk {
             visit_some!(visit, format!("{path}.placeholder"), Text, placeholder);
             visit_some!(visit, format!("{path}.text"), Text, text);
             visit_some!(visit, format!("{path}.testId"), Text, test_id);
+            visit_some!(visit, format!("{path}.hasText"), Text, has_text);
             for (i, selector) in css.into_iter().enumerate() {
                 visit(format!("{path}.css[{i}]"), Text, selector);
             }
@@ -210,6 +212,7 @@ mod tests {
             placeholder: Some(format!("placeholder{n}")),
             text: Some(format!("text{n}")),
             test_id: Some(format!("testId{n}")),
+            has_text: Some(format!("ownHasText{n}")),
             css: vec![format!("css{n}a"), format!("css{n}b")],
             within: Some(Box::new(Scope {
                 container: Target { role: Some(format!("row{n}")), tier: Some(Tier::Role), ..Target::default() },

@@ -38,6 +38,12 @@ pub struct Target {
     /// CSS selectors tried in order after every semantic locator failed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub css: Vec<String>,
+    /// Text the element itself holds: of the elements its locators find, only those whose
+    /// whitespace-normalized text contains it count (the row that says "INV-2291", the list
+    /// item that says "Buy milk"), as Playwright's `filter({ hasText })`. In a scope, the
+    /// scope's own `hasText` is the container's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub has_text: Option<String>,
     /// The container the element is looked for in, for elements that are only unique inside
     /// it (the checkbox of the row that says "Order 1002").
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -171,6 +177,8 @@ pub struct SemanticCore<'a> {
     pub text: Option<&'a str>,
     /// See [`Target::test_id`].
     pub test_id: Option<&'a str>,
+    /// See [`Target::has_text`].
+    pub has_text: Option<&'a str>,
     /// The scope's core, see [`Target::within`].
     pub within: Option<Box<ScopeCore<'a>>>,
     /// The frame's core, see [`Target::frame`].
@@ -204,6 +212,7 @@ impl Target {
             placeholder: self.placeholder.as_deref(),
             text: self.text.as_deref(),
             test_id: self.test_id.as_deref(),
+            has_text: self.has_text.as_deref(),
             within: self.within.as_deref().map(|scope| {
                 Box::new(ScopeCore {
                     container: scope.container.semantic_core(),
@@ -317,6 +326,9 @@ impl fmt::Display for Target {
     /// in frame css "iframe[title=Card]"`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.fmt_own(f)?;
+        if let Some(text) = &self.has_text {
+            write!(f, " with text {text:?}")?;
+        }
         if let Some(scope) = &self.within {
             write!(f, " within {scope}")?;
         }

@@ -479,7 +479,8 @@ impl<P: LivePage> Gateway<P> {
     }
 
     async fn target(&mut self, element: &str) -> Result<saffron_recording::Target, String> {
-        match self.page.target_for_ref(element).await {
+        let prefer = self.current_step_values();
+        match self.page.target_for_ref(element, &prefer).await {
             Ok(found) => {
                 if found.fragile {
                     self.pending_fragile = true;
@@ -488,6 +489,20 @@ impl<P: LivePage> Gateway<P> {
             }
             Err(error) => Err(self.page_error(error)),
         }
+    }
+
+    /// The values the step being worked on names (row values filled in): a row the agent
+    /// targets is found by them.
+    fn current_step_values(&self) -> Vec<String> {
+        let Some(index) = self.current else { return Vec::new() };
+        let step = &self.steps[index];
+        // An Outline value would end up in a pattern, which the row tokens leave alone: the
+        // recording would then only serve this row.
+        let params = &self.values.params;
+        step_values(&step.text, self.values.tables.get(index).cloned().flatten(), params)
+            .into_iter()
+            .filter(|value| !params.iter().any(|(_, row_value)| row_value == value))
+            .collect()
     }
 
     /// Turns a page error into the tool error; a lost browser also ends the session.
@@ -783,7 +798,11 @@ mod tests {
             Box::pin(async move { Ok(PageView { text }) })
         }
 
-        fn target_for_ref<'a>(&'a mut self, element: &'a str) -> BoxFuture<'a, Result<RefTarget, PageError>> {
+        fn target_for_ref<'a>(
+            &'a mut self,
+            element: &'a str,
+            _prefer: &'a [String],
+        ) -> BoxFuture<'a, Result<RefTarget, PageError>> {
             Box::pin(async move {
                 match element {
                     "e1" => Ok(RefTarget { target: Target::role("textbox", "Password"), fragile: false }),

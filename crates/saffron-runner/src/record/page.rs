@@ -37,7 +37,13 @@ pub trait LivePage: Send {
     /// The page as the agent reads it, every secret `masker` knows masked at the source.
     fn snapshot(&mut self, masker: &Masker) -> BoxFuture<'_, Result<PageView, PageError>>;
 
-    fn target_for_ref<'a>(&'a mut self, element: &'a str) -> BoxFuture<'a, Result<RefTarget, PageError>>;
+    /// The target of the element behind a ref; `prefer` are the values the current step names
+    /// (a table row is found by them).
+    fn target_for_ref<'a>(
+        &'a mut self,
+        element: &'a str,
+        prefer: &'a [String],
+    ) -> BoxFuture<'a, Result<RefTarget, PageError>>;
 
     /// Performs an action whose tokens are already resolved, under `guard`; `Ok` carries
     /// notes worth telling.
@@ -67,7 +73,7 @@ type Reply<T> = tokio::sync::oneshot::Sender<Result<T, PageError>>;
 
 enum Command {
     Snapshot(Box<Masker>, Reply<PageView>),
-    Target(String, Reply<RefTarget>),
+    Target(String, Vec<String>, Reply<RefTarget>),
     Perform(Box<Action>, Duration, Guard, Reply<Vec<String>>),
     BeginStep,
 }
@@ -137,9 +143,13 @@ impl LivePage for ContextPage {
         self.ask(move |reply| Command::Snapshot(masker, reply))
     }
 
-    fn target_for_ref<'a>(&'a mut self, element: &'a str) -> BoxFuture<'a, Result<RefTarget, PageError>> {
-        let element = element.to_owned();
-        self.ask(move |reply| Command::Target(element, reply))
+    fn target_for_ref<'a>(
+        &'a mut self,
+        element: &'a str,
+        prefer: &'a [String],
+    ) -> BoxFuture<'a, Result<RefTarget, PageError>> {
+        let (element, prefer) = (element.to_owned(), prefer.to_vec());
+        self.ask(move |reply| Command::Target(element, prefer, reply))
     }
 
     fn perform<'a>(
@@ -172,8 +182,8 @@ impl Live {
                 };
                 let _ = reply.send(answer);
             }
-            Command::Target(element, reply) => {
-                let answer = match self.context.target_for_ref(&element).await {
+            Command::Target(element, prefer, reply) => {
+                let answer = match self.context.target_for_ref_preferring(&element, &prefer).await {
                     Ok(found) => Ok(RefTarget { target: found.target, fragile: found.fragile }),
                     Err(saffron_browser::RefError::Browser(error)) => Err(self.lost_or(error.to_string()).await),
                     Err(error) => Err(PageError::Refused(error.to_string())),
