@@ -141,6 +141,9 @@ pub struct Context {
     pub(crate) guard: crate::guard::Guard,
     /// The interruptions waiting actions look for (see [`Context::watch_for`]).
     pub(crate) watch: crate::interruption::Watch,
+    /// An action whose element drifted also reads the element's target as the ladder would
+    /// record it now (see [`Context::refresh_drift`]).
+    pub(crate) refresh_drift: bool,
     watcher: Option<JoinHandle<()>>,
     closed: bool,
 }
@@ -195,6 +198,7 @@ impl Context {
             group_counter: 0,
             guard: crate::guard::Guard::default(),
             watch: crate::interruption::Watch::default(),
+            refresh_drift: false,
             refs: crate::snapshot::RefBook::default(),
             download_folder: None,
             watcher: Some(watcher),

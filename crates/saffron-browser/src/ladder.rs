@@ -312,6 +312,27 @@ impl Context {
     }
 }
 
+impl Context {
+    /// From the next action on, an action whose element drifted also reads the target the
+    /// ladder would record for that element now ([`crate::Performed::fresh`]): what
+    /// `saffron run --refresh-drift` proposes. It costs one ladder walk per drifted action.
+    pub fn refresh_drift(&mut self, on: bool) {
+        self.refresh_drift = on;
+    }
+}
+
+/// The target the ladder records now for the element `object_id` (found in `frame`, the
+/// recorded frame's target), or none when it cannot be told apart or left the page.
+pub(crate) async fn target_of_found(page: &Page, object_id: &str, frame: Option<&Target>) -> Option<Target> {
+    let _timed = crate::timing::span("refresh");
+    let node = cdp::call(page, "DOM.describeNode", json!({ "objectId": object_id })).await.ok()?;
+    let backend_id = node.pointer("/node/backendNodeId").and_then(Value::as_i64)?;
+    let group = "saffron-refresh";
+    let walked = walk(page, "the element", backend_id, frame, &[], group).await;
+    let _ = cdp::call(page, "Runtime.releaseObjectGroup", json!({ "objectGroup": group })).await;
+    walked.ok().filter(|found| !found.fragile).map(|found| found.target)
+}
+
 /// The target of the iframe that holds frame `frame_id` (none for the main frame), found in its
 /// own frame.
 async fn frame_target(

@@ -22,6 +22,16 @@ pub struct Config {
     /// The agent that records scenarios; checked only when one is needed.
     pub agent: Option<saffron_agent::AgentConfig>,
     pub secrets: SecretsSection,
+    pub run: RunSection,
+}
+
+/// `[run]`: how `saffron run` treats what it finds.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema, PartialEq)]
+#[serde(default)]
+pub struct RunSection {
+    /// A replay that found elements through drifted signals files a proposal that updates
+    /// them to what the page has now, at zero tokens (as `--refresh-drift`).
+    pub refresh_drift: bool,
 }
 
 /// `[secrets]`: where the values of `{env:NAME}` secrets may go.

@@ -42,6 +42,9 @@ pub struct RunOptions {
     /// The project's interruption handlers (`.saffron/handlers/`), as
     /// [`crate::interrupt::load_handlers`] reads them (a session loads them for its run).
     pub handlers: Arc<crate::interrupt::Handlers>,
+    /// A replay that found elements through drifted signals files a zero-token proposal that
+    /// updates them (`--refresh-drift`, see [`crate::refresh`]).
+    pub refresh_drift: bool,
 }
 
 impl RunOptions {
@@ -410,12 +413,16 @@ async fn replay_or_repair(
         return held_for_review(replay(browser, execution, options, masker).await, &held);
     }
     let (Ok(driver), Some(live_browser)) = (&options.agent, &browser) else {
-        return replay(browser, execution, options, masker).await;
+        if !options.refresh_drift {
+            return replay(browser, execution, options, masker).await;
+        }
+        let replayed = replay_live(browser, execution.clone(), options.clone(), masker, ReplayMode::default()).await;
+        return refresh_drift(&execution, &options, replayed, &repairs).await;
     };
     let replayed =
         replay_live(browser.clone(), execution.clone(), options.clone(), masker, crate::heal::ESCALATING).await;
     if replayed.stopped.is_none() {
-        return masked(replayed.outcome, &replayed.masker);
+        return refresh_drift(&execution, &options, replayed, &repairs).await;
     }
     let mut proven = repairs.lock().await;
     if let Some((recording, proposal)) = proven.recordings.get(&execution.recording_path).cloned() {
@@ -466,6 +473,49 @@ async fn replay_or_repair(
         proven.handlers.push((handler, proposal.clone()));
     }
     healed.result
+}
+
+/// A replay that ended: green with drift files the refreshed recording as a proposal, once per
+/// recording in a run (an Outline's other rows replay it), and is yellow.
+async fn refresh_drift(
+    execution: &Execution,
+    options: &RunOptions,
+    replayed: Replayed,
+    repairs: &Repairs,
+) -> ScenarioResult {
+    let Replayed { mut outcome, masker, refreshes, .. } = replayed;
+    let committed = match (&execution.committed, &execution.recording) {
+        (Some(committed), Ok(replayed)) if committed == replayed && execution.pending_proposal.is_none() => committed,
+        _ => return masked(outcome, &masker),
+    };
+    if refreshes.is_empty() || !outcome.is_green() {
+        return masked(outcome, &masker);
+    }
+    let mut proven = repairs.lock().await;
+    if proven.recordings.contains_key(&execution.recording_path) {
+        return masked(outcome, &masker);
+    }
+    let mut recording = committed.clone();
+    let mut adaptations = Vec::new();
+    for refresh in &refreshes {
+        if let Some(action) =
+            recording.steps.get_mut(refresh.step).and_then(|step| step.actions.get_mut(refresh.action))
+        {
+            *action = refresh.action_now.clone();
+            for change in &refresh.changes {
+                adaptations.push(format!("step {} `{}`: {change}", refresh.step + 1, refresh.action_before));
+            }
+        }
+    }
+    masker.scrub_recording(&mut recording);
+    match crate::heal::file::file_refresh(options, execution, recording.clone(), &adaptations, &masker) {
+        Ok(path) => {
+            proven.recordings.insert(execution.recording_path.clone(), (recording, path.clone()));
+            outcome.verdict = Verdict::Yellow { proposal: path };
+        }
+        Err(error) => outcome.drift.push(format!("the refreshed recording could not be filed: {error}")),
+    }
+    masked(outcome, &masker)
 }
 
 /// A replay of a scenario whose repair waits for a person: its red says where that repair is.
@@ -527,6 +577,20 @@ pub(crate) struct Replayed {
     pub masker: Masker,
     /// Set when the replay stopped on an action a repair may take over.
     pub stopped: Option<Stopped>,
+    /// With `refresh_drift`: each drifted action's target as the page has it now.
+    pub refreshes: Vec<Refresh>,
+}
+
+/// A recorded action whose target `--refresh-drift` updates.
+pub(crate) struct Refresh {
+    /// 0-based step and action indices.
+    pub step: usize,
+    pub action: usize,
+    /// The action as recorded, described.
+    pub action_before: String,
+    /// The action with its refreshed target (tokens kept).
+    pub action_now: Action,
+    pub changes: Vec<String>,
 }
 
 pub(crate) async fn replay_live(
@@ -541,18 +605,28 @@ pub(crate) async fn replay_live(
         Ok(recording) => recording.clone(),
         Err(reason) => {
             let verdict = Verdict::Red { step: None, step_text: None, message: reason.to_string() };
-            return Replayed { outcome: result(&execution, verdict, started), masker, stopped: None };
+            return Replayed {
+                outcome: result(&execution, verdict, started),
+                masker,
+                stopped: None,
+                refreshes: Vec::new(),
+            };
         }
     };
     let Some(browser) = browser else {
-        return Replayed { outcome: blocked(&execution, "no browser was started"), masker, stopped: None };
+        return Replayed {
+            outcome: blocked(&execution, "no browser was started"),
+            masker,
+            stopped: None,
+            refreshes: Vec::new(),
+        };
     };
     let base_url = options.base_url.clone();
     let mut context = match browser.new_context(ContextOptions { base_url }).await {
         Ok(context) => context,
         Err(error) => {
             let cause = browser.lost_connection().await.unwrap_or_else(|| error.to_string());
-            return Replayed { outcome: blocked(&execution, &cause), masker, stopped: None };
+            return Replayed { outcome: blocked(&execution, &cause), masker, stopped: None, refreshes: Vec::new() };
         }
     };
     let seed = new_unique_seed();
@@ -564,6 +638,10 @@ pub(crate) async fn replay_live(
         root: &options.root,
     };
     let mut outcome = result(&execution, Verdict::Green, started);
+    let mut refreshes = Vec::new();
+    // Only the committed recording is refreshed: a pending proposal is what a person reviews.
+    let refresh = options.refresh_drift && execution.pending_proposal.is_none() && execution.committed.is_some();
+    context.refresh_drift(refresh);
     let mut failed = false;
     let mut stopped_at: Option<(usize, usize, saffron_browser::FailureKind)> = None;
     let handlers = options.handlers.clone();
@@ -686,6 +764,23 @@ pub(crate) async fn replay_live(
             }
             match attempt {
                 Ok(performed) => {
+                    if let Some(fresh) = &performed.fresh
+                        && let Some(refreshed) = crate::refresh::refreshed(action, fresh, &performed.drift)
+                    {
+                        let mut action_now = action.clone();
+                        if let Some(target) = action_now.target_mut() {
+                            *target = refreshed.target;
+                        }
+                        // A value of this Outline row the page shows is the row's token again.
+                        let action_now = crate::record::gateway::with_row_tokens(action_now, &execution.params);
+                        refreshes.push(Refresh {
+                            step: index,
+                            action: action_index,
+                            action_before: action.to_string(),
+                            action_now,
+                            changes: refreshed.changes,
+                        });
+                    }
                     let drift = drift_lines(index + 1, action, &performed);
                     outcome.drift.extend(drift.iter().cloned());
                     let mut notes = performed.notes.clone();
@@ -773,7 +868,7 @@ pub(crate) async fn replay_live(
         };
     }
     outcome.duration_ms = started.elapsed().as_millis() as u64;
-    Replayed { outcome, masker, stopped }
+    Replayed { outcome, masker, stopped, refreshes }
 }
 
 #[cfg(test)]
@@ -810,6 +905,7 @@ mod tests {
             ],
             duration: Duration::ZERO,
             notes: Vec::new(),
+            fresh: None,
         };
         assert_eq!(
             drift_lines(2, &action, &performed),

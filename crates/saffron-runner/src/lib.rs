@@ -12,6 +12,7 @@ pub mod hooks;
 pub mod interrupt;
 mod plan;
 mod record;
+mod refresh;
 mod report;
 mod resolve;
 mod secrets;

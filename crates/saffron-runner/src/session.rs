@@ -33,6 +33,8 @@ pub struct RunRequest {
     pub browser_url: Option<String>,
     /// Scenarios recorded at once; wins over `[agent] workers` in `saffron.toml` (default 1).
     pub agent_workers: Option<usize>,
+    /// File a zero-token proposal for each replay that drifted (or `[run] refresh_drift`).
+    pub refresh_drift: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -111,6 +113,7 @@ pub fn options_with_env(root: &Path, overrides: Vec<(String, String)>) -> RunOpt
         before_proof: Vec::new(),
         hook_timeout: std::time::Duration::from_millis(crate::config::Hooks::default().timeout_ms),
         handlers: Arc::default(),
+        refresh_drift: false,
     }
 }
 
@@ -224,6 +227,7 @@ impl Session {
         options.agent_workers = agent_workers(request.agent_workers, config.agent.as_ref());
         options.browser = browser;
         options.timeouts = config.timeouts.clone();
+        options.refresh_drift = request.refresh_drift || config.run.refresh_drift;
         saffron_browser::SecretOrigins::new(&options.base_url, &config.secrets.origins).map_err(|reason| {
             SessionError::Config {
                 path: root.join("saffron.toml").display().to_string(),
@@ -331,6 +335,7 @@ impl Session {
         // No agent: a proof that fails is the answer, never something to repair.
         let mut options = self.options.clone();
         options.agent = Err("a proof replays without an agent".into());
+        options.refresh_drift = false;
         let results = crate::run(executions, &options).await;
         if let Some(blocked) = results.iter().find_map(|result| match &result.verdict {
             crate::Verdict::Blocked { cause } => Some(cause.clone()),

@@ -49,6 +49,9 @@ pub struct Performed {
     /// Things worth a line in the report that did not fail the action, e.g. an unexpected
     /// dialog that was dismissed.
     pub notes: Vec<String>,
+    /// With [`Context::refresh_drift`] on and drift read: the target the ladder records for
+    /// the element found, read before the action (as a recording would have it today).
+    pub fresh: Option<saffron_recording::Target>,
 }
 
 fn seconds(duration: Duration) -> String {
@@ -109,17 +112,17 @@ impl Context {
             },
             false => None,
         };
-        let outcome = self.dispatch(action, deadline, timeout, &group).await;
+        let outcome = retry::REFRESH.scope(self.refresh_drift, self.dispatch(action, deadline, timeout, &group)).await;
         if let (Ok(_), Some(navigations)) = (&outcome, navigations) {
             navigations.settle(Instant::now() + timeout).await;
         }
         self.release(group);
-        let (tier, locator, drift) = match outcome? {
-            Some(resolved) => (Some(resolved.tier), Some(resolved.locator), resolved.drift),
-            None => (None, None, Vec::new()),
+        let (tier, locator, drift, fresh) = match outcome? {
+            Some(resolved) => (Some(resolved.tier), Some(resolved.locator), resolved.drift, resolved.fresh),
+            None => (None, None, Vec::new(), None),
         };
         let notes = self.shared.update(|state| std::mem::take(&mut state.notes));
-        Ok(Performed { tier, locator, drift, duration: started.elapsed(), notes })
+        Ok(Performed { tier, locator, drift, duration: started.elapsed(), notes, fresh })
     }
 
     /// Frees the page objects the action held, without making the caller wait for it.
@@ -224,7 +227,7 @@ impl Context {
             Action::ExpectCount { target, count, .. } => {
                 let tier = self.expect_count(target, *count, deadline, timeout, group).await?;
                 let locator = target.describe_locator(tier, 0);
-                Ok(Some(Resolved { tier, locator, drift: Vec::new() }))
+                Ok(Some(Resolved { tier, locator, drift: Vec::new(), fresh: None }))
             }
         }
     }

@@ -64,22 +64,35 @@ impl Backoff {
     }
 }
 
+tokio::task_local! {
+    /// The action being performed asks for the element's target as it would be recorded now
+    /// when its drift is read (see `Context::refresh_drift`).
+    pub(super) static REFRESH: bool;
+}
+
 /// What an element action found: by which locator, and what drifted.
 pub(super) struct Resolved {
     pub(super) tier: Tier,
     pub(super) locator: String,
     pub(super) drift: Vec<Drift>,
+    /// The element's target as the ladder records it now, when asked for and drift was read.
+    pub(super) fresh: Option<Target>,
 }
 
 impl Resolved {
     /// Reads the drift of `found`: before acting on it, since acting may take it away.
     pub(super) async fn observe(page: &Page, target: &Target, found: &Found) -> Resolved {
         let _timed = crate::timing::span("drift");
-        Resolved::without_drift(found).with_drift(drift::observe(page, target, found).await)
+        let drift = drift::observe(page, target, found).await;
+        let fresh = match !drift.is_empty() && REFRESH.try_with(|refresh| *refresh).unwrap_or(false) {
+            true => crate::ladder::target_of_found(page, &found.object_id, target.frame.as_deref()).await,
+            false => None,
+        };
+        Resolved { fresh, ..Resolved::without_drift(found).with_drift(drift) }
     }
 
     pub(super) fn without_drift(found: &Found) -> Resolved {
-        Resolved { tier: found.tier, locator: found.locator(), drift: Vec::new() }
+        Resolved { tier: found.tier, locator: found.locator(), drift: Vec::new(), fresh: None }
     }
 
     pub(super) fn with_drift(mut self, drift: Vec<Drift>) -> Resolved {

@@ -54,6 +54,10 @@ pub struct RunArgs {
     /// Fail (exit 1) when a scenario passed only by replaying a proposal pending review (yellow).
     #[arg(long)]
     strict: bool,
+    /// For each scenario that passed through drifted signals, file a proposal that updates them
+    /// to what the page has now, at zero tokens (default: `[run] refresh_drift` in saffron.toml).
+    #[arg(long)]
+    refresh_drift: bool,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
 }
@@ -81,6 +85,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         hooks: !args.no_hooks,
         browser_url: args.browser_url,
         agent_workers: args.agent_workers.map(usize::from),
+        refresh_drift: args.refresh_drift,
     };
     // An unreadable recording is named here; its scenario's verdict is red.
     let (snapshot, mut problems) = project::load_index(&root);

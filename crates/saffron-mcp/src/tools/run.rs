@@ -38,6 +38,10 @@ pub struct RunArgs {
     /// url` in saffron.toml.
     #[serde(default)]
     pub browser_url: Option<String>,
+    /// File a zero-token proposal for each scenario that passed through drifted signals, which
+    /// updates them to what the page has now (default: `[run] refresh_drift` in saffron.toml).
+    #[serde(default)]
+    pub refresh_drift: bool,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -126,6 +130,7 @@ pub fn prepare(project: &Project, args: RunArgs) -> Result<Session, ToolError> {
         hooks: true,
         browser_url: args.browser_url,
         agent_workers: None,
+        refresh_drift: args.refresh_drift,
     };
     let mut session = Session::prepare(project.root(), &project.snapshot(), request).map_err(|error| {
         let hint = match error {

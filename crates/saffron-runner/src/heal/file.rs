@@ -77,6 +77,44 @@ pub(crate) fn file(
     Ok(relative(&execution.proposal_path))
 }
 
+/// Files the recording `saffron run --refresh-drift` made from a replay that drifted: the
+/// committed recording with the drifted signals set to what the page has now. No model took
+/// part (no usage), and no step's wording changes. Returns the path relative to the root.
+pub(crate) fn file_refresh(
+    options: &RunOptions,
+    execution: &Execution,
+    recording: Recording,
+    changes: &[String],
+    masker: &Masker,
+) -> Result<String, StoreError> {
+    let root = &options.root;
+    let relative = |path: &std::path::Path| path.to_string_lossy().replace('\\', "/");
+    let mut adaptations = vec!["change: drift refreshed (saffron run --refresh-drift, no model involved)".to_owned()];
+    adaptations.extend(changes.iter().cloned());
+    let draft = ProposalDraft {
+        scenario: ScenarioRef {
+            feature: relative(&execution.file),
+            name: execution.template_name.clone(),
+            cache_path: relative(&execution.recording_path),
+        },
+        recording,
+        feature_edits: Vec::new(),
+        narrative: "The replay passed, but found elements through signals that no longer describe them. Each \
+                    drifted signal now says what the page has: the same elements, found by their sturdiest \
+                    signals again. No assertion's expected value changed."
+            .to_owned(),
+        adaptations: adaptations.iter().map(|line| masker.mask(line)).collect(),
+        usage: None,
+        filed_at: Some(now_rfc3339()),
+        unverified: None,
+    };
+    let proposal = Proposal::file(draft, execution.committed.as_ref());
+    let store = Store::open(root)?;
+    let lock = store.lock()?;
+    lock.write_proposal(&root.join(&execution.proposal_path), &proposal)?;
+    Ok(relative(&execution.proposal_path))
+}
+
 /// One edit per reworded Given/When step, on the line the step is written on; the rewordings
 /// that cannot be made become notes (a Then step's wording is what the scenario checks).
 fn feature_edits(

@@ -103,7 +103,7 @@ async fn heal_inner(
     first: Replayed,
 ) -> Outcome {
     let started = Instant::now();
-    let Replayed { outcome: failed, mut masker, stopped } = first;
+    let Replayed { outcome: failed, mut masker, stopped, .. } = first;
     let (Some(stopped), Ok(replayed)) = (stopped, execution.recording.clone()) else {
         return (masked(failed, &masker), None, None);
     };
@@ -559,7 +559,7 @@ impl Context<'_> {
         if let Err(cause) = crate::execute::before_proof(self.options).await {
             let outcome =
                 crate::execute::result(self.execution, Verdict::Blocked { cause: cause.to_string() }, Instant::now());
-            return Replayed { outcome, masker: masker.clone(), stopped: None };
+            return Replayed { outcome, masker: masker.clone(), stopped: None, refreshes: Vec::new() };
         }
         let mut proof = self.execution.clone();
         proof.recording = Ok(recording.clone());
