@@ -345,6 +345,26 @@ fn drift_lines(step: usize, action: &Action, performed: &Performed) -> Vec<Strin
 }
 
 /// An action that failed, for the reports: `note` says why.
+/// The browser's failure `message` of `performed` without the action it names first (`click
+/// button "Save": `), which the report says already: ` (found by css "#save")` (kept apart,
+/// since it says which element failed) and the reason.
+fn failure_reason<'a>(message: &'a str, performed: &Action) -> (&'a str, &'a str) {
+    let subject = match performed.target() {
+        Some(target) => format!("{} {target}", performed.type_name()),
+        None => performed.type_name().to_owned(),
+    };
+    let Some(rest) = message.strip_prefix(subject.as_str()) else { return ("", message) };
+    if let Some(reason) = rest.strip_prefix(": ") {
+        return ("", reason);
+    }
+    if rest.starts_with(" (found by ")
+        && let Some(end) = rest.find("): ")
+    {
+        return (&rest[..=end], &rest[end + 3..]);
+    }
+    ("", message)
+}
+
 fn failed_action(action: &Action, locator: Option<String>, duration_ms: u64, note: String) -> ActionResult {
     ActionResult {
         action: action.to_string(),
@@ -816,16 +836,22 @@ pub(crate) async fn replay_live(
                     } else {
                         None
                     };
+                    // The browser's message names the action first; the report names it once.
+                    let (found_by, reason) = failure_reason(&failure.message, &resolved);
                     let message = match (&rerun_note, hint) {
-                        (Some(note), _) => format!("`{action}`: {} ({note})", failure.message),
-                        (None, Some(hint)) => format!("`{action}`: {} ({hint})", failure.message),
-                        (None, None) => format!("`{action}`: {}", failure.message),
+                        (Some(note), _) => format!("`{action}`{found_by}: {reason} ({note})"),
+                        (None, Some(hint)) => format!("`{action}`{found_by}: {reason} ({hint})"),
+                        (None, None) => format!("`{action}`{found_by}: {reason}"),
                     };
                     outcome.verdict =
                         Verdict::Red { step: Some(index + 1), step_text: Some(step.text.clone()), message };
                     let duration_ms = action_started.elapsed().as_millis() as u64;
-                    let mut report_action =
-                        failed_action(action, failure.found_by.clone(), duration_ms, failure.message);
+                    let mut report_action = failed_action(
+                        action,
+                        failure.found_by.clone(),
+                        duration_ms,
+                        format!("{}{reason}", found_by.trim_start()),
+                    );
                     report_action.notes.extend(rerun_note);
                     report.actions.push(report_action);
                     // A failed Then is never handed to a repair: its check is what the scenario
@@ -879,6 +905,23 @@ mod tests {
     use saffron_recording::{Target, Tier};
 
     use super::*;
+
+    #[test]
+    fn a_failure_names_its_action_once() {
+        let click = Action::Click { target: Target::role("button", "Save"), timeout_ms: None };
+        let missing = r#"click button "Save": no element matched within 10.0 s: role button "Save": 0 matches"#;
+        assert_eq!(
+            failure_reason(missing, &click),
+            ("", r#"no element matched within 10.0 s: role button "Save": 0 matches"#)
+        );
+        let covered = r##"click button "Save" (found by css "#save"): not actionable after 5.0 s: covered"##;
+        assert_eq!(
+            failure_reason(covered, &click),
+            (r##" (found by css "#save")"##, "not actionable after 5.0 s: covered")
+        );
+        // A message that does not start with the action is kept whole.
+        assert_eq!(failure_reason("the browser went away", &click), ("", "the browser went away"));
+    }
 
     #[test]
     fn each_drifted_signal_is_one_line_naming_the_locator_that_matched() {

@@ -431,14 +431,14 @@ impl Context<'_> {
             Some(Finish::BrowserLost(cause)) => return SessionEnd::Verdict(Verdict::Blocked { cause }),
             None => return SessionEnd::AgentFailed("the repairing agent ended without finishing".into()),
         }
-        for line in recorder::fragile_lines(&entries) {
+        let sources = vec![StepSource::Agent; steps.len()];
+        let agent = recorder::step_actions(&sources, &entries);
+        let (merged, notes) = merge::merge(&MergeInput { replayed, committed, failed_step, performed, agent: &agent });
+        for line in recorder::fragile_lines(&entries, &merged) {
             if !tally.fragile.contains(&line) {
                 tally.fragile.push(line);
             }
         }
-        let sources = vec![StepSource::Agent; steps.len()];
-        let agent = recorder::step_actions(&sources, &entries);
-        let (merged, notes) = merge::merge(&MergeInput { replayed, committed, failed_step, performed, agent: &agent });
         let mut recording = recorder::build(&feature, &execution.template_name, steps, merged);
         // What is proven is what is filed: a recording without the secrets the page showed.
         masker.scrub_recording(&mut recording);

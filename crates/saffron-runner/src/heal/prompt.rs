@@ -65,7 +65,10 @@ pub fn task(task: &Task<'_>) -> String {
         }
     });
     let number = task.failed_step + 1;
-    let _ = writeln!(text, "Replay failed at step {number} on `{}`: {}", task.failed_action, task.failure);
+    // The failure says which action it is about first; the task says it once.
+    let named = format!("`{}`", task.failed_action);
+    let failure = task.failure.strip_prefix(&named).map_or(task.failure, |rest| rest.trim_start_matches(": "));
+    let _ = writeln!(text, "Replay failed at step {number} on `{}`: {failure}", task.failed_action);
     if !task.performed.is_empty() {
         let done: Vec<String> = task.performed.iter().map(|action| format!("`{action}`")).collect();
         let _ = writeln!(text, "Already performed in step {number} (do not repeat): {}", done.join(", "));
@@ -102,7 +105,8 @@ mod tests {
             failed_step: 1,
             performed: std::slice::from_ref(&fill),
             failed_action: &click,
-            failure: "no element matched",
+            // As the replay's red says it: the action first.
+            failure: "`click button \"Save order\"`: no element matched",
             url: "http://127.0.0.1:1/orders/new",
             params: vec![],
             secret_names: &[],
@@ -112,7 +116,10 @@ mod tests {
         assert!(text.contains(
             "1. Given I am on the sign-in page (replayed, passed)\n2. When I save the order (FAILED here)\n3. Then"
         ));
-        assert!(text.contains("Replay failed at step 2 on `click button \"Save order\"`: no element matched"));
+        assert!(
+            text.contains("Replay failed at step 2 on `click button \"Save order\"`: no element matched\n"),
+            "{text}"
+        );
         assert!(text.contains("Already performed in step 2 (do not repeat): `fill textbox \"Customer\" with \"Ada\"`"));
         assert!(text.contains("Live page (it is where replay stopped): http://127.0.0.1:1/orders/new"));
         assert!(!text.contains("replayed from the start without you"));

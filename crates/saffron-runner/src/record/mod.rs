@@ -315,12 +315,12 @@ async fn attempt(
     };
     page.close().await;
     outcome?;
-    for line in recorder::fragile_lines(&entries) {
+    let actions = recorder::step_actions(sources, &entries);
+    for line in recorder::fragile_lines(&entries, &actions) {
         if !tally.fragile.contains(&line) {
             tally.fragile.push(line);
         }
     }
-    let actions = recorder::step_actions(sources, &entries);
     let feature = execution.file.to_string_lossy().replace('\\', "/");
     Ok((recorder::build(&feature, &execution.template_name, &execution.template_steps, actions), conversation))
 }

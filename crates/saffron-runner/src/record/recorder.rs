@@ -46,10 +46,15 @@ pub fn build(feature: &str, scenario: &str, steps: &[StepSpec], actions: Vec<Vec
     Recording::new(feature, scenario, recorded)
 }
 
-/// The fragile targets the kept actions use, one line each.
-pub fn fragile_lines(entries: &[Entry]) -> Vec<String> {
+/// The fragile targets of the actions `kept` (per step: what the recording or the repair
+/// keeps), one line each: an action the agent took that the recording does not hold (a check a
+/// repair's merge discarded, a fill corrected later) is not worth a warning.
+pub fn fragile_lines(entries: &[Entry], kept: &[Vec<Action>]) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
-    for line in entries.iter().filter(|entry| entry.step.is_some()).filter_map(|entry| entry.fragile.clone()) {
+    let is_kept = |entry: &&Entry| {
+        entry.step.and_then(|step| kept.get(step)).is_some_and(|actions| actions.contains(&entry.action))
+    };
+    for line in entries.iter().filter(is_kept).filter_map(|entry| entry.fragile.clone()) {
         if !lines.contains(&line) {
             lines.push(line);
         }
@@ -69,6 +74,27 @@ mod tests {
 
     fn entry(step: Option<usize>, action: Action) -> Entry {
         Entry { step, action, fragile: None }
+    }
+
+    #[test]
+    fn fragile_lines_name_only_the_actions_the_recording_keeps() {
+        let check = Action::ExpectVisible {
+            target: Target { css: vec!["li:nth-of-type(1)".into()], ..Target::default() },
+            timeout_ms: None,
+        };
+        let fragile = |step, action: Action, line: &str| Entry { step, action, fragile: Some(line.into()) };
+        let entries = vec![
+            fragile(None, fill("Search", "x"), "diagnosis"),
+            fragile(Some(0), fill("Email", "a"), "corrected fill"),
+            entry(Some(0), fill("Email", "ab")),
+            fragile(Some(1), check.clone(), "discarded check"),
+            fragile(Some(1), fill("Name", "Ada"), "kept fill"),
+        ];
+        // As a repair's merge keeps them: step 2's check discarded, the committed one kept.
+        let kept = vec![vec![fill("Email", "ab")], vec![fill("Name", "Ada")]];
+        assert_eq!(fragile_lines(&entries, &kept), vec!["kept fill".to_owned()]);
+        let recorded = step_actions(&[StepSource::Agent, StepSource::Agent], &entries);
+        assert_eq!(fragile_lines(&entries, &recorded), vec!["discarded check".to_owned(), "kept fill".to_owned()]);
     }
 
     #[test]
