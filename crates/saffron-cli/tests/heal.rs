@@ -156,7 +156,8 @@ fn what_the_steps_say() -> [Op; 4] {
     let shown = |line: &str, text: &str| check_on(line, json!({ "check": "text", "text": text }));
     [
         shown("Order saved", "Order saved"),
-        shown("Total: €13.50", "Total: €13.50"),
+        // The page shows the row's total as its token, as the model reads it.
+        shown("Total: <total>", "Total: <total>"),
         anything(),
         support::agent::check(json!({ "check": "count", "role": "cell", "name": "Margaret Hamilton", "count": 1 })),
     ]
@@ -217,7 +218,9 @@ fn a_repair_that_records_the_wrong_total_is_red_and_the_committed_check_stays() 
     let told = errors_told(&seen);
     assert_eq!(output.status.code(), Some(1), "{all}\nerrors told to the agent:\n{told}");
     assert!(all.contains("1 red") && all.contains("without a verified check of Then step(s) 10"), "{all}");
-    assert!(told.contains("this check is not about step 10") && told.contains("(\"€13.50\")"), "{told}");
+    // The step's value is named by its token: the model never reads it.
+    assert!(told.contains("this check is not about step 10") && told.contains("(\"<total>\")"), "{told}");
+    assert!(!told.contains("€13.50"), "{told}");
     assert!(!root.join(CREATE_PROPOSAL).exists(), "nothing is filed");
     assert_eq!(recording_of(&root, CREATE_CACHE), committed);
     let mut files = Vec::new();

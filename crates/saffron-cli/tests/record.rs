@@ -93,7 +93,8 @@ fn plans() -> Plans {
             step(9),
             check_on("Order saved", json!({ "check": "text", "text": "Order saved" })),
             step(10),
-            check_on("Total: €13.50", json!({ "check": "text", "text": "Total: <total>" })),
+            // The page shows the row's total as its token: the model never reads the value.
+            check_on("Total: <total>", json!({ "check": "text", "text": "Total: <total>" })),
             step(11),
             check(json!({ "check": "response", "pattern": "^/api/orders$", "method": "POST", "status": "201" })),
             step(12),
@@ -175,10 +176,24 @@ fn six_example_scenarios_are_recorded_on_both_wires_saved_and_then_replayed_with
     assert_eq!(anthropic.requests().len(), anthropic_requests, "a replay asked the Anthropic server");
     assert_eq!(openai.requests().len(), openai_requests, "a replay asked the OpenAI server");
 
-    // The secret reached no request body and no file Saffron wrote.
+    // The secret reached no request body and no file Saffron wrote; the Outline's values
+    // reached the model only as their tokens in the Outline's own conversation, though its
+    // pages showed them (another scenario's page that lists the order shows it as data).
     for captured in anthropic.requests().iter().chain(&openai.requests()) {
         assert!(!captured.body.contains(&password), "a request held the password");
+        if !captured.body.contains("Create an order for <customer>") {
+            continue;
+        }
+        for value in ["Margaret Hamilton", "€13.50", "Katherine Johnson"] {
+            let at = captured.body.find(value);
+            let around = at.map(|at| &captured.body[at.saturating_sub(300)..(at + 100).min(captured.body.len())]);
+            assert!(at.is_none(), "a request held the Outline value {value}: …{}…", around.unwrap_or_default());
+        }
     }
+    // The orders list the Outline's last step looks at shows the new order's row with the
+    // customer as its token.
+    let shown = openai.requests().iter().filter(|captured| captured.body.contains("| <customer> | <total> |")).count();
+    assert!(shown > 0, "the model read the customer and the total as their tokens");
     let mut files = Vec::new();
     every_file(&root.join(".saffron"), &mut files);
     assert!(!files.is_empty());

@@ -53,11 +53,23 @@ impl Masker {
 
     /// Mask `secret` from now on. Adding a value twice keeps its first name.
     pub fn add(&mut self, secret: &Secret) {
+        self.add_with_token(secret, format!("{{env:{}}}", secret.name));
+    }
+
+    /// Show `value` as `token` from now on, in every spelling a secret is masked in: an Outline
+    /// value as its `<customer>`, so that what the model reads holds no customer data. Such a
+    /// value is shown as its token, not a secret: [`Masker::scrub_recording`] leaves it alone
+    /// (a recording holds its tokens already), and [`Masker::find`] names it by its token.
+    pub fn add_as(&mut self, value: &str, token: &str) {
+        let shown = Secret { name: token.to_owned(), value: value.to_owned() };
+        self.add_with_token(&shown, token.to_owned());
+    }
+
+    fn add_with_token(&mut self, secret: &Secret, token: String) {
         if secret.value.chars().count() < Masker::MIN_LEN || self.secrets.iter().any(|s| s.value == secret.value) {
             return;
         }
         self.secrets.push(secret.clone());
-        let token = format!("{{env:{}}}", secret.name);
         for spelling in spellings(&secret.value) {
             if !self.spellings.iter().any(|(known, _)| *known == spelling) {
                 self.spellings.push((spelling, token.clone()));
@@ -86,9 +98,10 @@ impl Masker {
         self.secrets.is_empty()
     }
 
-    /// The secrets, first name of each value, in the order they were added.
-    pub(crate) fn secrets(&self) -> &[Secret] {
-        &self.secrets
+    /// The secrets, first name of each value, in the order they were added (the values shown
+    /// as tokens with [`Masker::add_as`] left out).
+    pub(crate) fn secrets(&self) -> impl Iterator<Item = &Secret> {
+        self.secrets.iter().filter(|secret| !secret.name.starts_with('<'))
     }
 
     /// Where the first spelling of a secret in `text` is (byte range), and the name of the
@@ -395,6 +408,22 @@ mod tests {
             "typed {env:PASSWORD} into Password; {env:PASSWORD}!"
         );
         assert_eq!(masker.mask("nothing here"), "nothing here");
+    }
+
+    #[test]
+    fn a_value_added_as_a_token_is_shown_as_it_in_every_spelling_and_is_no_secret() {
+        let mut masker = Masker::new();
+        masker.add(&secret("PASSWORD", "hunter22"));
+        masker.add_as("Margaret Hamilton", "<customer>");
+        assert_eq!(
+            masker.mask("textbox \"Customer\": Margaret Hamilton, /orders?q=Margaret%20Hamilton, hunter22"),
+            "textbox \"Customer\": <customer>, /orders?q=<customer>, {env:PASSWORD}"
+        );
+        // Split over two elements, read back with a line break.
+        assert_eq!(masker.mask("Margaret\nHamilton"), "<customer>");
+        assert_eq!(masker.find("for Margaret Hamilton").map(|(_, name)| name), Some("<customer>"));
+        let secrets: Vec<&str> = masker.secrets().map(|secret| secret.name.as_str()).collect();
+        assert_eq!(secrets, vec!["PASSWORD"], "a value shown as a token is not a secret");
     }
 
     #[test]

@@ -71,6 +71,9 @@ pub struct Gateway<P: LivePage> {
     base_url: String,
     values: Arc<Values>,
     masker: Masker,
+    /// `masker` plus each Outline and table value as its token (`<customer>`,
+    /// `<table:Customer>`): what the model reads holds tokens, never those values.
+    shown: Masker,
     action_timeout: Duration,
     navigation_timeout: Duration,
     current: Option<usize>,
@@ -124,6 +127,7 @@ impl<P: LivePage> Gateway<P> {
             })
             .collect();
         let unchecked = then_values.clone();
+        let shown = shown_masker(&masker, &values);
         Gateway {
             page,
             steps,
@@ -131,6 +135,7 @@ impl<P: LivePage> Gateway<P> {
             base_url,
             values,
             masker,
+            shown,
             action_timeout,
             navigation_timeout,
             current: None,
@@ -177,7 +182,7 @@ impl<P: LivePage> Gateway<P> {
 
     /// The page as the agent reads it, masked.
     pub async fn snapshot_text(&mut self) -> Result<String, PageError> {
-        Ok(self.page.snapshot(&self.masker).await?.text)
+        Ok(self.page.snapshot(&self.shown).await?.text)
     }
 
     async fn call_inner(&mut self, name: &str, input: &Value) -> Result<String, String> {
@@ -544,6 +549,7 @@ impl<P: LivePage> Gateway<P> {
         let (resolved, secrets) = resolve_action(&action, &values, table.as_ref())
             .map_err(|error| format!("cannot fill in the values of `{action}`: {error}"))?;
         self.masker.add_all(&secrets);
+        self.shown.add_all(&secrets);
         // A Then step's check must be about the step: it holds one of the step's values.
         let then_values: Vec<String> = match self.current {
             Some(step) if is_check => {
@@ -667,8 +673,8 @@ impl<P: LivePage> ToolGateway for Gateway<P> {
                 return ToolOutput::error("the session is over");
             }
             match self.call_inner(name, input).await {
-                Ok(text) => ToolOutput::ok(self.masker.mask(&text)),
-                Err(text) => ToolOutput::error(self.masker.mask(&text)),
+                Ok(text) => ToolOutput::ok(self.shown.mask(&text)),
+                Err(text) => ToolOutput::error(self.shown.mask(&text)),
             }
         })
     }
@@ -734,6 +740,22 @@ fn step_values(text: &str, table: Option<Vec<Vec<String>>>, params: &[(String, S
             }
         })
         .collect()
+}
+
+/// The masker of what the model reads: the secrets, then every Outline value as `<name>` and
+/// every value of a step's two-column table as `<table:key>`, as the model was told them (values
+/// shorter than [`Masker::MIN_LEN`] stay: a `3` is in too many places).
+fn shown_masker(masker: &Masker, values: &Values) -> Masker {
+    let mut shown = masker.clone();
+    for (name, value) in &values.params {
+        shown.add_as(value, &format!("<{name}>"));
+    }
+    for table in values.tables.iter().flatten() {
+        for row in table.iter().filter(|row| row.len() == 2) {
+            shown.add_as(&row[1], &format!("<table:{}>", row[0]));
+        }
+    }
+    shown
 }
 
 fn check_name(check: CheckKind) -> String {
