@@ -845,3 +845,28 @@ pub(crate) const SPECIAL_FIELD_FACTS: &str = concat!(
   });
 }"##
 );
+
+/// `async function (limitMs) => boolean`, in a frame's isolated world: resolves once the
+/// frame's document has loaded and nothing in it changed for two animation frames in a row,
+/// the rule replay's actionability check applies to an element's box (true), or when `limitMs`
+/// ran out first (false: a page that never stops changing, a ticking clock, still gets its
+/// snapshot). The timer stands in for frames a page that renders nothing never gets.
+pub(crate) const SETTLE: &str = r##"async function (limitMs) {
+  const deadline = performance.now() + limitMs;
+  const frame = () => new Promise((resolve) => { requestAnimationFrame(() => resolve()); setTimeout(resolve, 100); });
+  let changed = false;
+  const observer = new MutationObserver(() => { changed = true; });
+  observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  let quiet = 0;
+  try {
+    while (performance.now() < deadline) {
+      changed = false;
+      await frame();
+      quiet = !changed && document.readyState !== 'loading' ? quiet + 1 : 0;
+      if (quiet >= 2) return true;
+    }
+    return false;
+  } finally {
+    observer.disconnect();
+  }
+}"##;

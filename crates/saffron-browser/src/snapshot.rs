@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 use crate::cdp::{self, CdpFail};
 use crate::context::Context;
 use crate::error::BrowserError;
+use crate::js;
 use crate::url::relativize_url;
 
 /// The active tab as the agent reads it.
@@ -101,6 +102,33 @@ fn protocol(error: CdpFail) -> BrowserError {
     }
 }
 
+/// How long a snapshot waits for the page to settle before it reads the page as it is.
+const SETTLE_LIMIT: Duration = Duration::from_millis(600);
+
+/// Waits until every frame of the page has loaded and stopped changing (see [`js::SETTLE`]), at
+/// most [`SETTLE_LIMIT`]: the agent reads the page an action led to, not the one it left (a
+/// filter that re-renders its list, a frame whose form was just posted). A frame whose document
+/// is replaced while it waits is waited for again, in its new document.
+async fn settle(page: &Page) {
+    let _timed = crate::timing::span("settle");
+    let deadline = tokio::time::Instant::now() + SETTLE_LIMIT;
+    loop {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        if left.is_zero() {
+            return;
+        }
+        let Ok(worlds) = crate::context::isolated_worlds(page).await else { return };
+        let limit = json!(left.as_millis() as u64);
+        let waits =
+            worlds.iter().map(|world| cdp::call_in_world(page, *world, js::SETTLE, std::slice::from_ref(&limit)));
+        match tokio::time::timeout_at(deadline, futures::future::join_all(waits)).await {
+            Ok(answers) if answers.iter().all(Result::is_ok) => return,
+            Ok(_) => continue,
+            Err(_) => return,
+        }
+    }
+}
+
 impl Context {
     /// A snapshot of the active tab. Refs stay valid until the element leaves the DOM; the same
     /// DOM node keeps the same ref across snapshots of one context.
@@ -126,6 +154,7 @@ impl Context {
         let page = self.active_page()?;
         // A background tab builds no accessibility tree until it renders.
         self.front(&page).await.map_err(protocol)?;
+        settle(&page).await;
         let mut document = self.read_document(&page).await?;
         if let Some(masker) = masker.filter(|masker| !masker.is_empty()) {
             document.mask(masker);

@@ -489,3 +489,18 @@ fn a_snapshot_right_after_a_filter_click_shows_the_page_as_drawn() {
         s.close().await;
     });
 }
+
+#[test]
+fn a_snapshot_waits_for_a_page_that_draws_over_several_frames() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        for round in 0..5 {
+            s.ok(json!({ "type": "goto", "url": format!("/lab/ladder?round={round}") })).await;
+            s.ok(json!({ "type": "click", "target": { "role": "button", "name": "Load more" } })).await;
+            let snapshot = s.context.snapshot().await.expect("a snapshot");
+            // Eight frames of drawing, read once the list stopped changing.
+            assert!(snapshot.text.contains("Result 8"), "round {round}: the list is half drawn:\n{}", snapshot.text);
+        }
+        s.close().await;
+    });
+}
