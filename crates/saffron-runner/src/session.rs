@@ -111,6 +111,7 @@ pub fn options_with_env(root: &Path, overrides: Vec<(String, String)>) -> RunOpt
         before_proof: Vec::new(),
         hook_timeout: std::time::Duration::from_millis(crate::config::Hooks::default().timeout_ms),
         handlers: Arc::default(),
+        takeover: None,
     }
 }
 

@@ -13,9 +13,11 @@
 pub(crate) mod evidence;
 pub(crate) mod fixtures;
 pub(crate) mod gateway;
+pub(crate) mod lease;
 pub(crate) mod page;
 pub(crate) mod prompt;
 pub(crate) mod recorder;
+pub(crate) mod takeover;
 pub(crate) mod tools;
 
 use std::ops::Range;
@@ -257,6 +259,19 @@ async fn attempt(
             return Err(Verdict::Blocked { cause });
         }
     };
+    // In a run a person watches, they may take the browser over: the bar in the page and the
+    // lease every agent call takes a ticket of.
+    let wired = match &options.takeover {
+        Some(takeover) => match takeover::wire(&context, takeover).await {
+            Ok(wired) => Some(wired),
+            Err(error) => {
+                context.close().await;
+                return Err(Verdict::Blocked { cause: format!("the takeover bar cannot be added: {error}") });
+            }
+        },
+        None => None,
+    };
+    let lease = wired.as_ref().map(|wired| wired.lease.clone());
     let mut page = match ContextPage::start(context, browser.clone()) {
         Ok(page) => page,
         Err(cause) => return Err(Verdict::Blocked { cause: cause.to_string() }),
@@ -272,7 +287,8 @@ async fn attempt(
             break Err(verdict);
         }
         let (report, gateway) =
-            session(page, execution, options, driver, masker, segment.clone(), values, refine.clone()).await;
+            session(page, execution, options, driver, masker, segment.clone(), values, refine.clone(), lease.clone())
+                .await;
         tally.usage += &report.usage;
         tally.sessions += 1;
         conversation.extend(report.conversation.iter().cloned());
@@ -314,6 +330,7 @@ async fn attempt(
         position = segment.end;
     };
     page.close().await;
+    drop(wired);
     outcome?;
     for line in recorder::fragile_lines(&entries) {
         if !tally.fragile.contains(&line) {
@@ -385,8 +402,9 @@ async fn session(
     segment: Range<usize>,
     values: &Arc<Values>,
     refine: Option<String>,
+    lease: Option<takeover::SharedLease>,
 ) -> (SessionReport, Gateway<ContextPage>) {
-    let mut gateway = Gateway::new(
+    let gateway = Gateway::new(
         page,
         execution.template_steps.clone(),
         segment.clone(),
@@ -396,6 +414,7 @@ async fn session(
         Duration::from_millis(options.timeouts.action_ms),
         Duration::from_millis(options.timeouts.navigation_ms),
     );
+    let mut gateway = gateway.with_lease(lease);
     let snapshot = match gateway.snapshot_text().await {
         Ok(text) => text,
         Err(error) => format!("(no snapshot: {error:?})"),
