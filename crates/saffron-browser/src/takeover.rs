@@ -46,6 +46,10 @@ const BAR: &str = r#"(() => {
   button.type = 'button';
   button.style.cssText = 'font: 13px/1.2 sans-serif; padding: 6px 10px; border: 1px solid #b45309; '
     + 'border-radius: 6px; background: #fef3c7; color: #1c1917; cursor: pointer; box-shadow: 0 1px 4px #0004;';
+  // Never focused: Chromium exposes an aria-hidden subtree that holds the focus, and a person
+  // typing in the page keeps their caret.
+  button.tabIndex = -1;
+  button.addEventListener('mousedown', (event) => event.preventDefault());
   root.append(button);
   let personHolds = false;
   const show = (held) => {
