@@ -28,7 +28,7 @@ const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// How long a call waits while a person holds the browser before it is answered that they
 /// still do (the agent may call again to wait longer).
-const HOLD_WAIT: Duration = Duration::from_secs(300);
+pub(crate) const HOLD_WAIT: Duration = Duration::from_secs(300);
 
 /// One performed action, with the step it was performed under (`None`: before any announced
 /// step, diagnosis).
@@ -691,7 +691,7 @@ impl<P: LivePage> Gateway<P> {
     /// The call under way is over.
     fn release(&mut self) {
         if let (Some(lease), Some(ticket)) = (&self.lease, self.ticket.take()) {
-            let _ = lease.update(|lease| lease.end(ticket));
+            lease.end(ticket);
         }
     }
 

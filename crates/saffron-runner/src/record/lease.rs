@@ -122,6 +122,16 @@ impl Lease {
         Ok(Ticket { epoch: self.epoch })
     }
 
+    /// Saffron's own action begins (a seeded step replayed between the agent's sessions): as
+    /// [`Lease::begin`], but the news of a give-back is kept for the agent.
+    pub fn begin_keeping_news(&mut self) -> Result<Ticket, Refusal> {
+        if let Holder::Person(since) = self.holder {
+            return Err(Refusal::PersonHolds(since));
+        }
+        self.acting += 1;
+        Ok(Ticket { epoch: self.epoch })
+    }
+
     /// Whether a call that began with `ticket` may still dispatch input and be recorded.
     pub fn admits(&self, ticket: Ticket) -> Result<(), Refusal> {
         match self.holder {
@@ -227,6 +237,17 @@ mod tests {
         assert_eq!(lease.begin(), Err(Refusal::HandedBack(Handback { taken: at(10), given: at(20) })));
         let ticket = lease.begin().expect("told once, then the agent acts again");
         assert_eq!(lease.end(ticket), Ok(()), "an action in the new epoch completes and is recorded");
+    }
+
+    #[test]
+    fn saffrons_own_actions_wait_for_the_person_and_leave_the_news_to_the_agent() {
+        let mut lease = Lease::new();
+        lease.take_over(at(10));
+        assert_eq!(lease.begin_keeping_news(), Err(Refusal::PersonHolds(at(10))));
+        lease.give_back(at(20));
+        let ticket = lease.begin_keeping_news().expect("the agent's turn again");
+        assert_eq!(lease.end(ticket), Ok(()));
+        assert!(matches!(lease.begin(), Err(Refusal::HandedBack(_))), "the agent still hears of it");
     }
 
     #[test]

@@ -281,8 +281,17 @@ async fn attempt(
     let mut position = 0;
     let outcome = loop {
         let Some(segment) = next_segment(sources, position) else { break Ok(()) };
-        if let Err(verdict) =
-            replay_given(&mut page, execution, options, masker, sources, position..segment.start, values).await
+        if let Err(verdict) = replay_given(
+            &mut page,
+            execution,
+            options,
+            masker,
+            sources,
+            position..segment.start,
+            values,
+            lease.as_ref(),
+        )
+        .await
         {
             break Err(verdict);
         }
@@ -349,7 +358,10 @@ fn next_segment(sources: &[StepSource], position: usize) -> Option<Range<usize>>
     Some(start..end)
 }
 
-/// Performs the given steps of `range` on the live page, as replay would.
+/// Performs the given steps of `range` on the live page, as replay would. Under a `lease`,
+/// each action waits while a person holds the browser, and one a takeover stopped before it
+/// dispatched anything is performed again after the give-back.
+#[allow(clippy::too_many_arguments)]
 async fn replay_given(
     page: &mut ContextPage,
     execution: &Execution,
@@ -358,6 +370,7 @@ async fn replay_given(
     sources: &[StepSource],
     range: Range<usize>,
     values: &Values,
+    lease: Option<&takeover::SharedLease>,
 ) -> Result<(), Verdict> {
     let execution_values = ExecutionValues {
         params: &values.params,
@@ -380,7 +393,25 @@ async fn replay_given(
                 })?;
             masker.add_all(&secrets);
             let timeout = options.timeouts.for_action(&resolved);
-            page.perform(&resolved, timeout, options.secret_guard(&secrets)).await.map_err(|error| match error {
+            let performed = loop {
+                let Some(lease) = lease else {
+                    break page.perform(&resolved, timeout, options.secret_guard(&secrets)).await;
+                };
+                let ticket = lease.acquire_keeping_news(gateway::HOLD_WAIT).await.map_err(|_| Verdict::Blocked {
+                    cause: "a person took the browser from the agent and kept it".into(),
+                })?;
+                let guard =
+                    saffron_browser::Guard { fence: Some(lease.fence(ticket)), ..options.secret_guard(&secrets) };
+                let performed = page.perform(&resolved, timeout, guard).await;
+                let overtaken = !lease.admits(ticket);
+                lease.end(ticket);
+                match performed {
+                    // Stopped by the fence, before any input: performed once the person gives back.
+                    Err(page::PageError::Refused(_)) if overtaken => continue,
+                    performed => break performed,
+                }
+            };
+            performed.map_err(|error| match error {
                 page::PageError::BrowserLost(cause) => Verdict::Blocked { cause },
                 page::PageError::Refused(message) => {
                     Verdict::Red { step: Some(index + 1), step_text, message: format!("`{action}`: {message}") }

@@ -133,13 +133,27 @@ impl SharedLease {
     /// ticket, or that it must first be told of a give-back, or (`PersonHolds`) that the person
     /// still holds it.
     pub(crate) async fn acquire(&self, limit: Duration) -> Result<Ticket, Refusal> {
+        self.acquire_with(limit, Lease::begin).await
+    }
+
+    /// Saffron's own action begins: as [`SharedLease::acquire`], the news of a give-back kept
+    /// for the agent.
+    pub(crate) async fn acquire_keeping_news(&self, limit: Duration) -> Result<Ticket, Refusal> {
+        self.acquire_with(limit, Lease::begin_keeping_news).await
+    }
+
+    async fn acquire_with(
+        &self,
+        limit: Duration,
+        begin: fn(&mut Lease) -> Result<Ticket, Refusal>,
+    ) -> Result<Ticket, Refusal> {
         let deadline = Instant::now() + limit;
         let mut changes = self.takeover.changes();
         let mut waiting = false;
         let outcome = loop {
             changes.borrow_and_update();
             let begun = self.update(|lease| {
-                let begun = lease.begin();
+                let begun = begin(lease);
                 if matches!(begun, Err(Refusal::PersonHolds(_))) && !waiting {
                     lease.wait(true);
                 }
@@ -160,6 +174,11 @@ impl SharedLease {
             self.update(|lease| lease.wait(false));
         }
         outcome
+    }
+
+    /// The call that began with `ticket` is over.
+    pub(crate) fn end(&self, ticket: Ticket) {
+        let _ = self.update(|lease| lease.end(ticket));
     }
 
     /// Whether a call that began with `ticket` may still act and be recorded.
