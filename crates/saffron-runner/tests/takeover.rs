@@ -35,6 +35,9 @@ use tokio::sync::Notify;
 /// The word the person check asks for.
 const WORD: &str = "marigold";
 
+/// What the takeover bar's button says while the agent holds the browser.
+const BAR_BUTTON: &str = "Saffron: the agent has control \u{2014} Take over";
+
 /// The application: `/signup` with its person check until a person passed it once (then the
 /// site trusts this machine, as a site remembers a device after a second factor).
 #[derive(Default)]
@@ -202,9 +205,12 @@ fn agent(requests: Arc<Mutex<Vec<Request>>>, click_sent: Arc<Notify>) -> impl Fn
             5 => ("browser_click", on("button \"Sign up\"", json!({}))),
             // Told what changed, with the page as the person left it.
             6 => ("browser_click", on("button \"Sign up\"", json!({}))),
-            7 => ("saffron_step", json!({ "step": 3 })),
-            8 => ("saffron_assert", json!({ "check": "text", "text": "Welcome, Ada" })),
-            9 => ("saffron_done", json!({ "success": true, "narrative": "Signed up as Ada." })),
+            // The bar is found by no locator: neither by its role and name, nor by its text.
+            7 => ("saffron_assert", json!({ "check": "visible", "role": "button", "name": BAR_BUTTON })),
+            8 => ("saffron_assert", json!({ "check": "visible", "text": BAR_BUTTON })),
+            9 => ("saffron_step", json!({ "step": 3 })),
+            10 => ("saffron_assert", json!({ "check": "text", "text": "Welcome, Ada" })),
+            11 => ("saffron_done", json!({ "success": true, "narrative": "Signed up as Ada." })),
             _ => return Reply::text("I am finished."),
         };
         Reply::call(&format!("call-{index}"), tool, input)
@@ -380,7 +386,7 @@ fn a_person_takes_over_mid_action_and_the_agent_resumes_from_the_page_they_leave
 
     assert_eq!(results.len(), 1);
     let result = &results[0];
-    assert_eq!(result.verdict, Verdict::Green, "{result:?}");
+    assert_eq!(result.verdict, Verdict::Green, "{:?}", result.verdict);
     assert_eq!(app.signups.load(Ordering::SeqCst), 2, "the agent's click after the give-back, and the proof's");
 
     // What the agent was told.
@@ -397,11 +403,17 @@ fn a_person_takes_over_mid_action_and_the_agent_resumes_from_the_page_they_leave
     assert!(told.contains("the page is now at /signup") && told.contains("[ref="), "{told}");
     let (clicked, error) = &results[6];
     assert!(!*error && clicked.contains("Welcome, Ada"), "{clicked}");
-    // The bar is in no snapshot the agent read.
+    for (looked_for, error) in &results[7..9] {
+        assert!(*error && looked_for.contains("no element matched"), "{looked_for}");
+    }
+    // The bar is in no snapshot the agent read (no element line names it).
     for request in &requests {
-        for message in &request.messages {
+        for message in request.messages.iter().filter(|message| message.role == Role::User) {
             let text = format!("{:?}", message.content);
-            assert!(!text.contains("Take over") && !text.contains("Saffron:"), "the bar leaked: {text}");
+            let lines = text.split("\\n").filter(|line| line.contains("[ref="));
+            for line in lines {
+                assert!(!line.contains("Take over") && !line.contains("Saffron:"), "the bar leaked: {line}");
+            }
         }
     }
 
