@@ -177,6 +177,17 @@ mod tests {
     }
 
     #[test]
+    fn a_fence_that_says_no_fails_the_action_undispatched() {
+        let open = Guard { fence: Some(Fence::new(|| None)), ..Guard::default() };
+        assert!(open.fenced("click").is_ok());
+        assert!(Guard::default().fenced("click").is_ok(), "no fence, nothing asked");
+        let closed = Guard { fence: Some(Fence::new(|| Some("a person took over".into()))), ..Guard::default() };
+        let failure = closed.fenced("click").expect_err("fenced");
+        assert_eq!(failure.kind, crate::error::FailureKind::Refused);
+        assert_eq!(failure.message, "click: a person took over; nothing was dispatched");
+    }
+
+    #[test]
     fn a_judged_check_compares_masked_text() {
         let masker: Masker =
             [saffron_recording::Secret { name: "TOKEN".into(), value: "plainSecret77".into() }].iter().collect();
