@@ -4,9 +4,10 @@
 //! The bar lives in an isolated world of its own (the page's scripts cannot see it, call its
 //! binding or fake its clicks: a click counts only when the browser says it is trusted), inside
 //! a closed shadow root under an `aria-hidden` host, so neither the snapshot the agent reads
-//! (the accessibility tree leaves hidden subtrees out) nor any locator (role queries skip
-//! ignored nodes, scripts cannot enter a closed shadow root) ever finds it. A click reaches Rust
-//! through a CDP binding (`Runtime.addBinding`) exposed to that world only.
+//! (the accessibility tree leaves hidden subtrees out) nor a locator by role, name or text
+//! (role queries skip ignored nodes, scripts cannot enter a closed shadow root) finds it; its
+//! button never takes the focus, which would lift `aria-hidden`. A click reaches Rust through a
+//! CDP binding (`Runtime.addBinding`) exposed to that world only.
 //!
 //! Who holds the browser is not decided here: a click is passed on as [`PersonAsks`], and the
 //! owner of the lease says what the bar shows with [`TakeoverBar::show`].
@@ -107,7 +108,8 @@ pub(crate) struct Wiring {
 
 impl Context {
     /// Adds the takeover bar to every tab of the context, now and to come; the person's clicks
-    /// come out of the receiver. Only for a run a person watches: a headless run never calls it.
+    /// come out of the receiver. Only for a run a person watches (the runner asks for it when
+    /// its options say so; `saffron run` says so in a headed run).
     pub async fn enable_takeover_bar(&self) -> Result<(TakeoverBar, UnboundedReceiver<PersonAsks>), BrowserError> {
         let (asks, clicks) = tokio::sync::mpsc::unbounded_channel();
         let tabs = self.shared.update(|state| {
@@ -156,6 +158,9 @@ fn claim(state: &mut State, target_id: &str) -> Option<(String, Page)> {
 
 /// Adds the bar to a tab that was just attached, when the context has one.
 pub(crate) async fn on_attached(target_id: &str, shared: &Arc<Shared>) {
+    if shared.read(|state| state.takeover.is_none()) {
+        return;
+    }
     let Some((target_id, page)) = shared.update(|state| claim(state, target_id)) else { return };
     if let Err(error) = install(&page, &target_id, shared).await {
         shared.update(|state| state.notes.push(format!("the takeover bar could not be added to a tab: {error}")));
