@@ -98,7 +98,9 @@ pub(crate) struct State {
     pub downloads: Vec<Download>,
     pub notes: Vec<String>,
     pub dialog: Option<DialogAnswer>,
-    tasks: Vec<JoinHandle<()>>,
+    /// Set when the context shows the takeover bar (see [`crate::takeover`]).
+    pub(crate) takeover: Option<crate::takeover::Wiring>,
+    pub(crate) tasks: Vec<JoinHandle<()>>,
 }
 
 /// State shared with the context's background tasks. `changed` wakes every waiter after each
@@ -480,13 +482,16 @@ async fn attach(browser: Browser, target_id: String, shared: Arc<Shared>) {
         tokio::time::sleep(Duration::from_millis(5)).await;
     };
     match observe(&page, &target_id, &shared).await {
-        Ok(console) => shared.update(|state| {
-            if let Some(tab) = state.tabs.iter_mut().find(|tab| tab.target_id == target_id) {
-                tab.page = Some(page);
-                tab.console = Some(console);
-                tab.ready = true;
-            }
-        }),
+        Ok(console) => {
+            shared.update(|state| {
+                if let Some(tab) = state.tabs.iter_mut().find(|tab| tab.target_id == target_id) {
+                    tab.page = Some(page);
+                    tab.console = Some(console);
+                    tab.ready = true;
+                }
+            });
+            crate::takeover::on_attached(&target_id, &shared).await;
+        }
         Err(error) => {
             shared.update(|state| state.notes.push(format!("tab {target_id} could not be observed: {error}")))
         }

@@ -3,6 +3,7 @@
 //! value may go, and how a check the agent makes is judged.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use saffron_recording::Masker;
 use url::{Origin, Url};
@@ -62,6 +63,33 @@ pub struct Guard {
     /// A model that could test guesses against the secret itself (`…77` holds, `…78` does not)
     /// would read it a character at a time.
     pub judge_masked: Option<Masker>,
+    /// Set for an agent's action in a run a person may take over: asked before each attempt
+    /// and right before any input is dispatched, and the action fails, undispatched, as soon
+    /// as it says no.
+    pub fence: Option<Fence>,
+}
+
+/// Whether the action may still touch the page: `None` when it may, else why not (a person
+/// took the browser over). It must be cheap: it is asked on every attempt.
+#[derive(Clone)]
+pub struct Fence(Arc<dyn Fn() -> Option<String> + Send + Sync>);
+
+impl Fence {
+    /// A fence that asks `refusal`.
+    pub fn new(refusal: impl Fn() -> Option<String> + Send + Sync + 'static) -> Fence {
+        Fence(Arc::new(refusal))
+    }
+
+    /// Why the action may not touch the page now, if it may not.
+    pub fn refusal(&self) -> Option<String> {
+        (self.0)()
+    }
+}
+
+impl std::fmt::Debug for Fence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Fence")
+    }
 }
 
 impl Guard {
@@ -88,6 +116,15 @@ impl Guard {
             Some(masker) => Cow::Owned(masker.mask_in_pattern(pattern)),
             None => Cow::Borrowed(pattern),
         }
+    }
+
+    /// The failure of an action whose fence says no: nothing of it is dispatched from here on.
+    pub(crate) fn fenced(&self, verb: &str) -> Result<(), crate::error::ActionFailure> {
+        let Some(refusal) = self.fence.as_ref().and_then(Fence::refusal) else { return Ok(()) };
+        Err(crate::error::ActionFailure::new(
+            crate::error::FailureKind::Refused,
+            format!("{verb}: {refusal}; nothing was dispatched"),
+        ))
     }
 
     /// Why a secret may not go to `url` (absolute), if it may not.
@@ -137,6 +174,17 @@ mod tests {
         assert_eq!(origins.describe(), "http://127.0.0.1:8080, https://login.example.com");
         assert!(SecretOrigins::new("file:///etc", &[]).is_err());
         assert!(SecretOrigins::new("http://a", &["javascript:x".into()]).is_err());
+    }
+
+    #[test]
+    fn a_fence_that_says_no_fails_the_action_undispatched() {
+        let open = Guard { fence: Some(Fence::new(|| None)), ..Guard::default() };
+        assert!(open.fenced("click").is_ok());
+        assert!(Guard::default().fenced("click").is_ok(), "no fence, nothing asked");
+        let closed = Guard { fence: Some(Fence::new(|| Some("a person took over".into()))), ..Guard::default() };
+        let failure = closed.fenced("click").expect_err("fenced");
+        assert_eq!(failure.kind, crate::error::FailureKind::Refused);
+        assert_eq!(failure.message, "click: a person took over; nothing was dispatched");
     }
 
     #[test]

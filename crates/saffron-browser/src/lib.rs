@@ -59,6 +59,7 @@ mod perform;
 mod profile;
 mod remote;
 mod snapshot;
+mod takeover;
 mod timing;
 mod url;
 
@@ -68,13 +69,14 @@ pub use browser::{Browser, BrowserConfig, CHROMIUM_ENV, DEFAULT_CHROMIUM, find_c
 pub use context::{Context, ContextOptions};
 pub use drift::{Drift, Signal};
 pub use error::{ActionFailure, BrowserError, FailureKind};
-pub use guard::{Guard, SecretOrigins};
+pub use guard::{Fence, Guard, SecretOrigins};
 pub use interruption::Detector;
 pub use ladder::{ElementSummary, LadderTarget, RefError};
 pub use perform::Performed;
 pub use profile::{WatchedFolder, sweep_stale_profiles};
 pub use remote::{Endpoint, EndpointError};
 pub use snapshot::{PageSnapshot, TabSummary};
+pub use takeover::{PersonAsks, TakeoverBar};
 pub use timing::TIMING_ENV;
 pub use url::{relativize_url, resolve_url};
 

@@ -45,6 +45,10 @@ pub struct RunOptions {
     /// A replay that found elements through drifted signals files a zero-token proposal that
     /// updates them (`--refresh-drift`, see [`crate::refresh`]).
     pub refresh_drift: bool,
+    /// Set when a person may take the browser from the agent (`saffron run --headed`): each
+    /// live page the agent records or repairs on shows the takeover bar, and its lease joins
+    /// this handle (the terminal's key acts on it). `None`: nothing is added to any page.
+    pub takeover: Option<crate::takeover::Takeover>,
 }
 
 impl RunOptions {
@@ -54,7 +58,10 @@ impl RunOptions {
         if secrets.is_empty() {
             return saffron_browser::Guard::default();
         }
-        saffron_browser::Guard { secret_origins: Some(self.secret_guard_origins()), judge_masked: None }
+        saffron_browser::Guard {
+            secret_origins: Some(self.secret_guard_origins()),
+            ..saffron_browser::Guard::default()
+        }
     }
 
     /// Where a secret may go: the base URL's origin and the configured ones.

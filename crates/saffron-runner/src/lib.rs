@@ -21,6 +21,13 @@ pub mod session;
 pub mod tags;
 
 pub use execute::{RunOptions, run, run_with_progress};
+
+/// A person takes the browser over from the recording agent in a run they watch, and gives it
+/// back (see `docs/agent.md`, "A person can take over").
+pub mod takeover {
+    pub use crate::record::lease::{Holder, Lease};
+    pub use crate::record::takeover::Takeover;
+}
 pub use plan::{Execution, NotReplayable, Selection, line_target, plan};
 pub use report::{
     AgentTotals, MergeError, RunReport, VerdictCounts, html, junit, markdown, merge_reports, write_reports,

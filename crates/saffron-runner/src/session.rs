@@ -114,6 +114,7 @@ pub fn options_with_env(root: &Path, overrides: Vec<(String, String)>) -> RunOpt
         hook_timeout: std::time::Duration::from_millis(crate::config::Hooks::default().timeout_ms),
         handlers: Arc::default(),
         refresh_drift: false,
+        takeover: None,
     }
 }
 

@@ -74,6 +74,10 @@ impl Context {
         }
         let typed = async {
             for character in text.chars() {
+                // A person who takes over mid-word gets the field as it is: no key after that.
+                if let Err(failure) = self.guard.fenced("typeText") {
+                    return Err(CdpFail::Protocol(failure.message));
+                }
                 match keys::typing(character) {
                     Some(events) => {
                         for event in events {

@@ -142,6 +142,7 @@ impl Context {
         group: &str,
     ) -> Result<Option<Resolved>, ActionFailure> {
         let name = action.type_name();
+        self.guard.fenced(name)?;
         match action {
             Action::Goto { url, .. } => self.goto(url, deadline, timeout).await.map(|()| None),
             Action::Click { target, .. } | Action::DoubleClick { target, .. } => {

@@ -374,8 +374,11 @@ pub(super) async fn retry<T>(
     let mut backoff = Backoff::new(deadline);
     let mut looks = Looks::default();
     loop {
+        // Asked before each attempt (some attempts act: a select, a focus) and once it is done
+        // (the caller dispatches input right after).
+        context.guard.fenced(verb)?;
         let last = match tokio::time::timeout_at(backoff.attempt_deadline().into(), attempt()).await {
-            Ok(Attempt::Done(done)) => return Ok(done),
+            Ok(Attempt::Done(done)) => return context.guard.fenced(verb).map(|()| done),
             Ok(Attempt::Fail(failure)) => return Err(failure.prefixed(verb, target)),
             Ok(Attempt::Retry(pending)) => pending,
             Err(_) => Pending::Unsettled("the page did not answer".to_owned()),

@@ -107,6 +107,12 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     }
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the runtime")?;
+    // A person who watches the browser may take it from the agent, and give it back.
+    if !session.options.browser.headless && session.options.agent.is_ok() {
+        let takeover = saffron_runner::takeover::Takeover::new();
+        session.options.takeover = Some(takeover.clone());
+        offer_takeover(&runtime, takeover);
+    }
     // From here on, Ctrl-C or SIGTERM interrupts the run: a setup command is stopped with its
     // process group, the replay ends, and teardown still runs.
     let interrupt = forward_signals(&runtime);
@@ -146,6 +152,46 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(2));
     }
     Ok(code)
+}
+
+/// Tells the person at the terminal how to take the browser from the agent: the bar Saffron
+/// shows in the page, or Enter here (when standard input is a terminal). Says so whenever who
+/// holds the browser changes.
+fn offer_takeover(runtime: &tokio::runtime::Runtime, takeover: saffron_runner::takeover::Takeover) {
+    use std::io::IsTerminal as _;
+    let keyboard = std::io::stdin().is_terminal();
+    let key = if keyboard { ", or press Enter here" } else { "" };
+    err!("saffron: while the agent records, take the browser over with the Saffron bar in the page{key}");
+    if keyboard {
+        let toggled = takeover.clone();
+        // A detached thread: a blocked read of the terminal must not keep the run from ending.
+        let _ = std::thread::Builder::new().name("saffron-takeover-key".into()).spawn(move || {
+            let mut line = String::new();
+            while std::io::stdin().read_line(&mut line).is_ok_and(|read| read > 0) {
+                line.clear();
+                if toggled.leases().is_empty() {
+                    err!("saffron: the agent is not working in a browser now");
+                } else {
+                    toggled.toggle();
+                }
+            }
+        });
+    }
+    let mut changes = takeover.changes();
+    runtime.spawn(async move {
+        let mut held = false;
+        while changes.changed().await.is_ok() {
+            let now = takeover.leases().iter().any(saffron_runner::takeover::Lease::person_holds);
+            if now != held {
+                held = now;
+                if held {
+                    err!("saffron: you have the browser; the agent waits. Give it back with the bar in the page{key}");
+                } else {
+                    err!("saffron: the agent has the browser again; what you did is not recorded");
+                }
+            }
+        }
+    });
 }
 
 /// Prints the hook commands that failed; true when any did.

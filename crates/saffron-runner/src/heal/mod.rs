@@ -327,6 +327,18 @@ impl Context<'_> {
         let execution = self.execution;
         let steps = &execution.template_steps;
         let url = context.url().await.unwrap_or_default();
+        // In a run a person watches, they may take the browser from the repairing agent too.
+        let wired = match &self.options.takeover {
+            Some(takeover) => match crate::record::takeover::wire(&context, takeover).await {
+                Ok(wired) => Some(wired),
+                Err(error) => {
+                    context.close().await;
+                    let cause = format!("the takeover bar cannot be added: {error}");
+                    return SessionEnd::Verdict(Verdict::Blocked { cause });
+                }
+            },
+            None => None,
+        };
         let mut page = match ContextPage::start(context, self.browser.clone()) {
             Ok(page) => page,
             Err(cause) => return SessionEnd::Verdict(Verdict::Blocked { cause: cause.to_string() }),
@@ -354,7 +366,8 @@ impl Context<'_> {
             Duration::from_millis(self.options.timeouts.action_ms),
             Duration::from_millis(self.options.timeouts.navigation_ms),
         )
-        .announcing_first();
+        .announcing_first()
+        .with_lease(wired.as_ref().map(|wired| wired.lease.clone()));
         let snapshot = match gateway.snapshot_text().await {
             Ok(text) => text,
             Err(error) => format!("(no snapshot: {error:?})"),

@@ -14,7 +14,9 @@ use saffron_agent::{BoxFuture, ToolGateway, ToolOutput, ToolSpec};
 use saffron_recording::{Action, Date, ElementState, Masker, ResponseMatcher, StepKind, StepSpec, TokenKind, tokenize};
 use serde_json::Value;
 
+use super::lease::{Refusal, Ticket, clock, handback_notice, overtaken_notice};
 use super::page::{LivePage, PageError};
+use super::takeover::SharedLease;
 use super::tools::{self, AssertInput, CheckKind, StateInput};
 use crate::execute::EnvLookup;
 use crate::resolve::{ExecutionValues, resolve_action};
@@ -23,6 +25,10 @@ use saffron_index::repair_rules::check_holds;
 /// How long a check waits for the page before it is refused: the agent looks at the page as it
 /// is; replay waits the configured assertion timeout.
 const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How long a call waits while a person holds the browser before it is answered that they
+/// still do (the agent may call again to wait longer).
+pub(crate) const HOLD_WAIT: Duration = Duration::from_secs(300);
 
 /// One performed action, with the step it was performed under (`None`: before any announced
 /// step, diagnosis).
@@ -92,6 +98,11 @@ pub struct Gateway<P: LivePage> {
     /// A repair: nothing may change the page before a step is announced.
     announce_first: bool,
     account: Account,
+    /// Set when a person may take the browser over (a headed run): every call that touches
+    /// the page takes a ticket of it first.
+    lease: Option<SharedLease>,
+    /// The ticket of the call under way.
+    ticket: Option<Ticket>,
 }
 
 /// What the agent said about its work when it ended the session (repairs use it).
@@ -148,7 +159,16 @@ impl<P: LivePage> Gateway<P> {
             pending_fragile: false,
             announce_first: false,
             account: Account::default(),
+            lease: None,
+            ticket: None,
         }
+    }
+
+    /// A gateway whose page a person may take over, held under `lease` (see
+    /// [`super::lease`]).
+    pub(crate) fn with_lease(mut self, lease: Option<SharedLease>) -> Gateway<P> {
+        self.lease = lease;
+        self
     }
 
     /// A repair on a page replay stopped on: until the failed step is announced, the agent
@@ -581,8 +601,15 @@ impl<P: LivePage> Gateway<P> {
         let guard = saffron_browser::Guard {
             secret_origins: (!secrets.is_empty()).then(|| self.values.secret_origins.clone()),
             judge_masked: Some(self.masker.clone()),
+            fence: self.fence(),
         };
-        let notes = match self.page.perform(&resolved, timeout, guard.clone()).await {
+        let performed = self.page.perform(&resolved, timeout, guard.clone()).await;
+        // A person took over while it was under way: stopped before any more input, and
+        // whatever of it was done is not recorded.
+        if self.overtaken() {
+            return Err(overtaken_notice());
+        }
+        let notes = match performed {
             Ok(notes) => notes,
             Err(PageError::Refused(message)) if is_check => {
                 return Err(format!("the check does not hold, so it is not recorded: {message}"));
@@ -629,6 +656,9 @@ impl<P: LivePage> Gateway<P> {
             None => format!("Performed, not recorded (no step announced yet): {action}."),
         };
         let action = with_row_tokens(action, &self.values.params);
+        if self.overtaken() {
+            return Err(overtaken_notice());
+        }
         self.entries.push(Entry { step: self.current, action, fragile });
         let mut answer = said;
         for note in notes {
@@ -643,6 +673,60 @@ impl<P: LivePage> Gateway<P> {
             }
         }
         Ok(answer)
+    }
+
+    /// Takes the call's ticket when a person may take the browser over: waits while they hold
+    /// it, and answers instead of performing when the agent must first hear of a give-back
+    /// (with the page as the person left it) or the person keeps the browser. Announcing a
+    /// step touches no page and needs no ticket.
+    async fn admit(&mut self, name: &str) -> Result<(), Result<String, String>> {
+        let Some(lease) = self.lease.clone() else { return Ok(()) };
+        if name == tools::STEP {
+            return Ok(());
+        }
+        match lease.acquire(HOLD_WAIT).await {
+            Ok(ticket) => {
+                self.ticket = Some(ticket);
+                Ok(())
+            }
+            Err(Refusal::HandedBack(handback)) => {
+                let (url, page) = match self.snapshot_text().await {
+                    Ok(snapshot) => (snapshot_url(&snapshot), snapshot),
+                    Err(error) => (None, format!("(no snapshot: {})", self.page_error(error))),
+                };
+                let notice = handback_notice(&handback, url.as_deref());
+                Err(match name {
+                    tools::SNAPSHOT => Ok(format!("{notice}\n\n{page}")),
+                    _ => Err(format!("Nothing was performed. {notice}\n\n{page}")),
+                })
+            }
+            Err(Refusal::PersonHolds(since)) => Err(Err(format!(
+                "A person has had control of the browser since {} UTC and has not given it back yet; nothing was \
+                 performed. Call browser_snapshot to wait for them again.",
+                clock(since)
+            ))),
+            Err(Refusal::Stale) => Err(Err(overtaken_notice())),
+        }
+    }
+
+    /// The call under way is over.
+    fn release(&mut self) {
+        if let (Some(lease), Some(ticket)) = (&self.lease, self.ticket.take()) {
+            lease.end(ticket);
+        }
+    }
+
+    /// The fence of the call under way's actions, when a person may take over.
+    fn fence(&self) -> Option<saffron_browser::Fence> {
+        Some(self.lease.as_ref()?.fence(self.ticket?))
+    }
+
+    /// Whether a person took over since the call under way began.
+    fn overtaken(&self) -> bool {
+        match (&self.lease, self.ticket) {
+            (Some(lease), Some(ticket)) => !lease.admits(ticket),
+            _ => false,
+        }
     }
 
     /// Only secrets the project declares may be typed: an agent must not read the environment
@@ -672,7 +756,15 @@ impl<P: LivePage> ToolGateway for Gateway<P> {
             if self.finish.is_some() {
                 return ToolOutput::error("the session is over");
             }
-            match self.call_inner(name, input).await {
+            let answer = match self.admit(name).await {
+                Ok(()) => {
+                    let answer = self.call_inner(name, input).await;
+                    self.release();
+                    answer
+                }
+                Err(answer) => answer,
+            };
+            match answer {
                 Ok(text) => ToolOutput::ok(self.shown.mask(&text)),
                 Err(text) => ToolOutput::error(self.shown.mask(&text)),
             }
@@ -688,6 +780,11 @@ impl<P: LivePage> ToolGateway for Gateway<P> {
          perform it, verify each Then step with saffron_assert, and end with saffron_done."
             .into()
     }
+}
+
+/// The address a snapshot's header gives (`url: /signup`).
+fn snapshot_url(snapshot: &str) -> Option<String> {
+    snapshot.lines().find_map(|line| line.strip_prefix("url: ")).map(str::to_owned)
 }
 
 /// How long the check that a pattern needs its value is given: a check that holds answers at
@@ -853,6 +950,11 @@ mod tests {
     }
 
     fn gateway() -> (Gateway<FakePage>, Arc<Mutex<Vec<Action>>>) {
+        gateway_with(|page| page)
+    }
+
+    /// [`gateway`] on the page `wrap` makes of the fake one.
+    fn gateway_with<P: LivePage>(wrap: impl FnOnce(FakePage) -> P) -> (Gateway<P>, Arc<Mutex<Vec<Action>>>) {
         let performed = Arc::new(Mutex::new(Vec::new()));
         let env: EnvLookup = Arc::new(|name: &str| (name == "PASSWORD").then(|| SECRET.to_string()));
         let values = Values {
@@ -869,7 +971,7 @@ mod tests {
         let mut masker = Masker::new();
         masker.add(&saffron_recording::Secret { name: "PASSWORD".into(), value: SECRET.into() });
         let steps = vec![StepSpec::new(StepKind::Action, "I sign in"), StepSpec::new(StepKind::Outcome, "I see it")];
-        let page = FakePage { performed: Arc::clone(&performed) };
+        let page = wrap(FakePage { performed: Arc::clone(&performed) });
         let gateway = Gateway::new(
             page,
             steps,
@@ -1040,6 +1142,82 @@ mod tests {
         );
         let no_target = call(&mut gateway, tools::ASSERT, json!({ "check": "value", "value": "x" }));
         assert!(no_target.is_error && no_target.content.contains("needs `ref`"), "{no_target:?}");
+    }
+
+    /// A page a person takes over while the agent's action waits in it: the action dispatches
+    /// only if its fence lets it, as the browser's perform does.
+    struct OvertakenPage {
+        inner: FakePage,
+        lease: super::super::takeover::SharedLease,
+        take_over_during_perform: bool,
+    }
+
+    impl LivePage for OvertakenPage {
+        fn snapshot(&mut self, masker: &Masker) -> BoxFuture<'_, Result<PageView, PageError>> {
+            let text = masker.mask(&format!("url: /signup\ntextbox \"Password\" [ref=e1]: {SECRET}"));
+            Box::pin(async move { Ok(PageView { text }) })
+        }
+
+        fn target_for_ref<'a>(
+            &'a mut self,
+            element: &'a str,
+            prefer: &'a [String],
+        ) -> BoxFuture<'a, Result<RefTarget, PageError>> {
+            self.inner.target_for_ref(element, prefer)
+        }
+
+        fn perform<'a>(
+            &'a mut self,
+            action: &'a Action,
+            timeout: Duration,
+            guard: saffron_browser::Guard,
+        ) -> BoxFuture<'a, Result<Vec<String>, PageError>> {
+            if std::mem::take(&mut self.take_over_during_perform) {
+                self.lease.update(|lease| lease.take_over(std::time::SystemTime::now()));
+            }
+            if let Some(refusal) = guard.fence.as_ref().and_then(saffron_browser::Fence::refusal) {
+                return Box::pin(async move { Err(PageError::Refused(refusal)) });
+            }
+            self.inner.perform(action, timeout, guard)
+        }
+
+        fn begin_step(&mut self) {}
+    }
+
+    #[test]
+    fn an_action_a_person_overtakes_is_neither_performed_nor_recorded_and_the_agent_hears_of_the_give_back() {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().expect("a runtime");
+        let takeover = crate::takeover::Takeover::new();
+        let lease = takeover.register();
+        let (gateway, performed) =
+            gateway_with(|inner| OvertakenPage { inner, lease: lease.clone(), take_over_during_perform: true });
+        let mut gateway = gateway.with_lease(Some(lease.clone()));
+        let click = json!({ "ref": "e1" });
+        runtime.block_on(async {
+            assert!(!ToolGateway::call(&mut gateway, tools::STEP, &json!({ "step": 1 })).await.is_error);
+            let overtaken = ToolGateway::call(&mut gateway, tools::CLICK, &click).await;
+            assert!(overtaken.is_error && overtaken.content.contains("A person took over"), "{overtaken:?}");
+            assert!(performed.lock().expect("lock").is_empty(), "nothing was dispatched");
+            assert!(gateway.entries().is_empty(), "nothing was recorded");
+            // While the person holds the browser, the agent's next call waits; it is answered
+            // once they give it back, with what changed, and performs nothing.
+            let person = async {
+                takeover.wait_until(|leases| leases[0].waiting() == 1).await;
+                assert!(performed.lock().expect("lock").is_empty(), "nothing while the person holds it");
+                lease.update(|lease| lease.give_back(std::time::SystemTime::now()));
+            };
+            let (told, ()) = tokio::join!(ToolGateway::call(&mut gateway, tools::CLICK, &click), person);
+            assert!(told.is_error, "{told:?}");
+            assert!(told.content.starts_with("Nothing was performed. A person had control of the browser from "));
+            assert!(told.content.contains("the page is now at /signup") && told.content.contains("[ref=e1]"));
+            assert!(performed.lock().expect("lock").is_empty());
+            // Told once: the agent acts again, and that is recorded.
+            let clicked = ToolGateway::call(&mut gateway, tools::CLICK, &click).await;
+            assert!(!clicked.is_error, "{clicked:?}");
+        });
+        assert_eq!(performed.lock().expect("lock").len(), 1);
+        assert_eq!(gateway.entries().len(), 1);
+        assert_eq!(lease.read(|lease| (lease.acting(), lease.waiting())), (0, 0));
     }
 
     #[test]

@@ -13,9 +13,11 @@
 pub(crate) mod evidence;
 pub(crate) mod fixtures;
 pub(crate) mod gateway;
+pub(crate) mod lease;
 pub(crate) mod page;
 pub(crate) mod prompt;
 pub(crate) mod recorder;
+pub(crate) mod takeover;
 pub(crate) mod tools;
 
 use std::ops::Range;
@@ -257,6 +259,19 @@ async fn attempt(
             return Err(Verdict::Blocked { cause });
         }
     };
+    // In a run a person watches, they may take the browser over: the bar in the page and the
+    // lease every agent call takes a ticket of.
+    let wired = match &options.takeover {
+        Some(takeover) => match takeover::wire(&context, takeover).await {
+            Ok(wired) => Some(wired),
+            Err(error) => {
+                context.close().await;
+                return Err(Verdict::Blocked { cause: format!("the takeover bar cannot be added: {error}") });
+            }
+        },
+        None => None,
+    };
+    let lease = wired.as_ref().map(|wired| wired.lease.clone());
     let mut page = match ContextPage::start(context, browser.clone()) {
         Ok(page) => page,
         Err(cause) => return Err(Verdict::Blocked { cause: cause.to_string() }),
@@ -266,13 +281,23 @@ async fn attempt(
     let mut position = 0;
     let outcome = loop {
         let Some(segment) = next_segment(sources, position) else { break Ok(()) };
-        if let Err(verdict) =
-            replay_given(&mut page, execution, options, masker, sources, position..segment.start, values).await
+        if let Err(verdict) = replay_given(
+            &mut page,
+            execution,
+            options,
+            masker,
+            sources,
+            position..segment.start,
+            values,
+            lease.as_ref(),
+        )
+        .await
         {
             break Err(verdict);
         }
         let (report, gateway) =
-            session(page, execution, options, driver, masker, segment.clone(), values, refine.clone()).await;
+            session(page, execution, options, driver, masker, segment.clone(), values, refine.clone(), lease.clone())
+                .await;
         tally.usage += &report.usage;
         tally.sessions += 1;
         conversation.extend(report.conversation.iter().cloned());
@@ -314,6 +339,7 @@ async fn attempt(
         position = segment.end;
     };
     page.close().await;
+    drop(wired);
     outcome?;
     let actions = recorder::step_actions(sources, &entries);
     for line in recorder::fragile_lines(&entries, &actions) {
@@ -332,7 +358,10 @@ fn next_segment(sources: &[StepSource], position: usize) -> Option<Range<usize>>
     Some(start..end)
 }
 
-/// Performs the given steps of `range` on the live page, as replay would.
+/// Performs the given steps of `range` on the live page, as replay would. Under a `lease`,
+/// each action waits while a person holds the browser, and one a takeover stopped before it
+/// dispatched anything is performed again after the give-back.
+#[allow(clippy::too_many_arguments)]
 async fn replay_given(
     page: &mut ContextPage,
     execution: &Execution,
@@ -341,6 +370,7 @@ async fn replay_given(
     sources: &[StepSource],
     range: Range<usize>,
     values: &Values,
+    lease: Option<&takeover::SharedLease>,
 ) -> Result<(), Verdict> {
     let execution_values = ExecutionValues {
         params: &values.params,
@@ -363,7 +393,25 @@ async fn replay_given(
                 })?;
             masker.add_all(&secrets);
             let timeout = options.timeouts.for_action(&resolved);
-            page.perform(&resolved, timeout, options.secret_guard(&secrets)).await.map_err(|error| match error {
+            let performed = loop {
+                let Some(lease) = lease else {
+                    break page.perform(&resolved, timeout, options.secret_guard(&secrets)).await;
+                };
+                let ticket = lease.acquire_keeping_news(gateway::HOLD_WAIT).await.map_err(|_| Verdict::Blocked {
+                    cause: "a person took the browser from the agent and kept it".into(),
+                })?;
+                let guard =
+                    saffron_browser::Guard { fence: Some(lease.fence(ticket)), ..options.secret_guard(&secrets) };
+                let performed = page.perform(&resolved, timeout, guard).await;
+                let overtaken = !lease.admits(ticket);
+                lease.end(ticket);
+                match performed {
+                    // Stopped by the fence, before any input: performed once the person gives back.
+                    Err(page::PageError::Refused(_)) if overtaken => continue,
+                    performed => break performed,
+                }
+            };
+            performed.map_err(|error| match error {
                 page::PageError::BrowserLost(cause) => Verdict::Blocked { cause },
                 page::PageError::Refused(message) => {
                     Verdict::Red { step: Some(index + 1), step_text, message: format!("`{action}`: {message}") }
@@ -385,8 +433,9 @@ async fn session(
     segment: Range<usize>,
     values: &Arc<Values>,
     refine: Option<String>,
+    lease: Option<takeover::SharedLease>,
 ) -> (SessionReport, Gateway<ContextPage>) {
-    let mut gateway = Gateway::new(
+    let gateway = Gateway::new(
         page,
         execution.template_steps.clone(),
         segment.clone(),
@@ -396,6 +445,7 @@ async fn session(
         Duration::from_millis(options.timeouts.action_ms),
         Duration::from_millis(options.timeouts.navigation_ms),
     );
+    let mut gateway = gateway.with_lease(lease);
     let snapshot = match gateway.snapshot_text().await {
         Ok(text) => text,
         Err(error) => format!("(no snapshot: {error:?})"),
