@@ -817,5 +817,7 @@ fn retarget(recording: &mut Recording, cores: &HashMap<SemanticCore<'_>, &Target
     changed
 }
 
+pub mod handlers;
+
 #[cfg(test)]
 mod tests;

@@ -436,6 +436,8 @@ fn tool_table() -> Vec<ToolEntry> {
                     "Accepts a pending proposal: writes its recording into .saffron/cache (validated, atomically) \
                      and removes the proposal. Refuses a stale proposal, giving the reasons, and a proposal that \
                      also edits feature files (a person accepts those with `saffron accept --with-feature-edit`). \
+                     A proposed handler (a path under .saffron/handlers/proposed/, listed by list_proposals) is \
+                     moved into .saffron/handlers/: replay then clears that interruption wherever it shows. \
                      Enabled because saffron.toml sets [mcp] allow_accept = true.",
                     ToolAnnotations::with_title("Accept a proposal")
                         .read_only(false)
@@ -452,8 +454,9 @@ fn tool_table() -> Vec<ToolEntry> {
                 tool::<ProposalArgs, RejectOutput>(
                     "reject",
                     "Reject a proposal",
-                    "Rejects a pending proposal: deletes the proposal file; the committed recording is left as it \
-                     is. Enabled because saffron.toml sets [mcp] allow_accept = true.",
+                    "Rejects a pending proposal or a proposed handler: deletes the proposal file; the committed \
+                     recording and handlers are left as they are. Enabled because saffron.toml sets [mcp] \
+                     allow_accept = true.",
                     ToolAnnotations::with_title("Reject a proposal")
                         .read_only(false)
                         .destructive(true)

@@ -29,6 +29,10 @@ pub struct ListProposalsArgs {}
 #[serde(rename_all = "camelCase")]
 pub struct ListProposalsOutput {
     pub proposals: Vec<ProposalSummary>,
+    /// Handlers a repair filed when it met an interruption (a consent dialog, an expired
+    /// session): accepting one adds it to `.saffron/handlers/`, and replay clears that
+    /// interruption wherever it shows; no scenario changes.
+    pub handlers: Vec<HandlerProposal>,
     /// Proposal files that do not validate, with the reason: they can only be rejected.
     pub unreadable: Vec<UnreadableProposal>,
     /// Whether the accept and reject tools are enabled.
@@ -71,6 +75,16 @@ pub struct ProposalSummary {
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+pub struct HandlerProposal {
+    /// Pass this to accept or reject.
+    pub path: String,
+    pub name: String,
+    /// What detects the interruption, what clears it, where the run goes on: one line each.
+    pub description: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct UnreadableProposal {
     pub path: String,
     pub reason: String,
@@ -106,10 +120,15 @@ pub struct ShowProposalOutput {
 pub struct AcceptOutput {
     /// The proposal accepted (now removed).
     pub accepted: String,
-    /// The recording written.
+    /// The recording written (the handler's file, for a proposed handler).
     pub recording: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub feature: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub scenario: String,
+    /// The handler's name, for a proposed handler.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handler: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -150,13 +169,27 @@ pub fn summaries(snapshot: &Snapshot) -> Vec<ProposalSummary> {
 
 pub fn list(project: &Project, _args: ListProposalsArgs) -> Result<ListProposalsOutput, ToolError> {
     let snapshot = project.snapshot();
+    let mut unreadable: Vec<UnreadableProposal> = project
+        .unreadable_proposals()
+        .iter()
+        .map(|(path, reason)| UnreadableProposal { path: display_path(path), reason: reason.clone() })
+        .collect();
+    let mut handlers = Vec::new();
+    if let Ok(store) = Store::open(project.root()) {
+        let scan = review::handlers::proposals(&store);
+        let relative = |path: &std::path::Path| display_path(path.strip_prefix(project.root()).unwrap_or(path));
+        for (path, handler) in &scan.found {
+            let description = review::handlers::describe(handler);
+            handlers.push(HandlerProposal { path: relative(path), name: handler.name.clone(), description });
+        }
+        for (path, reason) in &scan.unreadable {
+            unreadable.push(UnreadableProposal { path: relative(path), reason: reason.to_string() });
+        }
+    }
     Ok(ListProposalsOutput {
         proposals: summaries(&snapshot),
-        unreadable: project
-            .unreadable_proposals()
-            .iter()
-            .map(|(path, reason)| UnreadableProposal { path: display_path(path), reason: reason.clone() })
-            .collect(),
+        handlers,
+        unreadable,
         accept_enabled: project.config().allow_accept,
     })
 }
@@ -242,9 +275,26 @@ fn proposal_path(snapshot: &Snapshot, given: &str) -> Result<std::path::PathBuf,
         .ok_or_else(|| ToolError::new(format!("`{given}` is not a proposal path"), list_hint(snapshot)))
 }
 
+/// The proposed handler a client names, when it names one.
+fn handler_path(given: &str) -> Option<std::path::PathBuf> {
+    project_path(given).filter(|path| layout::is_handler_proposal(path))
+}
+
 pub fn accept(project: &mut Project, args: ProposalArgs) -> Result<AcceptOutput, ToolError> {
     ensure_allowed(project, "accept")?;
     let store = open_store(project)?;
+    if let Some(path) = handler_path(&args.proposal) {
+        let (handler, written) = review::handlers::accept(&store, &path)
+            .map_err(|error| ToolError::new(error.to_string(), "call list_proposals for the proposed handlers"))?;
+        project.refresh();
+        return Ok(AcceptOutput {
+            accepted: display_path(&path),
+            recording: display_path(&written),
+            feature: String::new(),
+            scenario: String::new(),
+            handler: Some(handler.name),
+        });
+    }
     let path = proposal_path(&project.snapshot(), &args.proposal)?;
     let options = AcceptOptions { refuse_feature_edits: true, ..AcceptOptions::default() };
     // The core takes the lock first and then asks for a fresh look at the disk.
@@ -259,12 +309,22 @@ pub fn accept(project: &mut Project, args: ProposalArgs) -> Result<AcceptOutput,
         recording: display_path(&accepted.recording),
         feature: accepted.feature,
         scenario: accepted.scenario,
+        handler: None,
     })
 }
 
 pub fn reject(project: &mut Project, args: ProposalArgs) -> Result<RejectOutput, ToolError> {
     ensure_allowed(project, "reject")?;
     let store = open_store(project)?;
+    if let Some(path) = handler_path(&args.proposal) {
+        let name = review::handlers::reject(&store, &path)
+            .map_err(|error| ToolError::new(error.to_string(), "call list_proposals for the proposed handlers"))?;
+        project.refresh();
+        return Ok(RejectOutput {
+            rejected: display_path(&path),
+            scenario: name.map(|name| format!("handler {name}")),
+        });
+    }
     let path = proposal_path(&project.snapshot(), &args.proposal)?;
     let rejected = review::reject(&store, &path);
     project.refresh();
@@ -304,6 +364,12 @@ impl Render for ListProposalsOutput {
             }
             if !p.narrative.is_empty() {
                 let _ = writeln!(out, "    {}", p.narrative);
+            }
+        }
+        for h in &self.handlers {
+            let _ = writeln!(out, "{}  handler \"{}\"", h.path, h.name);
+            for line in &h.description {
+                let _ = writeln!(out, "    {line}");
             }
         }
         for u in &self.unreadable {
@@ -370,10 +436,17 @@ fn compact(value: &impl Serialize) -> String {
 
 impl Render for AcceptOutput {
     fn render(&self) -> String {
-        format!(
-            "Accepted {}: wrote {} for {} / \"{}\". Commit the recording.\n",
-            self.accepted, self.recording, self.feature, self.scenario
-        )
+        match &self.handler {
+            Some(name) => format!(
+                "Accepted {}: the handler \"{name}\" is {} from now on; replay clears this interruption wherever it \
+                 shows. Commit it.\n",
+                self.accepted, self.recording
+            ),
+            None => format!(
+                "Accepted {}: wrote {} for {} / \"{}\". Commit the recording.\n",
+                self.accepted, self.recording, self.feature, self.scenario
+            ),
+        }
     }
 }
 
@@ -475,6 +548,46 @@ mod tests {
         assert!(!dir.path().join(PROPOSAL).exists());
         assert_eq!(project.snapshot().scenarios()[0].recording.as_str(), "fresh");
         assert!(accept(&mut project, args()).is_err(), "nothing left to accept");
+    }
+
+    #[test]
+    fn a_proposed_handler_is_listed_accepted_into_the_handlers_and_rejected() {
+        const PROPOSED: &str = ".saffron/handlers/proposed/cookie-consent.json";
+        let handler: saffron_recording::Handler = serde_json::from_str(
+            r#"{ "version": 1, "name": "Cookie consent", "detect": { "target": { "role": "dialog", "name": "Cookies" } },
+                 "actions": [{ "type": "click", "target": { "role": "button", "name": "Accept" } }] }"#,
+        )
+        .expect("a handler");
+        let (dir, mut project) = project(true, vec![]);
+        let root = dir.path();
+        let store = Store::open(root).expect("store");
+        store.lock().expect("lock").write_handler(&root.join(PROPOSED), &handler).expect("filed");
+        let listed = list(&project, ListProposalsArgs {}).expect("list");
+        assert_eq!(listed.handlers.len(), 1, "{listed:?}");
+        assert_eq!((listed.handlers[0].path.as_str(), listed.handlers[0].name.as_str()), (PROPOSED, "Cookie consent"));
+        assert!(listed.handlers[0].description.iter().any(|line| line.contains("clear: click button \"Accept\"")));
+
+        let accepted = accept(&mut project, ProposalArgs { proposal: PROPOSED.into() }).expect("accepted");
+        assert_eq!(accepted.recording, ".saffron/handlers/cookie-consent.json");
+        assert_eq!(accepted.handler.as_deref(), Some("Cookie consent"));
+        let kept = store.read_handler(&root.join(".saffron/handlers/cookie-consent.json")).expect("moved up");
+        assert_eq!(kept, handler);
+        assert!(!root.join(PROPOSED).exists());
+        assert!(list(&project, ListProposalsArgs {}).expect("list").handlers.is_empty());
+
+        store.lock().expect("lock").write_handler(&root.join(PROPOSED), &handler).expect("filed again");
+        let rejected = reject(&mut project, ProposalArgs { proposal: PROPOSED.into() }).expect("rejected");
+        assert_eq!(rejected.rejected, PROPOSED);
+        assert!(!root.join(PROPOSED).exists());
+        // The recording proposal is untouched by either.
+        assert!(root.join(PROPOSAL).exists());
+
+        let (dir, mut project) = project_off();
+        let off = Store::open(dir.path()).expect("store");
+        off.lock().expect("lock").write_handler(&dir.path().join(PROPOSED), &handler).expect("filed");
+        let refused = accept(&mut project, ProposalArgs { proposal: PROPOSED.into() }).expect_err("off");
+        assert!(refused.message.contains("disabled"), "{refused:?}");
+        assert!(dir.path().join(PROPOSED).exists());
     }
 
     #[test]
