@@ -67,6 +67,10 @@ pub struct Guard {
     /// and right before any input is dispatched, and the action fails, undispatched, as soon
     /// as it says no.
     pub fence: Option<Fence>,
+    /// Set for an action of an interruption's handler: the element it acts on must be the
+    /// element this target finds (the interruption's, a dialog) or inside it, else the action
+    /// is refused, undispatched.
+    pub inside: Option<saffron_recording::Target>,
 }
 
 /// Whether the action may still touch the page: `None` when it may, else why not (a person

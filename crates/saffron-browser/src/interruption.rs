@@ -93,18 +93,29 @@ impl Context {
         self.shows_on(&page, index).await
     }
 
+    /// Whether `detector` shows on the active tab now (`None` when there is no tab to look
+    /// at): a handler acts only while its interruption shows.
+    pub async fn interruption_shows_now(&self, detector: &Detector) -> Option<bool> {
+        let page = self.active_page().ok()?;
+        Some(self.detector_shows(&page, detector).await)
+    }
+
     /// Whether detector `index` shows on `page` now.
     async fn shows_on(&self, page: &chromiumoxide::Page, index: usize) -> Option<bool> {
         let detector = self.watch.detectors.get(index)?;
+        Some(self.detector_shows(page, detector).await)
+    }
+
+    async fn detector_shows(&self, page: &chromiumoxide::Page, detector: &Detector) -> bool {
         if detector.url_regex.is_some() {
             let url = page.url().await.ok().flatten().unwrap_or_default();
             if !detector.at(&url, &self.base_url) {
-                return Some(false);
+                return false;
             }
         }
         match &detector.target {
-            Some(target) => Some(self.shows(page, target).await),
-            None => Some(true),
+            Some(target) => self.shows(page, target).await,
+            None => true,
         }
     }
 

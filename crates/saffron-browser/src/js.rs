@@ -870,3 +870,25 @@ pub(crate) const SETTLE: &str = r##"async function (limitMs) {
     observer.disconnect();
   }
 }"##;
+
+/// `function (el) => boolean` on the element a handler's detector finds: whether `el` is inside
+/// the interruption that element belongs to, through shadow roots. The interruption is the
+/// detector's nearest ancestor that overlays the page (a dialog, an `aria-modal` element, a
+/// `<dialog>`, a fixed or sticky layer), else the detector's element itself: a consent dialog
+/// detected by its "Accept" button holds its "Manage" and "Save" buttons too, and the page
+/// behind it holds none of them.
+pub(crate) const INSIDE_INTERRUPTION: &str = r##"function (el) {
+  const up = (n) => n.parentElement || (n.parentNode && n.parentNode.host) || null;
+  let root = this;
+  for (let n = this; n && n.nodeType === 1; n = up(n)) {
+    const role = n.getAttribute('role');
+    const position = getComputedStyle(n).position;
+    if (role === 'dialog' || role === 'alertdialog' || n.getAttribute('aria-modal') === 'true' ||
+        n.localName === 'dialog' || position === 'fixed' || position === 'sticky') {
+      root = n;
+      break;
+    }
+  }
+  for (let n = el; n; n = n.parentNode || n.host) if (n === root) return true;
+  return false;
+}"##;

@@ -638,6 +638,35 @@ fn a_consent_interstitial_is_repaired_as_a_handler_that_never_breaks_a_run_witho
     let _ = runtime.block_on(demo.shutdown());
 }
 
+/// An adversarial repair: it accepts the consent dialog, then also clicks something on the
+/// page behind it ("Delete order #1004"), and calls it all the interruption. Filed as a handler,
+/// that click would run in every scenario the dialog shows in. The handler's proof refuses it
+/// (a handler acts only inside its interruption, while it shows): red, nothing filed.
+#[test]
+fn a_harmful_action_slipped_into_an_interruptions_handler_is_refused_and_nothing_is_filed() {
+    let runtime = runtime();
+    let demo = demo_with_switches(&runtime, &[], &[saffron_demo::Fault::Interstitial]);
+    let root = project("harmful-handler", &demo.config().password);
+    let mut plan =
+        vec![step(4), click("Accept cookies"), click("button \"Delete order #1004\""), click("link \"#1001\"")];
+    plan.extend(add_the_note());
+    plan.push(repaired("page-added", &[]));
+    let mut plans = Plans::new();
+    plans.insert(format!("{ADD_NOTE} (repair)"), plan);
+    let seen = Seen::default();
+    let server = runtime.block_on(scripted(Wire::OpenAi, plans, seen.clone()));
+    configure_agent(&root, "openai", &server, TIMEOUTS_AND_RESET);
+    let output = saffron_run(&root, &demo.url(), &[scenario_at(&root, "features/orders.saffron", ADD_NOTE)]);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{all}\nerrors told to the agent:\n{}", errors_told(&seen));
+    assert!(all.contains("1 red") && all.contains("did not pass its proof"), "{all}");
+    assert!(all.contains("a handler acts only"), "the refusal says why: {all}");
+    assert!(!root.join(".saffron/handlers/proposed").exists(), "no handler is filed");
+    assert!(!root.join(".saffron/proposals/orders/add-a-note-to-an-order.json").exists(), "no flow change either");
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = runtime.block_on(demo.shutdown());
+}
+
 /// The `session-expiry` fault: opening the order lands on the sign-in page. The repair signs in
 /// again (the password as its token) and opens the order: the page was sent back to the sign-in
 /// page at another address, so a handler is filed that signs in and returns to the page, proven

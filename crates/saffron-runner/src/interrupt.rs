@@ -36,6 +36,9 @@ pub struct LoadedHandler {
     pub actions: Result<Vec<Action>, String>,
     pub resume: Resume,
     pub detector: saffron_browser::Detector,
+    /// It clears with a StepSet of the project's own scenarios (a sign-in), reviewed as those
+    /// scenarios are: its steps may leave the interruption's page on the way.
+    pub from_step_set: bool,
 }
 
 /// The project's handlers, in file order.
@@ -94,7 +97,8 @@ fn loaded(handler: Handler, file: PathBuf, executions: &[Execution]) -> Result<L
     };
     let detector = saffron_browser::Detector::new(handler.detect.target, handler.detect.url_regex.as_deref())
         .map_err(|error| format!("the handler {}: detect.urlRegex: {error}", file.display()))?;
-    Ok(LoadedHandler { name: handler.name, file, actions, resume: handler.resume, detector })
+    let from_step_set = handler.step_set.is_some();
+    Ok(LoadedHandler { name: handler.name, file, actions, resume: handler.resume, detector, from_step_set })
 }
 
 /// The actions recorded for the steps a StepSet expands to, from the first recording of
@@ -200,8 +204,27 @@ async fn run_actions(
         let (resolved, secrets) = resolve_action(action, values, None).map_err(|error| failed(action, error))?;
         masker.add_all(&secrets);
         let timeout = options.timeouts.for_action(&resolved);
+        let mut guard = options.secret_guard(&secrets);
+        // A handler clears its interruption and does nothing else: what it acts on is inside
+        // the interruption, while it shows. An action after it is gone (a click on the page
+        // behind a dismissed dialog) would change what the scenario does, on every run the
+        // interruption shows in; it is refused, undone.
+        // Waiting for a response, arming a dialog's answer and checks touch nothing.
+        let touches_page =
+            !resolved.is_assertion() && (resolved.target().is_some() || matches!(resolved, Action::Goto { .. }));
+        if !handler.from_step_set && touches_page {
+            if context.interruption_shows_now(&handler.detector).await != Some(true) {
+                return Err(failed(
+                    action,
+                    "refused: the interruption no longer shows, and a handler acts only while its interruption \
+                     shows (an action after it is gone is the scenario's, not the handler's)"
+                        .to_owned(),
+                ));
+            }
+            guard.inside = handler.detector.target.clone();
+        }
         context
-            .perform_guarded(&resolved, Some(timeout), options.secret_guard(&secrets))
+            .perform_guarded(&resolved, Some(timeout), guard)
             .await
             .map_err(|failure| failed(action, failure.message))?;
     }

@@ -238,6 +238,37 @@ impl Context {
         retry(self, verb, target, deadline, timeout, async || self.try_ready(target, checks, group).await).await
     }
 
+    /// `Ok` when `found` is inside the interruption `inside` finds (see
+    /// [`crate::js::INSIDE_INTERRUPTION`]), else the refusal: a handler clears its interruption
+    /// and touches nothing else.
+    async fn acts_inside<T>(&self, page: &Page, found: &Found, inside: &Target, group: &str) -> Result<(), Attempt<T>> {
+        let refused = |why: String| {
+            Attempt::Fail(ActionFailure::new(
+                FailureKind::Refused,
+                format!("refused: {why}, and a handler acts only inside the interruption it clears ({inside})"),
+            ))
+        };
+        let container = match locate::locate(page, inside, group).await {
+            Ok(Located::One(container)) => container,
+            Ok(Located::None(_)) => return Err(refused("the interruption no longer shows".to_owned())),
+            Err(error) => return Err(on_cdp(error)),
+        };
+        let within = cdp::call_with(
+            page,
+            &container.object_id,
+            crate::js::INSIDE_INTERRUPTION,
+            &[cdp::Argument::Object(found.object_id.clone())],
+            true,
+        )
+        .await
+        .map_err(on_cdp)?;
+        if within.value == Some(Value::Bool(true)) {
+            Ok(())
+        } else {
+            Err(refused(format!("the element {} is outside it", found.locator())))
+        }
+    }
+
     /// The active tab, brought to the front, or the attempt's outcome when it cannot be.
     pub(super) async fn front_page<T>(&self) -> Result<Page, Attempt<T>> {
         let page = self.active_page().map_err(|error| Attempt::Fail(browser_failure(error)))?;
@@ -255,6 +286,12 @@ impl Context {
             Ok(Located::None(report)) => return Attempt::Retry(Pending::Unresolved(report)),
             Err(error) => return on_cdp(error),
         };
+        // A handler's action acts inside its interruption, or not at all.
+        if let Some(inside) = &self.guard.inside
+            && let Err(attempt) = self.acts_inside(&page, &found, inside, group).await
+        {
+            return attempt;
+        }
         // Typing goes where the field is: a secret only into a page of its own origins.
         if (checks.fill.is_some() || checks.editable)
             && let Err(attempt) = self.secret_may_go_into(&page, &found).await

@@ -602,6 +602,7 @@ impl<P: LivePage> Gateway<P> {
             secret_origins: (!secrets.is_empty()).then(|| self.values.secret_origins.clone()),
             judge_masked: Some(self.masker.clone()),
             fence: self.fence(),
+            inside: None,
         };
         let performed = self.page.perform(&resolved, timeout, guard.clone()).await;
         // A person took over while it was under way: stopped before any more input, and
