@@ -74,7 +74,7 @@ type Reply<T> = tokio::sync::oneshot::Sender<Result<T, PageError>>;
 enum Command {
     Snapshot(Box<Masker>, Reply<PageView>),
     Target(String, Vec<String>, Reply<RefTarget>),
-    Perform(Box<Action>, Duration, Guard, Reply<Vec<String>>),
+    Perform(Box<Action>, Duration, Box<Guard>, Reply<Vec<String>>),
     BeginStep,
 }
 
@@ -159,7 +159,7 @@ impl LivePage for ContextPage {
         guard: Guard,
     ) -> BoxFuture<'a, Result<Vec<String>, PageError>> {
         let action = Box::new(action.clone());
-        self.ask(move |reply| Command::Perform(action, timeout, guard, reply))
+        self.ask(move |reply| Command::Perform(action, timeout, Box::new(guard), reply))
     }
 
     fn begin_step(&mut self) {
@@ -191,7 +191,7 @@ impl Live {
                 let _ = reply.send(answer);
             }
             Command::Perform(action, timeout, guard, reply) => {
-                let answer = match self.context.perform_guarded(&action, Some(timeout), guard).await {
+                let answer = match self.context.perform_guarded(&action, Some(timeout), *guard).await {
                     Ok(performed) => Ok(performed.notes),
                     Err(failure) => Err(self.lost_or(failure.message).await),
                 };
