@@ -874,12 +874,13 @@ pub(crate) const SETTLE: &str = r##"async function (limitMs) {
 /// `function (el) => boolean` on the element a handler's detector finds: whether `el` is inside
 /// the interruption that element belongs to, through shadow roots. The interruption is the
 /// detector's nearest ancestor that overlays the page (a dialog, an `aria-modal` element, a
-/// `<dialog>`, a fixed or sticky layer), else the detector's element itself: a consent dialog
-/// detected by its "Accept" button holds its "Manage" and "Save" buttons too, and the page
-/// behind it holds none of them.
+/// `<dialog>`, a fixed or sticky layer): a consent dialog detected by its "Accept" button holds
+/// its "Manage" and "Save" buttons too, and the page behind it holds none of them. A detector in
+/// no overlay is on a page that is the interruption (a sign-in page, a notice page): its
+/// document, and nothing in another frame.
 pub(crate) const INSIDE_INTERRUPTION: &str = r##"function (el) {
   const up = (n) => n.parentElement || (n.parentNode && n.parentNode.host) || null;
-  let root = this;
+  let root = this.ownerDocument;
   for (let n = this; n && n.nodeType === 1; n = up(n)) {
     const role = n.getAttribute('role');
     const position = getComputedStyle(n).position;

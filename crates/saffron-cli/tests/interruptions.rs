@@ -239,3 +239,101 @@ fn saffron_check_names_a_broken_handler_at_its_line_and_an_unknown_step_set() {
     assert!(all.contains("3 handler(s): 2 error(s)"), "{all}");
     let _ = std::fs::remove_dir_all(&root);
 }
+
+// ---- the Meridian back office: a session that expires inside a frame ---------------------
+
+const MERIDIAN_FEATURE: &str = "Feature: Meridian\n  Scenario: Post a payment in the back office\n    \
+                                When I post 80.00 to \"ACME\" for member 100234\n    Then the payment gets a reference\n";
+
+fn in_main(target: Value) -> Value {
+    let mut target = target;
+    target["frame"] = json!({ "css": ["frame[name=\"main\"]"] });
+    target
+}
+
+fn meridian_project(with_handler: bool) -> PathBuf {
+    let root =
+        std::env::temp_dir().join(format!("saffron-interruptions-meridian-{with_handler}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(root.join("features")).expect("mkdir");
+    std::fs::write(root.join("features/meridian.feature"), MERIDIAN_FEATURE).expect("feature");
+    std::fs::write(root.join("saffron.toml"), "[timeouts]\naction_ms = 3000\nassertion_ms = 3000\n").expect("toml");
+    let recording = json!({
+        "version": 1,
+        "feature": "features/meridian.feature",
+        "scenario": "Post a payment in the back office",
+        "stepsDigest": "",
+        "steps": [
+            { "kind": "action", "text": "I post 80.00 to \"ACME\" for member 100234", "actions": [
+                { "type": "goto", "url": "/lab/meridian" },
+                { "type": "click", "target": in_main(json!({ "role": "link", "name": "Post a payment" })) },
+                { "type": "fill", "target": in_main(json!({ "css": ["#ctl00_MainContent_txtMember"] })), "value": "100234" },
+                { "type": "fill", "target": in_main(json!({ "css": ["#ctl00_MainContent_txtPayee"] })), "value": "ACME" },
+                { "type": "fill", "target": in_main(json!({ "css": ["#ctl00_MainContent_txtAmount"] })), "value": "80.00" },
+                { "type": "click", "target": in_main(json!({ "role": "button", "name": "Post" })) },
+            ] },
+            { "kind": "outcome", "text": "the payment gets a reference", "actions": [
+                { "type": "expectText", "target": in_main(json!({ "css": ["#ctl00_MainContent_lblRef"] })),
+                  "textRegex": "^PAY-\\d{4}$" },
+            ] },
+        ],
+    });
+    let parsed: Recording = serde_json::from_value(recording).expect("a recording");
+    let recording = Recording::new(parsed.feature, parsed.scenario, parsed.steps);
+    let store = Store::open(&root).expect("store");
+    store
+        .write_recording(&root.join(".saffron/cache/meridian/post-a-payment-in-the-back-office.json"), &recording)
+        .expect("rec");
+    if with_handler {
+        std::fs::create_dir_all(root.join(".saffron/handlers")).expect("mkdir");
+        // Detected by its button in the main frame; it logs in there, and the frame goes back to
+        // the page it was sent away from.
+        let handler = json!({
+            "version": 1,
+            "name": "Meridian log-in",
+            "detect": { "target": in_main(json!({ "role": "button", "name": "Log in" })) },
+            "actions": [
+                { "type": "fill", "target": in_main(json!({ "css": ["#ctl00_MainContent_txtUser"] })), "value": "clerk" },
+                { "type": "fill", "target": in_main(json!({ "css": ["#ctl00_MainContent_txtPassword"] })), "value": "secret" },
+                { "type": "click", "target": in_main(json!({ "role": "button", "name": "Log in" })) },
+            ],
+        });
+        let path = root.join(".saffron/handlers/meridian-log-in.json");
+        std::fs::write(path, serde_json::to_string_pretty(&handler).expect("json")).expect("handler");
+    }
+    root
+}
+
+/// `session-expiry` on the Meridian back office: the payment page is sent to a log-in page in
+/// the main frame (the page's own address does not change). The handler, detected by the log-in
+/// button in that frame, logs in there; the frame returns to the payment page and the fill that
+/// waited goes on. Without the handler the same replay is red; without the fault, the handler
+/// never runs.
+#[test]
+fn a_session_that_expires_inside_a_frame_is_cleared_by_a_handler_in_that_frame() {
+    let runtime = runtime();
+    let demo = demo_with(&runtime, &[Fault::SessionExpiry]);
+    let root = meridian_project(true);
+    let check = saffron_run_check(&root);
+    assert!(check.status.success(), "the handler is valid: {}", text(&check));
+    let output = saffron_run(&root, &demo.url(), &[]);
+    let all = text(&output);
+    assert!(all.contains("1 scenario(s): 1 green"), "{all}");
+    assert!(all.contains("cleared: Meridian log-in"), "{all}");
+
+    let bare = meridian_project(false);
+    let output = saffron_run(&bare, &demo.url(), &[]);
+    let all = text(&output);
+    assert!(all.contains("1 red"), "without the handler: {all}");
+    assert!(all.contains("#ctl00_MainContent_txtMember"), "the fill that waited is named: {all}");
+
+    let mut config = demo.config();
+    config.faults.clear();
+    demo.set_config(config);
+    let output = saffron_run(&root, &demo.url(), &[]);
+    let all = text(&output);
+    assert!(all.contains("1 scenario(s): 1 green") && !all.contains("cleared:"), "{all}");
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = std::fs::remove_dir_all(&bare);
+    let _ = runtime.block_on(demo.shutdown());
+}

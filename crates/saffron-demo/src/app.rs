@@ -432,6 +432,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/lab/meridian/menu", get(crate::meridian::menu))
         .route("/lab/meridian/payment", get(crate::meridian::payment).post(crate::meridian::post_payment))
         .route("/lab/meridian/member", get(crate::meridian::member))
+        .route("/lab/meridian/login", get(crate::meridian::login).post(crate::meridian::post_login))
         .route("/lab/ledger", get(crate::ledger::form_page))
         .route("/lab/ledger/login", get(crate::ledger::login_page).post(crate::ledger::sign_in))
         .route("/lab/ledger/payments", post(crate::ledger::post_payment))

@@ -4,16 +4,19 @@
 //! Posting a payment is a plain form POST answered with a page.
 //!
 //! It honours the demo's runtime faults: `latency` slows each of its pages, `server-error`
-//! answers a posted payment with a 500 page, and `interstitial` covers the menu with a system
-//! notice (a plain `<div>`, no role) until its OK button is pressed.
+//! answers a posted payment with a 500 page, `interstitial` covers the menu with a system
+//! notice (a plain `<div>`, no role) until its OK button is pressed, and `session-expiry` sends
+//! the payment page to a log-in page in the main frame (`/lab/meridian/login?ReturnUrl=...`, as
+//! ASP.NET forms authentication does) until someone logs in again, which sets a cookie and
+//! returns to the page asked for.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Form;
-use axum::extract::State;
-use axum::http::StatusCode;
-use axum::response::{Html, IntoResponse, Response};
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{Html, IntoResponse, Redirect, Response};
 use serde::Deserialize;
 
 use crate::app::App;
@@ -25,6 +28,10 @@ const BANNER: &str = include_str!("pages/lab/meridian/banner.html");
 const MENU: &str = include_str!("pages/lab/meridian/menu.html");
 const PAYMENT: &str = include_str!("pages/lab/meridian/payment.html");
 const MEMBER: &str = include_str!("pages/lab/meridian/member.html");
+const LOGIN: &str = include_str!("pages/lab/meridian/login.html");
+
+/// The cookie a log-in after an expiry sets: the session lasts from then on.
+const RELOGGED: &str = "MeridianAuth=again";
 
 /// The notice the `interstitial` fault puts over the menu.
 const NOTICE: &str = "<div id=\"ctl00_pnlNotice\" style=\"position:fixed;inset:0;background:rgba(0,0,0,.45)\">\
@@ -61,8 +68,56 @@ pub async fn menu(State(app): State<Arc<App>>) -> Response {
     page(&app, MENU).await
 }
 
-pub async fn payment(State(app): State<Arc<App>>) -> Response {
+pub async fn payment(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
+    if app.config().has_fault(Fault::SessionExpiry) && !logged_in_again(&headers) {
+        slowed(&app).await;
+        return Redirect::to("/lab/meridian/login?ReturnUrl=%2flab%2fmeridian%2fpayment").into_response();
+    }
     page(&app, PAYMENT).await
+}
+
+fn logged_in_again(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .any(|cookies| cookies.split(';').any(|cookie| cookie.trim() == RELOGGED))
+}
+
+#[derive(Deserialize)]
+pub struct ReturnTo {
+    #[serde(rename = "ReturnUrl", default)]
+    return_url: String,
+}
+
+/// Only a page of the back office is returned to.
+fn return_path(asked: &str) -> &str {
+    if asked.starts_with("/lab/meridian/") && !asked.contains("//") { asked } else { "/lab/meridian/menu" }
+}
+
+pub async fn login(State(app): State<Arc<App>>, Query(to): Query<ReturnTo>) -> Response {
+    slowed(&app).await;
+    Html(LOGIN.replace("__RETURN__", &escape(return_path(&to.return_url)))).into_response()
+}
+
+#[derive(Deserialize)]
+pub struct LoggingIn {
+    #[serde(rename = "ReturnUrl", default)]
+    return_url: String,
+    #[serde(rename = "ctl00$MainContent$txtUser", default)]
+    user: String,
+    #[serde(rename = "ctl00$MainContent$txtPassword", default)]
+    password: String,
+}
+
+pub async fn post_login(State(app): State<Arc<App>>, Form(form): Form<LoggingIn>) -> Response {
+    slowed(&app).await;
+    if form.user.trim().is_empty() || form.password.is_empty() {
+        let again = format!("/lab/meridian/login?ReturnUrl={}", return_path(&form.return_url));
+        return Redirect::to(&again).into_response();
+    }
+    let cookie = format!("{RELOGGED}; Path=/lab/meridian; HttpOnly");
+    ([(header::SET_COOKIE, cookie)], Redirect::to(return_path(&form.return_url))).into_response()
 }
 
 pub async fn member(State(app): State<Arc<App>>) -> Response {
