@@ -65,6 +65,9 @@ mod url;
 
 use std::sync::{Mutex, MutexGuard};
 
+#[cfg(feature = "testing")]
+pub mod testing;
+
 pub use browser::{Browser, BrowserConfig, CHROMIUM_ENV, DEFAULT_CHROMIUM, find_chromium};
 pub use context::{Context, ContextOptions};
 pub use drift::{Drift, Signal};

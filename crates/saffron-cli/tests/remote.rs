@@ -5,8 +5,7 @@
 
 mod support;
 
-use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -14,94 +13,37 @@ use chromiumoxide::cdp::browser_protocol::target::{
     CreateBrowserContextParams, CreateTargetParams, GetBrowserContextsParams, GetTargetsParams,
 };
 use futures::StreamExt;
+use saffron_browser::testing::DebuggableChromium;
 use saffron_demo::{DemoConfig, DemoServer};
 use support::example_project;
 
-/// Flags of the stand-in remote browser (the brief's): a fresh profile, and a free port that
-/// Chromium writes to `DevToolsActivePort` in it.
-const REMOTE_FLAGS: &[&str] = &[
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--remote-debugging-port=0",
-];
-
 /// A Chromium that saffron did not start: ended by the test (or its drop).
-struct RemoteChromium {
-    process: Child,
-    port: u16,
-    /// `/devtools/browser/<id>`.
-    browser_path: String,
-    _profile: tempfile::TempDir,
-}
+struct RemoteChromium(DebuggableChromium);
 
 impl RemoteChromium {
     fn start() -> RemoteChromium {
         RemoteChromium::start_with(&[])
     }
 
-    /// Started with `extra` flags after the brief's.
+    /// Started with `extra` flags after the test flags.
     fn start_with(extra: &[&str]) -> RemoteChromium {
-        let executable = std::env::var_os("SAFFRON_CHROMIUM")
-            .filter(|value| !value.is_empty())
-            .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
-        let profile = tempfile::Builder::new().prefix("saffron-remote-test-").tempdir().expect("a profile folder");
-        let mut process = Command::new(&executable)
-            .args(REMOTE_FLAGS)
-            .args(extra)
-            .arg(format!("--user-data-dir={}", profile.path().display()))
-            .arg("about:blank")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn()
-            .expect("the remote Chromium starts");
-        let active_port = profile.path().join("DevToolsActivePort");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let (port, browser_path) = loop {
-            let text = std::fs::read_to_string(&active_port).unwrap_or_default();
-            let mut lines = text.lines();
-            if let (Some(Ok(port)), Some(path)) = (lines.next().map(str::parse::<u16>), lines.next()) {
-                break (port, path.to_owned());
-            }
-            assert!(process.try_wait().expect("a status").is_none(), "the remote Chromium exited at start");
-            assert!(Instant::now() < deadline, "the remote Chromium wrote no DevToolsActivePort within 30 s");
-            std::thread::sleep(Duration::from_millis(50));
-        };
-        RemoteChromium { process, port, browser_path, _profile: profile }
+        RemoteChromium(DebuggableChromium::start("saffron-remote-test-", extra))
     }
 
     fn http_url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
+        self.0.http_url()
     }
 
     fn ws_url(&self) -> String {
-        format!("ws://127.0.0.1:{}{}", self.port, self.browser_path)
+        self.0.ws_url()
     }
 
     fn is_running(&mut self) -> bool {
-        self.process.try_wait().expect("a status").is_none()
+        self.0.is_running()
     }
 
-    /// Kills the browser and every process it started: its zygote and renderers outlive a
-    /// killed browser process for a moment and write into the profile, which then cannot be
-    /// removed.
     fn kill(&mut self) {
-        let group = format!("-{}", self.process.id());
-        let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
-        let _ = self.process.kill();
-        let _ = self.process.wait();
-    }
-}
-
-impl Drop for RemoteChromium {
-    fn drop(&mut self) {
-        self.kill();
+        self.0.kill();
     }
 }
 

@@ -13,9 +13,6 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -27,6 +24,7 @@ use chromiumoxide::cdp::browser_protocol::target::{GetTargetsParams, TargetId};
 use futures::StreamExt;
 use saffron_agent::testing::{FakeServer, Reply, Wire};
 use saffron_agent::{Block, Request, Role};
+use saffron_browser::testing::DebuggableChromium;
 use saffron_runner::takeover::{Holder, Takeover};
 use saffron_runner::{RunRequest, Session, Verdict};
 use serde_json::{Value, json};
@@ -131,57 +129,6 @@ fn page(title: &str, body: &str) -> String {
     )
 }
 
-/// A headless Chromium with a DevTools port, ended with its process group when dropped.
-struct Chromium {
-    process: Child,
-    port: u16,
-    browser_path: String,
-    _profile: tempfile::TempDir,
-}
-
-impl Chromium {
-    fn start() -> Chromium {
-        let executable = std::env::var_os("SAFFRON_CHROMIUM")
-            .filter(|value| !value.is_empty())
-            .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
-        let profile = tempfile::Builder::new().prefix("saffron-takeover-test-").tempdir().expect("a profile folder");
-        let mut process = Command::new(&executable)
-            .args(["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--remote-debugging-port=0"])
-            .args(["--disable-background-networking", "--disable-component-update", "--disable-sync"])
-            .arg(format!("--user-data-dir={}", profile.path().display()))
-            .arg("about:blank")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn()
-            .expect("Chromium starts");
-        let active_port = profile.path().join("DevToolsActivePort");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        // Chromium says where it listens only in this file.
-        let (port, browser_path) = loop {
-            let text = std::fs::read_to_string(&active_port).unwrap_or_default();
-            let mut lines = text.lines();
-            if let (Some(Ok(port)), Some(path)) = (lines.next().map(str::parse::<u16>), lines.next()) {
-                break (port, path.to_owned());
-            }
-            assert!(process.try_wait().expect("a status").is_none(), "Chromium exited at start");
-            assert!(Instant::now() < deadline, "Chromium wrote no DevToolsActivePort within 30 s");
-            std::thread::sleep(Duration::from_millis(50));
-        };
-        Chromium { process, port, browser_path, _profile: profile }
-    }
-}
-
-impl Drop for Chromium {
-    fn drop(&mut self) {
-        let group = format!("-{}", self.process.id());
-        let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
-        let _ = self.process.kill();
-        let _ = self.process.wait();
-    }
-}
-
 /// The scripted agent: one call per answer, refs read from the latest snapshot it was sent.
 /// It announces when it has sent the click that waits for the person check.
 fn agent(requests: Arc<Mutex<Vec<Request>>>, click_sent: Arc<Notify>) -> impl Fn(&Request) -> Reply + Send + Sync {
@@ -263,8 +210,8 @@ struct Person {
 }
 
 impl Person {
-    async fn connect(chromium: &Chromium, url_part: &str) -> (chromiumoxide::Browser, Person) {
-        let url = format!("ws://127.0.0.1:{}{}", chromium.port, chromium.browser_path);
+    async fn connect(chromium: &DebuggableChromium, url_part: &str) -> (chromiumoxide::Browser, Person) {
+        let url = chromium.ws_url();
         let (browser, mut handler) = chromiumoxide::Browser::connect(url).await.expect("connects");
         tokio::spawn(async move { while let Some(Ok(())) = handler.next().await {} });
         let targets = browser.execute(GetTargetsParams::default()).await.expect("targets").result.target_infos;
@@ -328,7 +275,7 @@ fn a_person_takes_over_mid_action_and_the_agent_resumes_from_the_page_they_leave
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("a runtime");
     let app = Arc::new(App::default());
     let base_url = app.serve();
-    let chromium = Chromium::start();
+    let chromium = DebuggableChromium::start("saffron-takeover-test-", &[]);
     let requests = Arc::new(Mutex::new(Vec::new()));
     let click_sent = Arc::new(Notify::new());
     let server = runtime
@@ -344,7 +291,7 @@ fn a_person_takes_over_mid_action_and_the_agent_resumes_from_the_page_they_leave
         headed: false,
         shard: None,
         hooks: false,
-        browser_url: Some(format!("http://127.0.0.1:{}", chromium.port)),
+        browser_url: Some(chromium.http_url()),
         agent_workers: None,
         refresh_drift: false,
     };
