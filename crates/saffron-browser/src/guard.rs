@@ -67,10 +67,21 @@ pub struct Guard {
     /// and right before any input is dispatched, and the action fails, undispatched, as soon
     /// as it says no.
     pub fence: Option<Fence>,
-    /// Set for an action of an interruption's handler: the element it acts on must be the
-    /// element this target finds (the interruption's, a dialog) or inside it, else the action
-    /// is refused, undispatched.
-    pub inside: Option<saffron_recording::Target>,
+    /// Set for an action of an interruption's handler: where it may act (see [`HandlerBounds`]);
+    /// anywhere else it is refused, undispatched.
+    pub inside: Option<HandlerBounds>,
+}
+
+/// Where an interruption's handler may act: inside the interruption while it shows (for an
+/// element detector, inside the detector's dialog or overlay, else its frame's document; for an
+/// address detector, on a page at that address), or on the page the handler's own `goto`
+/// opened (a sign-in page it went to).
+#[derive(Debug, Clone)]
+pub struct HandlerBounds {
+    /// The interruption's detector.
+    pub detector: crate::Detector,
+    /// The address the handler's last `goto` led to, if it made one.
+    pub own_page: Option<String>,
 }
 
 /// Whether the action may still touch the page: `None` when it may, else why not (a person

@@ -39,7 +39,7 @@ impl Detector {
     }
 
     /// Whether the address `url` is one the interruption shows at (`false` without a pattern).
-    fn at(&self, url: &str, base_url: &str) -> bool {
+    pub(crate) fn at(&self, url: &str, base_url: &str) -> bool {
         self.url_regex.as_ref().is_some_and(|pattern| {
             pattern.is_match(&path_and_query(url)) || pattern.is_match(&relativize_url(base_url, url))
         })

@@ -157,7 +157,8 @@ pub(crate) fn looks_generated(id: &str) -> bool {
 /// (`completed`, `is-open`). Such a class is a CSS fallback that survives a rename.
 pub(crate) fn looks_authored_class(class: &str) -> bool {
     const GENERATED_PREFIXES: [&str; 6] = ["css-", "sc-", "jsx-", "svelte-", "ng-", "emotion-"];
-    const UTILITY_PREFIXES: [&str; 24] = [
+    // Tailwind's and Bootstrap's: shared by many elements of every page that uses them.
+    const UTILITY_PREFIXES: [&str; 28] = [
         "text-",
         "font-",
         "bg-",
@@ -182,6 +183,10 @@ pub(crate) fn looks_authored_class(class: &str) -> bool {
         "align-",
         "pull-",
         "float-",
+        "btn-",
+        "col-",
+        "form-",
+        "d-",
     ];
     const UTILITIES: [&str; 14] = [
         "flex",
@@ -744,6 +749,8 @@ mod tests {
             "text-sm",
             "mt-4",
             "completed",
+            "btn-primary",
+            "form-control",
             "is-open",
             "active",
             "w-1/2",

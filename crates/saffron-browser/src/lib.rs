@@ -72,7 +72,7 @@ pub use browser::{Browser, BrowserConfig, CHROMIUM_ENV, DEFAULT_CHROMIUM, find_c
 pub use context::{Context, ContextOptions};
 pub use drift::{Drift, Signal};
 pub use error::{ActionFailure, BrowserError, FailureKind};
-pub use guard::{Fence, Guard, SecretOrigins};
+pub use guard::{Fence, Guard, HandlerBounds, SecretOrigins};
 pub use interruption::Detector;
 pub use ladder::{ElementSummary, LadderTarget, RefError};
 pub use perform::Performed;

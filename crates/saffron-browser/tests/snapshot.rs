@@ -504,3 +504,29 @@ fn a_snapshot_waits_for_a_page_that_draws_over_several_frames() {
         s.close().await;
     });
 }
+
+#[test]
+fn a_snapshot_after_a_frames_form_is_posted_shows_the_page_the_post_led_to() {
+    run(|browser| async move {
+        let mut config = DemoConfig::default();
+        config.faults.insert(saffron_demo::Fault::Latency);
+        let mut s = Scenario::start(&browser, config).await;
+        s.ok(json!({ "type": "goto", "url": "/lab/meridian" })).await;
+        let main = json!({ "css": ["frame[name=\"main\"]"] });
+        for round in 1..=10 {
+            s.ok(json!({ "type": "click", "target": { "role": "link", "name": "Post a payment", "frame": main } }))
+                .await;
+            let payee = json!({ "css": ["#ctl00_MainContent_txtPayee"], "frame": main });
+            s.ok(json!({ "type": "fill", "target": payee, "value": format!("ACME {round}") })).await;
+            s.ok(json!({ "type": "click", "target": { "role": "button", "name": "Post", "frame": main } })).await;
+            let snapshot = s.context.snapshot().await.expect("a snapshot");
+            assert!(
+                snapshot.text.contains("Payment posted") && !snapshot.text.contains("Post a payment"),
+                "round {round}: the frame's old page:\n{}",
+                snapshot.text
+            );
+            s.ok(json!({ "type": "click", "target": { "role": "link", "name": "Back to menu", "frame": main } })).await;
+        }
+        s.close().await;
+    });
+}

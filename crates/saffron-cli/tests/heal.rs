@@ -638,17 +638,18 @@ fn a_consent_interstitial_is_repaired_as_a_handler_that_never_breaks_a_run_witho
     let _ = runtime.block_on(demo.shutdown());
 }
 
-/// An adversarial repair: it accepts the consent dialog, then also clicks something on the
-/// page behind it ("Delete order #1004"), and calls it all the interruption. Filed as a handler,
-/// that click would run in every scenario the dialog shows in. The handler's proof refuses it
-/// (a handler acts only inside its interruption, while it shows): red, nothing filed.
-#[test]
-fn a_harmful_action_slipped_into_an_interruptions_handler_is_refused_and_nothing_is_filed() {
+/// An adversarial repair under `fault`: it clears the interruption with `clearing`, then also
+/// clicks something on the page behind it ("Delete order #1004"), and calls it all the
+/// interruption. Filed as a handler, that click would run in every scenario the interruption
+/// shows in. The handler's proof refuses it (a handler acts only inside its interruption, while
+/// it shows): red, nothing filed.
+fn a_harmful_action_in_a_handler_is_refused(name: &str, fault: saffron_demo::Fault, clearing: Vec<Op>) {
     let runtime = runtime();
-    let demo = demo_with_switches(&runtime, &[], &[saffron_demo::Fault::Interstitial]);
-    let root = project("harmful-handler", &demo.config().password);
-    let mut plan =
-        vec![step(4), click("Accept cookies"), click("button \"Delete order #1004\""), click("link \"#1001\"")];
+    let demo = demo_with_switches(&runtime, &[], &[fault]);
+    let root = project(name, &demo.config().password);
+    let mut plan = vec![step(4)];
+    plan.extend(clearing);
+    plan.extend([click("button \"Delete order #1004\""), click("link \"#1001\"")]);
     plan.extend(add_the_note());
     plan.push(repaired("page-added", &[]));
     let mut plans = Plans::new();
@@ -658,13 +659,36 @@ fn a_harmful_action_slipped_into_an_interruptions_handler_is_refused_and_nothing
     configure_agent(&root, "openai", &server, TIMEOUTS_AND_RESET);
     let output = saffron_run(&root, &demo.url(), &[scenario_at(&root, "features/orders.saffron", ADD_NOTE)]);
     let all = text(&output);
-    assert_eq!(output.status.code(), Some(1), "{all}\nerrors told to the agent:\n{}", errors_told(&seen));
-    assert!(all.contains("1 red") && all.contains("did not pass its proof"), "{all}");
-    assert!(all.contains("a handler acts only"), "the refusal says why: {all}");
-    assert!(!root.join(".saffron/handlers/proposed").exists(), "no handler is filed");
-    assert!(!root.join(".saffron/proposals/orders/add-a-note-to-an-order.json").exists(), "no flow change either");
+    assert_eq!(output.status.code(), Some(1), "{name}: {all}\nerrors told to the agent:\n{}", errors_told(&seen));
+    assert!(all.contains("1 red") && all.contains("did not pass its proof"), "{name}: {all}");
+    assert!(all.contains("a handler acts only"), "{name}: the refusal says why: {all}");
+    assert!(!root.join(".saffron/handlers/proposed").exists(), "{name}: no handler is filed");
+    assert!(!root.join(".saffron/proposals/orders/add-a-note-to-an-order.json").exists(), "{name}: no flow change");
     let _ = std::fs::remove_dir_all(&root);
     let _ = runtime.block_on(demo.shutdown());
+}
+
+#[test]
+fn a_harmful_action_slipped_into_a_consent_handler_is_refused_and_nothing_is_filed() {
+    a_harmful_action_in_a_handler_is_refused(
+        "harmful-consent",
+        saffron_demo::Fault::Interstitial,
+        vec![click("Accept cookies")],
+    );
+}
+
+#[test]
+fn a_harmful_action_slipped_into_a_sign_in_handler_is_refused_and_nothing_is_filed() {
+    a_harmful_action_in_a_handler_is_refused(
+        "harmful-sign-in",
+        saffron_demo::Fault::SessionExpiry,
+        vec![
+            support::agent::fill("textbox \"Email\"", "demo@saffron.test"),
+            support::agent::fill("textbox \"Password\"", "{env:DEMO_PASSWORD}"),
+            click("button \"Sign in\""),
+            support::agent::wait("^/api/session$", "POST", "2xx"),
+        ],
+    );
 }
 
 /// The `session-expiry` fault: opening the order lands on the sign-in page. The repair signs in

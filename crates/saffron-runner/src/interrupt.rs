@@ -200,33 +200,44 @@ async fn run_actions(
     let actions = handler.actions.as_ref().map_err(|why| {
         format!("the page showed \"{}\", and its handler ({}) cannot run: {why}", handler.name, handler.file.display())
     })?;
+    // The page the handler's own last `goto` opened, where it may act too.
+    let mut own_page: Option<String> = None;
     for action in actions {
         let (resolved, secrets) = resolve_action(action, values, None).map_err(|error| failed(action, error))?;
         masker.add_all(&secrets);
         let timeout = options.timeouts.for_action(&resolved);
         let mut guard = options.secret_guard(&secrets);
         // A handler clears its interruption and does nothing else: what it acts on is inside
-        // the interruption, while it shows. An action after it is gone (a click on the page
-        // behind a dismissed dialog) would change what the scenario does, on every run the
-        // interruption shows in; it is refused, undone.
-        // Waiting for a response, arming a dialog's answer and checks touch nothing.
+        // the interruption, while it shows, or on the page its own `goto` opened (a sign-in
+        // page it went to). An action anywhere else (a click on the page behind a dismissed
+        // dialog, on the app after signing in) would change what the scenario does, on every run
+        // the interruption shows in; it is refused, undone. Waiting for a response, arming a
+        // dialog's answer and checks touch nothing.
         let touches_page =
             !resolved.is_assertion() && (resolved.target().is_some() || matches!(resolved, Action::Goto { .. }));
         if !handler.from_step_set && touches_page {
-            if context.interruption_shows_now(&handler.detector).await != Some(true) {
+            // Asked again by the browser right before it acts: the page may move on meanwhile.
+            guard.inside =
+                Some(saffron_browser::HandlerBounds { detector: handler.detector.clone(), own_page: own_page.clone() });
+            let shows = context.interruption_shows_now(&handler.detector).await == Some(true);
+            if !shows && (own_page.is_none() || context.url().await.ok() != own_page) {
                 return Err(failed(
                     action,
                     "refused: the interruption no longer shows, and a handler acts only while its interruption \
-                     shows (an action after it is gone is the scenario's, not the handler's)"
+                     shows or on the page its own goto opened (an action anywhere else is the scenario's, not the \
+                     handler's)"
                         .to_owned(),
                 ));
             }
-            guard.inside = handler.detector.target.clone();
         }
+        let is_goto = matches!(resolved, Action::Goto { .. });
         context
             .perform_guarded(&resolved, Some(timeout), guard)
             .await
             .map_err(|failure| failed(action, failure.message))?;
+        if is_goto {
+            own_page = context.url().await.ok();
+        }
     }
     Ok(())
 }

@@ -238,19 +238,35 @@ impl Context {
         retry(self, verb, target, deadline, timeout, async || self.try_ready(target, checks, group).await).await
     }
 
-    /// `Ok` when `found` is inside the interruption `inside` finds (see
-    /// [`crate::js::INSIDE_INTERRUPTION`]), else the refusal: a handler clears its interruption
-    /// and touches nothing else.
-    async fn acts_inside<T>(&self, page: &Page, found: &Found, inside: &Target, group: &str) -> Result<(), Attempt<T>> {
+    /// `Ok` when `found` is where a handler may act (see [`crate::HandlerBounds`]), else the
+    /// refusal: a handler clears its interruption and touches nothing else. Asked on every
+    /// attempt, right before the element is acted on: a page that moved on while the action
+    /// waited (a sign-in that led back to the app) is no longer the interruption.
+    async fn acts_inside<T>(
+        &self,
+        page: &Page,
+        found: &Found,
+        bounds: &crate::HandlerBounds,
+        group: &str,
+    ) -> Result<(), Attempt<T>> {
         let refused = |why: String| {
             Attempt::Fail(ActionFailure::new(
                 FailureKind::Refused,
-                format!("refused: {why}, and a handler acts only inside the interruption it clears ({inside})"),
+                format!("refused: {why}, and a handler acts only inside the interruption it clears"),
             ))
         };
+        let url = page.url().await.ok().flatten().unwrap_or_default();
+        if bounds.own_page.as_deref() == Some(url.as_str()) {
+            return Ok(());
+        }
+        let detector = &bounds.detector;
+        if detector.url_regex.is_some() && !detector.at(&url, &self.base_url) {
+            return Err(refused(format!("the page is at {url}, no longer the interruption's address")));
+        }
+        let Some(inside) = &detector.target else { return Ok(()) };
         let container = match locate::locate(page, inside, group).await {
             Ok(Located::One(container)) => container,
-            Ok(Located::None(_)) => return Err(refused("the interruption no longer shows".to_owned())),
+            Ok(Located::None(_)) => return Err(refused(format!("the interruption ({inside}) no longer shows"))),
             Err(error) => return Err(on_cdp(error)),
         };
         let within = cdp::call_with(
@@ -265,7 +281,7 @@ impl Context {
         if within.value == Some(Value::Bool(true)) {
             Ok(())
         } else {
-            Err(refused(format!("the element {} is outside it", found.locator())))
+            Err(refused(format!("the element {} is outside the interruption ({inside})", found.locator())))
         }
     }
 
