@@ -493,16 +493,17 @@ fn add_the_note() -> Vec<Op> {
     ]
 }
 
-/// Repairs "Add a note to an order" at step 4 with `at_step_4`, on a demo with the given
-/// switches: yellow with its proof passed. Returns the project, the server and the demo.
-fn repaired_add_note(
+/// A project whose agent repairs "Add a note to an order" at step 4 with `at_step_4` and then
+/// does the rest of it and `done`, on a demo with the given switches. Returns the project, the
+/// server, what the server saw and the demo; nothing has run yet.
+fn repairing_add_note(
     runtime: &tokio::runtime::Runtime,
     name: &str,
     drift: &[saffron_demo::Drift],
     faults: &[saffron_demo::Fault],
     at_step_4: Vec<Op>,
     done: Op,
-) -> (std::path::PathBuf, FakeServer, DemoServer) {
+) -> (std::path::PathBuf, FakeServer, Seen, DemoServer) {
     let demo = demo_with_switches(runtime, drift, faults);
     let root = project(name, &demo.config().password);
     let mut plan = vec![step(4)];
@@ -514,6 +515,20 @@ fn repaired_add_note(
     let seen = Seen::default();
     let server = runtime.block_on(scripted(Wire::OpenAi, plans, seen.clone()));
     configure_agent(&root, "openai", &server, TIMEOUTS_AND_RESET);
+    (root, server, seen, demo)
+}
+
+/// Repairs "Add a note to an order" at step 4 with `at_step_4`, on a demo with the given
+/// switches: yellow with its proof passed. Returns the project, the server and the demo.
+fn repaired_add_note(
+    runtime: &tokio::runtime::Runtime,
+    name: &str,
+    drift: &[saffron_demo::Drift],
+    faults: &[saffron_demo::Fault],
+    at_step_4: Vec<Op>,
+    done: Op,
+) -> (std::path::PathBuf, FakeServer, DemoServer) {
+    let (root, server, seen, demo) = repairing_add_note(runtime, name, drift, faults, at_step_4, done);
     let output = saffron_run(&root, &demo.url(), &[scenario_at(&root, "features/orders.saffron", ADD_NOTE)]);
     let all = text(&output);
     assert!(all.contains("1 yellow"), "{name}: {all}\nerrors told to the agent:\n{}", errors_told(&seen));
@@ -645,18 +660,10 @@ fn a_consent_interstitial_is_repaired_as_a_handler_that_never_breaks_a_run_witho
 /// it shows): red, nothing filed.
 fn a_harmful_action_in_a_handler_is_refused(name: &str, fault: saffron_demo::Fault, clearing: Vec<Op>) {
     let runtime = runtime();
-    let demo = demo_with_switches(&runtime, &[], &[fault]);
-    let root = project(name, &demo.config().password);
-    let mut plan = vec![step(4)];
-    plan.extend(clearing);
-    plan.extend([click("button \"Delete order #1004\""), click("link \"#1001\"")]);
-    plan.extend(add_the_note());
-    plan.push(repaired("page-added", &[]));
-    let mut plans = Plans::new();
-    plans.insert(format!("{ADD_NOTE} (repair)"), plan);
-    let seen = Seen::default();
-    let server = runtime.block_on(scripted(Wire::OpenAi, plans, seen.clone()));
-    configure_agent(&root, "openai", &server, TIMEOUTS_AND_RESET);
+    let mut at_step_4 = clearing;
+    at_step_4.extend([click("button \"Delete order #1004\""), click("link \"#1001\"")]);
+    let done = repaired("page-added", &[]);
+    let (root, _server, seen, demo) = repairing_add_note(&runtime, name, &[], &[fault], at_step_4, done);
     let output = saffron_run(&root, &demo.url(), &[scenario_at(&root, "features/orders.saffron", ADD_NOTE)]);
     let all = text(&output);
     assert_eq!(output.status.code(), Some(1), "{name}: {all}\nerrors told to the agent:\n{}", errors_told(&seen));
@@ -731,16 +738,11 @@ fn an_expired_session_is_repaired_as_a_handler_that_signs_in_again() {
 #[test]
 fn a_handler_proven_in_a_run_clears_the_same_interruption_in_the_next_scenario_at_zero_requests() {
     let runtime = runtime();
-    let demo = demo_with_switches(&runtime, &[], &[saffron_demo::Fault::Interstitial]);
-    let root = project("interstitial-twice", &demo.config().password);
-    let mut plan = vec![step(4), click("Accept cookies"), click("link \"#1001\"")];
-    plan.extend(add_the_note());
-    plan.push(repaired("page-added", &[]));
-    let mut plans = Plans::new();
-    plans.insert(format!("{ADD_NOTE} (repair)"), plan);
-    let seen = Seen::default();
-    let server = runtime.block_on(scripted(Wire::OpenAi, plans, seen.clone()));
-    configure_agent(&root, "openai", &server, TIMEOUTS_AND_RESET);
+    let at_step_4 = vec![click("Accept cookies"), click("link \"#1001\"")];
+    let done = repaired("page-added", &[]);
+    let interstitial = [saffron_demo::Fault::Interstitial];
+    let (root, _server, seen, demo) =
+        repairing_add_note(&runtime, "interstitial-twice", &[], &interstitial, at_step_4, done);
     let first = scenario_at(&root, "features/orders.saffron", ADD_NOTE);
     let second = scenario_at(&root, "features/orders.saffron", "Delete an order after confirming");
     let output = saffron_run(&root, &demo.url(), &["--workers".into(), "1".into(), first, second]);
