@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod commands;
+mod example;
 mod handler_review;
 mod problem;
 mod project;

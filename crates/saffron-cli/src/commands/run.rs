@@ -92,7 +92,15 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     // Unknown keys are warnings; an invalid file is the session's error (exit 2) below.
     problems.extend(project::config_problems(&root).into_iter().filter(|problem| !problem.is_error()));
     project::report(&problems)?;
-    let mut session = Session::prepare(&root, &snapshot, request)?;
+    let selected = !request.targets.is_empty() || request.tags.is_some() || request.shard.is_some();
+    // Said before anything else is asked for (a base URL): a project with no scenario at all.
+    if snapshot.scenarios().is_empty() {
+        return Ok(no_scenario(&root, &snapshot, selected));
+    }
+    let mut session = match Session::prepare(&root, &snapshot, request) {
+        Err(saffron_runner::SessionError::NoScenario) => return Ok(no_scenario(&root, &snapshot, selected)),
+        prepared => prepared?,
+    };
     // The agent records what needs recording and repairs a replay that fails on a changed
     // interface. `[agent]` is checked only when a scenario needs recording or it is configured:
     // a replay-only run never stops over it (without an agent, a failed replay is red).
@@ -152,6 +160,36 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(2));
     }
     Ok(code)
+}
+
+/// A run with nothing to run is not a pass: says where it looked and what it found (the project
+/// root it took, its feature files and scenarios), and exits 2, as Playwright's "No tests found".
+fn no_scenario(root: &std::path::Path, snapshot: &saffron_index::Snapshot, selected: bool) -> ExitCode {
+    let mut files: Vec<String> = snapshot.files().map(|file| file.source.path.display().to_string()).collect();
+    files.sort();
+    let scenarios = snapshot.scenarios().len();
+    let why = if selected { "no scenario matches the selection" } else { "no scenario found" };
+    err!("saffron: {why}");
+    err!(
+        "  project root: {} (the nearest folder above the current one with a saffron.toml or a .saffron folder, \
+         else the current folder)",
+        root.display()
+    );
+    match files.len() {
+        0 => err!("  it has no .feature or .saffron file (files ignored by .gitignore are left out)"),
+        count => {
+            let shown: Vec<&str> = files.iter().take(5).map(String::as_str).collect();
+            let more = if count > 5 { format!(" and {} more", count - 5) } else { String::new() };
+            err!("  it has {count} feature file(s) with {scenarios} scenario(s): {}{more}", shown.join(", "));
+        }
+    }
+    let hint = if selected {
+        "check the targets, --tags and --shard, or run `saffron status` to list the scenarios"
+    } else {
+        "write a feature under the project root (see `saffron init`), or run from the project's folder"
+    };
+    err!("  hint: {hint}");
+    ExitCode::from(2)
 }
 
 /// Tells the person at the terminal how to take the browser from the agent: the bar Saffron
@@ -449,9 +487,23 @@ pub struct DemoArgs {
     port: u16,
 }
 
-/// Starts the demo shop and replays the example project (`features/`, `@wip` left out) against it.
+/// Starts the demo shop and replays the example project (`features/`, `@wip` left out) against
+/// it: the project here when it has those scenarios (this repository), else the example embedded
+/// in the binary, written to a folder of its own that the demo names.
 pub fn demo(args: DemoArgs) -> Result<ExitCode> {
-    let root = project::find_root()?;
+    let mut root = project::find_root()?;
+    let selection = Selection { targets: vec!["features".to_string()], tags: Some(TagExpression::parse("not @wip")?) };
+    if !args.serve && saffron_runner::plan(&project::load_index(&root).0, &selection).is_empty() {
+        let folder = crate::example::default_folder();
+        crate::example::write_to(&folder)?;
+        err!(
+            "saffron: {} has no example scenarios; the demo's example project is at {} (open its features/ and \
+             .saffron/)",
+            root.display(),
+            folder.display()
+        );
+        root = folder;
+    }
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the runtime")?;
     let config = saffron_demo::DemoConfig {
@@ -479,7 +531,6 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     options.workers = args.workers;
     options.browser.headless = !args.headed;
     options.browser.default_timeout = Duration::from_secs(5);
-    let selection = Selection { targets: vec!["features".to_string()], tags: Some(TagExpression::parse("not @wip")?) };
     // An unreadable recording is named here; its scenario's verdict is red.
     let (snapshot, problems) = project::load_index(&root);
     project::report(&problems)?;

@@ -1,0 +1,59 @@
+//! The binary outside this repository: `saffron demo` brings its example project with it, and a
+//! run that finds nothing to run says where it looked and fails, as Playwright's "No tests found".
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn saffron(folder: &Path, temp: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .args(args)
+        .current_dir(folder)
+        // Where the demo writes its example project: this test's own folder.
+        .env("TMPDIR", temp)
+        .env_remove("SAFFRON_BASE_URL")
+        .output()
+        .expect("saffron runs")
+}
+
+fn text(output: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
+}
+
+#[test]
+fn the_demo_outside_the_repository_replays_its_own_example_project_and_says_where_it_is() {
+    let empty = tempfile::tempdir().expect("a folder");
+    let temp = tempfile::tempdir().expect("a temporary directory");
+    let output = saffron(empty.path(), temp.path(), &["demo"]);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{all}");
+    assert!(all.contains("17 scenario(s): 17 green"), "{all}");
+    let example = temp.path().join("saffron-example");
+    assert!(all.contains(&example.display().to_string()), "the demo says where its project is: {all}");
+    for file in ["features/orders.saffron", "saffron.toml", ".saffron/handlers/cookie-consent.json"] {
+        assert!(example.join(file).is_file(), "{file} is written out");
+    }
+    assert!(example.join(".saffron/reports/latest.json").is_file(), "the reports are the example's");
+    assert!(std::fs::read_dir(empty.path()).expect("readable").next().is_none(), "nothing is written here");
+}
+
+#[test]
+fn a_run_that_finds_no_scenario_names_where_it_looked_and_fails() {
+    let empty = tempfile::tempdir().expect("a folder");
+    let temp = tempfile::tempdir().expect("a temporary directory");
+    let output = saffron(empty.path(), temp.path(), &["run"]);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(2), "{all}");
+    assert!(all.contains("no scenario found"), "{all}");
+    assert!(all.contains(&format!("project root: {}", empty.path().display())), "{all}");
+    assert!(all.contains("no .feature or .saffron file"), "{all}");
+
+    // A project with scenarios, and a selection that matches none of them.
+    std::fs::create_dir_all(empty.path().join("features")).expect("mkdir");
+    let feature = "Feature: Shop\n  Scenario: Buy\n    When I buy\n";
+    std::fs::write(empty.path().join("features/shop.feature"), feature).expect("a feature");
+    let output = saffron(empty.path(), temp.path(), &["run", "--base-url", "http://127.0.0.1:9", "--tags", "@none"]);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(2), "{all}");
+    assert!(all.contains("no scenario matches the selection"), "{all}");
+    assert!(all.contains("1 feature file(s) with 1 scenario(s): features/shop.feature"), "{all}");
+}
