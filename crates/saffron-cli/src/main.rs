@@ -71,6 +71,8 @@ enum Command {
     Demo(commands::run::DemoArgs),
     /// Serve the MCP server over stdio (for AI assistants).
     Mcp,
+    /// Check what a run needs (browser, config, base URL, agent, scenarios, editors), one line each.
+    Doctor(commands::doctor::DoctorArgs),
     /// Set a project up for Saffron: saffron.toml, .gitignore, the agent skill, AGENTS.md, MCP registration.
     Init(commands::init::InitArgs),
 }
@@ -98,6 +100,7 @@ fn main() -> ExitCode {
             .map_err(anyhow::Error::from),
         Command::Mcp => commands::mcp::run(),
         Command::Init(args) => commands::init::run(args),
+        Command::Doctor(args) => commands::doctor::run(args),
     };
     match result {
         Ok(code) => code,

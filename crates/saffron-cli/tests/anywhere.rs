@@ -57,3 +57,33 @@ fn a_run_that_finds_no_scenario_names_where_it_looked_and_fails() {
     assert!(all.contains("no scenario matches the selection"), "{all}");
     assert!(all.contains("1 feature file(s) with 1 scenario(s): features/shop.feature"), "{all}");
 }
+
+#[test]
+fn the_doctor_says_what_a_run_needs_one_line_each_and_fails_when_something_is_missing() {
+    let empty = tempfile::tempdir().expect("a folder");
+    let temp = tempfile::tempdir().expect("a temporary directory");
+    let output = saffron(empty.path(), temp.path(), &["doctor"]);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(0), "a new folder lacks nothing a run must have: {all}");
+    for name in ["saffron", "project", "config", "browser", "base URL", "agent", "scenarios", "editors"] {
+        assert!(all.lines().any(|line| line.contains(&format!(" {name} "))), "{name}: {all}");
+    }
+    assert!(all.contains("warn    base URL  none set"), "{all}");
+
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port();
+    let dead = format!("http://127.0.0.1:{closed}");
+    let output = saffron(empty.path(), temp.path(), &["doctor", "--base-url", &dead]);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{all}");
+    assert!(all.contains(&format!("MISSING base URL  {dead} does not answer")), "{all}");
+
+    let output = Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .arg("doctor")
+        .current_dir(empty.path())
+        .env("SAFFRON_CHROMIUM", empty.path().join("no-such-browser"))
+        .output()
+        .expect("saffron runs");
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{all}");
+    assert!(all.contains("MISSING browser") && all.contains("apt-get install chromium"), "{all}");
+}

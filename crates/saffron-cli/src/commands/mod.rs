@@ -2,6 +2,7 @@ pub mod accept;
 pub mod author;
 pub mod check;
 pub mod diff;
+pub mod doctor;
 pub mod init;
 pub mod mcp;
 pub mod messages;
