@@ -45,9 +45,15 @@ impl Navigations {
     /// After the input: waits until every navigation it asked for in this tab has committed or
     /// stopped, or `deadline` passes.
     pub(super) async fn settle(mut self, deadline: Instant) {
-        // A round trip to the page: whatever it announced while handling the input arrives
-        // before the answer.
-        let _ = cdp::call(&self.page, "Runtime.evaluate", serde_json::json!({ "expression": "0" })).await;
+        // A round trip to the page, one task later: whatever it announced while handling the
+        // input arrives before the answer, and so does what it queued as a task then (a frame's
+        // form submitted by a click asks for its navigation in a task of its own). Bounded: a
+        // page whose timers are held back answers the round trip all the same, later.
+        let turn = serde_json::json!({
+            "expression": "new Promise((resolve) => setTimeout(resolve, 0))",
+            "awaitPromise": true,
+        });
+        let _ = cdp::call_within(&self.page, "Runtime.evaluate", turn, std::time::Duration::from_millis(500)).await;
         let mut pending: HashSet<String> = HashSet::new();
         while let Some(Some(event)) = self.requested.next().now_or_never() {
             if event.disposition == ClientNavigationDisposition::CurrentTab {
