@@ -74,8 +74,22 @@ fn the_doctor_says_what_a_run_needs_one_line_each_and_fails_when_something_is_mi
     let dead = format!("http://127.0.0.1:{closed}");
     let output = saffron(empty.path(), temp.path(), &["doctor", "--base-url", &dead]);
     let all = text(&output);
+    assert_eq!(output.status.code(), Some(0), "an application not started yet is a warning: {all}");
+    assert!(all.contains(&format!("warn    base URL  {dead} does not answer")), "{all}");
+
+    // A configured agent that cannot work is missing: its key's variable is named, never a value.
+    std::fs::write(empty.path().join("saffron.toml"), "[agent]\nprovider = \"anthropic\"\nmodel = \"m\"\n")
+        .expect("a config");
+    let output = Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .arg("doctor")
+        .current_dir(empty.path())
+        .env_remove("ANTHROPIC_API_KEY")
+        .output()
+        .expect("saffron runs");
+    let all = text(&output);
     assert_eq!(output.status.code(), Some(1), "{all}");
-    assert!(all.contains(&format!("MISSING base URL  {dead} does not answer")), "{all}");
+    assert!(all.contains("MISSING agent") && all.contains("ANTHROPIC_API_KEY"), "{all}");
+    std::fs::remove_file(empty.path().join("saffron.toml")).expect("removed");
 
     let output = Command::new(env!("CARGO_BIN_EXE_saffron"))
         .arg("doctor")

@@ -1,10 +1,10 @@
 //! `saffron doctor`: what a run needs, checked one line each, with how to get what is missing.
 //!
 //! The checks read the machine and the project (never a secret's value: an API key is named by
-//! its variable, and said present or not). What the run cannot do without (a browser, a
-//! readable config, an application that answers at the base URL it is given) fails the doctor
-//! (exit 1); what only some runs need (an agent, a base URL given on the command line instead)
-//! is a warning.
+//! its variable, and said present or not). What no run can do without (a browser, a readable
+//! config, a configured agent that cannot work) fails the doctor (exit 1); what only some runs
+//! need, or what is started just before a run (an agent, the application at the base URL), is a
+//! warning.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -188,7 +188,12 @@ fn base_url_check(base_url: Option<&str>) -> Check {
         ),
         Some(url) => match answers(url) {
             Ok(()) => Check::ok("base URL", format!("{url} answers")),
-            Err(why) => Check::missing("base URL", format!("{url} {why}"), "start the application, or fix the URL"),
+            // The application is often started just before a run: a warning, not a missing part.
+            Err(why) => Check::warn(
+                "base URL",
+                format!("{url} {why}"),
+                "start the application before `saffron run`, or fix the URL",
+            ),
         },
     }
 }
@@ -279,17 +284,14 @@ mod tests {
             Check::ok("browser", "/usr/bin/chromium (Chromium 131)").line(),
             "ok      browser   /usr/bin/chromium (Chromium 131)"
         );
-        let missing = Check::missing("base URL", "http://127.0.0.1:9 does not answer", "start the application");
-        assert_eq!(
-            missing.line(),
-            "MISSING base URL  http://127.0.0.1:9 does not answer\n                  hint: start the application"
-        );
+        let missing = Check::missing("browser", "no Chromium found", "install it");
+        assert_eq!(missing.line(), "MISSING browser   no Chromium found\n                  hint: install it");
     }
 
     #[test]
-    fn a_base_url_that_does_not_answer_is_missing_and_none_is_a_warning() {
+    fn a_base_url_that_does_not_answer_or_none_is_a_warning() {
         let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port();
-        assert_eq!(base_url_check(Some(&format!("http://127.0.0.1:{closed}"))).status, Status::Missing);
+        assert_eq!(base_url_check(Some(&format!("http://127.0.0.1:{closed}"))).status, Status::Warn);
         assert_eq!(base_url_check(None).status, Status::Warn);
         let open = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
         let url = format!("http://127.0.0.1:{}", open.local_addr().expect("addr").port());
