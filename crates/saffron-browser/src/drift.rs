@@ -237,11 +237,7 @@ async fn observe_one(
     };
     // The CSS fallbacks are read through the same text filter the locator applies: the
     // scope's, for a container, else the target's own `hasText`.
-    let own = target.has_text.as_ref().map(|text| Scope {
-        container: Target::default(),
-        has_text: Some(text.clone()),
-        has_text_regex: None,
-    });
+    let own = crate::locate::own_filter(target);
     let filter = scope.or(own.as_ref()).map_or(Value::Null, text_filter);
     let args = [Argument::Value(Value::Object(want)), Argument::Value(filter), root];
     let answer = cdp::call_with(page, &found.object_id, js::SIGNALS, &args, true).await?.value.unwrap_or_default();

@@ -200,13 +200,13 @@ pub(crate) async fn locate(page: &Page, target: &Target, group: &str) -> Result<
     let _timed = crate::timing::span("locate");
     // A target's own text filter is resolved as a scope's container is: every match of its
     // locators is kept when its text holds the filter's.
-    match &target.has_text {
-        Some(text) => {
-            let own = Scope { container: Target::default(), has_text: Some(text.clone()), has_text_regex: None };
-            locate_filtered(page, target, Some(&own), None, group).await
-        }
-        None => locate_filtered(page, target, None, None, group).await,
-    }
+    locate_filtered(page, target, own_filter(target).as_ref(), None, group).await
+}
+
+/// The target's own text filter (`hasText`), as a scope's container has one.
+pub(crate) fn own_filter(target: &Target) -> Option<Scope> {
+    let text = target.has_text.clone()?;
+    Some(Scope { container: Target::default(), has_text: Some(text), has_text_regex: None })
 }
 
 /// Resolves `target`; when it is the container of `scope`, keeps only the matches that pass
@@ -378,7 +378,7 @@ pub(crate) async fn count(
         Err(report) => return Ok(Err(report)),
     };
     let root = container.as_ref().map(|container| container.object_id.as_str());
-    let filter = own_filter(target);
+    let filter = own_filter(target).as_ref().map_or(Value::Null, text_filter);
     let search = Search { root: root.or(frame.as_ref().map(|frame| frame.document.as_str())), filter: &filter };
     let Some(tier) = target.tiers().first().copied() else { return Ok(Ok((None, 0))) };
     let count = match tier {
@@ -396,14 +396,6 @@ pub(crate) async fn count(
         other => count_of(query_tier(page, target, other, search, group).await?)?,
     };
     Ok(Ok((Some(tier), count)))
-}
-
-/// The filter of the target's own `hasText` (null without one).
-fn own_filter(target: &Target) -> Value {
-    match &target.has_text {
-        Some(text) => json!({ "text": text }),
-        None => Value::Null,
-    }
 }
 
 // A page that could not count (its script reported why) answered like a page that is moving on.

@@ -211,16 +211,16 @@ async fn run_actions(
         // the interruption, while it shows, or on the page its own `goto` opened (a sign-in
         // page it went to). An action anywhere else (a click on the page behind a dismissed
         // dialog, on the app after signing in) would change what the scenario does, on every run
-        // the interruption shows in; it is refused, undone. Waiting for a response, arming a
-        // dialog's answer and checks touch nothing.
-        let touches_page =
-            !resolved.is_assertion() && (resolved.target().is_some() || matches!(resolved, Action::Goto { .. }));
-        if !handler.from_step_set && touches_page {
-            // Asked again by the browser right before it acts: the page may move on meanwhile.
+        // the interruption shows in; it is refused, undone. The browser asks that of the element
+        // an input acts on, right before acting; an input with no element (a `goto`, a key
+        // pressed on the page) is asked here. Waiting for a response, arming a dialog's answer
+        // and checks touch nothing.
+        if !handler.from_step_set && !resolved.is_assertion() {
             guard.inside =
                 Some(saffron_browser::HandlerBounds { detector: handler.detector.clone(), own_page: own_page.clone() });
-            let shows = context.interruption_shows_now(&handler.detector).await == Some(true);
-            if !shows && (own_page.is_none() || context.url().await.ok() != own_page) {
+            let elementless = matches!(resolved, Action::Goto { .. } | Action::Press { target: None, .. });
+            let shows = || async { context.interruption_shows_now(&handler.detector).await == Some(true) };
+            if elementless && !shows().await && (own_page.is_none() || context.url().await.ok() != own_page) {
                 return Err(failed(
                     action,
                     "refused: the interruption no longer shows, and a handler acts only while its interruption \

@@ -238,6 +238,15 @@ impl Context {
         retry(self, verb, target, deadline, timeout, async || self.try_ready(target, checks, group).await).await
     }
 
+    /// A handler's action acts inside its interruption, or not at all: asked of every element
+    /// an input action has found (through `ready` or `resolve_then`), right before acting on it.
+    async fn within_bounds<T>(&self, page: &Page, found: &Found, group: &str) -> Result<(), Attempt<T>> {
+        match &self.guard.inside {
+            Some(bounds) => self.acts_inside(page, found, bounds, group).await,
+            None => Ok(()),
+        }
+    }
+
     /// `Ok` when `found` is where a handler may act (see [`crate::HandlerBounds`]), else the
     /// refusal: a handler clears its interruption and touches nothing else. Asked on every
     /// attempt, right before the element is acted on: a page that moved on while the action
@@ -302,10 +311,7 @@ impl Context {
             Ok(Located::None(report)) => return Attempt::Retry(Pending::Unresolved(report)),
             Err(error) => return on_cdp(error),
         };
-        // A handler's action acts inside its interruption, or not at all.
-        if let Some(inside) = &self.guard.inside
-            && let Err(attempt) = self.acts_inside(&page, &found, inside, group).await
-        {
+        if let Err(attempt) = self.within_bounds(&page, &found, group).await {
             return attempt;
         }
         // Typing goes where the field is: a secret only into a page of its own origins.
@@ -372,10 +378,13 @@ impl Context {
                 Err(attempt) => return attempt,
             };
             match locate::locate(&page, target, group).await {
-                Ok(Located::One(found)) => match step(&page, &found).await {
-                    Attempt::Done(value) => Attempt::Done((value, found)),
-                    Attempt::Retry(pending) => Attempt::Retry(pending.found_by(found.fallback_locator(target))),
-                    Attempt::Fail(failure) => Attempt::Fail(failure.found_by(found.fallback_locator(target))),
+                Ok(Located::One(found)) => match self.within_bounds(&page, &found, group).await {
+                    Err(attempt) => attempt,
+                    Ok(()) => match step(&page, &found).await {
+                        Attempt::Done(value) => Attempt::Done((value, found)),
+                        Attempt::Retry(pending) => Attempt::Retry(pending.found_by(found.fallback_locator(target))),
+                        Attempt::Fail(failure) => Attempt::Fail(failure.found_by(found.fallback_locator(target))),
+                    },
                 },
                 Ok(Located::None(report)) => Attempt::Retry(Pending::Unresolved(report)),
                 Err(error) => on_cdp(error),
