@@ -414,3 +414,34 @@ fn a_downloaded_file_is_checked_by_name_and_contents_and_a_wrong_check_is_refuse
     );
     recorded.replays_without_the_provider();
 }
+
+/// A Then step checked on one list item of two (TodoMVC's "the list shows ..."): the item is
+/// recorded by its role and the text it holds (`hasText`, never its position), the recording passes the
+/// validator it is saved through, and the replay finds the item again, at zero provider
+/// requests.
+#[test]
+fn a_check_on_a_list_item_is_recorded_by_the_text_it_holds_saved_and_replayed() {
+    let feature = "Feature: Todos\n  Scenario: Add a todo\n    Given I open the todo list\n    \
+                   When I add \"walk the dog\"\n    And I add \"feed the cat\"\n    \
+                   Then the list shows \"walk the dog\"\n";
+    let ops = vec![
+        step(1),
+        goto("/lab/todos"),
+        step(2),
+        fill("textbox \"New todo\"", "walk the dog"),
+        on("browser_press", "textbox \"New todo\"", json!({ "key": "Enter" })),
+        step(3),
+        fill("textbox \"New todo\"", "feed the cat"),
+        on("browser_press", "textbox \"New todo\"", json!({ "key": "Enter" })),
+        step(4),
+        // The first item's line: the agent checks the item, not its checkbox or its label.
+        check_on("listitem [ref=", json!({ "check": "text", "pattern": "walk the dog" })),
+        done(),
+    ];
+    let recorded = record_one("listitem", Wire::Anthropic, ("features/todos.feature", feature), "Add a todo", ops);
+    let then = &recorded.recording["steps"][3]["actions"][0];
+    assert_eq!(then["target"]["role"], "listitem", "{}", recorded.saved);
+    assert_eq!(then["target"]["hasText"], "walk the dog", "{}", recorded.saved);
+    assert!(!recorded.saved.contains("nth-of-type"), "{}", recorded.saved);
+    recorded.replays_without_the_provider();
+}

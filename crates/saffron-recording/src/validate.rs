@@ -735,16 +735,16 @@ fn one_of(path: &str, (first, has_first): (&str, bool), (second, has_second): (&
     }
 }
 
-// A text filter written on the target itself, where the type has no place for it (it would be
-// dropped without a word).
+// A pattern filter written on the target itself, where the type has no place for it (it would
+// be dropped without a word): a target filters by the text it holds (`hasText`), and only a
+// scope's container by a pattern.
 fn misplaced_scope_text(target: &Value, action_path: &str) -> Check {
-    for name in ["hasText", "hasTextRegex"] {
-        if target.get(name).is_some_and(|value| !value.is_null()) {
-            return Err(invalid(
-                &key(&key(action_path, "target"), name),
-                format!("{name} narrows a scope: put it in within, next to the container's locators"),
-            ));
-        }
+    if target.get("hasTextRegex").is_some_and(|value| !value.is_null()) {
+        return Err(invalid(
+            &key(&key(action_path, "target"), "hasTextRegex"),
+            "hasTextRegex narrows a scope: put it in within, next to the container's locators (a target itself \
+             filters by the text it holds, hasText)",
+        ));
     }
     Ok(())
 }

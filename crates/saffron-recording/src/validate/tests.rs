@@ -399,8 +399,8 @@ fn every_recording_rule_names_its_path() {
             "steps[1].actions[1].target.frame.label: unknown token {evn:X}: tokens are <param>, <table:key>, {env:NAME}, {unique:name}, {date+N}, {date-N:format} or {captured:name}",
         ),
         (
-            set(&format!("{S1}/1/target/hasText"), json!("Order 1002")),
-            "steps[1].actions[1].target.hasText: hasText narrows a scope: put it in within, next to the container's locators",
+            set(&format!("{S1}/1/target/hasTextRegex"), json!("Order \\d+")),
+            "steps[1].actions[1].target.hasTextRegex: hasTextRegex narrows a scope: put it in within, next to the container's locators (a target itself filters by the text it holds, hasText)",
         ),
         // fill, select, press.
         (without(&format!("{S1}/0/value")), "steps[1].actions[0].value: a fill needs a value"),
@@ -616,6 +616,8 @@ fn valid_variations_stay_valid() {
             json!({"role": "checkbox", "within": {"role": "row", "css": ["tr"], "hasText": "Order <order>", "tier": "role"}}),
         ),
         set("/steps/1/actions/1/target", json!({"css": ["input"], "within": {"testId": "cart"}})),
+        // A target filtered by the text it holds (the list item that says "Buy milk").
+        set("/steps/1/actions/1/target", json!({"role": "listitem", "hasText": "Buy milk", "css": ["li"], "tier": "role"})),
         set(
             "/steps/1/actions/1/target",
             json!({"role": "button", "within": {"role": "row", "hasTextRegex": "(?i)^order 10\\d2", "within": {"role": "table"}}}),
