@@ -23,6 +23,13 @@ pub fn write_to(folder: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Whether `root` holds the example project: each of its feature files is there (a clone of
+/// this repository, or the folder the demo wrote it to), whatever they now say. A project of the
+/// user's own, features and all, is not the example: the demo never replays it against the shop.
+pub fn is_at(root: &Path) -> bool {
+    embedded::FILES.iter().filter(|(path, _)| path.starts_with("features/")).all(|(path, _)| root.join(path).is_file())
+}
+
 /// Where `saffron demo` writes the example project when run outside one: a folder of the
 /// user's temporary directory, the same on each run, so a second demo reuses it.
 pub fn default_folder() -> PathBuf {
@@ -42,6 +49,10 @@ mod tests {
         assert!(paths.contains(&".saffron/handlers/cookie-consent.json"), "{paths:?}");
         let dir = tempfile::tempdir().expect("a folder");
         write_to(dir.path()).expect("written");
+        assert!(is_at(dir.path()), "the written example is the example");
+        std::fs::remove_file(dir.path().join("features/orders.saffron")).expect("removed");
+        assert!(!is_at(dir.path()), "a folder without one of the example's features is not the example");
+        write_to(dir.path()).expect("written again");
         let written = std::fs::read(dir.path().join("features/orders.saffron")).expect("a feature");
         assert_eq!(
             written,

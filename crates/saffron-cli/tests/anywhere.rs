@@ -36,6 +36,27 @@ fn the_demo_outside_the_repository_replays_its_own_example_project_and_says_wher
     assert!(std::fs::read_dir(empty.path()).expect("readable").next().is_none(), "nothing is written here");
 }
 
+/// In a project of the user's own, with features and a config of its own, the demo still replays
+/// its example against the shop, not the user's scenarios (which would be blocked or red there).
+#[test]
+fn the_demo_in_a_project_of_ones_own_replays_the_example_not_the_project() {
+    let project = tempfile::tempdir().expect("a folder");
+    let temp = tempfile::tempdir().expect("a temporary directory");
+    std::fs::create_dir(project.path().join("features")).expect("mkdir");
+    std::fs::write(
+        project.path().join("features/todos.feature"),
+        "Feature: Todos\n  Scenario: Add a todo\n    Given I open the todo list\n    Then the list is empty\n",
+    )
+    .expect("a feature");
+    std::fs::write(project.path().join("saffron.toml"), "base_url = \"http://127.0.0.1:9\"\n").expect("config");
+    let output = saffron(project.path(), temp.path(), &["demo"]);
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{all}");
+    assert!(all.contains("17 scenario(s): 17 green"), "{all}");
+    assert!(!all.contains("todos.feature"), "the user's scenario is not replayed against the shop: {all}");
+    assert!(!project.path().join(".saffron").exists(), "nothing is written into the user's project");
+}
+
 #[test]
 fn a_run_that_finds_no_scenario_names_where_it_looked_and_fails() {
     let empty = tempfile::tempdir().expect("a folder");

@@ -488,17 +488,17 @@ pub struct DemoArgs {
 }
 
 /// Starts the demo shop and replays the example project (`features/`, `@wip` left out) against
-/// it: the project here when it has those scenarios (this repository), else the example embedded
-/// in the binary, written to a folder of its own that the demo names.
+/// it: the project here when it is the example (this repository), else the example embedded in
+/// the binary, written to a folder of its own that the demo names (a project of the user's own
+/// is never replayed against the shop).
 pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     let mut root = project::find_root()?;
     let selection = Selection { targets: vec!["features".to_string()], tags: Some(TagExpression::parse("not @wip")?) };
-    if !args.serve && saffron_runner::plan(&project::load_index(&root).0, &selection).is_empty() {
+    if !args.serve && !crate::example::is_at(&root) {
         let folder = crate::example::default_folder();
         crate::example::write_to(&folder)?;
         err!(
-            "saffron: {} has no example scenarios; the demo's example project is at {} (open its features/ and \
-             .saffron/)",
+            "saffron: {} is not the demo's example project; the example is at {} (open its features/ and .saffron/)",
             root.display(),
             folder.display()
         );

@@ -617,7 +617,10 @@ fn valid_variations_stay_valid() {
         ),
         set("/steps/1/actions/1/target", json!({"css": ["input"], "within": {"testId": "cart"}})),
         // A target filtered by the text it holds (the list item that says "Buy milk").
-        set("/steps/1/actions/1/target", json!({"role": "listitem", "hasText": "Buy milk", "css": ["li"], "tier": "role"})),
+        set(
+            "/steps/1/actions/1/target",
+            json!({"role": "listitem", "hasText": "Buy milk", "css": ["li"], "tier": "role"}),
+        ),
         set(
             "/steps/1/actions/1/target",
             json!({"role": "button", "within": {"role": "row", "hasTextRegex": "(?i)^order 10\\d2", "within": {"role": "table"}}}),
