@@ -96,6 +96,9 @@ printf 'Feature: Broken\n  Scenario: x\n    Given a\n  Oops this is not a keywor
 expect "saffron check names a parse error at file:line:col" 1 "broken\.feature:4:[0-9]+" -- run_outside saffron check
 rm "$project/features/broken.feature"
 expect "saffron run with a selection that matches nothing says so" 2 "no scenario matches the selection" -- run_outside saffron run --tags @nothing
+expect "saffron schema handler --out, from the binary" 0 "wrote the handler schema" -- run_outside saffron schema handler --out handler.schema.json
+cmp -s "$project/handler.schema.json" "$repository/docs/schema/handler.schema.json" \
+  && ok "the handler schema is the published one" || not_ok "the handler schema is the published one"
 # In a project of one's own (the one above, with its feature): the demo replays its example.
 expect "saffron demo from outside the repository" 0 "17 green" -- run_outside saffron demo
 [ -n "$(find "$scratch/tmp" -name '*.feature' -print -quit)" ] \

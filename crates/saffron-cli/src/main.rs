@@ -73,6 +73,8 @@ enum Command {
     Mcp,
     /// Check what a run needs (browser, config, base URL, agent, scenarios, editors), one line each.
     Doctor(commands::doctor::DoctorArgs),
+    /// Print the JSON Schema of a recording, a proposal or a handler (for an editor's JSON validation).
+    Schema(commands::schema::SchemaArgs),
     /// Set a project up for Saffron: saffron.toml, .gitignore, the agent skill, AGENTS.md, MCP registration.
     Init(commands::init::InitArgs),
 }
@@ -101,6 +103,7 @@ fn main() -> ExitCode {
         Command::Mcp => commands::mcp::run(),
         Command::Init(args) => commands::init::run(args),
         Command::Doctor(args) => commands::doctor::run(args),
+        Command::Schema(args) => commands::schema::run(args),
     };
     match result {
         Ok(code) => code,

@@ -122,3 +122,24 @@ fn the_doctor_says_what_a_run_needs_one_line_each_and_fails_when_something_is_mi
     assert_eq!(output.status.code(), Some(1), "{all}");
     assert!(all.contains("MISSING browser") && all.contains("apt-get install chromium"), "{all}");
 }
+
+/// The schemas come from the binary, byte for byte the ones published in `docs/schema/`, so an
+/// editor can validate recordings and handlers in a project without this repository.
+#[test]
+fn the_schemas_come_from_the_binary_as_published() {
+    let folder = tempfile::tempdir().expect("a folder");
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schema");
+    for name in ["recording", "proposal", "handler"] {
+        let output = saffron(folder.path(), folder.path(), &["schema", name]);
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+        let published = std::fs::read(docs.join(format!("{name}.schema.json"))).expect("published");
+        assert!(output.stdout == published, "saffron schema {name} differs from docs/schema");
+    }
+    let out = folder.path().join("handler.schema.json");
+    let output = saffron(folder.path(), folder.path(), &["schema", "handler", "--out", "handler.schema.json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(std::fs::read(&out).expect("written"), std::fs::read(docs.join("handler.schema.json")).expect("docs"));
+    let output = saffron(folder.path(), folder.path(), &["schema", "recordings"]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    assert!(text(&output).contains("the schemas are recording, proposal, handler"), "{}", text(&output));
+}

@@ -11,6 +11,7 @@ pub mod reject;
 pub mod renames;
 pub mod report;
 pub mod run;
+pub mod schema;
 pub mod skeleton;
 pub mod snapshot;
 pub mod status;
