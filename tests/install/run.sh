@@ -3,7 +3,7 @@
 #   1. `cargo install --locked --path crates/saffron-cli` into a scratch root;
 #   2. the npm packages built from that binary (packaging/npm/build.mjs), installed into a scratch
 #      npm project from their tarballs, run through `npx saffron`.
-# Each path runs init, doctor, check and demo (npm: --version, init, check) and asserts what they
+# Each path runs init, doctor, check and demo (and more) and asserts what they
 # print and their exit codes. Needs Chromium (for demo), node and npm; no network: npm installs
 # offline from the tarballs. First, the release configuration: `dist plan` and hadolint.
 #
@@ -120,8 +120,10 @@ expect "npm install -D from the tarballs (offline)" 0 "added 2 packages" -- \
   "$tarballs/saffron-bdd-cli-linux-x64-$version.tgz" "$tarballs/saffron-bdd-saffron-$version.tgz"
 expect "npx saffron --version" 0 "^saffron $version\$" -- run_npm npx --offline saffron --version
 expect "npx saffron init" 0 "saffron\.toml" -- run_npm npx --offline saffron init
+expect "npx saffron doctor" 0 "ok +browser +/usr/bin/chromium" -- run_npm npx --offline saffron doctor
 cp "$project/features/sign_in.feature" "$npm_project/"
 expect "npx saffron check" 0 "checked 1 file.*0 error" -- run_npm npx --offline saffron check
+expect "npx saffron demo" 0 "17 green" -- run_npm npx --offline saffron demo
 printf 'Feature: Broken\n  Scenario: x\n    Given a\n  Oops this is not a keyword\n' >"$npm_project/broken.feature"
 expect "npx saffron check passes the exit code through" 1 "broken\.feature:4:[0-9]+" -- run_npm npx --offline saffron check
 rm "$npm_project/broken.feature"
