@@ -73,6 +73,10 @@ enum Command {
     Mcp,
     /// Check what a run needs (browser, config, base URL, agent, scenarios, editors), one line each.
     Doctor(commands::doctor::DoctorArgs),
+    /// Write the pending proposals, the last run's report and its evidence into one heal bundle (for CI).
+    Export(commands::export::ExportArgs),
+    /// Import heal bundles from CI: check them whole, then file each proposal that fits this checkout.
+    Import(commands::import::ImportArgs),
     /// Print the JSON Schema of a recording, a proposal or a handler (for an editor's JSON validation).
     Schema(commands::schema::SchemaArgs),
     /// Set a project up for Saffron: saffron.toml, .gitignore, the agent skill, AGENTS.md, MCP registration.
@@ -104,6 +108,8 @@ fn main() -> ExitCode {
         Command::Init(args) => commands::init::run(args),
         Command::Doctor(args) => commands::doctor::run(args),
         Command::Schema(args) => commands::schema::run(args),
+        Command::Export(args) => commands::export::run(args),
+        Command::Import(args) => commands::import::run(args),
     };
     match result {
         Ok(code) => code,

@@ -180,6 +180,29 @@ pub struct DateFormatError {
     pub directive: String,
 }
 
+/// Now as `2026-12-01T15:04:05Z`.
+pub fn now_rfc3339() -> String {
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|elapsed| elapsed.as_secs())
+        .unwrap_or_default();
+    let days = (seconds / 86_400) as i64;
+    let date = Date::from_ymd(1970, 1, 1).and_then(|epoch| epoch.add_days(days));
+    let time = seconds % 86_400;
+    match date {
+        Some(date) => format!(
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
+            date.year(),
+            date.month(),
+            date.day(),
+            time / 3600,
+            time / 60 % 60,
+            time % 60
+        ),
+        None => String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -40,7 +40,7 @@ pub mod upload;
 mod validate;
 
 pub use action::{Action, ElementState, ResponseMatcher, describe_download};
-pub use date::{DATE_DIRECTIVES, Date, DateFormatError};
+pub use date::{DATE_DIRECTIVES, Date, DateFormatError, now_rfc3339};
 pub use diff::{ActionChange, StepDiff, diff_actions, diff_recordings};
 pub use digest::{content_digest, contract_digest, steps_digest, steps_digest_reading, table_keys_of};
 pub use handler::{Detector, HANDLER_VERSION, Handler, Resume};

@@ -38,6 +38,71 @@ pub struct RunReport {
     /// What the recording agent used over the run, when it recorded anything.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<AgentTotals>,
+    /// The shard the run was (`--shard I/N`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardOf>,
+    /// Set when the report came from a CI run through `saffron import`: which run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported: Option<ImportedRun>,
+}
+
+/// `--shard I/N`: shard `index` (from 1) of `total`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShardOf {
+    pub index: usize,
+    pub total: usize,
+}
+
+/// The CI run an imported report came from, as its bundles' manifests say. The link is built
+/// from the CI's own environment, never from a page or a model.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportedRun {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    /// The shards the imported bundles held, when the run was sharded (a partial set when CI
+    /// exported only the shards that failed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shards: Vec<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard_total: Option<usize>,
+}
+
+impl ImportedRun {
+    /// `imported from CI run 9001 (attempt 2) on fix-cart at 1a2b3c4d5e6f, shards 1, 3 of 4`.
+    pub fn describe(&self) -> String {
+        let mut text = match &self.run_id {
+            Some(id) => format!("imported from CI run {id}"),
+            None => "imported from a bundle".to_string(),
+        };
+        if let Some(attempt) = &self.attempt {
+            text.push_str(&format!(" (attempt {attempt})"));
+        }
+        if let Some(branch) = &self.branch {
+            text.push_str(&format!(" on {branch}"));
+        }
+        if let Some(commit) = &self.commit {
+            text.push_str(&format!(" at {}", commit.chars().take(12).collect::<String>()));
+        }
+        if let Some(total) = self.shard_total {
+            let shards: Vec<String> = self.shards.iter().map(usize::to_string).collect();
+            text.push_str(&format!(", shard(s) {} of {total}", shards.join(", ")));
+        }
+        text
+    }
+
+    /// The run's page, when it is a web address (a link a report may render).
+    pub fn web_link(&self) -> Option<&str> {
+        self.link.as_deref().filter(|link| link.starts_with("https://") || link.starts_with("http://"))
+    }
 }
 
 impl RunReport {
@@ -49,6 +114,8 @@ impl RunReport {
             agent: AgentTotals::of(&scenarios),
             scenarios,
             hooks: Vec::new(),
+            shard: None,
+            imported: None,
         }
     }
 
@@ -227,8 +294,15 @@ fn badge(verdict: &Verdict) -> String {
 }
 
 pub fn markdown(report: &RunReport) -> String {
-    let mut out = format!(
-        "# Saffron run\n\n{} scenario(s) against `{}` in {:.1} s: **{} green**, **{} yellow**, **{} red**, **{} blocked**.\n\n",
+    let mut out = String::from("# Saffron run\n\n");
+    if let Some(imported) = &report.imported {
+        match imported.web_link() {
+            Some(link) => out.push_str(&format!("{}: <{link}>\n\n", imported.describe())),
+            None => out.push_str(&format!("{}\n\n", imported.describe())),
+        }
+    }
+    out += &format!(
+        "{} scenario(s) against `{}` in {:.1} s: **{} green**, **{} yellow**, **{} red**, **{} blocked**.\n\n",
         report.scenarios.len(),
         report.base_url,
         report.duration_ms as f64 / 1000.0,

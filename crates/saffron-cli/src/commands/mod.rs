@@ -3,6 +3,8 @@ pub mod author;
 pub mod check;
 pub mod diff;
 pub mod doctor;
+pub mod export;
+pub mod import;
 pub mod init;
 pub mod mcp;
 pub mod messages;

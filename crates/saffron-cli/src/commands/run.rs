@@ -75,13 +75,14 @@ fn parse_shard(text: &str) -> Result<(usize, usize)> {
 
 pub fn run(args: RunArgs) -> Result<ExitCode> {
     let root = project::find_root()?;
+    let shard = args.shard.as_deref().map(parse_shard).transpose()?;
     let request = RunRequest {
         targets: args.targets,
         tags: args.tags.as_deref().map(TagExpression::parse).transpose()?,
         workers: args.workers,
         base_url: args.base_url,
         headed: args.headed,
-        shard: args.shard.as_deref().map(parse_shard).transpose()?,
+        shard,
         hooks: !args.no_hooks,
         browser_url: args.browser_url,
         agent_workers: args.agent_workers.map(usize::from),
@@ -148,8 +149,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     };
     let masker = session.masker();
     let hooks: Vec<HookRun> = setup.into_iter().chain(teardown.iter().cloned()).collect();
-    let report =
+    let mut report =
         RunReport::new(&session.options.base_url, started.elapsed().as_millis() as u64, results).with_hooks(hooks);
+    // Named in the report, so that `saffron export` names the shard's bundle after it.
+    report.shard = shard.map(|(index, total)| saffron_runner::ShardOf { index, total });
     print(&report, args.format, &masker)?;
     write_reports(&root, &report, &masker)?;
     let teardown_failed = report_hook_failures(&teardown);

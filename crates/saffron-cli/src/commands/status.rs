@@ -33,6 +33,11 @@ pub fn run(args: StatusArgs) -> Result<ExitCode> {
     problems.extend(project::orphan_problems(&snapshot));
     project::report(&problems)?;
     let scenarios: Vec<_> = snapshot.scenarios().into_iter().filter(|s| project::selected(&s.file, &filters)).collect();
+    let ledger = saffron_ci::ledger::Ledger::read(&root);
+    let imported_from = |proposal: &std::path::Path| {
+        let bytes = std::fs::read(root.join(proposal)).ok()?;
+        ledger.imported_from(&proposal.to_string_lossy().replace('\\', "/"), &bytes).cloned()
+    };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match args.format {
@@ -57,6 +62,10 @@ pub fn run(args: StatusArgs) -> Result<ExitCode> {
                             "unverified": assessment.unverified,
                             "acceptable": assessment.is_acceptable(),
                         });
+                        // Which CI run it came from, while it is the revision `saffron import` filed.
+                        if let Some(from) = s.pending_proposal.as_deref().and_then(imported_from) {
+                            value["proposal"]["importedFrom"] = serde_json::json!(from);
+                        }
                     }
                     if let RecordingState::Unreadable { reason } = &s.recording {
                         value["reason"] = serde_json::json!(reason);
@@ -85,7 +94,14 @@ pub fn run(args: StatusArgs) -> Result<ExitCode> {
                         Some(assessment) if assessment.unverified.is_some() => ", UNVERIFIED",
                         _ => "",
                     };
-                    line.push_str(&format!("  [proposal pending: {}{mark}]", proposal.display()));
+                    let from = match imported_from(proposal) {
+                        Some(from) => match &from.run {
+                            Some(run) => format!(", from CI run {}", run.id),
+                            None => format!(", from {}", from.bundle),
+                        },
+                        None => String::new(),
+                    };
+                    line.push_str(&format!("  [proposal pending: {}{mark}{from}]", proposal.display()));
                 }
                 writeln!(out, "{}", escape_controls(&line))?;
                 for line in

@@ -67,7 +67,7 @@ pub(crate) fn file(
                 Cost::NotReported => None,
             },
         }),
-        filed_at: Some(now_rfc3339()),
+        filed_at: Some(saffron_recording::now_rfc3339()),
         unverified: unverified.map(|failure| masker.mask(&failure)),
     };
     let proposal = Proposal::file(draft, execution.committed.as_ref());
@@ -105,7 +105,7 @@ pub(crate) fn file_refresh(
             .to_owned(),
         adaptations: adaptations.iter().map(|line| masker.mask(line)).collect(),
         usage: None,
-        filed_at: Some(now_rfc3339()),
+        filed_at: Some(saffron_recording::now_rfc3339()),
         unverified: None,
     };
     let proposal = Proposal::file(draft, execution.committed.as_ref());
@@ -180,27 +180,4 @@ fn feature_edits(
         });
     }
     (edits, refused)
-}
-
-/// Now as `2026-12-01T15:04:05Z`.
-fn now_rfc3339() -> String {
-    let seconds = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|elapsed| elapsed.as_secs())
-        .unwrap_or_default();
-    let days = (seconds / 86_400) as i64;
-    let date = saffron_recording::Date::from_ymd(1970, 1, 1).and_then(|epoch| epoch.add_days(days));
-    let time = seconds % 86_400;
-    match date {
-        Some(date) => format!(
-            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
-            date.year(),
-            date.month(),
-            date.day(),
-            time / 3600,
-            time / 60 % 60,
-            time % 60
-        ),
-        None => String::new(),
-    }
 }

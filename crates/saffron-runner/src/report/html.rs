@@ -186,6 +186,13 @@ pub fn html(report: &RunReport) -> String {
         report.duration_ms as f64 / 1000.0,
         report.counts
     );
+    if let Some(imported) = &report.imported {
+        let _ = write!(out, "<p class=\"imported\">{}", escape_html(&imported.describe()));
+        if let Some(link) = imported.web_link() {
+            let _ = write!(out, ": <a href=\"{}\" rel=\"noopener noreferrer\">the run</a>", escape_html(link));
+        }
+        out.push_str(".</p>\n");
+    }
     let _ = write!(
         out,
         "<nav aria-label=\"verdicts\"><button type=\"button\" data-show=\"all\" aria-pressed=\"true\">all ({})</button>",
