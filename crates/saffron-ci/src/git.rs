@@ -38,10 +38,19 @@ pub fn branch(root: &Path) -> Option<String> {
     git(root, &["symbolic-ref", "--short", "-q", "HEAD"])
 }
 
-/// The parents of a commit, in order.
+/// The parents of a commit, in order, as the commit object names them: a shallow checkout's
+/// history ends at its commits (`rev-list` says they have no parents), but their objects still
+/// name their parents.
 pub fn parents(root: &Path, commit: &str) -> Option<Vec<String>> {
-    let line = git(root, &["rev-list", "--parents", "-n", "1", commit, "--"])?;
-    Some(line.split_whitespace().skip(1).map(str::to_string).collect())
+    let object = git(root, &["cat-file", "commit", commit])?;
+    Some(
+        object
+            .lines()
+            .take_while(|line| !line.is_empty())
+            .filter_map(|line| line.strip_prefix("parent "))
+            .map(str::to_string)
+            .collect(),
+    )
 }
 
 /// How `from` and `to` stand: (commits only `from` has, commits only `to` has), when git has both.
@@ -49,4 +58,39 @@ pub fn distance(root: &Path, from: &str, to: &str) -> Option<(usize, usize)> {
     let counts = git(root, &["rev-list", "--left-right", "--count", &format!("{from}...{to}"), "--"])?;
     let mut numbers = counts.split_whitespace().map(str::parse::<usize>);
     Some((numbers.next()?.ok()?, numbers.next()?.ok()?))
+}
+
+/// A git configuration value, as git resolves it for the checkout.
+pub fn config(root: &Path, key: &str) -> Option<String> {
+    git(root, &["config", "--get", key]).filter(|value| !value.is_empty())
+}
+
+/// Writes the project's files as they are at `commit` into `folder` (`git archive`), and
+/// returns where the project root is in it (the same folder of the repository as `root`).
+pub fn materialise(root: &Path, commit: &str, folder: &Path) -> Result<std::path::PathBuf, String> {
+    let prefix = git(root, &["rev-parse", "--show-prefix"]).unwrap_or_default();
+    let top = git(root, &["rev-parse", "--show-toplevel"]).ok_or("not a git checkout")?;
+    let mut archive = Command::new("git")
+        .arg("-C")
+        .arg(&top)
+        .args(["archive", "--format=tar", commit])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|error| format!("cannot run git archive: {error}"))?;
+    let stdout = archive.stdout.take().ok_or("git archive gave no output")?;
+    let status = Command::new("tar")
+        .arg("-x")
+        .arg("-C")
+        .arg(folder)
+        .stdin(stdout)
+        .stderr(Stdio::null())
+        .status()
+        .map_err(|error| format!("cannot run tar: {error}"))?;
+    let archived = archive.wait().map_err(|error| format!("git archive: {error}"))?;
+    if !status.success() || !archived.success() {
+        return Err(format!("cannot write commit {commit}'s files (git archive | tar)"));
+    }
+    Ok(folder.join(prefix))
 }

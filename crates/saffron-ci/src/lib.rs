@@ -7,8 +7,11 @@
 //! Plain data in, plain data out: the caller gives the project (its root, its index snapshot,
 //! its git remotes) and the CI environment as values, so every rule is tested without a CI.
 
+pub mod branch;
 pub mod bundle;
 pub mod ci_env;
+pub mod gh;
 pub mod git;
 pub mod identity;
 pub mod ledger;
+pub mod pull_request;

@@ -9,6 +9,7 @@ mod example;
 mod handler_review;
 mod problem;
 mod project;
+mod pull_request;
 mod review;
 mod terminal;
 mod walk;

@@ -21,6 +21,18 @@ pub struct ExportArgs {
     /// saffron-bundle-shard-<i>-of-<n>.zip when the last run was a shard).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// Also push the proposals, and nothing else, as a new branch NAME on the bundle's commit
+    /// (never onto a branch that exists), and open a draft pull request with gh on GitHub (else
+    /// write its description beside the bundle). Exit 1 means: pushed, but the pull request
+    /// could not be opened.
+    #[arg(long, value_name = "NAME")]
+    branch: Option<String>,
+    /// The branch the pull request goes to (default: the branch the run tested).
+    #[arg(long, value_name = "BRANCH", requires = "branch")]
+    base: Option<String>,
+    /// The remote to push to.
+    #[arg(long, default_value = "origin", requires = "branch")]
+    remote: String,
 }
 
 pub fn run(args: ExportArgs) -> Result<ExitCode> {
@@ -35,8 +47,16 @@ pub fn run(args: ExportArgs) -> Result<ExitCode> {
             reports.join(bundle::default_name(shard))
         }
     };
+    let provenance = provenance(&root);
+    // Everything that can refuse the branch is checked before the bundle is written.
+    let branching = match &args.branch {
+        Some(branch) => {
+            Some(crate::pull_request::prepare(&root, branch, args.base.as_deref(), &args.remote, &provenance)?)
+        }
+        None => None,
+    };
     let input = ExportInput {
-        provenance: provenance(&root),
+        provenance,
         repository: repository(&root),
         root: root.clone(),
         out,
@@ -72,7 +92,10 @@ pub fn run(args: ExportArgs) -> Result<ExitCode> {
         exported.path.display(),
         exported.bytes
     );
-    Ok(ExitCode::SUCCESS)
+    match branching {
+        Some(branching) => crate::pull_request::open(&root, &branching, &input.provenance, &exported.path),
+        None => Ok(ExitCode::SUCCESS),
+    }
 }
 
 /// The repository, from `origin` or else the first remote, without credentials.
@@ -84,7 +107,7 @@ pub fn repository(root: &Path) -> Option<Repository> {
     Some(Repository { url, id })
 }
 
-fn provenance(root: &Path) -> ci_env::Provenance {
+pub fn provenance(root: &Path) -> ci_env::Provenance {
     let head = git::head(root);
     let facts = GitFacts {
         head_parents: head.as_deref().and_then(|head| git::parents(root, head)).unwrap_or_default(),

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 pub mod agent;
+pub mod ci;
 
 pub use saffron_benches::lsp_client::{LspClient, position_of, uri};
 
