@@ -78,6 +78,8 @@ enum Command {
     Export(commands::export::ExportArgs),
     /// Import heal bundles from CI: check them whole, then file each proposal that fits this checkout.
     Import(commands::import::ImportArgs),
+    /// List the branch's CI runs (through gh), with the proposals from each still pending here.
+    Runs(commands::runs::RunsArgs),
     /// Print the JSON Schema of a recording, a proposal or a handler (for an editor's JSON validation).
     Schema(commands::schema::SchemaArgs),
     /// Set a project up for Saffron: saffron.toml, .gitignore, the agent skill, AGENTS.md, MCP registration.
@@ -111,6 +113,7 @@ fn main() -> ExitCode {
         Command::Schema(args) => commands::schema::run(args),
         Command::Export(args) => commands::export::run(args),
         Command::Import(args) => commands::import::run(args),
+        Command::Runs(args) => commands::runs::run(args),
     };
     match result {
         Ok(code) => code,

@@ -121,3 +121,59 @@ fn a_repair_made_in_ci_is_exported_imported_accepted_and_green_at_zero_requests(
     let fork = saffron(&other, &["import", &bundle.display().to_string()], &[]);
     assert_eq!(fork.status.code(), Some(0), "{}", text(&fork));
 }
+
+/// `saffron runs --json` lists the branch's runs through gh with the proposals from each still
+/// pending here; `saffron import --run ID` downloads the run's bundles into a private folder,
+/// imports them and deletes the download. Without gh, both say what to do, as JSON too.
+#[test]
+fn runs_are_listed_through_gh_and_a_run_is_imported_by_its_id() {
+    let repaired = Repaired::new();
+    let tools = tempfile::tempdir().expect("a folder");
+    let bundle = tools.path().join("made-in-ci.zip");
+    let export = saffron(&repaired.ci, &["export", "--out", &bundle.display().to_string()], &ACTIONS_PUSH);
+    assert_eq!(export.status.code(), Some(0), "{}", text(&export));
+    let runs = tools.path().join("runs.json");
+    std::fs::write(
+        &runs,
+        serde_json::to_string(&serde_json::json!([
+            { "databaseId": 4242, "displayTitle": "Fix the cart", "workflowName": "e2e", "number": 17, "status": "completed",
+              "conclusion": "success", "event": "push", "headBranch": "main", "headSha": "abc", "url": "https://github.example/acme/shop/actions/runs/4242" },
+            { "databaseId": 4241, "displayTitle": "Fix the cart", "workflowName": "e2e", "number": 16, "status": "in_progress",
+              "conclusion": "", "event": "push", "headBranch": "main", "headSha": "abd", "url": "https://github.example/acme/shop/actions/runs/4241" }
+        ]))
+        .expect("json"),
+    )
+    .expect("runs");
+    let (bin, log) = support::ci::stand_in_gh(tools.path());
+    let path = support::ci::path_with(&bin);
+    let (runs_file, bundle_file) = (runs.display().to_string(), bundle.display().to_string());
+    let env = [("PATH", path.as_str()), ("GH_RUNS", runs_file.as_str()), ("GH_BUNDLE", bundle_file.as_str())];
+    let reviewer = repaired.origin.clone("reviewer", &repaired.password());
+
+    let listed = json_of(&saffron(&reviewer, &["runs", "--json"], &env));
+    assert_eq!(listed["branch"], "main");
+    assert_eq!(listed["runs"][0]["id"], "4242", "{listed:#}");
+    assert_eq!(listed["runs"][0]["conclusion"], "success");
+    assert_eq!(listed["runs"][1]["status"], "in_progress");
+    assert_eq!(listed["runs"][0]["pending"], serde_json::json!([]), "nothing imported yet");
+
+    let import = saffron(&reviewer, &["import", "--run", "4242"], &env);
+    assert_eq!(import.status.code(), Some(0), "{}", text(&import));
+    assert_eq!(std::fs::read(reviewer.join(PROPOSAL)).expect("filed"), repaired.proposal);
+    let asked = std::fs::read_to_string(&log).expect("gh was called");
+    assert!(asked.contains("run\ndownload\n4242\n--pattern\nsaffron-bundle*\n--dir\n"), "{asked}");
+    let download = std::fs::read_to_string(format!("{}.dir", log.display())).expect("the download folder");
+    assert!(!std::path::Path::new(download.trim()).exists(), "the download is deleted once imported");
+
+    let listed = json_of(&saffron(&reviewer, &["runs", "--json"], &env));
+    assert_eq!(listed["runs"][0]["pending"], serde_json::json!([PROPOSAL]), "{listed:#}");
+    assert_eq!(listed["runs"][1]["pending"], serde_json::json!([]));
+
+    // A run id is digits: anything else never reaches gh.
+    let hostile = saffron(&reviewer, &["import", "--run", "42;rm -rf ~"], &env);
+    assert_eq!(hostile.status.code(), Some(2), "{}", text(&hostile));
+    // No gh: a problem an editor can show, with exit 2.
+    let no_gh = saffron(&reviewer, &["runs", "--json"], &[("PATH", "/usr/bin:/bin")]);
+    assert_eq!(no_gh.status.code(), Some(2), "{}", text(&no_gh));
+    assert_eq!(json_of(&no_gh)["problem"]["kind"], "no-gh");
+}

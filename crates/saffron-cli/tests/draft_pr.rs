@@ -5,44 +5,14 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use support::agent::text;
-use support::ci::{ACTIONS_PUSH, PROPOSAL, Repaired, git, saffron};
+use support::ci::{ACTIONS_PUSH, PROPOSAL, Repaired, git, path_with, saffron, stand_in_gh};
 
 const BRANCH: &str = "saffron/heal-4242";
 /// A machine where nobody configured git (a CI runner): no user name or email.
 const UNCONFIGURED_GIT: [(&str, &str); 2] = [("GIT_CONFIG_GLOBAL", "/dev/null"), ("GIT_CONFIG_NOSYSTEM", "1")];
-
-/// A folder with a `gh` that logs what it is asked into `log`, answers `pr create` with a URL
-/// (or fails as GitHub does when workflows may not open pull requests, with `GH_FAIL` set).
-fn stand_in_gh(folder: &Path) -> (PathBuf, PathBuf) {
-    let bin = folder.join("bin");
-    std::fs::create_dir_all(&bin).expect("mkdir");
-    let log = folder.join("gh.log");
-    let script = format!(
-        "#!/bin/sh\n\
-         if [ \"$1\" = \"--version\" ]; then echo 'gh version 2.63.0 (stand-in)'; exit 0; fi\n\
-         printf '%s\\n' \"$@\" >> '{log}'\n\
-         if [ \"$1 $2\" = \"pr create\" ]; then\n\
-           while [ $# -gt 0 ]; do if [ \"$1\" = \"--body-file\" ]; then cp \"$2\" '{log}.body'; fi; shift; done\n\
-           if [ -n \"$GH_FAIL\" ]; then echo 'pull request create failed: GraphQL: GitHub Actions is not permitted to create or approve pull requests (createPullRequest)' >&2; exit 1; fi\n\
-           echo 'https://github.example/acme/shop/pull/7'; exit 0\n\
-         fi\n\
-         echo \"unknown command $1\" >&2; exit 1\n",
-        log = log.display()
-    );
-    let path = bin.join("gh");
-    std::fs::write(&path, script).expect("write gh");
-    let mut permissions = std::fs::metadata(&path).expect("gh").permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
-    std::fs::set_permissions(&path, permissions).expect("chmod gh");
-    (bin, log)
-}
-
-fn path_with(bin: &Path) -> String {
-    format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default())
-}
 
 #[test]
 fn the_branch_holds_the_proposals_only_on_the_tested_commit_and_gh_opens_a_draft() {
@@ -146,6 +116,7 @@ fn on_a_pull_request_the_branch_starts_on_its_head_fetched_into_a_shallow_checko
     let lacks = std::process::Command::new("git")
         .args(["cat-file", "-e", &format!("{head}^{{commit}}")])
         .current_dir(&shallow)
+        .stderr(std::process::Stdio::null())
         .status()
         .expect("git runs");
     assert!(!lacks.success(), "the shallow checkout lacks the pull request's head");

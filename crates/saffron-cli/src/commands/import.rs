@@ -17,8 +17,12 @@ use crate::terminal::{err, escape_controls, out};
 pub struct ImportArgs {
     /// Bundles, or folders holding them (saffron-bundle*.zip, one level down too, as
     /// `gh run download` lays them out). Several shards' bundles import as one run.
-    #[arg(required = true, value_name = "PATH")]
+    #[arg(value_name = "PATH", required_unless_present = "run", conflicts_with = "run")]
     paths: Vec<PathBuf>,
+    /// Download the heal bundles of a CI run (`saffron runs` lists them) with gh into a private
+    /// folder, import them, and delete the download.
+    #[arg(long, value_name = "ID")]
+    run: Option<String>,
     /// Print the outcome as JSON (for editors); a refusal is `{"error", "hint"}` with exit 2.
     #[arg(long)]
     json: bool,
@@ -29,8 +33,23 @@ pub struct ImportArgs {
 
 pub fn run(args: ImportArgs) -> Result<ExitCode> {
     let root = project::find_root()?;
+    // Kept until the import is done, then removed with what was downloaded.
+    let download = tempfile::Builder::new().prefix("saffron-run-").tempdir()?;
+    let mut paths = args.paths.clone();
+    if let Some(run) = &args.run {
+        if let Err(message) = saffron_ci::gh::download_bundles(&root, run, download.path()) {
+            return Ok(refused(
+                args.json,
+                &format!("cannot download the bundles of run {run}: {message}"),
+                Some(
+                    "check the run id (saffron runs) and `gh auth status`; a run whose job exported no bundle has none",
+                ),
+            ));
+        }
+        paths.push(download.path().to_path_buf());
+    }
     let mut bundles = Vec::new();
-    for path in &args.paths {
+    for path in &paths {
         bundles.extend(bundle::find_bundles(path).map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))?);
     }
     let (snapshot, _) = project::load_index(&root);
@@ -44,18 +63,7 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
     };
     let outcome = match bundle::import(&input, &bundles) {
         Ok(outcome) => outcome,
-        Err(error) => {
-            if args.json {
-                let json = serde_json::json!({ "error": error.to_string(), "hint": error.hint() });
-                out!("{json}");
-            } else {
-                err!("saffron import: refused, nothing was written: {}", escape_controls(&error.to_string()));
-                if let Some(hint) = error.hint() {
-                    err!("  hint: {hint}");
-                }
-            }
-            return Ok(ExitCode::from(2));
-        }
+        Err(error) => return Ok(refused(args.json, &error.to_string(), error.hint())),
     };
     if args.json {
         out!("{}", serde_json::to_string_pretty(&outcome)?);
@@ -119,4 +127,17 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
         out!("review them: saffron proposals, saffron diff ID, then saffron accept ID or saffron reject ID");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A refusal: one line (or `{"error", "hint"}`), exit 2, nothing written.
+fn refused(json: bool, message: &str, hint: Option<&str>) -> ExitCode {
+    if json {
+        out!("{}", serde_json::json!({ "error": message, "hint": hint }));
+    } else {
+        err!("saffron import: refused, nothing was written: {}", escape_controls(message));
+        if let Some(hint) = hint {
+            err!("  hint: {hint}");
+        }
+    }
+    ExitCode::from(2)
 }

@@ -13,6 +13,7 @@ pub mod reject;
 pub mod renames;
 pub mod report;
 pub mod run;
+pub mod runs;
 pub mod schema;
 pub mod skeleton;
 pub mod snapshot;

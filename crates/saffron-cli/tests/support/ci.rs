@@ -155,3 +155,42 @@ pub fn written_by_import(root: &Path) -> Vec<String> {
     names.sort();
     names
 }
+
+/// A folder with a `gh` that logs its arguments into `log` and answers as the real one does:
+/// `pr create` with a URL (or as GitHub refuses when workflows may not open pull requests, with
+/// `GH_FAIL` set), `run list` with the JSON in the file `GH_RUNS`, `run download` by copying the
+/// file `GH_BUNDLE` into `<dir>/saffron-bundle/` (one folder per artifact, as gh lays them out).
+pub fn stand_in_gh(folder: &Path) -> (PathBuf, PathBuf) {
+    let bin = folder.join("bin");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    let log = folder.join("gh.log");
+    let script = format!(
+        "#!/bin/sh\n\
+         if [ \"$1\" = \"--version\" ]; then echo 'gh version 2.63.0 (stand-in)'; exit 0; fi\n\
+         printf '%s\\n' \"$@\" >> '{log}'\n\
+         if [ \"$1 $2\" = \"pr create\" ]; then\n\
+           while [ $# -gt 0 ]; do if [ \"$1\" = \"--body-file\" ]; then cp \"$2\" '{log}.body'; fi; shift; done\n\
+           if [ -n \"$GH_FAIL\" ]; then echo 'pull request create failed: GraphQL: GitHub Actions is not permitted to create or approve pull requests (createPullRequest)' >&2; exit 1; fi\n\
+           echo 'https://github.example/acme/shop/pull/7'; exit 0\n\
+         fi\n\
+         if [ \"$1 $2\" = \"run list\" ]; then cat \"$GH_RUNS\"; exit 0; fi\n\
+         if [ \"$1 $2\" = \"run download\" ]; then\n\
+           dir=''; while [ $# -gt 0 ]; do if [ \"$1\" = \"--dir\" ]; then dir=\"$2\"; fi; shift; done\n\
+           echo \"$dir\" > '{log}.dir'\n\
+           mkdir -p \"$dir/saffron-bundle\" && cp \"$GH_BUNDLE\" \"$dir/saffron-bundle/saffron-bundle.zip\"; exit 0\n\
+         fi\n\
+         echo \"unknown command $1\" >&2; exit 1\n",
+        log = log.display()
+    );
+    let path = bin.join("gh");
+    std::fs::write(&path, script).expect("write gh");
+    let mut permissions = std::fs::metadata(&path).expect("gh").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&path, permissions).expect("chmod gh");
+    (bin, log)
+}
+
+/// PATH with `bin` first.
+pub fn path_with(bin: &Path) -> String {
+    format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default())
+}
