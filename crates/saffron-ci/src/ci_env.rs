@@ -47,6 +47,9 @@ pub struct GitFacts {
 /// fork's.
 pub fn provenance(env: &dyn Fn(&str) -> Option<String>, event: Option<&Value>, git: &GitFacts) -> Provenance {
     let var = |name: &str| env(name).filter(|value| !value.is_empty());
+    if var("GITLAB_CI").as_deref() == Some("true") {
+        return gitlab(&var, git);
+    }
     if var("GITHUB_ACTIONS").as_deref() != Some("true") {
         return Provenance { branch: git.branch.clone(), commit: git.head.clone(), run: None };
     }
@@ -93,6 +96,29 @@ pub fn provenance(env: &dyn Fn(&str) -> Option<String>, event: Option<&Value>, g
         }
     };
     Provenance { branch, commit, run }
+}
+
+/// GitLab CI: the pipeline is the run. A merged-results pipeline tested a merge commit; the
+/// commit recorded is the merge request's source, which the reviewer has.
+fn gitlab(var: &dyn Fn(&str) -> Option<String>, git: &GitFacts) -> Provenance {
+    let run = var("CI_PIPELINE_ID").map(|id| CiRun {
+        provider: "gitlab-ci".into(),
+        id,
+        attempt: None,
+        link: var("CI_PIPELINE_URL"),
+    });
+    let checked_out = git.head.clone().or_else(|| var("CI_COMMIT_SHA"));
+    match var("CI_MERGE_REQUEST_SOURCE_BRANCH_NAME") {
+        Some(branch) => {
+            let source = var("CI_MERGE_REQUEST_SOURCE_BRANCH_SHA");
+            let commit = match (&source, git.head_parents.as_slice()) {
+                (Some(source), [_, second]) if second == source => Some(source.clone()),
+                _ => checked_out,
+            };
+            Provenance { branch: Some(branch), commit, run }
+        }
+        None => Provenance { branch: var("CI_COMMIT_BRANCH").or_else(|| git.branch.clone()), commit: checked_out, run },
+    }
 }
 
 #[cfg(test)]
@@ -174,5 +200,26 @@ mod tests {
         ]);
         let found = provenance(&env(&target), Some(&event), &base);
         assert_eq!((found.branch.as_deref(), found.commit.as_deref()), (Some("main"), Some("base1")));
+    }
+
+    #[test]
+    fn a_gitlab_pipeline_records_its_pipeline_and_a_merge_requests_source() {
+        let merge =
+            GitFacts { head: Some("m".into()), head_parents: vec!["target".into(), "src".into()], branch: None };
+        let pairs = [
+            ("GITLAB_CI", "true"),
+            ("CI_PIPELINE_ID", "88"),
+            ("CI_PIPELINE_URL", "https://gitlab.example/acme/shop/-/pipelines/88"),
+            ("CI_MERGE_REQUEST_SOURCE_BRANCH_NAME", "fix-cart"),
+            ("CI_MERGE_REQUEST_SOURCE_BRANCH_SHA", "src"),
+        ];
+        let found = provenance(&env(&pairs), None, &merge);
+        assert_eq!((found.branch.as_deref(), found.commit.as_deref()), (Some("fix-cart"), Some("src")));
+        let run = found.run.expect("a run");
+        assert_eq!((run.provider.as_str(), run.id.as_str()), ("gitlab-ci", "88"));
+        let push = [("GITLAB_CI", "true"), ("CI_PIPELINE_ID", "89"), ("CI_COMMIT_BRANCH", "main")];
+        let head = GitFacts { head: Some("h".into()), head_parents: vec!["p".into()], branch: None };
+        let found = provenance(&env(&push), None, &head);
+        assert_eq!((found.branch.as_deref(), found.commit.as_deref()), (Some("main"), Some("h")));
     }
 }
