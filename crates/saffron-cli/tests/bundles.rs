@@ -72,6 +72,9 @@ fn a_repair_made_in_ci_is_exported_imported_accepted_and_green_at_zero_requests(
         .clone();
     assert_eq!(pending["proposal"]["importedFrom"]["run"]["id"], "4242", "{pending:#}");
     assert_eq!(pending["proposal"]["importedFrom"]["commit"], tested.as_str(), "{pending:#}");
+    let listed = json_of(&saffron(&reviewer, &["proposals", "--format", "json"], &[]));
+    assert_eq!(listed["proposals"][0]["importedFrom"]["run"]["id"], "4242", "{listed:#}");
+    assert!(text(&saffron(&reviewer, &["proposals"], &[])).contains("imported from CI run 4242"));
 
     // Twice: nothing is rewritten, and it says so.
     let before = written_by_import(&reviewer);

@@ -22,20 +22,31 @@ pub struct ProposalsArgs {
 pub fn run(args: ProposalsArgs) -> Result<ExitCode> {
     let loaded = load()?;
     let snapshot = &loaded.snapshot;
+    let root = crate::project::find_root()?;
+    // Which CI run each came from, while it is the revision `saffron import` filed.
+    let ledger = saffron_ci::ledger::Ledger::read(&root);
+    let imported_from = |path: &std::path::Path| {
+        let relative = review::display_path(path);
+        let bytes = std::fs::read(root.join(&relative)).ok()?;
+        ledger.imported_from(&relative, &bytes).cloned()
+    };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match args.format {
         Format::Json => {
             let proposals: Vec<_> = snapshot
                 .proposals()
-                .map(|data| summary_json(snapshot, data, &review::assess(snapshot, &data.proposal)))
+                .map(|data| {
+                    let mut summary = summary_json(snapshot, data, &review::assess(snapshot, &data.proposal));
+                    summary["importedFrom"] = json!(imported_from(&data.path));
+                    summary
+                })
                 .collect();
             let unreadable: Vec<_> = loaded
                 .unreadable
                 .iter()
                 .map(|(path, reason)| json!({ "path": review::display_path(path), "reason": reason }))
                 .collect();
-            let root = crate::project::find_root()?;
             let handlers: Vec<_> = saffron_recording::Store::open(&root)
                 .map(|store| store.load_handler_proposals().found)
                 .unwrap_or_default()
@@ -81,6 +92,13 @@ pub fn run(args: ProposalsArgs) -> Result<ExitCode> {
                         proposal.feature_edits.len()
                     ),
                 ];
+                if let Some(from) = imported_from(&data.path) {
+                    let run = match &from.run {
+                        Some(run) => format!("CI run {}{}", run.id, run.link.as_deref().map(|l| format!(" {l}")).unwrap_or_default()),
+                        None => from.bundle.clone(),
+                    };
+                    lines.push(format!("    imported from {run}"));
+                }
                 if !proposal.narrative.is_empty() {
                     lines.push(format!("    {}", proposal.narrative));
                 }
