@@ -57,15 +57,23 @@ fn shard_bundle(folder: &Path, index: usize, scenarios: Vec<ScenarioResult>) -> 
     let mut report = RunReport::new("http://127.0.0.1:8080", 1000, scenarios);
     report.shard = Some(ShardOf { index, total: 2 });
     std::fs::create_dir_all(root.join(".saffron/reports")).expect("mkdir");
-    std::fs::write(root.join(".saffron/reports/latest.json"), serde_json::to_vec(&report).expect("json")).expect("report");
-    let out = folder.join(bundle::default_name(bundle::last_run_shard(&root).map(|s| bundle::Shard { index: s.index, total: s.total })));
+    std::fs::write(root.join(".saffron/reports/latest.json"), serde_json::to_vec(&report).expect("json"))
+        .expect("report");
+    let out = folder.join(bundle::default_name(
+        bundle::last_run_shard(&root).map(|s| bundle::Shard { index: s.index, total: s.total }),
+    ));
     let input = ExportInput {
         root: root.clone(),
         out: out.clone(),
         provenance: Provenance {
             branch: Some("main".into()),
             commit: None,
-            run: Some(CiRun { provider: "github-actions".into(), id: "51".into(), attempt: Some("1".into()), link: None }),
+            run: Some(CiRun {
+                provider: "github-actions".into(),
+                id: "51".into(),
+                attempt: Some("1".into()),
+                link: None,
+            }),
         },
         repository: identity::normalize(ORIGIN).map(|id| bundle::manifest::Repository { url: ORIGIN.into(), id }),
         saffron_version: "0.1.0".into(),
@@ -91,7 +99,8 @@ fn import(root: &Path, bundles: &[PathBuf]) -> Result<bundle::ImportOutcome, bun
 }
 
 fn latest(root: &Path) -> RunReport {
-    serde_json::from_slice(&std::fs::read(root.join(".saffron/reports/latest.json")).expect("latest")).expect("a report")
+    serde_json::from_slice(&std::fs::read(root.join(".saffron/reports/latest.json")).expect("latest"))
+        .expect("a report")
 }
 
 #[test]
@@ -117,6 +126,8 @@ fn shard_bundles_merge_into_one_run_and_a_partial_set_imports() {
     assert!(imported.describe().contains("shard(s) 1, 2 of 2"), "{}", imported.describe());
     let picture = report.scenarios[0].screenshot_file.as_deref().expect("the red scenario's screenshot");
     assert_eq!(std::fs::read_to_string(reviewer.join(picture)).expect("filed"), "png of shard 1");
+    let html = std::fs::read_to_string(reviewer.join(".saffron/reports/report.html")).expect("report.html");
+    assert!(html.contains("src=\"../artifacts/run-1-1-0/cart--add-2.png\""), "the picture is shown from its file");
 
     // A partial set: only the shard that failed.
     let partial = project(folder.path(), "partial");

@@ -31,7 +31,7 @@ pub mod takeover {
 pub use plan::{Execution, NotReplayable, Selection, line_target, plan};
 pub use report::{
     AgentTotals, ImportedRun, MergeError, RunReport, ShardOf, VerdictCounts, html, junit, markdown, merge_reports,
-    write_reports,
+    write_imported_reports, write_reports,
 };
 pub use secrets::masker_for;
 pub use session::{Proof, RunRequest, Session, SessionError};

@@ -473,12 +473,23 @@ pub fn write_reports(root: &Path, report: &RunReport, masker: &Masker) -> std::i
         }
     }
     clear_earlier_runs(&artifacts, &run);
-    let json = serde_json::to_vec_pretty(&report).map_err(std::io::Error::other)?;
+    let written = write_report_files(&reports, &report, masker)?;
+    if let Some(lock) = writing {
+        drop(lock);
+        let _ = std::fs::remove_file(folder.join(WRITING_LOCK));
+    }
+    Ok(written)
+}
+
+/// Writes the four reports of `report` into `reports` (the screenshots are where the report
+/// says, already); returns the paths.
+fn write_report_files(reports: &Path, report: &RunReport, masker: &Masker) -> std::io::Result<Vec<PathBuf>> {
+    let json = serde_json::to_vec_pretty(report).map_err(std::io::Error::other)?;
     let files = [
         (layout::LATEST_REPORT_FILE, json),
-        ("report.md", markdown(&report).into_bytes()),
-        ("junit.xml", junit(&report).into_bytes()),
-        ("report.html", html(&report).into_bytes()),
+        ("report.md", markdown(report).into_bytes()),
+        ("junit.xml", junit(report).into_bytes()),
+        ("report.html", html(report).into_bytes()),
     ];
     let mut written = Vec::new();
     for (name, bytes) in files {
@@ -486,11 +497,19 @@ pub fn write_reports(root: &Path, report: &RunReport, masker: &Masker) -> std::i
         write_atomic(&path, &mask_outside_images(&bytes, masker))?;
         written.push(path);
     }
-    if let Some(lock) = writing {
-        drop(lock);
-        let _ = std::fs::remove_file(folder.join(WRITING_LOCK));
-    }
     Ok(written)
+}
+
+/// Writes the reports of a run imported from CI, whose screenshots `saffron import` filed
+/// where the report names them: the report's text as it came (masked by the run that made it),
+/// and `report.html` showing the pictures from their files rather than inline, so an import
+/// never holds a run's pictures in memory.
+pub fn write_imported_reports(root: &Path, report: &RunReport) -> std::io::Result<Vec<PathBuf>> {
+    let reports = root.join(layout::REPORTS);
+    let store = saffron_recording::Store::open(root).map_err(std::io::Error::other)?;
+    store.ensure_inside(&reports.join(layout::LATEST_REPORT_FILE)).map_err(std::io::Error::other)?;
+    std::fs::create_dir_all(&reports)?;
+    write_report_files(&reports, report, &Masker::default())
 }
 
 #[cfg(test)]

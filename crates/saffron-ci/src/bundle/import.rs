@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use saffron_index::Snapshot;
 use saffron_index::review::{assess, project_path, recording_path};
-use saffron_recording::{Masker, Proposal, Store, contract_digest, parse_handler, parse_proposal, write_atomic};
-use saffron_runner::{ImportedRun, RunReport, merge_reports, write_reports};
+use saffron_recording::{Proposal, Store, contract_digest, parse_handler, parse_proposal, write_atomic};
+use saffron_runner::{ImportedRun, RunReport, merge_reports, write_imported_reports};
 use serde::Serialize;
 
 use super::manifest::Manifest;
@@ -165,18 +165,37 @@ pub fn import(input: &ImportInput<'_>, bundle_paths: &[PathBuf]) -> Result<Impor
         outcomes.push(outcome);
     }
 
+    // The evidence, streamed from the private folder into place, each file whole or not at all.
+    for bundle in &bundles {
+        for (entry, staged) in bundle.entries.values() {
+            let Entry::Artifact(target) = entry else { continue };
+            let destination = input.root.join(target);
+            if files_equal(staged, &destination) {
+                continue;
+            }
+            store.ensure_inside(&destination).map_err(|error| BundleError::Project(error.to_string()))?;
+            copy_atomic(staged, &destination)
+                .map_err(|source| BundleError::Write { path: destination.clone(), source })?;
+            changed = true;
+        }
+    }
+
     let mut report_path = None;
     if let Some(mut report) = report {
         report.imported = Some(imported_run(&bundles));
-        // The screenshots the report names travel in the bundle; the report writer files them
-        // in a run folder of this checkout and points the report at them.
+        // A picture the report names is shown only when the bundle brought it.
+        let filed: Vec<&Path> = bundles
+            .iter()
+            .flat_map(|bundle| bundle.entries.values())
+            .filter_map(|(entry, _)| match entry {
+                Entry::Artifact(target) => Some(target.as_path()),
+                _ => None,
+            })
+            .collect();
         for scenario in &mut report.scenarios {
-            let Some(file) = scenario.screenshot_file.take() else { continue };
-            let staged = bundles.iter().find_map(|bundle| {
-                bundle.entries.values().find(|(entry, _)| entry.project_path().is_some_and(|p| p == Path::new(&file)))
-            });
-            if let Some((_, staged)) = staged {
-                scenario.screenshot = std::fs::read(staged).ok();
+            scenario.screenshot = None;
+            if scenario.screenshot_file.as_deref().is_some_and(|file| !filed.contains(&Path::new(file))) {
+                scenario.screenshot_file = None;
             }
         }
         let latest = input.root.join(saffron_recording::layout::LATEST_REPORT);
@@ -185,7 +204,7 @@ pub fn import(input: &ImportInput<'_>, bundle_paths: &[PathBuf]) -> Result<Impor
             .and_then(|bytes| serde_json::from_slice::<RunReport>(&bytes).ok())
             .is_some_and(|current| current.imported == report.imported);
         if !unchanged {
-            write_reports(input.root, &report, &Masker::default())
+            write_imported_reports(input.root, &report)
                 .map_err(|source| BundleError::Write { path: latest.clone(), source })?;
             changed = true;
         }
@@ -412,4 +431,35 @@ fn imported_run(bundles: &[VerifiedBundle]) -> ImportedRun {
         shards,
         shard_total: first.shard.map(|shard| shard.total),
     }
+}
+
+/// Whether two files hold the same bytes (a missing one holds none), compared in chunks.
+fn files_equal(a: &Path, b: &Path) -> bool {
+    use std::io::Read as _;
+    let (Ok(first), Ok(second)) = (std::fs::File::open(a), std::fs::File::open(b)) else { return false };
+    if first.metadata().map(|m| m.len()).ok() != second.metadata().map(|m| m.len()).ok() {
+        return false;
+    }
+    let (mut first, mut second) = (std::io::BufReader::new(first), std::io::BufReader::new(second));
+    let (mut x, mut y) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);
+    loop {
+        let Ok(read) = first.read(&mut x) else { return false };
+        if read == 0 {
+            return second.read(&mut y).is_ok_and(|n| n == 0);
+        }
+        if second.read_exact(&mut y[..read]).is_err() || x[..read] != y[..read] {
+            return false;
+        }
+    }
+}
+
+/// Copies `from` to `to` through a temporary file beside it, renamed into place when complete.
+fn copy_atomic(from: &Path, to: &Path) -> std::io::Result<()> {
+    let folder = to.parent().ok_or_else(|| std::io::Error::other("no folder"))?;
+    std::fs::create_dir_all(folder)?;
+    let mut temporary = tempfile::Builder::new().prefix(".saffron-import-").tempfile_in(folder)?;
+    std::io::copy(&mut std::fs::File::open(from)?, temporary.as_file_mut())?;
+    temporary.as_file().sync_all()?;
+    temporary.persist(to).map_err(|error| error.error)?;
+    Ok(())
 }

@@ -94,7 +94,11 @@ pub fn run(args: ProposalsArgs) -> Result<ExitCode> {
                 ];
                 if let Some(from) = imported_from(&data.path) {
                     let run = match &from.run {
-                        Some(run) => format!("CI run {}{}", run.id, run.link.as_deref().map(|l| format!(" {l}")).unwrap_or_default()),
+                        Some(run) => format!(
+                            "CI run {}{}",
+                            run.id,
+                            run.link.as_deref().map(|l| format!(" {l}")).unwrap_or_default()
+                        ),
                         None => from.bundle.clone(),
                     };
                     lines.push(format!("    imported from {run}"));

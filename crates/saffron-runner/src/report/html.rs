@@ -143,6 +143,9 @@ fn scenario_section(out: &mut String, s: &ScenarioResult) {
     if let Some(png) = &s.screenshot {
         let data = base64::engine::general_purpose::STANDARD.encode(png);
         let _ = write!(out, "<img alt=\"screenshot at the failure\" src=\"data:image/png;base64,{data}\">");
+    } else if let Some(file) = s.screenshot_file.as_deref().and_then(|file| file.strip_prefix(".saffron/")) {
+        // An imported run's picture, filed beside the reports: linked from report.html's folder.
+        let _ = write!(out, "<img alt=\"screenshot at the failure\" src=\"../{}\">", escape_html(file));
     }
     out.push_str("</details></section>\n");
 }
