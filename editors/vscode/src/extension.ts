@@ -15,6 +15,7 @@ import {
   type StaticFeature,
 } from 'vscode-languageclient/node';
 
+import { importLines, type ProposalRow, proposalRows, type RunRow, runRows } from './ciViews';
 import { findExecutable } from './executable';
 import { firstStringArgument, type LensLike, scenarioLensAt } from './lenses';
 import { findProjectRoot, relativeToRoot, resolveInsideRoot, splitScenarioArgument } from './project';
@@ -551,6 +552,201 @@ async function decide(root: string, args: string[]): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The Proposals and CI Runs views. Their rows are the CLI's JSON (`saffron proposals --format
+// json`, `saffron runs --json`); Diff, Accept, Reject and Import call the CLI, which decides.
+
+/** The project the views show: the first root with a saffron.toml or a .saffron folder. */
+function viewRoot(): string | undefined {
+  return candidateRoots()[0];
+}
+
+/**
+ * `saffron ARGS` for its JSON: stdout even when the command exits 2, since a refusal or a
+ * problem is JSON too; an error only when there is no output to read.
+ */
+function execJson(args: string[], cwd: string): Promise<string> {
+  const binary = resolveBinary();
+  if (binary === undefined) {
+    return Promise.reject(new Error('the saffron binary was not found (saffron.path)'));
+  }
+  log(`${binary} ${args.join(' ')} (in ${cwd})`);
+  return new Promise((resolve, reject) => {
+    execFile(binary, args, { cwd, maxBuffer: 64 * 1024 * 1024, windowsHide: true, encoding: 'utf8' }, (error, stdout, stderr) => {
+      if (stderr.length > 0) {
+        output?.append(stderr);
+      }
+      if (stdout.trim().length > 0) {
+        resolve(stdout);
+      } else {
+        reject(new Error(error === null ? `saffron ${args[0]} printed nothing` : error.message));
+      }
+    });
+  });
+}
+
+class ProposalsView implements vscode.TreeDataProvider<ProposalRow> {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChangeTreeData = this.changed.event;
+  view: vscode.TreeView<ProposalRow> | undefined;
+
+  refresh(): void {
+    this.changed.fire();
+  }
+
+  getTreeItem(row: ProposalRow): vscode.TreeItem {
+    const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.None);
+    item.description = row.description;
+    item.tooltip = row.tooltip;
+    item.contextValue = row.contextValue;
+    item.command = { command: 'saffron.proposals.diff', title: 'Diff', arguments: [row] };
+    return item;
+  }
+
+  async getChildren(): Promise<ProposalRow[]> {
+    const root = viewRoot();
+    if (root === undefined) {
+      return [];
+    }
+    try {
+      const rows = proposalRows(await execJson(['proposals', '--format', 'json'], root));
+      this.setMessage(rows.length === 0 ? 'No proposal is waiting for review.' : undefined);
+      return rows;
+    } catch (error) {
+      this.setMessage(`saffron proposals: ${errorMessage(error)}`);
+      return [];
+    }
+  }
+
+  private setMessage(message: string | undefined): void {
+    if (this.view !== undefined) {
+      this.view.message = message;
+    }
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
+
+type RunNode = { kind: 'run'; row: RunRow } | { kind: 'line'; text: string };
+
+class RunsView implements vscode.TreeDataProvider<RunNode> {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChangeTreeData = this.changed.event;
+  /** What the last import of each run did, shown under it. */
+  readonly imported = new Map<string, string[]>();
+  view: vscode.TreeView<RunNode> | undefined;
+  /** Runs load when the view opens and on Refresh: GitHub rate-limits, a run list is no feed. */
+  private loaded: RunRow[] | undefined;
+
+  refresh(): void {
+    this.loaded = undefined;
+    this.changed.fire();
+  }
+
+  redraw(): void {
+    this.changed.fire();
+  }
+
+  getTreeItem(node: RunNode): vscode.TreeItem {
+    if (node.kind === 'line') {
+      return new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
+    }
+    const lines = this.imported.get(node.row.id);
+    const item = new vscode.TreeItem(
+      node.row.label,
+      lines === undefined ? vscode.TreeItemCollapsibleState.None : vscode.TreeItemCollapsibleState.Expanded,
+    );
+    item.description = node.row.description;
+    item.tooltip = node.row.tooltip;
+    item.contextValue = 'run';
+    return item;
+  }
+
+  async getChildren(node?: RunNode): Promise<RunNode[]> {
+    if (node !== undefined) {
+      return node.kind === 'run' ? (this.imported.get(node.row.id) ?? []).map((text) => ({ kind: 'line', text })) : [];
+    }
+    const root = viewRoot();
+    if (root === undefined) {
+      return [];
+    }
+    if (this.loaded === undefined) {
+      try {
+        const listed = runRows(await execJson(['runs', '--json'], root));
+        if ('problem' in listed) {
+          this.setMessage(listed.problem.message);
+          return [];
+        }
+        this.loaded = listed.runs;
+        this.setMessage(listed.runs.length === 0 ? 'No CI run of this branch.' : undefined);
+      } catch (error) {
+        this.setMessage(`saffron runs: ${errorMessage(error)}`);
+        return [];
+      }
+    }
+    return this.loaded.map((row) => ({ kind: 'run', row }));
+  }
+
+  private setMessage(message: string | undefined): void {
+    if (this.view !== undefined) {
+      this.view.message = message;
+    }
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
+
+const proposalsView = new ProposalsView();
+const runsView = new RunsView();
+/** The views, for the extension's tests. */
+export const views = { proposals: proposalsView, runs: runsView };
+
+async function decideProposal(verb: 'accept' | 'reject', row: unknown): Promise<void> {
+  const root = viewRoot();
+  const id = typeof row === 'object' && row !== null && 'id' in row ? String((row as ProposalRow).id) : undefined;
+  if (root === undefined || id === undefined || id.length === 0) {
+    return;
+  }
+  await decide(root, [verb, id]);
+  proposalsView.refresh();
+}
+
+async function diffProposal(row: unknown): Promise<void> {
+  const relative = typeof row === 'object' && row !== null && 'path' in row ? String((row as ProposalRow).path) : undefined;
+  await reviewProposalCommand(relative);
+  proposalsView.refresh();
+}
+
+async function importRun(node: unknown): Promise<void> {
+  const root = viewRoot();
+  const row = typeof node === 'object' && node !== null && 'row' in node ? (node as { row: RunRow }).row : undefined;
+  if (root === undefined || row === undefined) {
+    return;
+  }
+  try {
+    const outcome = importLines(await execJson(['import', '--run', row.id, '--json'], root));
+    runsView.imported.set(row.id, outcome.lines);
+    if (outcome.failed) {
+      void vscode.window.showErrorMessage(`Saffron: ${outcome.lines[0] ?? 'the import was refused'}`);
+    }
+  } catch (error) {
+    runsView.imported.set(row.id, [`failed: ${errorMessage(error)}`]);
+  }
+  runsView.redraw();
+  proposalsView.refresh();
+}
+
+async function openRun(node: unknown): Promise<void> {
+  const link = typeof node === 'object' && node !== null && 'row' in node ? (node as { row: RunRow }).row.link : undefined;
+  if (link !== undefined && /^https?:\/\//.test(link)) {
+    await vscode.env.openExternal(vscode.Uri.parse(link));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Saffron: Refresh step snippets
 
 async function pickFolder(): Promise<vscode.WorkspaceFolder | undefined> {
@@ -639,6 +835,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('saffron.refreshSnippets', refreshSnippetsCommand),
     vscode.commands.registerCommand('saffron.restartServer', () => manager.restart()),
     vscode.commands.registerCommand('saffron.showOutput', () => channel.show(true)),
+    proposalsView,
+    runsView,
+    vscode.commands.registerCommand('saffron.proposals.refresh', () => proposalsView.refresh()),
+    vscode.commands.registerCommand('saffron.proposals.diff', diffProposal),
+    vscode.commands.registerCommand('saffron.proposals.accept', (row: unknown) => decideProposal('accept', row)),
+    vscode.commands.registerCommand('saffron.proposals.reject', (row: unknown) => decideProposal('reject', row)),
+    vscode.commands.registerCommand('saffron.runs.refresh', () => runsView.refresh()),
+    vscode.commands.registerCommand('saffron.runs.import', importRun),
+    vscode.commands.registerCommand('saffron.runs.open', openRun),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration('saffron.path')) {
         log('saffron.path changed: restarting the language server');
@@ -650,6 +855,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       void manager.restart();
     }),
   );
+  proposalsView.view = vscode.window.createTreeView('saffron.proposals', { treeDataProvider: proposalsView });
+  runsView.view = vscode.window.createTreeView('saffron.ciRuns', { treeDataProvider: runsView });
+  context.subscriptions.push(proposalsView.view, runsView.view);
   await manager.start();
 }
 

@@ -261,6 +261,87 @@ describe('Accept and Reject with the real saffron', { skip: process.env.SAFFRON_
   });
 });
 
+// The Proposals view with the real `saffron`: its rows are `saffron proposals --format json`, and
+// Accept on a row accepts that proposal.
+describe('Proposals view with the real saffron', { skip: process.env.SAFFRON_BIN === undefined && 'set SAFFRON_BIN' }, () => {
+  const fixture = path.join(repositoryRoot, 'tests/review/project');
+  const relative = '.saffron/proposals/review/buy.json';
+
+  before(() => {
+    fs.cpSync(path.join(fixture, 'features/review.feature'), path.join(project, 'features/review.feature'));
+    for (const store of ['cache', 'proposals']) {
+      fs.cpSync(path.join(fixture, '.saffron', store, 'review'), path.join(project, '.saffron', store, 'review'), {
+        recursive: true,
+      });
+    }
+    settings['saffron.path'] = path.resolve(repositoryRoot, process.env.SAFFRON_BIN ?? '');
+  });
+
+  after(() => {
+    settings['saffron.path'] = binary;
+  });
+
+  it('lists the pending proposal and Accept on its row accepts it', async () => {
+    const extension = require('../src/extension') as typeof import('../src/extension');
+    const rows = await extension.views.proposals.getChildren();
+    const row = rows.find((candidate) => candidate.path === relative);
+    assert.ok(row, `the view lists ${relative}: ${JSON.stringify(rows)}`);
+    assert.equal(row.id, 'review/buy');
+    assert.equal(row.contextValue, 'proposal');
+    await command('saffron.proposals.accept')(row);
+    assert.match(recorded.messages.at(-1)?.text ?? '', /Saffron: Accepted \.saffron\/proposals\/review\/buy\.json/);
+    assert.ok(!fs.existsSync(path.join(project, relative)), 'the proposal is gone');
+    const after = await extension.views.proposals.getChildren();
+    assert.ok(!after.some((candidate) => candidate.path === relative), 'and gone from the view');
+  });
+});
+
+// The CI Runs view against a stand-in `saffron` that answers `runs --json` and `import --run`.
+describe('CI Runs view', () => {
+  const standIn = path.join(project, 'bin', 'saffron-ci');
+
+  before(() => {
+    fs.writeFileSync(
+      standIn,
+      [
+        '#!/bin/sh',
+        `printf '%s\\n' "$*" >> "${project}/ci-args"`,
+        'if [ "$1 $2" = "runs --json" ]; then',
+        `  printf '%s' '{"branch":"main","runs":[{"id":"4242","name":"e2e","number":17,"status":"completed","conclusion":"failure","event":"push","branch":"main","commit":"abcdef1","link":"https://github.example/r/4242","pending":[]}]}'`,
+        '  exit 0',
+        'fi',
+        'if [ "$1 $2 $3 $4" = "import --run 4242 --json" ]; then',
+        `  printf '%s' '{"bundles":[],"warnings":[],"proposals":[{"path":".saffron/proposals/a/b.json","outcome":"imported","reasons":[]}],"changed":true}'`,
+        '  exit 0',
+        'fi',
+        'echo "saffron: unexpected arguments: $*" >&2',
+        'exit 2',
+        '',
+      ].join('\n'),
+    );
+    fs.chmodSync(standIn, 0o755);
+    settings['saffron.path'] = standIn;
+  });
+
+  after(() => {
+    settings['saffron.path'] = binary;
+  });
+
+  it('lists the runs, and Import shows what the import did under the run', async () => {
+    const extension = require('../src/extension') as typeof import('../src/extension');
+    const runs = await extension.views.runs.getChildren();
+    assert.equal(runs.length, 1);
+    const run = runs[0];
+    assert.ok(run !== undefined && run.kind === 'run');
+    assert.equal(run.row.id, '4242');
+    await command('saffron.runs.import')(run);
+    const lines = await extension.views.runs.getChildren(run);
+    assert.deepEqual(lines, [{ kind: 'line', text: 'imported: .saffron/proposals/a/b.json' }]);
+    const asked = fs.readFileSync(path.join(project, 'ci-args'), 'utf8');
+    assert.match(asked, /^runs --json\nimport --run 4242 --json\n/);
+  });
+});
+
 describe('Saffron: Refresh step snippets', () => {
   it('writes .vscode/saffron.code-snippets from `saffron steps --format snippets`, scoped to Saffron files', async () => {
     answer = undefined;

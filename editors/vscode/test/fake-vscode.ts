@@ -185,6 +185,8 @@ export function createFakeVscode(options: FakeOptions): { module: unknown; recor
       showWorkspaceFolderPick: () => Promise.resolve(folders[0]),
       showTextDocument: () => Promise.resolve(undefined),
       activeTextEditor: activeEditor,
+      // A tree view: the message it shows, and nothing to dispose.
+      createTreeView: () => ({ message: undefined as string | undefined, dispose: () => undefined }),
     },
     workspace: {
       workspaceFolders: folders,
