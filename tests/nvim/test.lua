@@ -593,6 +593,83 @@ check('tree-sitter: :SaffronBuildParser builds the grammar and Saffron buffers h
   assert(captures['keyword=Given'], 'Given is not captured as @keyword')
 end)
 
+-- :SaffronProposals and :SaffronRuns: the pickers list what the CLI's JSON says, and act
+-- through the CLI.
+check(':SaffronProposals lists the real pending proposal from saffron proposals --format json and reviews it', function()
+  local root = review_project()
+  local previous = vim.fn.getcwd()
+  local select, review = vim.ui.select, saffron.review
+  local listed, reviewed = nil, nil
+  vim.ui.select = function(items, options, on_choice)
+    listed = vim.tbl_map(options.format_item, items)
+    on_choice(items[1])
+  end
+  saffron.review = function(at, relative)
+    reviewed = { at, relative }
+  end
+  vim.cmd('enew')
+  vim.cmd('cd ' .. vim.fn.fnameescape(root))
+  local ok, problem = pcall(saffron.proposals_command)
+  vim.ui.select, saffron.review = select, review
+  vim.cmd('cd ' .. vim.fn.fnameescape(previous))
+  assert(ok, problem)
+  assert(listed and #listed == 1, 'one proposal listed: ' .. vim.inspect(listed))
+  assert(listed[1]:find('review.feature', 1, true), 'the entry names its feature: ' .. listed[1])
+  assert(reviewed and reviewed[2] == review_relative, 'the chosen proposal is reviewed: ' .. vim.inspect(reviewed))
+  vim.fn.delete(root, 'rf')
+end)
+
+check(':SaffronRuns lists the runs, and Import shows what saffron import --run did', function()
+  local folder = vim.fn.tempname()
+  vim.fn.mkdir(folder, 'p')
+  local stand_in = folder .. '/saffron'
+  local script = {
+    '#!/bin/sh',
+    'printf "%s\\n" "$*" >> "' .. folder .. '/args"',
+    'if [ "$1 $2" = "runs --json" ]; then',
+    [[  printf '%s' '{"branch":"main","runs":[{"id":"4242","name":"e2e","number":17,"status":"completed","conclusion":"failure","event":"push","commit":"abcdef123","link":"https://github.example/r/4242","pending":[".saffron/proposals/a/b.json"]}]}']],
+    '  exit 0',
+    'fi',
+    'if [ "$1 $2 $3 $4" = "import --run 4242 --json" ]; then',
+    [[  printf '%s' '{"bundles":[],"warnings":[],"proposals":[{"path":".saffron/proposals/a/b.json","outcome":"stale","reasons":["the steps changed"]}],"changed":false}']],
+    '  exit 0',
+    'fi',
+    'exit 2',
+  }
+  vim.fn.writefile(script, stand_in)
+  vim.fn.setfperm(stand_in, 'rwxr-xr-x')
+  local bin_before = saffron.options.bin
+  local select, notify = vim.ui.select, vim.notify
+  local listed, told = nil, {}
+  saffron.options.bin = stand_in
+  vim.ui.select = function(items, options, on_choice)
+    if options.format_item then
+      listed = vim.tbl_map(options.format_item, items)
+      on_choice(items[1])
+    else
+      on_choice('Import its heal bundles')
+    end
+  end
+  vim.notify = function(message)
+    table.insert(told, message)
+  end
+  local ok, problem = pcall(saffron.runs_command)
+  -- The plugin says what the import did on the next tick.
+  vim.wait(timeout, function()
+    return #told > 0
+  end, 20)
+  saffron.options.bin, vim.ui.select, vim.notify = bin_before, select, notify
+  assert(ok, problem)
+  assert(listed and listed[1] == '4242 e2e #17 · failure · abcdef1 · 1 pending', vim.inspect(listed))
+  local shown = table.concat(told, '\n')
+  assert(shown:find('stale: .saffron/proposals/a/b.json (the steps changed)', 1, true), shown)
+  assert(shown:find('nothing changed', 1, true), shown)
+  assert(read(folder .. '/args') == 'runs --json\nimport --run 4242 --json\n', read(folder .. '/args'))
+  local entries, message = saffron.run_entries('{"problem":{"kind":"no-gh","message":"gh is not on PATH"},"error":"x"}')
+  assert(entries == nil and message == 'gh is not on PATH', 'a problem is shown as the CLI said it')
+  vim.fn.delete(folder, 'rf')
+end)
+
 -- -------------------------------------------------------------------------------------------
 
 for _, client in ipairs(saffron.clients()) do

@@ -33,6 +33,18 @@ end, {
   desc = 'Review a pending proposal: diff of the committed and proposed recordings, then accept or reject',
 })
 
+vim.api.nvim_create_user_command('SaffronProposals', function()
+  saffron().proposals_command()
+end, { desc = 'Pick a pending proposal (staleness, the CI run it came from) and review it' })
+
+vim.api.nvim_create_user_command('SaffronRuns', function()
+  saffron().runs_command()
+end, { desc = "Pick one of the branch's CI runs (saffron runs) and import its heal bundles" })
+
+vim.api.nvim_create_user_command('SaffronImport', function(command)
+  saffron().import(saffron().find_root(vim.fn.getcwd(), { 'saffron.toml', '.saffron' }) or vim.fn.getcwd(), command.fargs)
+end, { nargs = '+', complete = 'file', desc = 'saffron import PATH... or --run ID, and what it did' })
+
 vim.api.nvim_create_user_command('SaffronRestart', function()
   saffron().restart()
 end, { desc = 'Restart saffron lsp' })

@@ -743,6 +743,202 @@ function M.review_command(argument)
 end
 
 -- ------------------------------------------------------------------------------------------
+-- Proposals and CI runs, from the CLI's JSON (`saffron proposals --format json`,
+-- `saffron runs --json`, `saffron import --json`). The CLI decides; this only lists and asks.
+
+--- Runs `saffron ARGS` in `root` and returns its stdout and exit code (a refusal is JSON too).
+local function saffron_json(root, args)
+  local command = { binary() }
+  for _, arg in ipairs(args) do
+    table.insert(command, arg)
+  end
+  local previous = vim.fn.getcwd()
+  vim.cmd('noautocmd lcd ' .. vim.fn.fnameescape(root))
+  local output = vim.fn.system(command)
+  local code = vim.v.shell_error
+  vim.cmd('noautocmd lcd ' .. vim.fn.fnameescape(previous))
+  return output, code
+end
+
+local function decode(text, what)
+  local ok, value = pcall(vim.json.decode, text)
+  if not ok or type(value) ~= 'table' then
+    return nil, ('%s answered what is not JSON: %s'):format(what, vim.trim(text):sub(1, 200))
+  end
+  return value
+end
+
+local function list(value)
+  return type(value) == 'table' and value or {}
+end
+
+--- Picker entries from `saffron proposals --format json`: { path, id, text }.
+function M.proposal_entries(json)
+  local value, problem = decode(json, 'saffron proposals')
+  if not value then
+    return nil, problem
+  end
+  local entries = {}
+  for _, proposal in ipairs(list(value.proposals)) do
+    local parts = { tostring(proposal.scenario or proposal.path), tostring(proposal.feature or '') }
+    if proposal.stale == true then
+      table.insert(parts, 'STALE')
+    elseif type(proposal.unverified) == 'string' then
+      table.insert(parts, 'UNVERIFIED')
+    elseif #list(proposal.refused) > 0 then
+      table.insert(parts, 'REFUSED')
+    elseif #list(proposal.differentControls) > 0 then
+      table.insert(parts, 'DIFFERENT CONTROL')
+    end
+    local from = type(proposal.importedFrom) == 'table' and proposal.importedFrom or nil
+    if from and type(from.run) == 'table' and from.run.id then
+      table.insert(parts, 'from CI run ' .. tostring(from.run.id))
+    elseif from and from.bundle then
+      table.insert(parts, 'from ' .. tostring(from.bundle))
+    end
+    table.insert(entries, { path = proposal.path, id = proposal.id, text = table.concat(parts, ' · ') })
+  end
+  return entries
+end
+
+--- Picker entries from `saffron runs --json`: { id, link, text }, or nil and the problem.
+function M.run_entries(json)
+  local value, problem = decode(json, 'saffron runs')
+  if not value then
+    return nil, problem
+  end
+  if type(value.problem) == 'table' then
+    return nil, tostring(value.problem.message)
+  end
+  local entries = {}
+  for _, run in ipairs(list(value.runs)) do
+    local outcome = (run.conclusion ~= nil and run.conclusion ~= '') and run.conclusion or run.status
+    local text = ('%s %s #%s · %s · %s'):format(
+      tostring(run.id),
+      tostring(run.name),
+      tostring(run.number or '?'),
+      tostring(outcome),
+      tostring(run.commit or ''):sub(1, 7)
+    )
+    if #list(run.pending) > 0 then
+      text = text .. (' · %d pending'):format(#list(run.pending))
+    end
+    table.insert(entries, { id = run.id, link = run.link, text = text })
+  end
+  return entries
+end
+
+--- The lines of `saffron import --json`'s outcome, and whether it was refused.
+function M.import_lines(json)
+  local value, problem = decode(json, 'saffron import')
+  if not value then
+    return { problem }, true
+  end
+  if type(value.error) == 'string' then
+    local lines = { 'refused: ' .. value.error }
+    if type(value.hint) == 'string' then
+      table.insert(lines, 'hint: ' .. value.hint)
+    end
+    return lines, true
+  end
+  local lines = {}
+  for _, warning in ipairs(list(value.warnings)) do
+    table.insert(lines, 'warning: ' .. tostring(warning))
+  end
+  for _, proposal in ipairs(list(value.proposals)) do
+    local line = ('%s: %s'):format(tostring(proposal.outcome), tostring(proposal.path))
+    if #list(proposal.reasons) > 0 then
+      line = line .. ' (' .. table.concat(list(proposal.reasons), '; ') .. ')'
+    end
+    table.insert(lines, line)
+  end
+  if value.changed == false then
+    table.insert(lines, 'nothing changed: imported before')
+  end
+  if #lines == 0 then
+    table.insert(lines, "no proposal in the bundles")
+  end
+  return lines, false
+end
+
+local function project_root()
+  local directory = buffer_directory(vim.api.nvim_get_current_buf()) or vim.fn.getcwd()
+  return M.find_root(directory, { 'saffron.toml', '.saffron' }) or vim.fn.getcwd()
+end
+
+--- :SaffronProposals: pick a pending proposal (with what holds it back and where it came from)
+--- and review it.
+function M.proposals_command()
+  local root = project_root()
+  local entries, problem = M.proposal_entries((saffron_json(root, { 'proposals', '--format', 'json' })))
+  if not entries then
+    notify(problem, vim.log.levels.ERROR)
+    return
+  end
+  if #entries == 0 then
+    notify('no proposal is waiting for review')
+    return
+  end
+  vim.ui.select(entries, {
+    prompt = 'Proposal to review',
+    format_item = function(entry)
+      return entry.text
+    end,
+  }, function(entry)
+    if entry then
+      M.review(root, entry.path)
+    end
+  end)
+end
+
+--- Imports with `saffron import ARGS --json` and shows what it did; returns the lines.
+function M.import(root, args)
+  local command = { 'import' }
+  for _, arg in ipairs(args) do
+    table.insert(command, arg)
+  end
+  table.insert(command, '--json')
+  local lines, refused = M.import_lines((saffron_json(root, command)))
+  notify(table.concat(lines, '\n'), refused and vim.log.levels.ERROR or vim.log.levels.INFO)
+  return lines, refused
+end
+
+--- :SaffronRuns: pick one of the branch's CI runs, then import its heal bundles or open it.
+function M.runs_command()
+  local root = project_root()
+  local entries, problem = M.run_entries((saffron_json(root, { 'runs', '--json' })))
+  if not entries then
+    notify(problem, vim.log.levels.ERROR)
+    return
+  end
+  if #entries == 0 then
+    notify('no CI run of this branch')
+    return
+  end
+  vim.ui.select(entries, {
+    prompt = 'CI run',
+    format_item = function(entry)
+      return entry.text
+    end,
+  }, function(entry)
+    if not entry then
+      return
+    end
+    vim.ui.select({ 'Import its heal bundles', 'Open it' }, { prompt = 'Run ' .. tostring(entry.id) }, function(choice)
+      if choice == 'Import its heal bundles' then
+        M.import(root, { '--run', tostring(entry.id) })
+      elseif choice == 'Open it' and type(entry.link) == 'string' and entry.link:match('^https?://') then
+        if vim.ui.open then
+          vim.ui.open(entry.link)
+        else
+          notify(entry.link)
+        end
+      end
+    end)
+  end)
+end
+
+-- ------------------------------------------------------------------------------------------
 -- Tree-sitter
 
 --- The grammar folder of the repository this plugin is in (editors/nvim/lua/saffron/ → root).
