@@ -25,9 +25,8 @@ fn main() -> ExitCode {
         return measure_one(&args[2..]);
     }
     let repository = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let saffron = std::env::var_os("SAFFRON_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repository.join("target/release/saffron"));
+    let saffron =
+        std::env::var_os("SAFFRON_BIN").map(PathBuf::from).unwrap_or_else(|| repository.join("target/release/saffron"));
     if !saffron.is_file() {
         eprintln!("build the release binary first: cargo build --release -p saffron-cli");
         return ExitCode::FAILURE;
@@ -57,12 +56,7 @@ fn main() -> ExitCode {
             ("export", &ci, vec!["export", "--out", bundle_text.as_str()]),
             ("import", &reviewer, vec!["import", bundle_text.as_str()]),
         ] {
-            let output = Command::new(&me)
-                .arg("--measure-one")
-                .arg(&saffron)
-                .arg(root)
-                .args(&command)
-                .output();
+            let output = Command::new(&me).arg("--measure-one").arg(&saffron).arg(root).args(&command).output();
             let line = match output {
                 Ok(output) => String::from_utf8_lossy(&output.stdout).trim().to_string(),
                 Err(error) => format!("cannot measure: {error}"),
@@ -182,7 +176,11 @@ fn generate(folder: &Path, megabytes: usize) -> std::io::Result<(PathBuf, PathBu
             line: (index * 4 + 3) as u32,
             name: name.clone(),
             verdict: if screenshot.is_some() {
-                Verdict::Red { step: Some(1), step_text: Some("I add \"walk the dog\"".into()), message: "no element".into() }
+                Verdict::Red {
+                    step: Some(1),
+                    step_text: Some("I add \"walk the dog\"".into()),
+                    message: "no element".into(),
+                }
             } else {
                 Verdict::Green
             },

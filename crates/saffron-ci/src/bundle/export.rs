@@ -212,15 +212,7 @@ pub fn export(input: &ExportInput) -> Result<Exported, BundleError> {
                 Source::File { path, sha256, size } => {
                     zip.start_file(file.name.as_str(), options.large_file(*size > u32::MAX as u64))
                         .map_err(zip_error(&input.out))?;
-                    // Read a second time, in chunks, checking it is still the file the first
-                    // read digested: a file that changes in between is refused, never bundled
-                    // with a digest that does not match it.
-                    let reader = File::open(path).map_err(|source| BundleError::Read { path: path.clone(), source })?;
-                    let mut hashing = HashingReader::new(BufReader::new(reader));
-                    let copied = io::copy(&mut hashing, &mut zip).map_err(write_error)?;
-                    if copied != *size || hashing.hex() != *sha256 {
-                        return Err(BundleError::Changed(path.clone()));
-                    }
+                    copy_verified(path, sha256, *size, &mut zip)?;
                     files.push(FileDigest { path: file.name.clone(), sha256: sha256.clone(), size: *size });
                 }
             }
@@ -276,6 +268,21 @@ pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
+/// Copies `path` into `out`, reading it a second time in chunks and checking it is still the
+/// file the first read digested (`sha256`, `size`): a file that changed in between is refused,
+/// never bundled with a digest that does not match it. It reads no further than `size` and one
+/// byte, so a file that keeps growing cannot make a bundle grow with it.
+fn copy_verified(path: &Path, sha256: &str, size: u64, out: &mut impl Write) -> Result<(), BundleError> {
+    let reader = File::open(path).map_err(|source| BundleError::Read { path: path.to_path_buf(), source })?;
+    let mut hashing = HashingReader::new(BufReader::new(reader).take(size + 1));
+    let copied =
+        io::copy(&mut hashing, out).map_err(|source| BundleError::Read { path: path.to_path_buf(), source })?;
+    if copied != size || hashing.hex() != sha256 {
+        return Err(BundleError::Changed(path.to_path_buf()));
+    }
+    Ok(())
+}
+
 fn digest_file(path: &Path) -> io::Result<(String, u64)> {
     let mut hashing = HashingReader::new(BufReader::new(File::open(path)?));
     let size = io::copy(&mut hashing, &mut io::sink())?;
@@ -303,5 +310,30 @@ impl<R: Read> Read for HashingReader<R> {
         let read = self.inner.read(buf)?;
         self.hasher.update(&buf[..read]);
         Ok(read)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_that_changed_since_it_was_digested_is_refused() {
+        let folder = tempfile::tempdir().expect("a folder");
+        let path = folder.path().join("shot.png");
+        std::fs::write(&path, vec![1u8; 100_000]).expect("write");
+        let (sha256, size) = digest_file(&path).expect("digested");
+        let mut copied = Vec::new();
+        copy_verified(&path, &sha256, size, &mut copied).expect("unchanged: copied");
+        assert_eq!(copied.len(), 100_000);
+        // Rewritten in place, same size: the digest tells.
+        std::fs::write(&path, vec![2u8; 100_000]).expect("rewrite");
+        let error = copy_verified(&path, &sha256, size, &mut Vec::new()).expect_err("refused");
+        assert!(matches!(error, BundleError::Changed(_)), "{error}");
+        // Grown since: refused, and read no further than its size and a byte.
+        std::fs::write(&path, vec![1u8; 300_000]).expect("grow");
+        let mut partial = Vec::new();
+        assert!(matches!(copy_verified(&path, &sha256, size, &mut partial), Err(BundleError::Changed(_))));
+        assert_eq!(partial.len(), 100_001);
     }
 }
