@@ -38,8 +38,8 @@ fn main() -> ExitCode {
         .collect();
     let Ok(me) = std::env::current_exe() else { return ExitCode::FAILURE };
     println!("bundle: export and import of {PROPOSALS} proposals and failure screenshots ({})", saffron.display());
-    println!("| evidence | command | wall | CPU | peak memory | bundle |");
-    println!("| --- | --- | --- | --- | --- | --- |");
+    println!("| evidence | command | wall | CPU | peak memory | bundle | proposals in the project |");
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
     for megabytes in sizes {
         let folder = std::env::temp_dir().join(format!("saffron-bench-bundle-{megabytes}mb"));
         let _ = std::fs::remove_dir_all(&folder);
@@ -62,7 +62,9 @@ fn main() -> ExitCode {
                 Err(error) => format!("cannot measure: {error}"),
             };
             let size = std::fs::metadata(&bundle).map(|meta| meta.len() as f64 / 1_048_576.0).unwrap_or(0.0);
-            println!("| {megabytes} MB | {name} | {line} | {size:.1} MB |");
+            // What the command left: the reviewer's filed proposals after the import.
+            let filed = count_json(&root.join(".saffron/proposals"));
+            println!("| {megabytes} MB | {name} | {line} | {size:.1} MB | {filed} |");
         }
         let _ = std::fs::remove_dir_all(&folder);
     }
@@ -96,6 +98,17 @@ fn measure_one(args: &[String]) -> ExitCode {
         Err(error) => println!("cannot start: {error}"),
     }
     ExitCode::SUCCESS
+}
+
+fn count_json(folder: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(folder) else { return 0 };
+    entries
+        .filter_map(Result::ok)
+        .map(|entry| {
+            let path = entry.path();
+            if path.is_dir() { count_json(&path) } else { usize::from(path.extension().is_some_and(|e| e == "json")) }
+        })
+        .sum()
 }
 
 fn git(root: &Path, args: &[&str]) -> std::io::Result<()> {

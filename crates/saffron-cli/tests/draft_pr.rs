@@ -65,6 +65,22 @@ fn the_branch_holds_the_proposals_only_on_the_tested_commit_and_gh_opens_a_draft
     );
     assert!(body.contains(&format!("git fetch origin '{BRANCH}' && git switch '{BRANCH}'")), "{body}");
 
+    // The reviewer fetches the branch the description names, accepts, and replays green with no
+    // provider request.
+    let reviewer = repaired.origin.clone("reviewer", &repaired.password());
+    git(&reviewer, &["fetch", "-q", "origin", BRANCH]);
+    git(&reviewer, &["switch", "-q", "-c", BRANCH, "FETCH_HEAD"]);
+    assert_eq!(std::fs::read(reviewer.join(PROPOSAL)).expect("on the branch"), repaired.proposal);
+    let demo_url = repaired.demo.url();
+    let accept = saffron(&reviewer, &["accept", "new-order/an-order-needs-a-customer", "--base-url", &demo_url], &[]);
+    assert_eq!(accept.status.code(), Some(0), "{}", text(&accept));
+    support::agent::configure_agent(&reviewer, "anthropic", &repaired.server, support::ci::TIMEOUTS);
+    let requests = repaired.server.requests().len();
+    let target = support::agent::scenario_at(&reviewer, "features/new_order.saffron", support::ci::NEEDS_CUSTOMER);
+    let run = saffron(&reviewer, &["run", "--base-url", &demo_url, &target], &[]);
+    assert!(text(&run).contains("1 scenario(s): 1 green"), "{}", text(&run));
+    assert_eq!(repaired.server.requests().len(), requests, "the replay asked the agent");
+
     // Never onto a branch that exists: refused, nothing pushed.
     let again = saffron(ci, &["export", "--out", &out, "--branch", BRANCH], &env);
     assert_eq!(again.status.code(), Some(2), "{}", text(&again));
