@@ -119,7 +119,7 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
         }
     }
     if let Some(report) = &outcome.report {
-        out!("report     {report} (the CI run's, marked imported; report.html beside it)");
+        out!("report     {report} (the bundle's run, marked imported; report.html beside it)");
     }
     if !outcome.changed {
         out!("nothing changed: everything in the bundle(s) was imported before");
