@@ -86,12 +86,7 @@ fn measure_one(args: &[String]) -> ExitCode {
         .stderr(Stdio::null())
         .status();
     let wall = start.elapsed().as_secs_f64();
-    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN).ok();
-    let peak = usage.map_or(0.0, |usage| usage.max_rss() as f64 / 1024.0);
-    let cpu = usage.map_or(0.0, |usage| {
-        let seconds = |time: nix::sys::time::TimeVal| time.tv_sec() as f64 + time.tv_usec() as f64 / 1_000_000.0;
-        seconds(usage.user_time()) + seconds(usage.system_time())
-    });
+    let (peak, cpu) = saffron_benches::children_usage();
     match status {
         Ok(status) if status.success() => println!("{wall:.2} s | {cpu:.2} s | {peak:.0} MB"),
         Ok(status) => println!("{wall:.2} s | {cpu:.2} s | {peak:.0} MB (exited with {status})"),

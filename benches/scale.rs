@@ -232,13 +232,8 @@ fn measure_one(args: &[String]) -> ExitCode {
     };
     let wall = start.elapsed();
     let output = reader.join().unwrap_or_default();
-    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN).ok();
-    let peak = usage.map_or(0.0, |usage| usage.max_rss() as f64 / 1024.0);
     // CPU time (all threads) moves less than wall time when other work shares the machine.
-    let cpu = usage.map_or(0.0, |usage| {
-        let seconds = |time: nix::sys::time::TimeVal| time.tv_sec() as f64 + time.tv_usec() as f64 / 1_000_000.0;
-        seconds(usage.user_time()) + seconds(usage.system_time())
-    });
+    let (peak, cpu) = saffron_benches::children_usage();
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     output.hash(&mut hasher);
     match status {

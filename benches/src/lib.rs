@@ -86,3 +86,14 @@ pub fn run_node(script: &str, args: &[String]) -> Result<serde_json::Value, Stri
     }
     serde_json::from_slice(&output.stdout).map_err(|e| format!("{script} printed no JSON: {e}"))
 }
+
+/// What this process's waited-for children used: their largest resident set in MB and their CPU
+/// time (user and system, all threads) in seconds, from `getrusage`. A benchmark that runs one
+/// command as its only child reads that command's own figures.
+pub fn children_usage() -> (f64, f64) {
+    let Ok(usage) = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN) else {
+        return (0.0, 0.0);
+    };
+    let seconds = |time: nix::sys::time::TimeVal| time.tv_sec() as f64 + time.tv_usec() as f64 / 1_000_000.0;
+    (usage.max_rss() as f64 / 1024.0, seconds(usage.user_time()) + seconds(usage.system_time()))
+}
