@@ -201,6 +201,8 @@ fn generate(folder: &Path, megabytes: usize) -> std::io::Result<(PathBuf, PathBu
             url: None,
             console_errors: Vec::new(),
             agent: None,
+            retried: Vec::new(),
+            flaky: false,
         });
     }
     let report = RunReport::new("http://127.0.0.1:8080", 60_000, scenarios);

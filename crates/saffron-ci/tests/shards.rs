@@ -43,6 +43,8 @@ fn scenario(name: &str, line: u32, verdict: Verdict, screenshot: Option<&str>) -
         url: None,
         console_errors: Vec::new(),
         agent: None,
+        retried: Vec::new(),
+        flaky: false,
     }
 }
 

@@ -97,6 +97,8 @@ pub struct App {
     /// up graceful shutdown.
     stopping: watch::Receiver<bool>,
     token_counter: AtomicU64,
+    /// Set once `Fault::FlakyOnce` has failed its one page load.
+    flaked: std::sync::atomic::AtomicBool,
     /// The lab's ledger (`/lab/ledger`).
     pub ledger: Mutex<crate::ledger::Ledger>,
     /// Payments posted to the lab's back office (`/lab/meridian`).
@@ -133,6 +135,7 @@ impl App {
             log: Mutex::new(LogBook::default()),
             stopping,
             token_counter: AtomicU64::new(0),
+            flaked: std::sync::atomic::AtomicBool::new(false),
             ledger: Mutex::new(crate::ledger::Ledger::default()),
             meridian_posts: AtomicU64::new(0),
         }
@@ -279,6 +282,15 @@ async fn observe(State(app): State<Arc<App>>, req: Request, next: Next) -> Respo
     let seq = lock(&app.log).begin(req.method().as_str(), &path);
     let guard = LogGuard { app: app.clone(), seq, finished: false };
     let config = app.config();
+    if config.has_fault(Fault::FlakyOnce)
+        && req.method() == axum::http::Method::GET
+        && path == "/login"
+        && !app.flaked.swap(true, std::sync::atomic::Ordering::SeqCst)
+    {
+        guard.finish(503);
+        let page = axum::response::Html("<!doctype html><title>Unavailable</title><h1>Service unavailable</h1>");
+        return (axum::http::StatusCode::SERVICE_UNAVAILABLE, page).into_response();
+    }
     let response = next.run(req).await;
     if path.starts_with("/api/") && config.has_fault(Fault::Latency) {
         // The delay comes after the handler ran: the server has already acted and only the

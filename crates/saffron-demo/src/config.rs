@@ -157,6 +157,9 @@ switch_enum!(
         /// A session serves one request after sign-in, then expires; signing in again in the same
         /// browser gives a session that lasts.
         SessionExpiry => "session-expiry",
+        /// The first sign-in page the server is asked for answers 503, once: the scenario that
+        /// loads it first fails its first attempt and passes when run again (a flake).
+        FlakyOnce => "flaky-once",
     }
 );
 

@@ -32,6 +32,9 @@ pub struct RunSection {
     /// A replay that found elements through drifted signals files a proposal that updates
     /// them to what the page has now, at zero tokens (as `--refresh-drift`).
     pub refresh_drift: bool,
+    /// How many times a red scenario is run again from the start, in a fresh context, before a
+    /// repair is tried (as `--retries`). One that passes on a retry is flaky.
+    pub retries: u32,
 }
 
 /// `[secrets]`: where the values of `{env:NAME}` secrets may go.

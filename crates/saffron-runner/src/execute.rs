@@ -45,6 +45,9 @@ pub struct RunOptions {
     /// A replay that found elements through drifted signals files a zero-token proposal that
     /// updates them (`--refresh-drift`, see [`crate::refresh`]).
     pub refresh_drift: bool,
+    /// How many times a red replay is run again, from the start in a fresh context, before a
+    /// repair is tried (`--retries`, `[run] retries`).
+    pub retries: u32,
     /// Set when a person may take the browser from the agent (`saffron run --headed`): each
     /// live page the agent records or repairs on shows the takeover bar, and its lease joins
     /// this handle (the terminal's key acts on it). `None`: nothing is added to any page.
@@ -330,6 +333,8 @@ pub(crate) fn result(execution: &Execution, verdict: Verdict, started: Instant) 
         console_errors: Vec::new(),
         agent: None,
         cleared: Vec::new(),
+        retried: Vec::new(),
+        flaky: false,
     }
 }
 
@@ -399,6 +404,7 @@ pub(crate) fn masked(mut result: ScenarioResult, masker: &Masker) -> ScenarioRes
     };
     result.drift = result.drift.iter().map(|drift| masker.mask(drift)).collect();
     result.cleared = result.cleared.iter().map(|line| masker.mask(line)).collect();
+    result.retried = result.retried.iter().map(|line| masker.mask(line)).collect();
     result.url = result.url.map(|url| masker.mask(&url));
     result.console_errors = result.console_errors.iter().map(|error| masker.mask(error)).collect();
     for step in &mut result.steps {
@@ -440,14 +446,13 @@ async fn replay_or_repair(
         return held_for_review(replay(browser, execution, options, masker).await, &held);
     }
     let (Ok(driver), Some(live_browser)) = (&options.agent, &browser) else {
+        let replayed = replay_with_retries(&browser, &execution, &options, masker, ReplayMode::default()).await;
         if !options.refresh_drift {
-            return replay(browser, execution, options, masker).await;
+            return masked(replayed.outcome, &replayed.masker);
         }
-        let replayed = replay_live(browser, execution.clone(), options.clone(), masker, ReplayMode::default()).await;
         return refresh_drift(&execution, &options, replayed, &repairs).await;
     };
-    let replayed =
-        replay_live(browser.clone(), execution.clone(), options.clone(), masker, crate::heal::ESCALATING).await;
+    let replayed = replay_with_retries(&browser, &execution, &options, masker, crate::heal::ESCALATING).await;
     if replayed.stopped.is_none() {
         return refresh_drift(&execution, &options, replayed, &repairs).await;
     }
@@ -500,6 +505,39 @@ async fn replay_or_repair(
         proven.handlers.push((handler, proposal.clone()));
     }
     healed.result
+}
+
+/// Replays `execution`, and runs a red replay again from the start in a fresh context, up to
+/// `options.retries` times, before anything else (a repair) is tried: a flake is not drift. A
+/// retry is a new run of the scenario, as a person re-running the test would make it; it never
+/// repeats an action inside one. A scenario that passes on a retry is flaky; each earlier
+/// attempt's failure is kept, in words.
+async fn replay_with_retries(
+    browser: &Option<Browser>,
+    execution: &Execution,
+    options: &RunOptions,
+    masker: Masker,
+    mode: ReplayMode,
+) -> Replayed {
+    let mut replayed = replay_live(browser.clone(), execution.clone(), options.clone(), masker, mode).await;
+    let mut retried = Vec::new();
+    while retried.len() < options.retries as usize
+        && let Verdict::Red { step, step_text, message } = &replayed.outcome.verdict
+    {
+        let at = match (step, step_text) {
+            (Some(step), Some(text)) => format!("step {step} \"{text}\": "),
+            _ => String::new(),
+        };
+        retried.push(format!("attempt {}: {at}{message}", retried.len() + 1));
+        if let Some(stopped) = replayed.stopped.take() {
+            stopped.context.close().await;
+        }
+        let masker = replayed.masker.clone();
+        replayed = replay_live(browser.clone(), execution.clone(), options.clone(), masker, mode).await;
+    }
+    replayed.outcome.flaky = !retried.is_empty() && !matches!(replayed.outcome.verdict, Verdict::Red { .. });
+    replayed.outcome.retried = retried;
+    replayed
 }
 
 /// A replay that ended: green with drift files the refreshed recording as a proposal, once per

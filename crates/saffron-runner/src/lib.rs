@@ -111,6 +111,14 @@ pub struct ScenarioResult {
     /// What the agent did for the scenario in this run (it had no fresh recording).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<AgentRun>,
+    /// Why each earlier attempt failed, when the scenario was run again (`--retries`): a red
+    /// replay is run anew from the start in a fresh context before any repair is tried.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retried: Vec<String>,
+    /// Passed on a retry after failing: flaky, as Playwright says. It passes (exit 0) and every
+    /// report says so.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub flaky: bool,
 }
 
 /// What recording a scenario took: the agent's sessions, what they used, what was saved.

@@ -134,6 +134,9 @@ pub struct VerdictCounts {
     pub yellow: usize,
     pub red: usize,
     pub blocked: usize,
+    /// Of the green and yellow ones, those that passed only on a retry (`--retries`).
+    #[serde(default)]
+    pub flaky: usize,
 }
 
 impl VerdictCounts {
@@ -144,6 +147,7 @@ impl VerdictCounts {
             yellow: count(|v| matches!(v, Verdict::Yellow { .. })),
             red: count(|v| matches!(v, Verdict::Red { .. })),
             blocked: count(|v| matches!(v, Verdict::Blocked { .. })),
+            flaky: scenarios.iter().filter(|s| s.flaky).count(),
         }
     }
 
@@ -233,6 +237,14 @@ pub fn junit(report: &RunReport) -> String {
                 }
                 _ => TestCaseStatus::success(),
             };
+            let mut status = status;
+            // A pass after failed attempts: each failed attempt as a <flakyFailure>, as the
+            // JUnit dialect Maven and Playwright write for flaky tests.
+            for attempt in &case.retried {
+                let mut rerun = quick_junit::TestRerun::new(NonSuccessKind::Failure);
+                rerun.set_message(attempt.as_str()).set_description(attempt.as_str());
+                status.add_rerun(rerun);
+            }
             let mut test_case = TestCase::new(format!("{} (line {})", case.name, case.line), status);
             test_case.set_classname(file).set_time(Duration::from_millis(case.duration_ms));
             notes.extend(case.cleared.iter().cloned());
@@ -289,8 +301,9 @@ fn hook_outcome(hook: &HookRun) -> String {
     }
 }
 
-fn badge(verdict: &Verdict) -> String {
-    format!("{} {}", verdict.symbol(), verdict.name())
+fn badge(result: &ScenarioResult) -> String {
+    let badge = format!("{} {}", result.verdict.symbol(), result.verdict.name());
+    if result.flaky { format!("{badge} (flaky)") } else { badge }
 }
 
 pub fn markdown(report: &RunReport) -> String {
@@ -315,7 +328,7 @@ pub fn markdown(report: &RunReport) -> String {
     for s in &report.scenarios {
         out.push_str(&format!(
             "| {} | {} | `{}:{}` | {} ms |\n",
-            badge(&s.verdict),
+            badge(s),
             s.name.replace('|', "\\|"),
             s.file,
             s.line,
@@ -358,17 +371,18 @@ pub fn markdown(report: &RunReport) -> String {
             ));
         }
     }
-    for s in report
-        .scenarios
-        .iter()
-        .filter(|s| !s.is_green() || !s.drift.is_empty() || !s.cleared.is_empty() || s.agent.is_some())
-    {
+    for s in report.scenarios.iter().filter(|s| {
+        !s.is_green() || !s.drift.is_empty() || !s.cleared.is_empty() || s.agent.is_some() || !s.retried.is_empty()
+    }) {
         out.push_str(&format!("\n## {} `{}:{}`\n\n", s.name, s.file, s.line));
         if let Some(text) = failure_text(s) {
             out.push_str(&format!("```text\n{text}\n```\n"));
         }
         for cleared in &s.cleared {
             out.push_str(&format!("- {cleared}\n"));
+        }
+        for attempt in &s.retried {
+            out.push_str(&format!("- retried: {attempt}\n"));
         }
         for drift in &s.drift {
             out.push_str(&format!("- drift: {drift}\n"));
@@ -572,6 +586,8 @@ mod tests {
             console_errors: vec!["uncaught exception: TypeError: <x> is undefined".into()],
             cleared: Vec::new(),
             agent: None,
+            retried: Vec::new(),
+            flaky: false,
         };
         RunReport::new(
             "http://127.0.0.1:1",
@@ -603,7 +619,7 @@ mod tests {
             .collect();
         assert_eq!(keys, ["baseUrl", "durationMs", "green", "yellow", "red", "blocked", "scenarios"]);
         let read: RunReport = serde_json::from_str(&json).expect("reads back");
-        assert_eq!(read.counts, VerdictCounts { green: 1, yellow: 1, red: 1, blocked: 1 });
+        assert_eq!(read.counts, VerdictCounts { green: 1, yellow: 1, red: 1, blocked: 1, flaky: 0 });
         assert_eq!(read.counts.to_string(), "1 green, 1 yellow, 1 red, 1 blocked");
         assert_eq!(read.counts.exit_status(false), 2, "blocked wins");
         let passed = VerdictCounts { green: 2, yellow: 1, ..VerdictCounts::default() };

@@ -35,6 +35,8 @@ pub struct RunRequest {
     pub agent_workers: Option<usize>,
     /// File a zero-token proposal for each replay that drifted (or `[run] refresh_drift`).
     pub refresh_drift: bool,
+    /// How many times a red scenario is run again (`None`: `[run] retries`).
+    pub retries: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -114,6 +116,7 @@ pub fn options_with_env(root: &Path, overrides: Vec<(String, String)>) -> RunOpt
         hook_timeout: std::time::Duration::from_millis(crate::config::Hooks::default().timeout_ms),
         handlers: Arc::default(),
         refresh_drift: false,
+        retries: 0,
         takeover: None,
     }
 }
@@ -229,6 +232,7 @@ impl Session {
         options.browser = browser;
         options.timeouts = config.timeouts.clone();
         options.refresh_drift = request.refresh_drift || config.run.refresh_drift;
+        options.retries = request.retries.unwrap_or(config.run.retries);
         saffron_browser::SecretOrigins::new(&options.base_url, &config.secrets.origins).map_err(|reason| {
             SessionError::Config {
                 path: root.join("saffron.toml").display().to_string(),

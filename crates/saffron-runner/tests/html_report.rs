@@ -24,6 +24,8 @@ fn scenario(name: &str, line: u32, verdict: Verdict) -> ScenarioResult {
         console_errors: Vec::new(),
         cleared: Vec::new(),
         agent: None,
+        retried: Vec::new(),
+        flaky: false,
     }
 }
 

@@ -294,6 +294,7 @@ fn a_person_takes_over_mid_action_and_the_agent_resumes_from_the_page_they_leave
         browser_url: Some(chromium.http_url()),
         agent_workers: None,
         refresh_drift: false,
+        retries: None,
     };
     let mut session = Session::prepare(root.path(), &host.snapshot(), request).expect("a session");
     let config = saffron_runner::session::load_config(root.path()).expect("the config");

@@ -58,6 +58,10 @@ pub struct RunArgs {
     /// to what the page has now, at zero tokens (default: `[run] refresh_drift` in saffron.toml).
     #[arg(long)]
     refresh_drift: bool,
+    /// Run a red scenario again from the start, in a fresh context, up to N times before any
+    /// repair is tried; one that passes on a retry is flaky (default: `[run] retries`).
+    #[arg(long, value_name = "N")]
+    retries: Option<u32>,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
 }
@@ -87,6 +91,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         browser_url: args.browser_url,
         agent_workers: args.agent_workers.map(usize::from),
         refresh_drift: args.refresh_drift,
+        retries: args.retries,
     };
     // An unreadable recording is named here; its scenario's verdict is red.
     let (snapshot, mut problems) = project::load_index(&root);
@@ -346,6 +351,12 @@ fn print(report: &RunReport, format: Format, masker: &Masker) -> Result<()> {
         let _ = write!(std::io::stdout(), "{}", render(&report.scenarios, format, masker)?);
     }
     err!("{} scenario(s): {}", report.scenarios.len(), report.counts);
+    if report.counts.flaky > 0 {
+        err!(
+            "{} flaky: passed only on a retry (see above); a flaky test is a problem to fix, not a pass",
+            report.counts.flaky
+        );
+    }
     if let Some(totals) = &report.agent {
         err!("agent: {}", escape_controls(&masker.mask(&totals.summary())));
     }
@@ -403,6 +414,12 @@ fn render(results: &[ScenarioResult], format: Format, masker: &Masker) -> Result
                 }
             }
             Verdict::Blocked { cause } => say!("! blocked  {place}  {}: {cause}", result.name)?,
+        }
+        if result.flaky {
+            say!("    flaky: passed on attempt {} of {}", result.retried.len() + 1, result.retried.len() + 1)?;
+        }
+        for attempt in &result.retried {
+            say!("    retried: {attempt}")?;
         }
         for cleared in &result.cleared {
             say!("    {cleared}")?;
@@ -468,6 +485,9 @@ pub struct DemoArgs {
     /// Scenarios replayed at once.
     #[arg(long, default_value_t = 2)]
     workers: usize,
+    /// Run a red scenario again from the start up to N times; one that passes on a retry is flaky.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    retries: u32,
     /// Show the browser window.
     #[arg(long)]
     headed: bool,
@@ -476,7 +496,8 @@ pub struct DemoArgs {
     /// confirm-step (no fallback survives them: they need a heal).
     #[arg(long, value_name = "SWITCH", value_parser = |s: &str| s.parse::<saffron_demo::Drift>())]
     drift: Vec<saffron_demo::Drift>,
-    /// Turn on a runtime fault (repeatable): server-error, latency, interstitial, session-expiry.
+    /// Turn on a runtime fault (repeatable): server-error, latency, interstitial, session-expiry,
+    /// flaky-once (the first sign-in page answers 503, once: with --retries, one scenario is flaky).
     #[arg(long, value_name = "SWITCH", value_parser = |s: &str| s.parse::<saffron_demo::Fault>())]
     fault: Vec<saffron_demo::Fault>,
     /// Turn on a real defect (repeatable): wrong-total, missing-confirmation, save-fails.
@@ -532,6 +553,7 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     let mut options = options_with_env(&root, vec![("DEMO_PASSWORD".to_string(), password)]);
     options.base_url = server.url();
     options.workers = args.workers;
+    options.retries = args.retries;
     options.browser.headless = !args.headed;
     options.browser.default_timeout = Duration::from_secs(5);
     // An unreadable recording is named here; its scenario's verdict is red.
@@ -578,6 +600,8 @@ mod tests {
             console_errors: Vec::new(),
             cleared: Vec::new(),
             agent,
+            retried: Vec::new(),
+            flaky: false,
         }
     }
 

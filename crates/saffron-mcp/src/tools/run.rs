@@ -15,6 +15,8 @@ use super::{Render, ToolError};
 use crate::project::{Project, display_path, project_path};
 
 /// More workers than this gain nothing on one machine's browser and starve the app.
+/// The most retries a client may ask for: each is a whole new run of a scenario.
+const MAX_RETRIES: u32 = 5;
 const MAX_WORKERS: usize = 8;
 
 #[derive(Debug, Default, Deserialize, JsonSchema)]
@@ -42,6 +44,10 @@ pub struct RunArgs {
     /// updates them to what the page has now (default: `[run] refresh_drift` in saffron.toml).
     #[serde(default)]
     pub refresh_drift: bool,
+    /// Run a failed scenario again from the start up to this many times before any repair; one
+    /// that passes on a retry is flaky (default: `[run] retries` in saffron.toml).
+    #[serde(default)]
+    pub retries: Option<u32>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -131,6 +137,7 @@ pub fn prepare(project: &Project, args: RunArgs) -> Result<Session, ToolError> {
         browser_url: args.browser_url,
         agent_workers: None,
         refresh_drift: args.refresh_drift,
+        retries: args.retries.map(|retries| retries.min(MAX_RETRIES)),
     };
     let mut session = Session::prepare(project.root(), &project.snapshot(), request).map_err(|error| {
         let hint = match error {
@@ -307,6 +314,8 @@ mod tests {
             console_errors: Vec::new(),
             cleared: Vec::new(),
             agent: Some(agent),
+            retried: Vec::new(),
+            flaky: false,
         };
         let report = RunReport::new("http://127.0.0.1:1", 1000, vec![result]);
         let output = RunOutput {

@@ -101,9 +101,10 @@ fn scenario_section(out: &mut String, s: &ScenarioResult) {
     let open = if s.is_green() && s.drift.is_empty() { "" } else { " open" };
     let _ = write!(
         out,
-        "<section class=\"scenario {verdict}\" data-verdict=\"{verdict}\"><details{open}><summary>\
+        "<section class=\"scenario {verdict}\" data-verdict=\"{verdict}\"{}><details{open}><summary>\
          <span class=\"badge\">{}</span> <b>{}</b> <code>{}:{}</code> <span class=\"time\">{}</span></summary>",
-        badge(&s.verdict),
+        if s.flaky { " data-flaky=\"true\"" } else { "" },
+        badge(s),
         escape_html(&s.name),
         escape_html(&s.file),
         s.line,
@@ -111,6 +112,13 @@ fn scenario_section(out: &mut String, s: &ScenarioResult) {
     );
     if let Some(text) = failure_text(s) {
         let _ = write!(out, "<pre>{}</pre>", escape_html(&text));
+    }
+    if !s.retried.is_empty() {
+        out.push_str("<p>retried after:</p><ul class=\"retried\">");
+        for attempt in &s.retried {
+            let _ = write!(out, "<li><code>{}</code></li>", escape_html(attempt));
+        }
+        out.push_str("</ul>");
     }
     if let Some(url) = &s.url {
         let _ = write!(out, "<p>page: <code>{}</code></p>", escape_html(url));
