@@ -78,6 +78,8 @@ enum Command {
     Export(commands::export::ExportArgs),
     /// Import heal bundles from CI: check them whole, then file each proposal that fits this checkout.
     Import(commands::import::ImportArgs),
+    /// Each scenario's recent runs: verdicts as a strip, flips, chronic trouble, flakiness, duration trend.
+    History(commands::history::HistoryArgs),
     /// List the branch's CI runs (through gh), with the proposals from each still pending here.
     Runs(commands::runs::RunsArgs),
     /// Print the JSON Schema of a recording, a proposal or a handler (for an editor's JSON validation).
@@ -114,6 +116,7 @@ fn main() -> ExitCode {
         Command::Export(args) => commands::export::run(args),
         Command::Import(args) => commands::import::run(args),
         Command::Runs(args) => commands::runs::run(args),
+        Command::History(args) => commands::history::run(args),
     };
     match result {
         Ok(code) => code,

@@ -68,3 +68,55 @@ fn a_scenario_that_fails_once_is_red_without_retries_and_flaky_with_one() {
     let _ = runtime.block_on(demo.shutdown());
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// Every run appends its scenarios to `.saffron/reports/history.jsonl`; after five runs that
+/// alternate, `saffron history` shows the strip and the flips, and a retry's pass as flaky.
+#[test]
+fn history_after_five_runs_shows_the_flips() {
+    let runtime = runtime();
+    let root = support::example_project("history");
+    std::fs::write(root.join("saffron.toml"), TIMEOUTS).expect("config");
+    let target = scenario_at(&root, "features/sign_in.feature", "Sign in with the demo account");
+    // green, red, green, red (the flake, unretried), then the flake retried: flaky.
+    for (flaky, retries) in [(false, "0"), (true, "0"), (false, "0"), (true, "0"), (true, "1")] {
+        let demo = if flaky {
+            flaky_demo(&runtime)
+        } else {
+            runtime.block_on(DemoServer::start(DemoConfig::default())).expect("demo")
+        };
+        std::fs::write(root.join(".env"), format!("DEMO_PASSWORD={}\n", demo.config().password)).expect(".env");
+        let run = std::process::Command::new(env!("CARGO_BIN_EXE_saffron"))
+            .args(["run", "--retries", retries, "--base-url", &demo.url(), &target])
+            .current_dir(&root)
+            .output()
+            .expect("saffron runs");
+        assert!(run.status.code().is_some(), "{}", text(&run));
+        let _ = runtime.block_on(demo.shutdown());
+    }
+    let lines = std::fs::read_to_string(root.join(".saffron/reports/history.jsonl")).expect("the history");
+    assert_eq!(lines.lines().count(), 5, "{lines}");
+    let first: serde_json::Value = serde_json::from_str(lines.lines().next().expect("a line")).expect("json");
+    assert_eq!((first["verdict"].as_str(), first["browser"].as_str()), (Some("green"), Some("chromium")));
+
+    let history = std::process::Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .args(["history", "--format", "json", &target])
+        .current_dir(&root)
+        .output()
+        .expect("saffron history");
+    let json: serde_json::Value = serde_json::from_slice(&history.stdout).expect("json");
+    let scenario = &json["scenarios"][0];
+    assert_eq!(scenario["strip"], "✓✗✓✗≈", "{json:#}");
+    assert_eq!(scenario["flips"], 4, "passing and failing alternate (a flaky pass is a pass): {json:#}");
+    assert_eq!(scenario["flaky"], true);
+    let text_output = std::process::Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .args(["history"])
+        .current_dir(&root)
+        .output()
+        .expect("saffron history");
+    let said = text(&text_output);
+    assert!(
+        said.contains("✓✗✓✗≈  features/sign_in.feature:5  Sign in with the demo account  4 flip(s), flaky"),
+        "{said}"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -29,6 +29,7 @@ pub mod takeover {
     pub use crate::record::takeover::Takeover;
 }
 pub use plan::{Execution, NotReplayable, Selection, line_target, plan};
+pub use report::history;
 pub use report::{
     AgentTotals, ImportedRun, MergeError, RunReport, ShardOf, VerdictCounts, html, junit, markdown, merge_reports,
     write_imported_reports, write_reports,

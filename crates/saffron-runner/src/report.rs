@@ -16,6 +16,7 @@ use saffron_recording::{Masker, layout, write_atomic};
 use serde::{Deserialize, Serialize};
 
 mod agent;
+pub mod history;
 mod html;
 
 pub use agent::AgentTotals;

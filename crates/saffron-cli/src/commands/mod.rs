@@ -4,6 +4,7 @@ pub mod check;
 pub mod diff;
 pub mod doctor;
 pub mod export;
+pub mod history;
 pub mod import;
 pub mod init;
 pub mod mcp;

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
+use saffron_runner::history;
 use saffron_runner::hooks::{HookRun, Interrupt};
 use saffron_runner::session::options_with_env;
 use saffron_runner::{
@@ -255,12 +256,23 @@ fn report_hook_failures(runs: &[HookRun]) -> bool {
     failed
 }
 
-/// Writes `.saffron/reports/{latest.json, report.md, junit.xml, report.html}`.
+/// Writes `.saffron/reports/{latest.json, report.md, junit.xml, report.html}` and appends the
+/// run to `history.jsonl`.
 fn write_reports(root: &Path, report: &RunReport, masker: &Masker) -> Result<()> {
     let written = saffron_runner::write_reports(root, report, masker).context("cannot write the reports")?;
     let names: Vec<String> =
         written.iter().map(|path| path.strip_prefix(root).unwrap_or(path).display().to_string()).collect();
     err!("reports: {}", names.join(", "));
+    let context = history::RunContext {
+        commit: saffron_ci::git::head(root),
+        branch: saffron_ci::git::branch(root),
+        browser: "chromium".to_string(),
+    };
+    let lines = history::lines_of(report, &context, &saffron_recording::now_rfc3339(), masker);
+    // The history is a convenience: a run whose reports were written is not failed by it.
+    if let Err(error) = history::append(root, &lines) {
+        err!("warning: {} not written: {error}", history::HISTORY);
+    }
     Ok(())
 }
 
