@@ -45,6 +45,10 @@ pub struct RunReport {
     /// Set when the report came from a CI run through `saffron import`: which run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub imported: Option<ImportedRun>,
+    /// Each scenario's recent verdicts as a strip (`✓✗✓`, this run last), by `file:line`, from
+    /// the run history.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub history: std::collections::BTreeMap<String, String>,
 }
 
 /// `--shard I/N`: shard `index` (from 1) of `total`.
@@ -117,6 +121,7 @@ impl RunReport {
             hooks: Vec::new(),
             shard: None,
             imported: None,
+            history: std::collections::BTreeMap::new(),
         }
     }
 

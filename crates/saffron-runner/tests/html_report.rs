@@ -1,5 +1,6 @@
 //! The HTML report in a real browser: its verdict filters show one verdict's scenarios at a
-//! time, by click or from the address (`report.html#red`).
+//! time, by click or from the address (`report.html#red`); the flaky filter shows the scenarios
+//! that passed on a retry; the search box keeps the scenarios whose name or file holds its words.
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -68,7 +69,11 @@ fn verdict_filters_show_one_verdict_at_a_time() {
         "http://127.0.0.1:1",
         4000,
         vec![
-            scenario("Pay by card", 3, Verdict::Green),
+            ScenarioResult {
+                flaky: true,
+                retried: vec!["attempt 1: boom".into()],
+                ..scenario("Pay by card", 3, Verdict::Green)
+            },
             scenario("Refund an order", 9, Verdict::Red { step: None, step_text: None, message: "boom".into() }),
             scenario("Export the orders", 15, Verdict::Blocked { cause: "no browser".into() }),
         ],
@@ -97,6 +102,17 @@ fn verdict_filters_show_one_verdict_at_a_time() {
         ok(c, json!({ "type": "goto", "url": "/?blocked#blocked" })).await;
         ok(c, json!({ "type": "expectVisible", "target": { "text": "Export the orders" } })).await;
         ok(c, json!({ "type": "expectHidden", "target": { "text": "Refund an order" } })).await;
+        ok(c, json!({ "type": "click", "target": { "role": "button", "name": "≈ flaky (1)" } })).await;
+        ok(c, json!({ "type": "expectVisible", "target": { "text": "Pay by card" } })).await;
+        ok(c, json!({ "type": "expectHidden", "target": { "text": "Export the orders" } })).await;
+        ok(c, json!({ "type": "click", "target": { "role": "button", "name": "all (3)" } })).await;
+        // The search box: every word must be in the scenario's name or file.
+        ok(c, json!({ "type": "fill", "target": { "role": "searchbox" }, "value": "ORDER refund" })).await;
+        ok(c, json!({ "type": "expectVisible", "target": { "text": "Refund an order" } })).await;
+        ok(c, json!({ "type": "expectHidden", "target": { "text": "Export the orders" } })).await;
+        ok(c, json!({ "type": "expectHidden", "target": { "text": "Pay by card" } })).await;
+        ok(c, json!({ "type": "fill", "target": { "role": "searchbox" }, "value": "" })).await;
+        ok(c, json!({ "type": "expectVisible", "target": { "text": "Export the orders" } })).await;
         context.close().await;
         browser.close().await;
     });

@@ -256,23 +256,31 @@ fn report_hook_failures(runs: &[HookRun]) -> bool {
     failed
 }
 
-/// Writes `.saffron/reports/{latest.json, report.md, junit.xml, report.html}` and appends the
-/// run to `history.jsonl`.
+/// Appends the run to `history.jsonl`, then writes `.saffron/reports/{latest.json, report.md,
+/// junit.xml, report.html}` with each scenario's recent verdicts (this run last).
 fn write_reports(root: &Path, report: &RunReport, masker: &Masker) -> Result<()> {
-    let written = saffron_runner::write_reports(root, report, masker).context("cannot write the reports")?;
-    let names: Vec<String> =
-        written.iter().map(|path| path.strip_prefix(root).unwrap_or(path).display().to_string()).collect();
-    err!("reports: {}", names.join(", "));
     let context = history::RunContext {
         commit: saffron_ci::git::head(root),
         branch: saffron_ci::git::branch(root),
         browser: "chromium".to_string(),
     };
     let lines = history::lines_of(report, &context, &saffron_recording::now_rfc3339(), masker);
-    // The history is a convenience: a run whose reports were written is not failed by it.
-    if let Err(error) = history::append(root, &lines) {
-        err!("warning: {} not written: {error}", history::HISTORY);
+    let mut report = report.clone();
+    // The history is a convenience: a run whose reports are written is not failed by it.
+    match history::append(root, &lines) {
+        Ok(()) => {
+            for summary in history::summarize(&history::read(root), 10) {
+                if report.scenarios.iter().any(|s| s.file == summary.file && s.line == summary.line) {
+                    report.history.insert(format!("{}:{}", summary.file, summary.line), summary.strip);
+                }
+            }
+        }
+        Err(error) => err!("warning: {} not written: {error}", history::HISTORY),
     }
+    let written = saffron_runner::write_reports(root, &report, masker).context("cannot write the reports")?;
+    let names: Vec<String> =
+        written.iter().map(|path| path.strip_prefix(root).unwrap_or(path).display().to_string()).collect();
+    err!("reports: {}", names.join(", "));
     Ok(())
 }
 

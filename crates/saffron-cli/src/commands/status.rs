@@ -34,6 +34,12 @@ pub fn run(args: StatusArgs) -> Result<ExitCode> {
     project::report(&problems)?;
     let scenarios: Vec<_> = snapshot.scenarios().into_iter().filter(|s| project::selected(&s.file, &filters)).collect();
     let ledger = saffron_ci::ledger::Ledger::read(&root);
+    // Flaky and chronic scenarios, from the run history (`saffron history` has the whole of it).
+    let recent = saffron_runner::history::summarize(&saffron_runner::history::read(&root), 10);
+    let history_of = |file: &std::path::Path, line: u32| {
+        let file = file.to_string_lossy().replace('\\', "/");
+        recent.iter().find(|summary| summary.file == file && summary.line == line)
+    };
     let imported_from = |proposal: &std::path::Path| {
         let bytes = std::fs::read(root.join(proposal)).ok()?;
         ledger.imported_from(&proposal.to_string_lossy().replace('\\', "/"), &bytes).cloned()
@@ -70,6 +76,14 @@ pub fn run(args: StatusArgs) -> Result<ExitCode> {
                     if let RecordingState::Unreadable { reason } = &s.recording {
                         value["reason"] = serde_json::json!(reason);
                     }
+                    if let Some(history) = history_of(&s.file, s.location.line) {
+                        value["history"] = serde_json::json!({
+                            "strip": history.strip,
+                            "flips": history.flips,
+                            "chronic": history.chronic,
+                            "flaky": history.flaky,
+                        });
+                    }
                     if !s.stale_steps.is_empty() {
                         value["staleSteps"] = s.stale_steps.iter().map(difference_json).collect();
                     }
@@ -86,6 +100,14 @@ pub fn run(args: StatusArgs) -> Result<ExitCode> {
                     format!("{:<11} {}:{}  {}{rows}", s.recording.as_str(), s.file.display(), s.location.line, s.name);
                 if let RecordingState::Unreadable { reason } = &s.recording {
                     line.push_str(&format!("  ({reason})"));
+                }
+                if let Some(history) = history_of(&s.file, s.location.line).filter(|h| h.chronic || h.flaky) {
+                    let kinds: Vec<&str> = [(history.chronic, "CHRONIC"), (history.flaky, "flaky")]
+                        .iter()
+                        .filter(|k| k.0)
+                        .map(|k| k.1)
+                        .collect();
+                    line.push_str(&format!("  [{} {}]", kinds.join(", "), history.strip));
                 }
                 let assessment = proposal_assessment(&snapshot, s);
                 if let Some(proposal) = &s.pending_proposal {

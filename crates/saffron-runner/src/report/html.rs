@@ -29,7 +29,10 @@ td,th{border-bottom:1px solid #ddd;padding:.3rem .6rem;text-align:left}.agent{ma
 body[data-filter=green] .scenario:not([data-verdict=green]),\
 body[data-filter=yellow] .scenario:not([data-verdict=yellow]),\
 body[data-filter=red] .scenario:not([data-verdict=red]),\
-body[data-filter=blocked] .scenario:not([data-verdict=blocked]){display:none}";
+body[data-filter=blocked] .scenario:not([data-verdict=blocked]),\
+body[data-filter=flaky] .scenario:not([data-flaky]),.scenario.unmatched{display:none}\
+.strip{font-family:ui-monospace,monospace;color:#666;letter-spacing:.1em}\
+input[type=search]{padding:.3rem .6rem;border:1px solid #ccc;border-radius:.3rem;min-width:20rem}";
 
 const SCRIPT: &str = "\
 const buttons=[...document.querySelectorAll('nav button')];\
@@ -37,7 +40,11 @@ const show=(filter)=>{document.body.dataset.filter=filter;\
 for(const b of buttons){b.setAttribute('aria-pressed',String(b.dataset.show===filter));}};\
 for(const b of buttons){b.addEventListener('click',()=>{show(b.dataset.show);\
 history.replaceState(null,'',b.dataset.show==='all'?'#':'#'+b.dataset.show);});}\
-const wanted=location.hash.slice(1);if(buttons.some((b)=>b.dataset.show===wanted)){show(wanted);}";
+const wanted=location.hash.slice(1);if(buttons.some((b)=>b.dataset.show===wanted)){show(wanted);}\
+const search=document.querySelector('input[type=search]');const sections=[...document.querySelectorAll('.scenario')];\
+search.addEventListener('input',()=>{const words=search.value.toLowerCase().split(/\\s+/).filter(Boolean);\
+for(const s of sections){const text=s.querySelector('summary').textContent.toLowerCase();\
+s.classList.toggle('unmatched',!words.every((w)=>text.includes(w)));}});";
 
 fn seconds(ms: u64) -> String {
     if ms < 1000 { format!("{ms} ms") } else { format!("{:.1} s", ms as f64 / 1000.0) }
@@ -95,20 +102,24 @@ fn step_item(out: &mut String, step: &StepResult) {
     out.push_str("</li>");
 }
 
-fn scenario_section(out: &mut String, s: &ScenarioResult) {
+fn scenario_section(out: &mut String, s: &ScenarioResult, strip: Option<&str>) {
     let verdict = s.verdict.name();
     // A scenario that needs a look is open; a green one is one line until clicked.
     let open = if s.is_green() && s.drift.is_empty() { "" } else { " open" };
     let _ = write!(
         out,
         "<section class=\"scenario {verdict}\" data-verdict=\"{verdict}\"{}><details{open}><summary>\
-         <span class=\"badge\">{}</span> <b>{}</b> <code>{}:{}</code> <span class=\"time\">{}</span></summary>",
+         <span class=\"badge\">{}</span> <b>{}</b> <code>{}:{}</code> <span class=\"time\">{}</span>{}</summary>",
         if s.flaky { " data-flaky=\"true\"" } else { "" },
         badge(s),
         escape_html(&s.name),
         escape_html(&s.file),
         s.line,
-        seconds(s.duration_ms)
+        seconds(s.duration_ms),
+        strip.map_or(String::new(), |strip| format!(
+            " <span class=\"strip\" title=\"the last runs, oldest first: ✓ green, ≈ flaky, ~ yellow, ✗ red, ! blocked\">{}</span>",
+            escape_html(strip)
+        ))
     );
     if let Some(text) = failure_text(s) {
         let _ = write!(out, "<pre>{}</pre>", escape_html(&text));
@@ -216,6 +227,12 @@ pub fn html(report: &RunReport) -> String {
             "<button type=\"button\" data-show=\"{name}\" aria-pressed=\"false\">{symbol} {name} ({count})</button>"
         );
     }
+    let flaky = report.scenarios.iter().filter(|s| s.flaky).count();
+    let _ = write!(
+        out,
+        "<button type=\"button\" data-show=\"flaky\" aria-pressed=\"false\">≈ flaky ({flaky})</button> \
+         <input type=\"search\" placeholder=\"Search scenarios and files\" aria-label=\"Search scenarios and files\">"
+    );
     out.push_str("</nav>\n");
     if let Some(totals) = &report.agent {
         let _ = writeln!(
@@ -225,7 +242,7 @@ pub fn html(report: &RunReport) -> String {
         );
     }
     for s in &report.scenarios {
-        scenario_section(&mut out, s);
+        scenario_section(&mut out, s, report.history.get(&format!("{}:{}", s.file, s.line)).map(String::as_str));
     }
     if !report.hooks.is_empty() {
         out.push_str("<h2>Hooks</h2>\n<table>");
