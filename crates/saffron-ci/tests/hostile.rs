@@ -132,7 +132,7 @@ fn every_hostile_bundle_is_refused_with_its_reason() {
                 let name = "proposals/../../../etc/passwd.json";
                 zip_bytes(&[stored(name, b"{}"), stored("manifest.json", &manifest(&[(name, b"{}")], |_| {}))])
             },
-            "not manifest.json, report.json, proposals",
+            "not manifest.json, report.json, history.jsonl, proposals",
         ),
         (
             "a parent folder for a feature",

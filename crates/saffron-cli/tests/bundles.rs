@@ -76,6 +76,15 @@ fn a_repair_made_in_ci_is_exported_imported_accepted_and_green_at_zero_requests(
     assert_eq!(listed["proposals"][0]["importedFrom"]["run"]["id"], "4242", "{listed:#}");
     assert!(text(&saffron(&reviewer, &["proposals"], &[])).contains("imported from CI run 4242"));
 
+    // CI's run history reached the reviewer: the repaired scenario's run, yellow.
+    let history = json_of(&saffron(&reviewer, &["history", "--format", "json"], &[]));
+    let repaired_history = history["scenarios"]
+        .as_array()
+        .and_then(|all| all.iter().find(|s| s["name"] == NEEDS_CUSTOMER))
+        .expect("the scenario's history came along")
+        .clone();
+    assert_eq!(repaired_history["strip"], "~", "{history:#}");
+
     // Twice: nothing is rewritten, and it says so.
     let before = written_by_import(&reviewer);
     let again = saffron(&reviewer, &["import", &bundle.display().to_string()], &[]);

@@ -164,6 +164,12 @@ pub fn export(input: &ExportInput) -> Result<Exported, BundleError> {
         }
         planned.push(Planned { name: REPORT.to_string(), source: Source::Bytes(bytes) });
     }
+    // The run history travels too, so CI's history reaches the reviewer.
+    let history = root.join(saffron_runner::history::HISTORY);
+    if let Ok((sha256, size)) = digest_file(&history) {
+        planned
+            .push(Planned { name: paths::HISTORY.to_string(), source: Source::File { path: history, sha256, size } });
+    }
 
     let mut total = 0u64;
     for file in &planned {

@@ -180,6 +180,30 @@ pub fn import(input: &ImportInput<'_>, bundle_paths: &[PathBuf]) -> Result<Impor
         }
     }
 
+    // CI's run history joins this checkout's: each line it does not have yet, in order.
+    let mut known: std::collections::HashSet<String> =
+        saffron_runner::history::read(input.root).iter().filter_map(|line| serde_json::to_string(line).ok()).collect();
+    let mut arrived = Vec::new();
+    for bundle in &bundles {
+        let Some((_, staged)) = bundle.entries.get(super::paths::HISTORY) else { continue };
+        let text =
+            std::fs::read_to_string(staged).map_err(|source| BundleError::Read { path: staged.clone(), source })?;
+        for line in
+            text.lines().filter_map(|line| serde_json::from_str::<saffron_runner::history::HistoryLine>(line).ok())
+        {
+            if let Ok(key) = serde_json::to_string(&line)
+                && known.insert(key)
+            {
+                arrived.push(line);
+            }
+        }
+    }
+    if !arrived.is_empty() {
+        saffron_runner::history::append(input.root, &arrived)
+            .map_err(|source| BundleError::Write { path: input.root.join(saffron_runner::history::HISTORY), source })?;
+        changed = true;
+    }
+
     let mut report_path = None;
     if let Some(mut report) = report {
         report.imported = Some(imported_run(&bundles));

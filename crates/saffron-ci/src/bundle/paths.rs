@@ -10,6 +10,8 @@ use saffron_recording::{MAX_SLUG_LEN, layout};
 pub const MANIFEST: &str = "manifest.json";
 /// The run report's path in a bundle.
 pub const REPORT: &str = "report.json";
+/// The run history's path in a bundle (`.saffron/reports/history.jsonl`).
+pub const HISTORY: &str = "history.jsonl";
 /// Proposed handlers travel under `proposals/` in a folder no feature slug can be.
 const HANDLERS: &str = "_handlers";
 /// How many folders deep an artifact may be (`artifacts/<run>/<file>`, with room to grow).
@@ -22,6 +24,8 @@ pub const MAX_PATH_LEN: usize = 512;
 pub enum Entry {
     Manifest,
     Report,
+    /// The CI checkout's run history, merged into the reviewer's.
+    History,
     /// A proposal, at its path relative to the project root.
     Proposal(PathBuf),
     /// A proposed handler, at its path relative to the project root.
@@ -36,7 +40,7 @@ impl Entry {
     pub fn project_path(&self) -> Option<&PathBuf> {
         match self {
             Entry::Proposal(path) | Entry::HandlerProposal(path) | Entry::Artifact(path) => Some(path),
-            Entry::Manifest | Entry::Report => None,
+            Entry::Manifest | Entry::Report | Entry::History => None,
         }
     }
 }
@@ -49,6 +53,7 @@ pub fn classify(name: &str) -> Result<Entry, String> {
     match name {
         MANIFEST => return Ok(Entry::Manifest),
         REPORT => return Ok(Entry::Report),
+        HISTORY => return Ok(Entry::History),
         _ => {}
     }
     let parts: Vec<&str> = name.split('/').collect();
@@ -70,7 +75,8 @@ pub fn classify(name: &str) -> Result<Entry, String> {
             }
             Ok(Entry::Artifact(rest.iter().fold(PathBuf::from(layout::ARTIFACTS), |path, part| path.join(part))))
         }
-        _ => Err("not manifest.json, report.json, proposals/<feature>/<scenario>.json or artifacts/...".into()),
+        _ => Err("not manifest.json, report.json, history.jsonl, proposals/<feature>/<scenario>.json or artifacts/..."
+            .into()),
     }
 }
 
