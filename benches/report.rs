@@ -62,7 +62,7 @@ fn scenario(index: usize) -> ScenarioResult {
         } else {
             Verdict::Green
         },
-        drift: if index % 25 == 0 {
+        drift: if index.is_multiple_of(25) {
             vec![format!("step 1 `click button \"Save\"`: testId \"save-{index}\" → none")]
         } else {
             Vec::new()
@@ -75,8 +75,8 @@ fn scenario(index: usize) -> ScenarioResult {
         url: red.then(|| format!("/orders/{index}")),
         console_errors: Vec::new(),
         agent: None,
-        retried: if index % 97 == 0 { vec!["attempt 1: step 1: timed out".into()] } else { Vec::new() },
-        flaky: index % 97 == 0,
+        retried: if index.is_multiple_of(97) { vec!["attempt 1: step 1: timed out".into()] } else { Vec::new() },
+        flaky: index.is_multiple_of(97),
     }
 }
 
