@@ -140,9 +140,14 @@ pub struct VerdictCounts {
     pub yellow: usize,
     pub red: usize,
     pub blocked: usize,
-    /// Of the green and yellow ones, those that passed only on a retry (`--retries`).
-    #[serde(default)]
+    /// Of the green and yellow ones, those that passed only on a retry (`--retries`); written
+    /// only when there are some.
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub flaky: usize,
+}
+
+fn is_zero(count: &usize) -> bool {
+    *count == 0
 }
 
 impl VerdictCounts {
