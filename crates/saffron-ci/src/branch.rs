@@ -3,9 +3,9 @@
 //! `write-tree`, `commit-tree`), so the CI checkout is never switched or staged, and the branch
 //! is pushed as `<commit>:refs/heads/<branch>`, never onto a branch that exists, never forced.
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+
+use crate::git::run;
 
 /// Characters a branch name may not hold: a reviewer pastes it into a shell.
 const SHELL_METACHARACTERS: &[char] = &[
@@ -52,30 +52,6 @@ pub fn identity(
         }
         _ => ("Saffron".into(), "saffron@localhost".into()),
     }
-}
-
-/// A git command's failure, in one line: the command and the last line git said.
-fn run(root: &Path, args: &[&str], env: &[(&str, &str)], input: Option<&[u8]>) -> Result<String, String> {
-    let mut command = Command::new("git");
-    command
-        .arg("-C")
-        .arg(root)
-        .args(args)
-        .envs(env.iter().copied())
-        .stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = command.spawn().map_err(|error| format!("cannot run git: {error}"))?;
-    if let (Some(bytes), Some(mut stdin)) = (input, child.stdin.take()) {
-        stdin.write_all(bytes).map_err(|error| format!("git {}: {error}", args.join(" ")))?;
-    }
-    let output = child.wait_with_output().map_err(|error| format!("git {}: {error}", args.join(" ")))?;
-    if !output.status.success() {
-        let said = String::from_utf8_lossy(&output.stderr);
-        let last = said.lines().rev().find(|line| !line.trim().is_empty()).unwrap_or("failed");
-        return Err(format!("git {}: {}", args.first().copied().unwrap_or(""), last.trim()));
-    }
-    Ok(String::from_utf8_lossy(&output.stdout).trim().to_string())
 }
 
 /// Whether `remote` has a branch `branch` (`git ls-remote`).

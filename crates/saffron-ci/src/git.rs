@@ -3,16 +3,38 @@
 //! question git cannot answer (no git, not a repository, an unknown commit) is `None`, never an
 //! error: a bundle made or imported outside git is judged on what is known.
 
+use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-fn git(root: &Path, args: &[&str]) -> Option<String> {
-    let output =
-        Command::new("git").arg("-C").arg(root).args(args).stdin(Stdio::null()).stderr(Stdio::null()).output().ok()?;
-    if !output.status.success() {
-        return None;
+/// Runs `git ARGS` in `root` with `env` set and `input` on its standard input; its stdout, or
+/// its failure in one line: the command and the last line git said.
+pub(crate) fn run(root: &Path, args: &[&str], env: &[(&str, &str)], input: Option<&[u8]>) -> Result<String, String> {
+    let mut command = Command::new("git");
+    command
+        .arg("-C")
+        .arg(root)
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().map_err(|error| format!("cannot run git: {error}"))?;
+    if let (Some(bytes), Some(mut stdin)) = (input, child.stdin.take()) {
+        stdin.write_all(bytes).map_err(|error| format!("git {}: {error}", args.join(" ")))?;
     }
-    Some(String::from_utf8_lossy(&output.stdout).trim().to_string())
+    let output = child.wait_with_output().map_err(|error| format!("git {}: {error}", args.join(" ")))?;
+    if !output.status.success() {
+        let said = String::from_utf8_lossy(&output.stderr);
+        let last = said.lines().rev().find(|line| !line.trim().is_empty()).unwrap_or("failed");
+        return Err(format!("git {}: {}", args.first().copied().unwrap_or(""), last.trim()));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).trim().to_string())
+}
+
+/// `git ARGS`'s stdout, or `None` when git cannot answer.
+fn git(root: &Path, args: &[&str]) -> Option<String> {
+    run(root, args, &[], None).ok()
 }
 
 /// The checkout's remotes, (name, URL), in git's order.

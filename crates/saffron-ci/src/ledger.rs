@@ -56,9 +56,12 @@ impl Ledger {
         write_atomic(&root.join(LEDGER), &bytes)
     }
 
-    /// Where the proposal at `relative` came from, if the file holds the revision imported.
-    pub fn imported_from(&self, relative: &str, bytes: &[u8]) -> Option<&ImportedFrom> {
-        let entry = self.proposals.get(relative)?;
-        (entry.revision == crate::bundle::revision(bytes)).then_some(entry)
+    /// Where the proposal file at `relative` under `root` came from, if it holds the revision
+    /// imported (read now; its path as the index gives it, either slash).
+    pub fn imported_from_file(&self, root: &Path, relative: &Path) -> Option<&ImportedFrom> {
+        let relative = relative.to_string_lossy().replace('\\', "/");
+        let entry = self.proposals.get(&relative)?;
+        let bytes = std::fs::read(root.join(&relative)).ok()?;
+        (entry.revision == crate::bundle::revision(&bytes)).then_some(entry)
     }
 }

@@ -26,7 +26,6 @@ pub struct Described {
 #[derive(Debug, Clone, Default)]
 pub struct Subject {
     pub branch: String,
-    pub base: String,
     pub run_link: Option<String>,
     pub run_id: Option<String>,
     pub commit: Option<String>,
@@ -143,7 +142,6 @@ mod tests {
     fn subject(narrative: &str) -> Subject {
         Subject {
             branch: "saffron/heal-4242".into(),
-            base: "main".into(),
             run_link: Some("https://github.com/acme/shop/actions/runs/4242/attempts/1".into()),
             run_id: Some("4242".into()),
             commit: Some("abc123".into()),

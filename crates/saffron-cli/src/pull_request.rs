@@ -9,10 +9,10 @@ use saffron_ci::ci_env::Provenance;
 use saffron_ci::pull_request::{Described, GITHUB_BODY_LIMIT, Subject, description, title};
 use saffron_ci::{branch, gh, git};
 use saffron_index::review;
-use saffron_recording::{ActionChange, Store, layout, parse_handler, parse_proposal, write_atomic};
+use saffron_recording::{Store, layout, parse_handler, parse_proposal, write_atomic};
 
 use crate::project;
-use crate::review::describe_action;
+use crate::review::change_lines;
 use crate::terminal::{err, escape_controls, out};
 
 /// A branch that may be pushed: checked before anything is written.
@@ -68,7 +68,6 @@ pub fn open(root: &Path, branching: &Branching, provenance: &Provenance, bundle:
     let mut files = Vec::new();
     let mut subject = Subject {
         branch: name.clone(),
-        base: base.clone(),
         run_link: provenance.run.as_ref().and_then(|run| run.link.clone()),
         run_id: provenance.run.as_ref().map(|run| run.id.clone()),
         commit: Some(commit.clone()),
@@ -92,20 +91,7 @@ pub fn open(root: &Path, branching: &Branching, provenance: &Provenance, bundle:
         let mut changes = Vec::new();
         for step in review::diff(&snapshot, &proposal) {
             changes.push(format!("{} {}", step.kind.keyword(), step.text));
-            for change in &step.changes {
-                match change {
-                    ActionChange::Added { index, action } => {
-                        changes.push(format!("+ [{}] {}", index + 1, describe_action(action)))
-                    }
-                    ActionChange::Removed { index, action } => {
-                        changes.push(format!("- [{}] {}", index + 1, describe_action(action)))
-                    }
-                    ActionChange::Changed { before_index, after_index, before, after } => {
-                        changes.push(format!("- [{}] {}", before_index + 1, describe_action(before)));
-                        changes.push(format!("+ [{}] {}", after_index + 1, describe_action(after)));
-                    }
-                }
-            }
+            changes.extend(step.changes.iter().flat_map(change_lines));
         }
         let edits = proposal
             .feature_edits

@@ -103,6 +103,19 @@ pub fn assessment_lines(assessment: &Assessment, indent: &str) -> Vec<String> {
     lines
 }
 
+/// One action change as `-`/`+` lines: `- [2] click button "Save"`, `+ [2] click button "Place"`.
+pub fn change_lines(change: &saffron_recording::ActionChange) -> Vec<String> {
+    use saffron_recording::ActionChange;
+    match change {
+        ActionChange::Added { index, action } => vec![format!("+ [{}] {}", index + 1, describe_action(action))],
+        ActionChange::Removed { index, action } => vec![format!("- [{}] {}", index + 1, describe_action(action))],
+        ActionChange::Changed { before_index, after_index, before, after } => vec![
+            format!("- [{}] {}", before_index + 1, describe_action(before)),
+            format!("+ [{}] {}", after_index + 1, describe_action(after)),
+        ],
+    }
+}
+
 /// One action as a person reads it: `click button "Buy now"`, `fill label "Email" with "a@b.c"`.
 pub fn describe_action(action: &Action) -> String {
     let mut value = serde_json::to_value(action).unwrap_or(Value::Null);

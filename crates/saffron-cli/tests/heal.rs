@@ -438,16 +438,7 @@ fn relocated_save_is_repaired_accepted_and_propagated_then_green_at_zero_request
     let demo = demo_with_switches(&runtime, &[saffron_demo::Drift::RelocatedSave], &[]);
     let root = project("relocated-save", &demo.config().password);
     let mut plans = Plans::new();
-    plans.insert(
-        format!("{NEEDS_CUSTOMER} (repair)"),
-        vec![
-            step(7),
-            click("button \"Place order\""),
-            step(8),
-            check_on("alert", json!({ "check": "text", "text": "Customer is required" })),
-            repaired("locator", &[]),
-        ],
-    );
+    plans.insert(format!("{NEEDS_CUSTOMER} (repair)"), support::ci::relocated_save_repair());
     let seen = Seen::default();
     let server = runtime.block_on(scripted(Wire::Anthropic, plans, seen.clone()));
     configure_agent(&root, "anthropic", &server, TIMEOUTS);

@@ -8,9 +8,8 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Args;
 use saffron_index::review::{self, ReviewError};
-use saffron_recording::ActionChange;
 
-use crate::review::{assessment_lines, describe_action, fail, find, load, resolve, usage_line};
+use crate::review::{assessment_lines, change_lines, fail, find, load, resolve, usage_line};
 use crate::terminal::escape_controls;
 
 #[derive(Args)]
@@ -67,20 +66,7 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
     for step in &changes {
         lines.push(String::new());
         lines.push(format!("{} {}", step.kind.keyword(), step.text));
-        for change in &step.changes {
-            match change {
-                ActionChange::Added { index, action } => {
-                    lines.push(format!("  + [{}] {}", index + 1, describe_action(action)));
-                }
-                ActionChange::Removed { index, action } => {
-                    lines.push(format!("  - [{}] {}", index + 1, describe_action(action)));
-                }
-                ActionChange::Changed { before_index, after_index, before, after } => {
-                    lines.push(format!("  - [{}] {}", before_index + 1, describe_action(before)));
-                    lines.push(format!("  + [{}] {}", after_index + 1, describe_action(after)));
-                }
-            }
-        }
+        lines.extend(step.changes.iter().flat_map(change_lines).map(|line| format!("  {line}")));
     }
     if changes.is_empty() {
         lines.push(String::new());

@@ -25,11 +25,7 @@ pub fn run(args: ProposalsArgs) -> Result<ExitCode> {
     let root = crate::project::find_root()?;
     // Which CI run each came from, while it is the revision `saffron import` filed.
     let ledger = saffron_ci::ledger::Ledger::read(&root);
-    let imported_from = |path: &std::path::Path| {
-        let relative = review::display_path(path);
-        let bytes = std::fs::read(root.join(&relative)).ok()?;
-        ledger.imported_from(&relative, &bytes).cloned()
-    };
+    let imported_from = |path: &std::path::Path| ledger.imported_from_file(&root, path).cloned();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match args.format {

@@ -108,8 +108,7 @@ fn pending_by_run(root: &Path) -> Vec<(String, String)> {
         .proposals
         .keys()
         .filter_map(|path| {
-            let bytes = std::fs::read(root.join(path)).ok()?;
-            let from = ledger.imported_from(path, &bytes)?;
+            let from = ledger.imported_from_file(root, Path::new(path))?;
             Some((from.run.as_ref()?.id.clone(), path.clone()))
         })
         .collect()

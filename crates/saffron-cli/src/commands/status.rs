@@ -40,10 +40,7 @@ pub fn run(args: StatusArgs) -> Result<ExitCode> {
         let file = file.to_string_lossy().replace('\\', "/");
         recent.iter().find(|summary| summary.file == file && summary.line == line)
     };
-    let imported_from = |proposal: &std::path::Path| {
-        let bytes = std::fs::read(root.join(proposal)).ok()?;
-        ledger.imported_from(&proposal.to_string_lossy().replace('\\', "/"), &bytes).cloned()
-    };
+    let imported_from = |proposal: &std::path::Path| ledger.imported_from_file(&root, proposal).cloned();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match args.format {

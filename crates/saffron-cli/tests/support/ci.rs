@@ -99,6 +99,18 @@ impl Origin {
     }
 }
 
+/// The scripted agent's repair of "An order needs a customer" under `relocated-save`: it saves
+/// with the button the page has now, and checks the Then step as recorded.
+pub fn relocated_save_repair() -> Vec<super::agent::Op> {
+    vec![
+        step(7),
+        click("button \"Place order\""),
+        step(8),
+        check_on("alert", json!({ "check": "text", "text": "Customer is required" })),
+        repaired("locator", &[]),
+    ]
+}
+
 /// The demo with `relocated-save`, and a CI clone whose run repaired "An order needs a customer"
 /// and filed its proposal.
 pub struct Repaired {
@@ -119,16 +131,7 @@ impl Repaired {
         let origin = Origin::new();
         let ci = origin.clone("ci", &demo.config().password);
         let mut plans = Plans::new();
-        plans.insert(
-            format!("{NEEDS_CUSTOMER} (repair)"),
-            vec![
-                step(7),
-                click("button \"Place order\""),
-                step(8),
-                check_on("alert", json!({ "check": "text", "text": "Customer is required" })),
-                repaired("locator", &[]),
-            ],
-        );
+        plans.insert(format!("{NEEDS_CUSTOMER} (repair)"), relocated_save_repair());
         let server = runtime.block_on(scripted(Wire::Anthropic, plans, Seen::default()));
         configure_agent(&ci, "anthropic", &server, TIMEOUTS);
         let target = scenario_at(&ci, "features/new_order.saffron", NEEDS_CUSTOMER);

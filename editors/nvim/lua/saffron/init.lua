@@ -866,28 +866,36 @@ local function project_root()
   return M.find_root(directory, { 'saffron.toml', '.saffron' }) or vim.fn.getcwd()
 end
 
---- :SaffronProposals: pick a pending proposal (with what holds it back and where it came from)
---- and review it.
-function M.proposals_command()
-  local root = project_root()
-  local entries, problem = M.proposal_entries((saffron_json(root, { 'proposals', '--format', 'json' })))
+--- Picks one of `entries` (each with its `text`) and calls `chosen` with it; says `problem`
+--- when the CLI gave no entries, and `none` when it gave an empty list.
+local function pick(entries, problem, none, prompt, chosen)
   if not entries then
     notify(problem, vim.log.levels.ERROR)
     return
   end
   if #entries == 0 then
-    notify('no proposal is waiting for review')
+    notify(none)
     return
   end
   vim.ui.select(entries, {
-    prompt = 'Proposal to review',
+    prompt = prompt,
     format_item = function(entry)
       return entry.text
     end,
   }, function(entry)
     if entry then
-      M.review(root, entry.path)
+      chosen(entry)
     end
+  end)
+end
+
+--- :SaffronProposals: pick a pending proposal (with what holds it back and where it came from)
+--- and review it.
+function M.proposals_command()
+  local root = project_root()
+  local entries, problem = M.proposal_entries((saffron_json(root, { 'proposals', '--format', 'json' })))
+  pick(entries, problem, 'no proposal is waiting for review', 'Proposal to review', function(entry)
+    M.review(root, entry.path)
   end)
 end
 
@@ -907,23 +915,7 @@ end
 function M.runs_command()
   local root = project_root()
   local entries, problem = M.run_entries((saffron_json(root, { 'runs', '--json' })))
-  if not entries then
-    notify(problem, vim.log.levels.ERROR)
-    return
-  end
-  if #entries == 0 then
-    notify('no CI run of this branch')
-    return
-  end
-  vim.ui.select(entries, {
-    prompt = 'CI run',
-    format_item = function(entry)
-      return entry.text
-    end,
-  }, function(entry)
-    if not entry then
-      return
-    end
+  pick(entries, problem, 'no CI run of this branch', 'CI run', function(entry)
     vim.ui.select({ 'Import its heal bundles', 'Open it' }, { prompt = 'Run ' .. tostring(entry.id) }, function(choice)
       if choice == 'Import its heal bundles' then
         M.import(root, { '--run', tostring(entry.id) })
