@@ -203,6 +203,8 @@ fn generate(folder: &Path, megabytes: usize) -> std::io::Result<(PathBuf, PathBu
             agent: None,
             retried: Vec::new(),
             flaky: false,
+            traces: Vec::new(),
+            trace_viewer: None,
         });
     }
     let report = RunReport::new("http://127.0.0.1:8080", 60_000, scenarios);

@@ -5,6 +5,10 @@
 //! the median wall time and time per action of both, the ratio, and the run totals.
 //! Run: `npm ci --prefix benches/peers && cargo build --release -p saffron-cli && cargo bench -p saffron-benches --bench replay`
 //! (`SAFFRON_BENCH_ROUNDS=N` for more rounds than 5; `-- --saffron PATH` drives another build).
+//!
+//! `-- --traces` measures what traces cost instead: `saffron run` with `--trace off`,
+//! `retain-on-failure` (the default) and `on`, in rotating order each round, and the size of
+//! what `on` keeps.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -45,10 +49,10 @@ fn saffron_binary() -> Result<PathBuf, String> {
     }
 }
 
-fn run_saffron(binary: &Path, url: &str, password: &str) -> Result<Run, String> {
+fn run_saffron(binary: &Path, url: &str, password: &str, trace: &str) -> Result<Run, String> {
     let started = Instant::now();
     let output = Command::new(binary)
-        .args(["run", "--workers", "1", "--format", "json", "--tags", "not @wip", "--base-url", url])
+        .args(["run", "--workers", "1", "--format", "json", "--tags", "not @wip", "--trace", trace, "--base-url", url])
         .current_dir(repository())
         .env("DEMO_PASSWORD", password)
         .output()
@@ -126,6 +130,9 @@ fn main() -> ExitCode {
 }
 
 fn bench() -> Result<(), String> {
+    if std::env::args().any(|arg| arg == "--traces") {
+        return bench_traces();
+    }
     let rounds: usize = std::env::var("SAFFRON_BENCH_ROUNDS").ok().and_then(|n| n.parse().ok()).unwrap_or(5).max(1);
     let binary = saffron_binary()?;
     peers_dir()?;
@@ -136,10 +143,11 @@ fn bench() -> Result<(), String> {
         .map_err(|error| error.to_string())?;
     let (mut saffron, mut playwright) = (Vec::new(), Vec::new());
     // A warm-up of each, untimed: the first Chromium start of a run pays for disk caches.
-    against_fresh_app(&runtime, |url, password| run_saffron(&binary, url, password))?;
+    against_fresh_app(&runtime, |url, password| run_saffron(&binary, url, password, "retain-on-failure"))?;
     against_fresh_app(&runtime, run_playwright)?;
     for round in 0..rounds {
-        let saffron_run = || against_fresh_app(&runtime, |url, password| run_saffron(&binary, url, password));
+        let saffron_run =
+            || against_fresh_app(&runtime, |url, password| run_saffron(&binary, url, password, "retain-on-failure"));
         let playwright_run = || against_fresh_app(&runtime, run_playwright);
         if round % 2 == 0 {
             saffron.push(saffron_run()?);
@@ -206,4 +214,85 @@ fn report(saffron: &[Run], playwright: &[Run], rounds: usize) -> Result<(), Stri
         playwright_wall / saffron_wall
     );
     Ok(())
+}
+
+const TRACE_MODES: [&str; 3] = ["off", "retain-on-failure", "on"];
+
+/// `--trace off`, `retain-on-failure` and `on` side by side: each round runs the three, each
+/// against a fresh demo app, starting with a different one each round.
+fn bench_traces() -> Result<(), String> {
+    let rounds: usize = std::env::var("SAFFRON_BENCH_ROUNDS").ok().and_then(|n| n.parse().ok()).unwrap_or(6).max(1);
+    let binary = saffron_binary()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .map_err(|error| error.to_string())?;
+    against_fresh_app(&runtime, |url, password| run_saffron(&binary, url, password, "off"))?;
+    let mut runs: Vec<Vec<Run>> = vec![Vec::new(), Vec::new(), Vec::new()];
+    let mut kept_bytes = Vec::new();
+    for round in 0..rounds {
+        for turn in 0..TRACE_MODES.len() {
+            let mode = (round + turn) % TRACE_MODES.len();
+            let run =
+                against_fresh_app(&runtime, |url, password| run_saffron(&binary, url, password, TRACE_MODES[mode]))?;
+            if TRACE_MODES[mode] == "on" {
+                kept_bytes.push(latest_traces_bytes()?);
+            }
+            runs[mode].push(run);
+        }
+    }
+    let failed: Vec<String> = runs
+        .iter()
+        .flatten()
+        .flat_map(|run| run.scenarios.iter())
+        .filter(|(_, timed)| !timed.ok)
+        .map(|(key, timed)| format!("{key} {}", timed.name))
+        .collect();
+    if !failed.is_empty() {
+        return Err(format!("scenarios failed, so their times mean nothing: {failed:?}"));
+    }
+    let keys: Vec<&String> = runs[0][0].scenarios.keys().collect();
+    let scenarios_ms = |mode: usize| -> f64 {
+        keys.iter()
+            .map(|key| {
+                let times: Vec<f64> =
+                    runs[mode].iter().filter_map(|run| run.scenarios.get(*key)).map(|timed| timed.ms).collect();
+                median_ms(&times)
+            })
+            .sum()
+    };
+    let wall = |mode: usize| median_ms(&runs[mode].iter().map(|run| run.wall_ms).collect::<Vec<_>>());
+    println!("traces: {} scenarios, {rounds} rounds, 1 worker; sums of per-scenario medians", keys.len());
+    println!("{:<20} {:>13} {:>8} {:>16} {:>8}", "--trace", "scenarios ms", "vs off", "whole process ms", "vs off");
+    let (off_scenarios, off_wall) = (scenarios_ms(0), wall(0));
+    for (mode, name) in TRACE_MODES.iter().enumerate() {
+        let (scenarios, whole) = (scenarios_ms(mode), wall(mode));
+        println!(
+            "{name:<20} {scenarios:>13.0} {:>8.3} {whole:>16.0} {:>8.3}",
+            scenarios / off_scenarios,
+            whole / off_wall
+        );
+    }
+    let kept = median_ms(&kept_bytes);
+    println!(
+        "--trace on keeps {:.1} MB of traces and viewer pages for the run ({:.0} KB a scenario)",
+        kept / 1e6,
+        kept / 1e3 / keys.len() as f64
+    );
+    Ok(())
+}
+
+/// Bytes under the newest run folder of `.saffron/artifacts/` (its traces and viewer pages).
+fn latest_traces_bytes() -> Result<f64, String> {
+    let artifacts = repository().join(".saffron/artifacts");
+    let newest = std::fs::read_dir(&artifacts)
+        .map_err(|error| format!("{}: {error}", artifacts.display()))?
+        .filter_map(Result::ok)
+        .filter(|entry| entry.file_name().to_string_lossy().starts_with("run-"))
+        .max_by_key(|entry| entry.file_name())
+        .ok_or("no run folder was written")?;
+    let traces = newest.path().join("traces");
+    let entries = std::fs::read_dir(&traces).map_err(|error| format!("{}: {error}", traces.display()))?;
+    Ok(entries.filter_map(Result::ok).filter_map(|entry| entry.metadata().ok()).map(|meta| meta.len() as f64).sum())
 }

@@ -26,6 +26,9 @@ fn scenario(index: usize) -> ScenarioResult {
         duration_ms: 40,
         drift: Vec::new(),
         notes: Vec::new(),
+        attempts: 1,
+        waited: Vec::new(),
+        matched: None,
     };
     let steps = if red {
         vec![
@@ -77,6 +80,8 @@ fn scenario(index: usize) -> ScenarioResult {
         agent: None,
         retried: if index.is_multiple_of(97) { vec!["attempt 1: step 1: timed out".into()] } else { Vec::new() },
         flaky: index.is_multiple_of(97),
+        traces: Vec::new(),
+        trace_viewer: None,
     }
 }
 

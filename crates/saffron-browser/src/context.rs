@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
@@ -82,6 +82,9 @@ pub(crate) struct Tab {
     /// announced as `about:blank`, and its first request comes before its log begins.
     pub window_opened: Option<String>,
     console: Option<ConsoleStreams>,
+    /// When the tab was seen to open, and to close.
+    pub opened_at: SystemTime,
+    pub closed_at: Option<SystemTime>,
 }
 
 #[derive(Default)]
@@ -94,6 +97,9 @@ pub(crate) struct State {
     /// Next response sequence number.
     pub next_seq: u64,
     pub console_errors: Vec<String>,
+    /// Every console message and uncaught exception drained so far, oldest first, at most
+    /// [`CONSOLE_LOG_KEPT`].
+    pub console_log: Vec<crate::observed::ConsoleRecord>,
     /// Every download seen to begin, in order (other contexts' too, marked not ours).
     pub downloads: Vec<Download>,
     pub notes: Vec<String>,
@@ -146,6 +152,8 @@ pub struct Context {
     /// An action whose element drifted also reads the element's target as the ladder would
     /// record it now (see [`Context::refresh_drift`]).
     pub(crate) refresh_drift: bool,
+    /// How the action being performed, or the last one, went (see [`Context::last_trail`]).
+    pub(crate) trail: Mutex<crate::observed::ActionTrail>,
     watcher: Option<JoinHandle<()>>,
     closed: bool,
 }
@@ -201,6 +209,7 @@ impl Context {
             guard: crate::guard::Guard::default(),
             watch: crate::interruption::Watch::default(),
             refresh_drift: false,
+            trail: Mutex::new(crate::observed::ActionTrail::default()),
             refs: crate::snapshot::RefBook::default(),
             download_folder: None,
             watcher: Some(watcher),
@@ -285,8 +294,22 @@ impl Context {
     /// in another process), there is no picture.
     pub async fn screenshot_hiding(&self, secrets: &[&str]) -> Result<Vec<u8>, BrowserError> {
         let page = self.active_page()?;
+        self.hiding(&page, secrets, || capture(&page)).await
+    }
+
+    /// Takes a picture with `capture` while no field or text of the page shows any of
+    /// `secrets` (see [`Context::screenshot_hiding`]).
+    pub(crate) async fn hiding<F>(
+        &self,
+        page: &Page,
+        secrets: &[&str],
+        capture: impl FnOnce() -> F,
+    ) -> Result<Vec<u8>, BrowserError>
+    where
+        F: Future<Output = Result<Vec<u8>, BrowserError>>,
+    {
         if secrets.is_empty() {
-            return capture(&page).await;
+            return capture().await;
         }
         let not_hidden = |error: CdpFail| {
             BrowserError::Protocol(format!("no screenshot: the fields holding secrets could not be hidden ({error})"))
@@ -295,12 +318,12 @@ impl Context {
         // Hidden frame by frame, the page first; put back in the opposite order.
         let mut hidden = Vec::new();
         let mut failure = None;
-        match isolated_worlds(&page).await {
+        match isolated_worlds(page).await {
             Ok(worlds) => {
                 for world in worlds {
                     hidden.push(world);
                     if let Err(error) =
-                        cdp::call_in_world(&page, world, crate::js::HIDE_SECRETS, std::slice::from_ref(&secrets)).await
+                        cdp::call_in_world(page, world, crate::js::HIDE_SECRETS, std::slice::from_ref(&secrets)).await
                     {
                         failure = Some(error);
                         break;
@@ -311,11 +334,11 @@ impl Context {
         }
         let picture = match failure {
             Some(error) => Err(not_hidden(error)),
-            None => capture(&page).await,
+            None => capture().await,
         };
         let mut restored = Ok(Value::Null);
         for world in hidden.into_iter().rev() {
-            let outcome = cdp::call_in_world(&page, world, crate::js::RESTORE_SECRETS, &[]).await;
+            let outcome = cdp::call_in_world(page, world, crate::js::RESTORE_SECRETS, &[]).await;
             if outcome.is_err() && restored.is_ok() {
                 restored = outcome;
             }
@@ -361,13 +384,7 @@ impl Context {
             .await;
         }
         self.shared.update(|state| {
-            let mut found = Vec::new();
-            for tab in &mut state.tabs {
-                if let Some(streams) = tab.console.as_mut() {
-                    drain_console(streams, &mut found);
-                }
-            }
-            state.console_errors.extend(found);
+            drain_all_consoles(state);
             state.console_errors.clone()
         })
     }
@@ -443,6 +460,8 @@ async fn watch_targets(
                             opener,
                             window_opened: None,
                             console: None,
+                            opened_at: SystemTime::now(),
+                            closed_at: None,
                         });
                     }
                 });
@@ -454,6 +473,7 @@ async fn watch_targets(
                 shared.update(|state| {
                     if let Some(tab) = state.tabs.iter_mut().find(|tab| tab.target_id == target_id) {
                         tab.closed = true;
+                        tab.closed_at.get_or_insert_with(SystemTime::now);
                     }
                 });
             }
@@ -563,6 +583,7 @@ async fn record_network(page: Page, target_id: String, mut streams: NetStreams, 
                         hop.status = u16::try_from(redirect.status).ok();
                         hop.seq = Some(seq);
                         hop.finished = true;
+                        hop.ended = Some(SystemTime::now());
                         hop.body = Body::Unavailable("a redirect has no body".to_owned());
                     }
                     state.net.push(NetEntry {
@@ -577,6 +598,14 @@ async fn record_network(page: Page, target_id: String, mut streams: NetStreams, 
                         // A page target's main frame has the target's id.
                         document: event.r#type == Some(ResourceType::Document)
                             && event.frame_id.as_ref().is_some_and(|frame| frame.as_ref() == target_id),
+                        started: SystemTime::now(),
+                        ended: None,
+                        responded: None,
+                        resource_type: event.r#type.as_ref().map_or("Other", |kind| kind.as_ref()).to_owned(),
+                        mime_type: None,
+                        encoded_bytes: None,
+                        failure: None,
+                        checked: false,
                     });
                     let index = state.net.len() - 1;
                     state.current.insert(key, index);
@@ -593,6 +622,8 @@ async fn record_network(page: Page, target_id: String, mut streams: NetStreams, 
                         entry.url = event.response.url.clone();
                         entry.status = u16::try_from(event.response.status).ok();
                         entry.seq = Some(seq);
+                        entry.mime_type = Some(event.response.mime_type.clone());
+                        entry.responded = Some(SystemTime::now());
                     }
                 });
             }
@@ -604,6 +635,8 @@ async fn record_network(page: Page, target_id: String, mut streams: NetStreams, 
                     if let Some(&index) = state.current.get(&(target_id.clone(), request_id)) {
                         let entry = &mut state.net[index];
                         entry.finished = true;
+                        entry.ended = Some(SystemTime::now());
+                        entry.encoded_bytes = Some(event.encoded_data_length.max(0.0) as u64);
                         if let Some(body) = body {
                             entry.body = body;
                         }
@@ -617,6 +650,8 @@ async fn record_network(page: Page, target_id: String, mut streams: NetStreams, 
                     if let Some(&index) = state.current.get(&(target_id.clone(), request_id)) {
                         let entry = &mut state.net[index];
                         entry.finished = true;
+                        entry.ended = Some(SystemTime::now());
+                        entry.failure = Some(event.error_text.clone());
                         if entry.body == Body::Unread {
                             entry.body = Body::Unavailable(format!("the load failed: {}", event.error_text));
                         }
@@ -716,26 +751,87 @@ fn remote_text(object: &RemoteObject) -> String {
     }
 }
 
-/// Moves the console errors waiting in the streams into `found`.
-fn drain_console(streams: &mut ConsoleStreams, found: &mut Vec<String>) {
+/// How many console messages a context keeps for its trace; errors are kept apart, all of them.
+pub(crate) const CONSOLE_LOG_KEPT: usize = 2_000;
+
+/// Moves what waits in every tab's console streams into the state: errors into
+/// `console_errors`, every message into `console_log`.
+pub(crate) fn drain_all_consoles(state: &mut State) {
+    let mut found = Vec::new();
+    let mut log = Vec::new();
+    for (tab, streams) in
+        state.tabs.iter_mut().enumerate().filter_map(|(index, tab)| Some((index, tab.console.as_mut()?)))
+    {
+        drain_console(streams, tab, &mut found, &mut log);
+    }
+    state.console_errors.extend(found);
+    let room = CONSOLE_LOG_KEPT.saturating_sub(state.console_log.len());
+    log.truncate(room);
+    state.console_log.extend(log);
+}
+
+/// A DevTools timestamp (milliseconds since the epoch) as a time.
+fn epoch_millis(timestamp: f64) -> SystemTime {
+    SystemTime::UNIX_EPOCH + Duration::from_secs_f64((timestamp / 1000.0).max(0.0))
+}
+
+/// Moves the console messages waiting in one tab's streams out: its errors into `found`, every
+/// message into `log`.
+fn drain_console(
+    streams: &mut ConsoleStreams,
+    tab: usize,
+    found: &mut Vec<String>,
+    log: &mut Vec<crate::observed::ConsoleRecord>,
+) {
+    use crate::observed::ConsoleRecord;
     while let Some(Some(event)) = streams.api.next().now_or_never() {
         let kind = event.r#type.as_ref();
+        let text = event.args.iter().map(remote_text).collect::<Vec<_>>().join(" ");
         if kind == "error" || kind == "assert" {
-            let text = event.args.iter().map(remote_text).collect::<Vec<_>>().join(" ");
             found.push(format!("console.{kind}: {text}"));
         }
+        let source = event
+            .stack_trace
+            .as_ref()
+            .and_then(|stack| stack.call_frames.first())
+            .map(|frame| format!("{}:{}", frame.url, frame.line_number + 1));
+        log.push(ConsoleRecord {
+            at: epoch_millis(*event.timestamp.inner()),
+            level: kind.to_owned(),
+            text,
+            source,
+            tab,
+        });
     }
     while let Some(Some(event)) = streams.exceptions.next().now_or_never() {
         let details = &event.exception_details;
         let description = details.exception.as_ref().and_then(|exception| exception.description.clone());
         let text = description.unwrap_or_else(|| details.text.clone());
         found.push(format!("uncaught exception: {text}"));
+        let source = details.url.as_ref().map(|url| format!("{url}:{}", details.line_number + 1));
+        log.push(ConsoleRecord {
+            at: epoch_millis(*event.timestamp.inner()),
+            level: "exception".to_owned(),
+            text,
+            source,
+            tab,
+        });
     }
     while let Some(Some(event)) = streams.log.next().now_or_never() {
         let entry = &event.entry;
-        if entry.level.as_ref() == "error" && !unasked_icon(entry.source.as_ref(), entry.url.as_deref()) {
+        let unasked = unasked_icon(entry.source.as_ref(), entry.url.as_deref());
+        if entry.level.as_ref() == "error" && !unasked {
             let at = entry.url.as_deref().map(|url| format!(" ({url})")).unwrap_or_default();
             found.push(format!("{} error: {}{at}", entry.source.as_ref(), entry.text));
+        }
+        if !unasked {
+            log.push(ConsoleRecord {
+                at: epoch_millis(*entry.timestamp.inner()),
+                level: entry.level.as_ref().to_owned(),
+                text: format!("{} ({})", entry.text, entry.source.as_ref()),
+                source: entry.url.clone(),
+                tab,
+            });
         }
     }
 }

@@ -333,6 +333,7 @@ pub(crate) const ACTIONABLE: &str = concat!(
     }
   }
   const r = el.getBoundingClientRect();
+  const box = { x: r.left, y: r.top, width: r.width, height: r.height };
   const left = Math.max(r.left, 0), top = Math.max(r.top, 0);
   const right = Math.min(r.right, innerWidth), bottom = Math.min(r.bottom, innerHeight);
   const x = (left + right) / 2, y = (top + bottom) / 2;
@@ -381,7 +382,7 @@ pub(crate) const ACTIONABLE: &str = concat!(
       if (el.value !== value) return { ok: false, fatal: true, reason: 'the ' + el.type + ' field does not accept "' + value + '"' };
       el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
       el.dispatchEvent(new Event('change', { bubbles: true }));
-      return { ok: true, done: true, x, y };
+      return { ok: true, done: true, x, y, box };
     }
     el.focus();
     if (el.localName === 'input' || el.localName === 'textarea') {
@@ -397,9 +398,9 @@ pub(crate) const ACTIONABLE: &str = concat!(
     if (focused !== el && !within(el, focused)) {
       return { ok: false, reason: 'the field did not take focus' };
     }
-    return { ok: true, done: false, x, y };
+    return { ok: true, done: false, x, y, box };
   }
-  return { ok: true, x, y };
+  return { ok: true, x, y, box };
 }"##
 );
 

@@ -22,6 +22,22 @@ pub(crate) struct NetEntry {
     pub body: Body,
     /// A document the tab's main frame loaded (a page, not a resource of one).
     pub document: bool,
+    /// When the request was seen to start, and its response to end (loaded, failed or
+    /// redirected).
+    pub started: std::time::SystemTime,
+    pub ended: Option<std::time::SystemTime>,
+    /// When its response (headers) arrived: its end when the load's own end never comes (a
+    /// page that navigated away while it loaded).
+    pub responded: Option<std::time::SystemTime>,
+    /// Chromium's resource type, e.g. `Document`, `Fetch`, `Script`.
+    pub resource_type: String,
+    pub mime_type: Option<String>,
+    /// Bytes received over the wire, once loaded.
+    pub encoded_bytes: Option<u64>,
+    /// Why the load failed.
+    pub failure: Option<String>,
+    /// A check read its body: a trace keeps that body.
+    pub checked: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -137,6 +153,14 @@ mod tests {
             finished: true,
             body,
             document: false,
+            started: std::time::SystemTime::now(),
+            ended: None,
+            responded: None,
+            resource_type: "Fetch".into(),
+            mime_type: None,
+            encoded_bytes: None,
+            failure: None,
+            checked: false,
         }
     }
 

@@ -97,3 +97,30 @@ impl Drop for DebuggableChromium {
         self.kill();
     }
 }
+
+/// Serves `page` (HTML) for every request on a loopback port, for the life of the test
+/// process; its `http://127.0.0.1:PORT` address.
+pub fn serve_page(page: String) -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+    let address = listener.local_addr().expect("its address");
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut request = Vec::new();
+            let mut buffer = [0u8; 1024];
+            while !request.windows(4).any(|window| window == b"\r\n\r\n") {
+                match stream.read(&mut buffer) {
+                    Ok(0) | Err(_) => break,
+                    Ok(read) => request.extend_from_slice(&buffer[..read]),
+                }
+            }
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\n\
+                 Connection: close\r\n\r\n",
+                page.len()
+            );
+            let _ = stream.write_all(head.as_bytes()).and_then(|()| stream.write_all(page.as_bytes()));
+        }
+    });
+    format!("http://{address}")
+}

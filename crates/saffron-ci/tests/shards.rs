@@ -45,16 +45,19 @@ fn scenario(name: &str, line: u32, verdict: Verdict, screenshot: Option<&str>) -
         agent: None,
         retried: Vec::new(),
         flaky: false,
+        traces: Vec::new(),
+        trace_viewer: None,
     }
 }
 
 /// Shard `index` of 2 ran `scenarios` (with a screenshot for a red one) and exported its bundle.
 fn shard_bundle(folder: &Path, index: usize, scenarios: Vec<ScenarioResult>) -> PathBuf {
     let root = project(folder, &format!("shard-{index}"));
-    for file in scenarios.iter().filter_map(|s| s.screenshot_file.as_deref()) {
+    let evidence = scenarios.iter().flat_map(|s| s.screenshot_file.iter().chain(&s.traces).chain(&s.trace_viewer));
+    for file in evidence {
         let path = root.join(file);
         std::fs::create_dir_all(path.parent().expect("a folder")).expect("mkdir");
-        std::fs::write(&path, format!("png of shard {index}")).expect("screenshot");
+        std::fs::write(&path, format!("{file} of shard {index}")).expect("evidence");
     }
     let mut report = RunReport::new("http://127.0.0.1:8080", 1000, scenarios);
     report.shard = Some(ShardOf { index, total: 2 });
@@ -109,11 +112,10 @@ fn latest(root: &Path) -> RunReport {
 fn shard_bundles_merge_into_one_run_and_a_partial_set_imports() {
     let folder = tempfile::tempdir().expect("a folder");
     let red = Verdict::Red { step: Some(1), step_text: Some("a cart".into()), message: "no cart".into() };
-    let first = shard_bundle(
-        folder.path(),
-        1,
-        vec![scenario("Add", 2, red, Some(".saffron/artifacts/run-1-1-0/cart--add-2.png"))],
-    );
+    let mut failed = scenario("Add", 2, red, Some(".saffron/artifacts/run-1-1-0/cart--add-2.png"));
+    failed.traces = vec![".saffron/artifacts/run-1-1-0/traces/cart--add-2-attempt-1.trace.json".into()];
+    failed.trace_viewer = Some(".saffron/artifacts/run-1-1-0/traces/cart--add-2.html".into());
+    let first = shard_bundle(folder.path(), 1, vec![failed]);
     let second = shard_bundle(folder.path(), 2, vec![scenario("Remove", 4, Verdict::Green, None)]);
     assert!(first.ends_with("saffron-bundle-shard-1-of-2.zip") && second.ends_with("saffron-bundle-shard-2-of-2.zip"));
 
@@ -127,9 +129,15 @@ fn shard_bundles_merge_into_one_run_and_a_partial_set_imports() {
     assert_eq!((imported.shards.clone(), imported.shard_total), (vec![1, 2], Some(2)));
     assert!(imported.describe().contains("shard(s) 1, 2 of 2"), "{}", imported.describe());
     let picture = report.scenarios[0].screenshot_file.as_deref().expect("the red scenario's screenshot");
-    assert_eq!(std::fs::read_to_string(reviewer.join(picture)).expect("filed"), "png of shard 1");
+    assert_eq!(std::fs::read_to_string(reviewer.join(picture)).expect("filed"), format!("{picture} of shard 1"));
     let html = std::fs::read_to_string(reviewer.join(".saffron/reports/report.html")).expect("report.html");
     assert!(html.contains("src=\"../artifacts/run-1-1-0/cart--add-2.png\""), "the picture is shown from its file");
+    // The traces travel too, where the report names them, and the report links their viewer.
+    let [trace] = report.scenarios[0].traces.as_slice() else { panic!("the red scenario's trace") };
+    assert_eq!(std::fs::read_to_string(reviewer.join(trace)).expect("filed"), format!("{trace} of shard 1"));
+    let viewer = report.scenarios[0].trace_viewer.as_deref().expect("its viewer page");
+    assert!(reviewer.join(viewer).is_file());
+    assert!(html.contains("href=\"../artifacts/run-1-1-0/traces/cart--add-2.html\""), "the trace is linked");
 
     // A partial set: only the shard that failed.
     let partial = project(folder.path(), "partial");

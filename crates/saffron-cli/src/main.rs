@@ -80,6 +80,8 @@ enum Command {
     Import(commands::import::ImportArgs),
     /// Each scenario's recent runs: verdicts as a strip, flips, chronic trouble, flakiness, duration trend.
     History(commands::history::HistoryArgs),
+    /// Open the trace viewer for a trace file, or for a scenario of the last run (FEATURE:LINE): its actions, pictures, network, console and agent turns.
+    Trace(commands::trace::TraceArgs),
     /// List the branch's CI runs (through gh), with the proposals from each still pending here.
     Runs(commands::runs::RunsArgs),
     /// Print the JSON Schema of a recording, a proposal or a handler (for an editor's JSON validation).
@@ -117,6 +119,7 @@ fn main() -> ExitCode {
         Command::Import(args) => commands::import::run(args),
         Command::Runs(args) => commands::runs::run(args),
         Command::History(args) => commands::history::run(args),
+        Command::Trace(args) => commands::trace::run(args),
     };
     match result {
         Ok(code) => code,

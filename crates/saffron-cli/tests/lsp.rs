@@ -550,7 +550,8 @@ fn the_server_executes_the_lens_commands() {
             "saffron.reviewProposal",
             "saffron.accept",
             "saffron.reject",
-            "saffron.authorSelection"
+            "saffron.authorSelection",
+            "saffron.history"
         ])
     );
     let uri = client.open("features/sign_in.feature");
@@ -613,8 +614,76 @@ fn commands_the_client_carries_out_itself_are_not_offered() {
     let init = client.initialize_with(capabilities);
     assert_eq!(
         init["capabilities"]["executeCommandProvider"]["commands"],
-        json!(["saffron.accept", "saffron.reject", "saffron.authorSelection"])
+        json!(["saffron.accept", "saffron.reject", "saffron.authorSelection", "saffron.history"])
     );
+    assert_eq!(client.shutdown(), Some(0));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// The run history reaches the editor: a flaky scenario gets a lens with its recent verdicts, the
+/// lens follows `history.jsonl` as runs append to it (a watched file), and its command says the
+/// scenario's history.
+#[test]
+fn flaky_and_chronic_scenarios_have_a_history_lens_that_follows_the_runs() {
+    let root = example_project("lsp-history");
+    let history = root.join(".saffron/reports/history.jsonl");
+    std::fs::create_dir_all(history.parent().expect("folder")).expect("mkdir");
+    let run = |verdict: &str, flaky: bool| {
+        json!({
+            "time": "2026-12-05T10:00:00Z", "browser": "chromium", "file": "features/sign_in.feature", "line": 5,
+            "name": "Sign in with the demo account", "verdict": verdict, "flaky": flaky, "attempts": 1,
+            "durationMs": 900, "drift": 0
+        })
+        .to_string()
+    };
+    std::fs::write(&history, [run("green", false), run("green", true), run("green", false)].join("\n") + "\n")
+        .expect("history");
+    let mut client = start_saffron_lsp(&root);
+    let mut capabilities = LspClient::vscode_capabilities();
+    capabilities["window"] = json!({ "showMessage": {} });
+    client.initialize_with(capabilities);
+    let uri = client.open("features/sign_in.feature");
+    let history_lens = |client: &mut LspClient| -> Vec<Value> {
+        let lenses = client.call("textDocument/codeLens", json!({ "textDocument": { "uri": uri } }));
+        lenses
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|lens| lens["command"]["command"] == "saffron.history")
+            .cloned()
+            .collect()
+    };
+    let lenses = history_lens(&mut client);
+    assert_eq!(lenses.len(), 1, "{lenses:?}");
+    assert_eq!(lenses[0]["command"]["title"], "flaky: ✓≈✓ (last 3 runs)");
+    assert_eq!(lenses[0]["range"]["start"]["line"], 4, "on the scenario's line");
+
+    // Five troubled runs more: the scenario is chronic now (red or yellow in 5 of its 8 runs).
+    let more = ["red", "red", "yellow", "red", "red"].map(|verdict| run(verdict, false)).join("\n") + "\n";
+    let mut text = std::fs::read_to_string(&history).expect("history");
+    text.push_str(&more);
+    std::fs::write(&history, text).expect("history");
+    client.notify("workspace/didChangeWatchedFiles", json!({ "changes": [{ "uri": uri_of(&history), "type": 2 }] }));
+    let lenses = history_lens(&mut client);
+    assert_eq!(lenses[0]["command"]["title"], "chronic: ✓≈✓✗✗~✗✗ (last 8 runs)", "{lenses:?}");
+
+    let arguments = lenses[0]["command"]["arguments"].clone();
+    assert_eq!(execute(&mut client, "saffron.history", arguments)["result"], Value::Null);
+    // Said before the command's answer: it is among the messages the client has received.
+    let said = client
+        .received
+        .iter()
+        .find(|m| {
+            m["method"] == "window/showMessage"
+                && m["params"]["message"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("Sign in with the demo account: ✓≈✓✗✗~✗✗"))
+        })
+        .cloned()
+        .unwrap_or_else(|| panic!("the history is said: {:?}", client.received));
+    let message = said["params"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("chronic") && message.contains("flaky") && message.contains("1 flip(s)"), "{said}");
+    assert_eq!(execute(&mut client, "saffron.history", json!(["features/sign_in.feature"]))["error"]["code"], -32602);
     assert_eq!(client.shutdown(), Some(0));
     let _ = std::fs::remove_dir_all(&root);
 }

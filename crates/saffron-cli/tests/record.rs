@@ -140,6 +140,32 @@ fn six_example_scenarios_are_recorded_on_both_wires_saved_and_then_replayed_with
     let all = text(&output);
     assert_eq!(output.status.code(), Some(0), "{all}\nerrors told to the agent:\n{}", errors_told(&seen_anthropic));
     assert!(all.contains("3 scenario(s): 3 green"), "{all}");
+    // Each recording's proof replay kept its trace, with the agent's conversation in it.
+    let latest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(root.join(".saffron/reports/latest.json")).expect("latest"))
+            .expect("json");
+    for scenario in latest["scenarios"].as_array().expect("scenarios") {
+        let traces = scenario["traces"].as_array().map(Vec::as_slice).unwrap_or_default();
+        let [trace] = traces else { panic!("one trace of the recording's proof: {scenario:#}") };
+        let file = root.join(trace.as_str().expect("a path"));
+        let bytes = std::fs::read(&file).expect("the trace");
+        assert!(!String::from_utf8_lossy(&bytes).contains(&password), "{} holds the password", file.display());
+        let trace: serde_json::Value = serde_json::from_slice(&bytes).expect("trace JSON");
+        assert_eq!(trace["kind"], "recording", "{}", file.display());
+        assert_eq!(trace["outcome"]["verdict"], "green");
+        let turns = trace["agent"]["turns"].as_array().expect("the conversation");
+        let calls = turns
+            .iter()
+            .flat_map(|turn| turn["content"].as_array().into_iter().flatten())
+            .filter_map(|block| block["toolUse"]["name"].as_str())
+            .collect::<Vec<_>>();
+        assert!(calls.contains(&"saffron_done"), "the agent's tool calls, in order: {calls:?}");
+        assert!(
+            trace["agent"]["agent"].as_str().is_some_and(|agent| agent.starts_with("anthropic")),
+            "{}",
+            trace["agent"]
+        );
+    }
 
     // The OpenAI wire: an Outline with a table step (two rows, one recording), a field error, a
     // checkbox.

@@ -12,8 +12,8 @@ use crate::context;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LensCommand {
     pub title: String,
-    /// `saffron.run`, `saffron.runFeature` or `saffron.reviewProposal`; the editor client
-    /// implements them.
+    /// `saffron.run`, `saffron.runFeature`, `saffron.reviewProposal` or `saffron.history`; the
+    /// editor client implements them.
     pub command: String,
     pub arguments: Vec<String>,
 }
@@ -55,6 +55,21 @@ pub fn code_lenses(snapshot: &Snapshot, path: &Path) -> Vec<CodeLens> {
                 arguments: vec![format!("{display}:{}", status.location.line)],
             },
         });
+        if let Some(history) = snapshot.history(&display, status.location.line)
+            && (history.flaky || history.chronic)
+        {
+            // Old trouble, said where the scenario is: a person deciding whether a red is new
+            // sees at once that it is not.
+            let what = if history.chronic { "chronic" } else { "flaky" };
+            lenses.push(CodeLens {
+                span: scenario.header.line_span,
+                command: LensCommand {
+                    title: format!("{what}: {} (last {} runs)", history.strip, history.verdicts.len()),
+                    command: "saffron.history".to_string(),
+                    arguments: vec![format!("{display}:{}", status.location.line)],
+                },
+            });
+        }
         if let Some(proposal) = &status.pending_proposal {
             // The reason shows where the button is: a reviewer learns before opening it that a
             // stale or unverified proposal can only be read and rejected.

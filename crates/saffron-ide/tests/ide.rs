@@ -854,3 +854,48 @@ fn every_feature_sees_the_same_values_in_step_text() {
     assert_eq!(snippet_body(step), r#"I give '${1:Ann}' the 2nd "${2:say \\"hi\\"}" for ${3:who} at the order's desk"#);
     assert_eq!(saffron_index::tokens::pattern_key(step), r#"i give "" the 0 "" for <> at the order's desk"#);
 }
+
+/// The run history shows where its scenario is: a flaky or chronic scenario gets a lens with its
+/// recent verdicts that opens `saffron history` for it; a scenario whose runs are plain gets none.
+#[test]
+fn flaky_and_chronic_scenarios_get_a_history_lens() {
+    use saffron_index::history::{HistoryLine, summarize};
+    let mut host = with_proposal(None);
+    let run = |verdict: &str, flaky: bool| HistoryLine {
+        time: "2026-12-05T10:00:00Z".into(),
+        commit: None,
+        branch: None,
+        shard: None,
+        browser: "chromium".into(),
+        file: "features/sign_in.feature".into(),
+        line: 2,
+        name: "Sign in".into(),
+        verdict: verdict.into(),
+        flaky,
+        attempts: 1,
+        duration_ms: 100,
+        drift: 0,
+        tokens: 0,
+        cost_usd: None,
+        proposal: None,
+    };
+    let history_lens = |host: &IndexHost| -> Vec<String> {
+        code_lenses(&host.snapshot(), Path::new("features/sign_in.feature"))
+            .iter()
+            .filter(|lens| lens.command.command == "saffron.history")
+            .map(|lens| format!("{} {:?}", lens.command.title, lens.command.arguments))
+            .collect()
+    };
+    let plain = vec![run("green", false), run("green", false)];
+    host.apply(Change::SetHistory { scenarios: summarize(&plain, 10) });
+    assert!(history_lens(&host).is_empty(), "plain runs say nothing");
+
+    let flaky = vec![run("green", false), run("green", true), run("green", false)];
+    host.apply(Change::SetHistory { scenarios: summarize(&flaky, 10) });
+    expect![[r#"flaky: ✓≈✓ (last 3 runs) ["features/sign_in.feature:2"]"#]].assert_eq(&history_lens(&host).join("\n"));
+
+    let chronic = vec![run("red", false), run("green", false), run("red", false), run("yellow", false)];
+    host.apply(Change::SetHistory { scenarios: summarize(&chronic, 10) });
+    expect![[r#"chronic: ✗✓✗~ (last 4 runs) ["features/sign_in.feature:2"]"#]]
+        .assert_eq(&history_lens(&host).join("\n"));
+}

@@ -47,6 +47,11 @@ pub enum Change {
     RemoveProposal {
         path: PathBuf,
     },
+    /// The run history (`.saffron/reports/history.jsonl`) was read again: each scenario's
+    /// recent runs, for the flaky and chronic lenses.
+    SetHistory {
+        scenarios: Vec<crate::history::ScenarioHistory>,
+    },
 }
 
 /// Use changes collected over one `apply_all`, applied together at its end.
@@ -92,6 +97,8 @@ pub(crate) struct IndexState {
     pub by_lowercase: imbl::OrdMap<(Arc<str>, Arc<str>), RankKey>,
     /// Which step patterns follow which, and their roles, variants and folders.
     pub succession: crate::succession::Succession,
+    /// Each scenario's recent runs, by (file, line).
+    pub history: Arc<std::collections::BTreeMap<(String, u32), crate::history::ScenarioHistory>>,
 }
 
 /// The index's writer.
@@ -173,6 +180,10 @@ impl IndexHost {
                 }
                 Change::RemoveProposal { path } => {
                     self.state.proposals.remove(path.as_path());
+                }
+                Change::SetHistory { scenarios } => {
+                    let by_scenario = scenarios.into_iter().map(|s| ((s.file.clone(), s.line), s)).collect();
+                    self.state.history = Arc::new(by_scenario);
                 }
             }
         }

@@ -9,6 +9,7 @@
 //! proven duplicates, [`rename_plan`] drafts the proposals that converge their wordings.
 
 pub mod drift;
+pub mod history;
 mod host;
 mod load;
 mod model;

@@ -115,6 +115,7 @@ pub fn load_project(root: &Path) -> (Vec<Change>, LoadReport) {
         }
         Err(error) => report.problems.push(LoadProblem::from_store(PathBuf::from(layout::DIR), &error)),
     }
+    changes.push(crate::history::change(root));
     (changes, report)
 }
 

@@ -383,6 +383,11 @@ impl Snapshot {
         self.state.proposals.get(path)
     }
 
+    /// The recent runs of the scenario at `file:line` (file relative to the root, `/`-separated).
+    pub fn history(&self, file: &str, line: u32) -> Option<&crate::history::ScenarioHistory> {
+        self.state.history.get(&(file.to_owned(), line))
+    }
+
     /// Every runnable scenario and Fixture of the project with the state of its recording.
     pub fn scenarios(&self) -> Vec<ScenarioStatus> {
         self.state.files.keys().flat_map(|path| self.scenarios_in(path)).collect()

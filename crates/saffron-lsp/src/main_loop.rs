@@ -499,6 +499,8 @@ impl GlobalState {
         let watchers = ["**/*.feature".to_string(), "**/*.saffron".to_string()]
             .into_iter()
             .chain(layout::indexed_globs())
+            // Each run appends to it: the flaky and chronic lenses follow.
+            .chain([format!("**/{}", saffron_index::history::HISTORY)])
             .map(|glob| lsp::FileSystemWatcher { glob_pattern: lsp::GlobPattern::String(glob), kind: None })
             .collect();
         let options = lsp::DidChangeWatchedFilesRegistrationOptions { watchers };
@@ -519,6 +521,9 @@ impl GlobalState {
 /// What a change on disk means for the index.
 fn disk_change(root: &Path, path: &Path, deleted: bool) -> Option<Change> {
     let relative = relative_path(root, path);
+    if relative == Path::new(saffron_index::history::HISTORY) {
+        return Some(saffron_index::history::change(root));
+    }
     if layout::is_recording(&relative) {
         if deleted {
             return Some(Change::RemoveRecording { path: relative });

@@ -23,6 +23,16 @@ pub struct Config {
     pub agent: Option<saffron_agent::AgentConfig>,
     pub secrets: SecretsSection,
     pub run: RunSection,
+    pub trace: TraceSection,
+}
+
+/// `[trace]`: what is kept of each scenario's run for `saffron trace`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema, PartialEq)]
+#[serde(default)]
+pub struct TraceSection {
+    /// `retain-on-failure` (the default: the trace of a scenario that did not pass plainly),
+    /// `on` (every scenario's, with a picture after each action) or `off` (as `--trace`).
+    pub mode: crate::trace::TraceMode,
 }
 
 /// `[run]`: how `saffron run` treats what it finds.

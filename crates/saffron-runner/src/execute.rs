@@ -52,6 +52,11 @@ pub struct RunOptions {
     /// live page the agent records or repairs on shows the takeover bar, and its lease joins
     /// this handle (the terminal's key acts on it). `None`: nothing is added to any page.
     pub takeover: Option<crate::takeover::Takeover>,
+    /// When a scenario's trace is kept (`--trace`, `[trace] mode`).
+    pub trace: crate::trace::TraceMode,
+    /// This run's artifacts folder: traces are written into it as scenarios finish, the
+    /// screenshots and reports when the run ends (see [`crate::write_reports_in`]).
+    pub artifacts: Arc<crate::RunFolder>,
 }
 
 impl RunOptions {
@@ -335,6 +340,8 @@ pub(crate) fn result(execution: &Execution, verdict: Verdict, started: Instant) 
         cleared: Vec::new(),
         retried: Vec::new(),
         flaky: false,
+        traces: Vec::new(),
+        trace_viewer: None,
     }
 }
 
@@ -386,6 +393,9 @@ fn failed_action(action: &Action, locator: Option<String>, duration_ms: u64, not
         duration_ms,
         drift: Vec::new(),
         notes: vec![note],
+        attempts: 0,
+        waited: Vec::new(),
+        matched: None,
     }
 }
 
@@ -414,6 +424,8 @@ pub(crate) fn masked(mut result: ScenarioResult, masker: &Masker) -> ScenarioRes
             action.locator = action.locator.as_ref().map(|locator| masker.mask(locator));
             action.drift = action.drift.iter().map(|line| masker.mask(line)).collect();
             action.notes = action.notes.iter().map(|note| masker.mask(note)).collect();
+            action.waited = action.waited.iter().map(|reason| masker.mask(reason)).collect();
+            action.matched = action.matched.as_ref().map(|matched| masker.mask(matched));
         }
     }
     result
@@ -476,9 +488,11 @@ async fn replay_or_repair(
         let mut handlers = (*with.handlers).clone();
         handlers.list.extend(proven.handlers.iter().map(|(handler, _)| handler.clone()));
         with.handlers = Arc::new(handlers);
-        let again =
+        let mut again =
             replay_live(browser.clone(), execution.clone(), with, replayed.masker.clone(), crate::heal::ESCALATING)
                 .await;
+        crate::trace::keep(&options, &mut again.outcome, again.trace.take(), &again.masker);
+        again.outcome.traces.splice(0..0, replayed.outcome.traces.drain(..));
         let used: Vec<&String> = proven
             .handlers
             .iter()
@@ -521,6 +535,7 @@ async fn replay_with_retries(
 ) -> Replayed {
     let mut replayed = replay_live(browser.clone(), execution.clone(), options.clone(), masker, mode).await;
     let mut retried = Vec::new();
+    let mut traces = Vec::new();
     while retried.len() < options.retries as usize
         && let Verdict::Red { step, step_text, message } = &replayed.outcome.verdict
     {
@@ -532,9 +547,17 @@ async fn replay_with_retries(
         if let Some(stopped) = replayed.stopped.take() {
             stopped.context.close().await;
         }
+        crate::trace::keep(options, &mut replayed.outcome, replayed.trace.take(), &replayed.masker);
+        traces.append(&mut replayed.outcome.traces);
         let masker = replayed.masker.clone();
         replayed = replay_live(browser.clone(), execution.clone(), options.clone(), masker, mode).await;
+        if let Some(trace) = replayed.trace.as_mut() {
+            trace.attempt = retried.len() as u32 + 1;
+        }
     }
+    crate::trace::keep(options, &mut replayed.outcome, replayed.trace.take(), &replayed.masker);
+    traces.append(&mut replayed.outcome.traces);
+    replayed.outcome.traces = traces;
     replayed.outcome.flaky = !retried.is_empty() && !matches!(replayed.outcome.verdict, Verdict::Red { .. });
     replayed.outcome.retried = retried;
     replayed
@@ -609,7 +632,8 @@ pub(crate) async fn replay_unmasked(
     options: RunOptions,
     masker: Masker,
 ) -> (ScenarioResult, Masker) {
-    let replayed = replay_live(browser, execution, options, masker, ReplayMode::default()).await;
+    let mut replayed = replay_live(browser, execution, options.clone(), masker, ReplayMode::default()).await;
+    crate::trace::keep(&options, &mut replayed.outcome, replayed.trace.take(), &replayed.masker);
     (replayed.outcome, replayed.masker)
 }
 
@@ -623,6 +647,8 @@ pub(crate) struct ReplayMode {
     /// gives up: if it passes the replay goes on, if it fails again the scenario is red and
     /// the failure is never handed to a repair.
     pub rerun_failed_then: bool,
+    /// What a kept trace says this replay was.
+    pub trace: crate::trace::TraceKind,
 }
 
 /// A replay that stopped on an action, with its page still open.
@@ -644,6 +670,8 @@ pub(crate) struct Replayed {
     pub stopped: Option<Stopped>,
     /// With `refresh_drift`: each drifted action's target as the page has it now.
     pub refreshes: Vec<Refresh>,
+    /// The attempt's trace, unless traces are off; not written yet (see [`crate::trace::keep`]).
+    pub trace: Option<crate::trace::Trace>,
 }
 
 /// A recorded action whose target `--refresh-drift` updates.
@@ -675,6 +703,7 @@ pub(crate) async fn replay_live(
                 masker,
                 stopped: None,
                 refreshes: Vec::new(),
+                trace: None,
             };
         }
     };
@@ -684,6 +713,7 @@ pub(crate) async fn replay_live(
             masker,
             stopped: None,
             refreshes: Vec::new(),
+            trace: None,
         };
     };
     let base_url = options.base_url.clone();
@@ -691,7 +721,13 @@ pub(crate) async fn replay_live(
         Ok(context) => context,
         Err(error) => {
             let cause = browser.lost_connection().await.unwrap_or_else(|| error.to_string());
-            return Replayed { outcome: blocked(&execution, &cause), masker, stopped: None, refreshes: Vec::new() };
+            return Replayed {
+                outcome: blocked(&execution, &cause),
+                masker,
+                stopped: None,
+                refreshes: Vec::new(),
+                trace: None,
+            };
         }
     };
     let seed = new_unique_seed();
@@ -703,6 +739,7 @@ pub(crate) async fn replay_live(
         root: &options.root,
     };
     let mut outcome = result(&execution, Verdict::Green, started);
+    let mut tracer = crate::trace::Tracer::start(options.trace, mode.trace, &execution, &options.base_url);
     let mut refreshes = Vec::new();
     // Only the committed recording is refreshed: a pending proposal is what a person reviews.
     let refresh = options.refresh_drift && execution.pending_proposal.is_none() && execution.committed.is_some();
@@ -726,7 +763,11 @@ pub(crate) async fn replay_live(
             actions: Vec::new(),
             cleared: Vec::new(),
         };
+        let step_mark = tracer.as_ref().map_or(0, crate::trace::Tracer::mark);
         if failed {
+            if let Some(tracer) = tracer.as_mut() {
+                tracer.step(&report, step_mark);
+            }
             outcome.steps.push(report);
             continue;
         }
@@ -758,6 +799,7 @@ pub(crate) async fn replay_live(
             if returns && !action.may_repeat() {
                 urls_before[action_index] = context.url().await.ok();
             }
+            let action_mark = tracer.as_ref().map_or(0, crate::trace::Tracer::mark);
             let mut attempt = context.perform_guarded(&resolved, Some(timeout), guard.clone()).await;
             if let Err(failure) = &attempt
                 && let Some(detector) = crate::interrupt::interrupted_by(&failure.kind)
@@ -847,9 +889,13 @@ pub(crate) async fn replay_live(
                         });
                     }
                     let drift = drift_lines(index + 1, action, &performed);
+                    if let Some(tracer) = tracer.as_mut() {
+                        tracer.action(&context, index + 1, action, action_mark, Ok(&performed), &drift, &masker).await;
+                    }
                     outcome.drift.extend(drift.iter().cloned());
                     let mut notes = performed.notes.clone();
                     notes.extend(rerun_note);
+                    let trail = context.last_trail();
                     report.actions.push(ActionResult {
                         action: action.to_string(),
                         passed: true,
@@ -858,6 +904,9 @@ pub(crate) async fn replay_live(
                         duration_ms: performed.duration.as_millis() as u64,
                         drift,
                         notes,
+                        attempts: trail.attempts,
+                        waited: trail.waited,
+                        matched: trail.matched,
                     });
                     action_index += 1;
                 }
@@ -867,6 +916,9 @@ pub(crate) async fn replay_live(
                         outcome.verdict = Verdict::Blocked { cause: format!("step {} `{action}`: {cause}", index + 1) };
                         failed = true;
                         break;
+                    }
+                    if let Some(tracer) = tracer.as_mut() {
+                        tracer.action(&context, index + 1, action, action_mark, Err(&failure), &[], &masker).await;
                     }
                     // A field that holds a secret is blanked for the picture, whatever its type,
                     // and text that shows one in any spelling is covered.
@@ -888,6 +940,10 @@ pub(crate) async fn replay_live(
                         (None, Some(hint)) => format!("`{action}`{found_by}: {reason} ({hint})"),
                         (None, None) => format!("`{action}`{found_by}: {reason}"),
                     };
+                    if let Some(tracer) = tracer.as_mut() {
+                        let url = outcome.url.clone();
+                        tracer.failure(&context, &message, url, outcome.screenshot.as_deref(), &masker).await;
+                    }
                     outcome.verdict =
                         Verdict::Red { step: Some(index + 1), step_text: Some(step.text.clone()), message };
                     let duration_ms = action_started.elapsed().as_millis() as u64;
@@ -898,6 +954,9 @@ pub(crate) async fn replay_live(
                         format!("{}{reason}", found_by.trim_start()),
                     );
                     report_action.notes.extend(rerun_note);
+                    let trail = context.last_trail();
+                    report_action.attempts = trail.attempts;
+                    report_action.waited = trail.waited;
                     report.actions.push(report_action);
                     // A failed Then is never handed to a repair: its check is what the scenario
                     // says. Nor is an action a guard refused (there is nothing to work around),
@@ -915,7 +974,13 @@ pub(crate) async fn replay_live(
             report.outcome = StepOutcome::Failed;
         }
         report.duration_ms = step_started.elapsed().as_millis() as u64;
+        if let Some(tracer) = tracer.as_mut() {
+            tracer.step(&report, step_mark);
+        }
         outcome.steps.push(report);
+    }
+    if let Some(tracer) = tracer.as_mut() {
+        tracer.observe(&context);
     }
     let stopped = match stopped_at {
         Some((step, action, failure)) if mode.keep_live => {
@@ -939,7 +1004,8 @@ pub(crate) async fn replay_live(
         };
     }
     outcome.duration_ms = started.elapsed().as_millis() as u64;
-    Replayed { outcome, masker, stopped, refreshes }
+    let trace = tracer.map(|tracer| tracer.finish(&outcome.verdict, outcome.duration_ms));
+    Replayed { outcome, masker, stopped, refreshes, trace }
 }
 
 #[cfg(test)]

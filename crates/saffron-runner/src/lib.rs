@@ -19,6 +19,7 @@ mod secrets;
 pub mod seed;
 pub mod session;
 pub mod tags;
+pub mod trace;
 
 pub use execute::{RunOptions, run, run_with_progress};
 
@@ -31,8 +32,8 @@ pub mod takeover {
 pub use plan::{Execution, NotReplayable, Selection, line_target, plan};
 pub use report::history;
 pub use report::{
-    AgentTotals, ImportedRun, MergeError, RunReport, ShardOf, VerdictCounts, html, junit, markdown, merge_reports,
-    write_imported_reports, write_reports,
+    AgentTotals, ImportedRun, MergeError, RunFolder, RunReport, ShardOf, VerdictCounts, html, junit, markdown,
+    merge_reports, write_imported_reports, write_reports, write_reports_in,
 };
 pub use secrets::masker_for;
 pub use session::{Proof, RunRequest, Session, SessionError};
@@ -120,6 +121,14 @@ pub struct ScenarioResult {
     /// report says so.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub flaky: bool,
+    /// The trace files kept of this scenario's attempts, relative to the project root, in
+    /// order (see `saffron trace`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub traces: Vec<String>,
+    /// The trace viewer page of those traces, relative to the project root (set by the report
+    /// writer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_viewer: Option<String>,
 }
 
 /// What recording a scenario took: the agent's sessions, what they used, what was saved.
@@ -226,6 +235,20 @@ pub struct ActionResult {
     /// What happened on the way that did not fail it (a dialog dismissed...).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// How many times the element was looked for before it would do (0 for an action that
+    /// looks for none, and then not written).
+    #[serde(default, skip_serializing_if = "never")]
+    pub attempts: u32,
+    /// What the action waited for meanwhile, each reason once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub waited: Vec<String>,
+    /// The response a network wait or check matched, e.g. `POST /api/orders → 201`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matched: Option<String>,
+}
+
+fn never(attempts: &u32) -> bool {
+    *attempts == 0
 }
 
 /// How many of a failed scenario's console errors its result keeps.

@@ -16,6 +16,8 @@ use saffron_recording::{Masker, layout, write_atomic};
 use serde::{Deserialize, Serialize};
 
 mod agent;
+mod artifacts;
+pub use artifacts::RunFolder;
 pub mod history;
 mod html;
 
@@ -401,6 +403,9 @@ pub fn markdown(report: &RunReport) -> String {
         if let Some(file) = &s.screenshot_file {
             out.push_str(&format!("- screenshot: `{file}`\n"));
         }
+        if !s.traces.is_empty() {
+            out.push_str(&format!("- trace: `saffron trace {}:{}` ({})\n", s.file, s.line, s.traces.join(", ")));
+        }
         for line in s.agent.iter().flat_map(crate::AgentRun::lines) {
             out.push_str(&format!("- {line}\n"));
         }
@@ -408,21 +413,21 @@ pub fn markdown(report: &RunReport) -> String {
     out
 }
 
-/// A name for this run's artifacts folder: sorts by time, and is unique across processes (the
-/// pid) and within one (a counter: an MCP server may run twice at once).
-fn run_id() -> String {
-    static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let millis = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|elapsed| elapsed.as_millis())
-        .unwrap_or_default();
-    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    format!("run-{millis:013}-{}-{run}", std::process::id())
+/// Writes the viewer page of the scenario's traces beside them, for the HTML report to link;
+/// its path. A trace that cannot be read leaves the scenario without a page (`saffron trace`
+/// says why).
+fn trace_viewer(folder: &RunFolder, s: &ScenarioResult) -> Option<String> {
+    let traces: Vec<crate::trace::Trace> = s
+        .traces
+        .iter()
+        .map(|file| std::fs::read(folder.root().join(file)).ok().and_then(|bytes| serde_json::from_slice(&bytes).ok()))
+        .collect::<Option<_>>()?;
+    if traces.is_empty() {
+        return None;
+    }
+    let name = screenshot_name(s).replace(".png", ".html");
+    folder.write(&format!("traces/{name}"), crate::trace::viewer_html(&traces).as_bytes()).ok()
 }
-
-/// Held by a run while it writes its pictures and reports: another run clears every earlier
-/// run's folder, but never one whose writer still holds this.
-const WRITING_LOCK: &str = ".writing";
 
 /// A failure screenshot's file name: the scenario's, so a person finds it without the report
 /// (`new-order--create-an-order-for-customer-23.png`; the line tells an Outline's rows apart).
@@ -430,23 +435,6 @@ fn screenshot_name(result: &ScenarioResult) -> String {
     let feature = saffron_recording::feature_slug(&result.file);
     let scenario = saffron_recording::scenario_slugs(&[result.name.as_str()]).pop().unwrap_or_default();
     format!("{feature}--{scenario}-{}.png", result.line)
-}
-
-/// Removes the artifacts of earlier runs: every run folder but `keep`, unless its run is still
-/// writing (it holds its lock; it will clear ours when it finishes, as the later run).
-fn clear_earlier_runs(artifacts: &Path, keep: &str) {
-    let Ok(entries) = std::fs::read_dir(artifacts) else { return };
-    for entry in entries.filter_map(Result::ok) {
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name == keep || !name.starts_with("run-") || !entry.file_type().is_ok_and(|kind| kind.is_dir()) {
-            continue;
-        }
-        let writing = std::fs::File::open(entry.path().join(WRITING_LOCK)).is_ok_and(|file| file.try_lock().is_err());
-        if !writing {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
-    }
 }
 
 const INLINE_IMAGE: &[u8] = b"data:image/png;base64,";
@@ -471,38 +459,28 @@ fn mask_outside_images(bytes: &[u8], masker: &Masker) -> Vec<u8> {
 /// Writes the four reports (and failure screenshots) under the project root, every text
 /// masked by `masker`; returns the paths.
 pub fn write_reports(root: &Path, report: &RunReport, masker: &Masker) -> std::io::Result<Vec<PathBuf>> {
+    write_reports_in(&RunFolder::new(root), report, masker)
+}
+
+/// [`write_reports`], the screenshots into `folder` (where the run's traces are already), which
+/// is released once the reports are written.
+pub fn write_reports_in(folder: &RunFolder, report: &RunReport, masker: &Masker) -> std::io::Result<Vec<PathBuf>> {
+    let root = folder.root();
     let reports = root.join(layout::REPORTS);
-    let artifacts = root.join(layout::ARTIFACTS);
     let mut report = report.clone();
-    let run = run_id();
-    let folder = artifacts.join(&run);
     // A folder linked out of `.saffron/` is neither written nor cleared.
     let store = saffron_recording::Store::open(root).map_err(std::io::Error::other)?;
-    for inside in [reports.join(layout::LATEST_REPORT_FILE), folder.join(WRITING_LOCK)] {
-        store.ensure_inside(&inside).map_err(std::io::Error::other)?;
-    }
+    store.ensure_inside(&reports.join(layout::LATEST_REPORT_FILE)).map_err(std::io::Error::other)?;
     std::fs::create_dir_all(&reports)?;
-    // Held until the reports are written, so no later run clears pictures our reports name.
-    let mut writing = None;
-    if report.scenarios.iter().any(|s| s.screenshot.is_some()) {
-        std::fs::create_dir_all(&folder)?;
-        let lock = std::fs::File::create(folder.join(WRITING_LOCK))?;
-        lock.lock()?;
-        writing = Some(lock);
-        for s in report.scenarios.iter_mut() {
-            if let Some(png) = &s.screenshot {
-                let name = screenshot_name(s);
-                write_atomic(&folder.join(&name), png)?;
-                s.screenshot_file = Some(format!("{}/{run}/{name}", layout::ARTIFACTS));
-            }
+    for s in report.scenarios.iter_mut() {
+        if let Some(png) = &s.screenshot {
+            s.screenshot_file = Some(folder.write(&screenshot_name(s), png)?);
         }
+        s.trace_viewer = trace_viewer(folder, s);
     }
-    clear_earlier_runs(&artifacts, &run);
+    folder.clear_earlier_runs();
     let written = write_report_files(&reports, &report, masker)?;
-    if let Some(lock) = writing {
-        drop(lock);
-        let _ = std::fs::remove_file(folder.join(WRITING_LOCK));
-    }
+    folder.release();
     Ok(written)
 }
 
@@ -553,6 +531,9 @@ mod tests {
             duration_ms: 40,
             drift: Vec::new(),
             notes: Vec::new(),
+            attempts: 1,
+            waited: Vec::new(),
+            matched: None,
         };
         vec![
             StepResult {
@@ -599,6 +580,8 @@ mod tests {
             agent: None,
             retried: Vec::new(),
             flaky: false,
+            traces: Vec::new(),
+            trace_viewer: None,
         };
         RunReport::new(
             "http://127.0.0.1:1",
@@ -706,7 +689,7 @@ mod tests {
         // A run that is still writing its reports holds its folder's lock.
         let running = artifacts.join("run-0000000000001-1-0");
         std::fs::create_dir_all(&running).expect("mkdir");
-        let lock = std::fs::File::create(running.join(WRITING_LOCK)).expect("lock file");
+        let lock = std::fs::File::create(running.join(artifacts::WRITING_LOCK)).expect("lock file");
         lock.lock().expect("locked");
         write_reports(project.path(), &report, &masker).expect("first run");
         write_reports(project.path(), &report, &masker).expect("second run");

@@ -37,6 +37,8 @@ pub struct RunRequest {
     pub refresh_drift: bool,
     /// How many times a red scenario is run again (`None`: `[run] retries`).
     pub retries: Option<u32>,
+    /// `--trace`: overrides `[trace] mode`.
+    pub trace: Option<crate::trace::TraceMode>,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -118,6 +120,8 @@ pub fn options_with_env(root: &Path, overrides: Vec<(String, String)>) -> RunOpt
         refresh_drift: false,
         retries: 0,
         takeover: None,
+        trace: crate::trace::TraceMode::default(),
+        artifacts: Arc::new(crate::RunFolder::new(root)),
     }
 }
 
@@ -233,6 +237,7 @@ impl Session {
         options.timeouts = config.timeouts.clone();
         options.refresh_drift = request.refresh_drift || config.run.refresh_drift;
         options.retries = request.retries.unwrap_or(config.run.retries);
+        options.trace = request.trace.unwrap_or(config.trace.mode);
         saffron_browser::SecretOrigins::new(&options.base_url, &config.secrets.origins).map_err(|reason| {
             SessionError::Config {
                 path: root.join("saffron.toml").display().to_string(),

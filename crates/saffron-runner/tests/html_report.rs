@@ -2,9 +2,6 @@
 //! time, by click or from the address (`report.html#red`); the flaky filter shows the scenarios
 //! that passed on a retry; the search box keeps the scenarios whose name or file holds its words.
 
-use std::io::{Read, Write};
-use std::net::TcpListener;
-
 use saffron_browser::{Browser, BrowserConfig, Context, ContextOptions};
 use saffron_recording::{Action, Masker};
 use saffron_runner::{RunReport, ScenarioResult, Verdict, write_reports};
@@ -27,32 +24,9 @@ fn scenario(name: &str, line: u32, verdict: Verdict) -> ScenarioResult {
         agent: None,
         retried: Vec::new(),
         flaky: false,
+        traces: Vec::new(),
+        trace_viewer: None,
     }
-}
-
-/// Serves one page for every request, on a loopback port, for the test's life.
-fn serve(page: String) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
-    let address = listener.local_addr().expect("its address");
-    std::thread::spawn(move || {
-        for mut stream in listener.incoming().flatten() {
-            let mut request = Vec::new();
-            let mut buffer = [0u8; 1024];
-            while !request.windows(4).any(|window| window == b"\r\n\r\n") {
-                match stream.read(&mut buffer) {
-                    Ok(0) | Err(_) => break,
-                    Ok(read) => request.extend_from_slice(&buffer[..read]),
-                }
-            }
-            let head = format!(
-                "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\n\
-                 Connection: close\r\n\r\n",
-                page.len()
-            );
-            let _ = stream.write_all(head.as_bytes()).and_then(|()| stream.write_all(page.as_bytes()));
-        }
-    });
-    format!("http://{address}")
 }
 
 async fn ok(context: &mut Context, action: serde_json::Value) {
@@ -80,7 +54,7 @@ fn verdict_filters_show_one_verdict_at_a_time() {
     );
     write_reports(project.path(), &report, &Masker::new()).expect("reports");
     let page = std::fs::read_to_string(project.path().join(".saffron/reports/report.html")).expect("html");
-    let base_url = serve(page);
+    let base_url = saffron_browser::testing::serve_page(page);
 
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
     runtime.block_on(async {

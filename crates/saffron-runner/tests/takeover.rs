@@ -295,6 +295,7 @@ fn a_person_takes_over_mid_action_and_the_agent_resumes_from_the_page_they_leave
         agent_workers: None,
         refresh_drift: false,
         retries: None,
+        trace: None,
     };
     let mut session = Session::prepare(root.path(), &host.snapshot(), request).expect("a session");
     let config = saffron_runner::session::load_config(root.path()).expect("the config");
@@ -378,5 +379,9 @@ fn a_person_takes_over_mid_action_and_the_agent_resumes_from_the_page_they_leave
         .map(|action| action["type"].as_str().unwrap_or_default().to_owned())
         .collect();
     assert_eq!(actions, ["goto", "fill", "click", "expectText"], "{recording}");
-    assert!(!root.path().join(".saffron/artifacts").exists(), "no evidence of a failed attempt");
+    // The proof replay's trace is kept (the agent's work is read by a reviewer), but no
+    // evidence of a failed attempt.
+    assert!(!root.path().join(".saffron/artifacts/recording").exists(), "no evidence of a failed attempt");
+    let traces = &result.traces;
+    assert!(traces.len() == 1 && traces[0].ends_with("-recording.trace.json"), "{traces:?}");
 }

@@ -100,6 +100,7 @@ impl Context {
 
     async fn perform_now(&mut self, action: &Action, timeout: Option<Duration>) -> Result<Performed, ActionFailure> {
         let started = Instant::now();
+        *crate::lock(&self.trail) = crate::observed::ActionTrail::default();
         let _timed = crate::timing::action(action.type_name());
         let timeout = action_timeout(action).or(timeout).unwrap_or(self.default_timeout);
         let deadline = started + timeout;

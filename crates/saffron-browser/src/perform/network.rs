@@ -35,7 +35,7 @@ impl Context {
                         continue;
                     }
                     match matcher.matches_body(entry) {
-                        Some(true) => return (true, Vec::new()),
+                        Some(true) => return (Some(index), Vec::new()),
                         Some(false) => {}
                         None if entry.finished => {
                             unread.push((index, entry.target_id.clone(), entry.request_id.clone()))
@@ -43,9 +43,16 @@ impl Context {
                         None => {}
                     }
                 }
-                (false, unread)
+                (None, unread)
             });
-            if hit {
+            if let Some(index) = hit {
+                let matched = self.shared.update(|state| {
+                    let entry = &mut state.net[index];
+                    // The check read the body: a trace may show it.
+                    entry.checked = matcher.needs_body();
+                    describe_entry(entry)
+                });
+                crate::lock(&self.trail).matched = Some(matched);
                 return Ok(());
             }
             if !unread.is_empty() {

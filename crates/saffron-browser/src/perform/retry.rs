@@ -14,6 +14,7 @@ use crate::error::{ActionFailure, FailureKind};
 use crate::interruption::Looks;
 use crate::js;
 use crate::locate::{self, Found, Located, Report};
+use crate::lock;
 
 use super::{browser_failure, seconds};
 
@@ -334,10 +335,23 @@ impl Context {
             Err(error) => return on_cdp(error),
         };
         if answer.get("ok").and_then(Value::as_bool) == Some(true) {
+            let (x, y) = (answer.get("x").and_then(Value::as_f64), answer.get("y").and_then(Value::as_f64));
             answer = match in_page_viewport(&page, &found, answer, checks.hit).await {
                 Ok(answer) => answer,
                 Err(error) => return on_cdp(error),
             };
+            // The box moves out of its frames as its point did.
+            if let (Some(x), Some(y), Some(rect)) = (x, y, answer.get("box")) {
+                let shift =
+                    |name: &str, from: f64| answer.get(name).and_then(Value::as_f64).map_or(0.0, |to| to - from);
+                let number = |name: &str| rect.get(name).and_then(Value::as_f64).unwrap_or(0.0);
+                lock(&self.trail).bounds = Some(crate::observed::Bounds {
+                    x: number("x") + shift("x", x),
+                    y: number("y") + shift("y", y),
+                    width: number("width"),
+                    height: number("height"),
+                });
+            }
         }
         drop(actionable);
         if answer.get("ok").and_then(Value::as_bool) == Some(true) {
@@ -413,6 +427,17 @@ pub(super) fn about(verb: &str, target: &Target, found_by: Option<&str>) -> Stri
 }
 
 impl Pending {
+    /// Why the look did not do, in a few words, for a trace.
+    pub(super) fn reason(&self) -> String {
+        match self {
+            Pending::Unresolved(report) if report.ambiguous => "several elements matched".to_owned(),
+            Pending::Unresolved(_) => "no element matched".to_owned(),
+            Pending::NotActionable { reason, .. } => reason.clone(),
+            Pending::Assertion { expected, found, .. } => format!("expected {expected}, found {found}"),
+            Pending::Unsettled(_) => "the page did not settle".to_owned(),
+        }
+    }
+
     /// Names the fallback that found the element, for a state that is about the element.
     pub(super) fn found_by(self, locator: Option<String>) -> Pending {
         match self {
@@ -439,12 +464,15 @@ pub(super) async fn retry<T>(
         // Asked before each attempt (some attempts act: a select, a focus) and once it is done
         // (the caller dispatches input right after).
         context.guard.fenced(verb)?;
-        let last = match tokio::time::timeout_at(backoff.attempt_deadline().into(), attempt()).await {
+        let outcome = tokio::time::timeout_at(backoff.attempt_deadline().into(), attempt()).await;
+        lock(&context.trail).attempts += 1;
+        let last = match outcome {
             Ok(Attempt::Done(done)) => return context.guard.fenced(verb).map(|()| done),
             Ok(Attempt::Fail(failure)) => return Err(failure.prefixed(verb, target)),
             Ok(Attempt::Retry(pending)) => pending,
             Err(_) => Pending::Unsettled("the page did not answer".to_owned()),
         };
+        lock(&context.trail).waited_for(last.reason());
         if let Some(interrupted) = context.interrupted(verb, &mut looks).await {
             return Err(interrupted);
         }

@@ -141,7 +141,12 @@ pub fn export(input: &ExportInput) -> Result<Exported, BundleError> {
         match serde_json::from_slice::<RunReport>(&bytes) {
             Ok(report) => {
                 shard = report.shard.map(|shard| Shard { index: shard.index, total: shard.total });
-                for file in report.scenarios.iter().filter_map(|s| s.screenshot_file.as_deref()) {
+                // Each scenario's failure picture and traces: the evidence the report names.
+                let evidence = report
+                    .scenarios
+                    .iter()
+                    .flat_map(|s| s.screenshot_file.iter().chain(&s.traces).chain(&s.trace_viewer));
+                for file in evidence.map(String::as_str) {
                     let Some(name) = paths::bundle_path(file) else {
                         left_out.push(format!("{file}: the report names evidence outside {}", layout::ARTIFACTS));
                         continue;

@@ -207,7 +207,7 @@ pub fn import(input: &ImportInput<'_>, bundle_paths: &[PathBuf]) -> Result<Impor
     let mut report_path = None;
     if let Some(mut report) = report {
         report.imported = Some(imported_run(&bundles));
-        // A picture the report names is shown only when the bundle brought it.
+        // A picture or trace the report names is shown only when the bundle brought it.
         let filed: Vec<&Path> = bundles
             .iter()
             .flat_map(|bundle| bundle.entries.values())
@@ -220,6 +220,10 @@ pub fn import(input: &ImportInput<'_>, bundle_paths: &[PathBuf]) -> Result<Impor
             scenario.screenshot = None;
             if scenario.screenshot_file.as_deref().is_some_and(|file| !filed.contains(&Path::new(file))) {
                 scenario.screenshot_file = None;
+            }
+            scenario.traces.retain(|file| filed.contains(&Path::new(file)));
+            if scenario.trace_viewer.as_deref().is_some_and(|file| !filed.contains(&Path::new(file))) {
+                scenario.trace_viewer = None;
             }
         }
         let latest = input.root.join(saffron_recording::layout::LATEST_REPORT);

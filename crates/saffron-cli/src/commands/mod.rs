@@ -20,6 +20,7 @@ pub mod skeleton;
 pub mod snapshot;
 pub mod status;
 pub mod steps;
+pub mod trace;
 
 /// `--format` of the commands that print either for people or for programs.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

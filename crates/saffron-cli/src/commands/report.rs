@@ -64,6 +64,10 @@ fn read(shard: &ShardReport) -> Result<RunReport> {
             }
             scenario.screenshot_file = None;
         }
+        // Traces stay on the shard's machine (their paths are its): `saffron trace` there, or
+        // `saffron import` of the shards' bundles, which carry them.
+        scenario.traces.clear();
+        scenario.trace_viewer = None;
     }
     Ok(report)
 }

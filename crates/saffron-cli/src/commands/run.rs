@@ -1,7 +1,6 @@
 //! `saffron run` and `saffron demo`: replay recordings in headless Chromium and report a
 //! verdict per scenario.
 
-use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -63,6 +62,11 @@ pub struct RunArgs {
     /// repair is tried; one that passes on a retry is flaky (default: `[run] retries`).
     #[arg(long, value_name = "N")]
     retries: Option<u32>,
+    /// Keep a trace of each scenario for `saffron trace`: retain-on-failure (a scenario that did
+    /// not pass plainly), on (every scenario, with a picture after each action) or off
+    /// (default: `[trace] mode`, else retain-on-failure).
+    #[arg(long, value_name = "MODE", value_parser = |s: &str| s.parse::<saffron_runner::trace::TraceMode>())]
+    trace: Option<saffron_runner::trace::TraceMode>,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
 }
@@ -93,6 +97,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         agent_workers: args.agent_workers.map(usize::from),
         refresh_drift: args.refresh_drift,
         retries: args.retries,
+        trace: args.trace,
     };
     // An unreadable recording is named here; its scenario's verdict is red.
     let (snapshot, mut problems) = project::load_index(&root);
@@ -160,7 +165,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     // Named in the report, so that `saffron export` names the shard's bundle after it.
     report.shard = shard.map(|(index, total)| saffron_runner::ShardOf { index, total });
     print(&report, args.format, &masker)?;
-    write_reports(&root, &report, &masker)?;
+    write_reports(&session.options.artifacts, &report, &masker)?;
     let teardown_failed = report_hook_failures(&teardown);
     let code = exit_code(report.counts, args.strict);
     // A dirty environment is the next run's false red: a run that otherwise passed says so.
@@ -258,7 +263,8 @@ fn report_hook_failures(runs: &[HookRun]) -> bool {
 
 /// Appends the run to `history.jsonl`, then writes `.saffron/reports/{latest.json, report.md,
 /// junit.xml, report.html}` with each scenario's recent verdicts (this run last).
-fn write_reports(root: &Path, report: &RunReport, masker: &Masker) -> Result<()> {
+fn write_reports(artifacts: &saffron_runner::RunFolder, report: &RunReport, masker: &Masker) -> Result<()> {
+    let root = artifacts.root();
     let context = history::RunContext {
         commit: saffron_ci::git::head(root),
         branch: saffron_ci::git::branch(root),
@@ -277,7 +283,7 @@ fn write_reports(root: &Path, report: &RunReport, masker: &Masker) -> Result<()>
         }
         Err(error) => err!("warning: {} not written: {error}", history::HISTORY),
     }
-    let written = saffron_runner::write_reports(root, &report, masker).context("cannot write the reports")?;
+    let written = saffron_runner::write_reports_in(artifacts, &report, masker).context("cannot write the reports")?;
     let names: Vec<String> =
         written.iter().map(|path| path.strip_prefix(root).unwrap_or(path).display().to_string()).collect();
     err!("reports: {}", names.join(", "));
@@ -508,6 +514,9 @@ pub struct DemoArgs {
     /// Run a red scenario again from the start up to N times; one that passes on a retry is flaky.
     #[arg(long, value_name = "N", default_value_t = 0)]
     retries: u32,
+    /// Keep a trace of each scenario for `saffron trace`: retain-on-failure, on or off.
+    #[arg(long, value_name = "MODE", default_value = "retain-on-failure", value_parser = |s: &str| s.parse::<saffron_runner::trace::TraceMode>())]
+    trace: saffron_runner::trace::TraceMode,
     /// Show the browser window.
     #[arg(long)]
     headed: bool,
@@ -574,6 +583,7 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     options.base_url = server.url();
     options.workers = args.workers;
     options.retries = args.retries;
+    options.trace = args.trace;
     options.browser.headless = !args.headed;
     options.browser.default_timeout = Duration::from_secs(5);
     // An unreadable recording is named here; its scenario's verdict is red.
@@ -593,7 +603,7 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     };
     let report = RunReport::new(&options.base_url, started.elapsed().as_millis() as u64, results);
     print(&report, Format::Text, &masker)?;
-    write_reports(&root, &report, &masker)?;
+    write_reports(&options.artifacts, &report, &masker)?;
     Ok(exit_code(report.counts, false))
 }
 
@@ -622,6 +632,8 @@ mod tests {
             agent,
             retried: Vec::new(),
             flaky: false,
+            traces: Vec::new(),
+            trace_viewer: None,
         }
     }
 

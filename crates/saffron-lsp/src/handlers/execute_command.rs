@@ -8,7 +8,8 @@
 //!   `window/showMessageRequest`, whether to accept or reject it;
 //! - `saffron.accept [PROPOSAL, "--with-feature-edit"?]` and `saffron.reject [PROPOSAL]` run
 //!   `saffron accept` and `saffron reject`;
-//! - `saffron.authorSelection [FILE, PROSE]` drafts scenarios from prose (see [`super::author`]).
+//! - `saffron.authorSelection [FILE, PROSE]` drafts scenarios from prose (see [`super::author`]);
+//! - `saffron.history [FILE:LINE]` says the scenario's recent runs (the flaky and chronic lens).
 //!
 //! Every outcome is told to the user, failures included; the command's output goes to the log.
 
@@ -31,7 +32,9 @@ pub const RUN_FEATURE: &str = "saffron.runFeature";
 pub const REVIEW_PROPOSAL: &str = "saffron.reviewProposal";
 pub const ACCEPT: &str = "saffron.accept";
 pub const REJECT: &str = "saffron.reject";
-pub const COMMANDS: [&str; 6] = [RUN, RUN_FEATURE, REVIEW_PROPOSAL, ACCEPT, REJECT, super::author::AUTHOR_SELECTION];
+pub const HISTORY: &str = "saffron.history";
+pub const COMMANDS: [&str; 7] =
+    [RUN, RUN_FEATURE, REVIEW_PROPOSAL, ACCEPT, REJECT, super::author::AUTHOR_SELECTION, HISTORY];
 
 const WITH_FEATURE_EDIT: &str = "--with-feature-edit";
 
@@ -78,9 +81,44 @@ pub fn handle(state: &mut GlobalState, params: lsp::ExecuteCommandParams) -> Res
                 prose.ok_or_else(|| Error::invalid_params(format!("{} takes a file and the prose", params.command)))?;
             super::author::start(state, file, prose.to_string());
         }
+        HISTORY => {
+            let (file, line) = first
+                .rsplit_once(':')
+                .and_then(|(file, line)| Some((file, line.parse::<u32>().ok()?)))
+                .ok_or_else(|| Error::invalid_params(format!("{HISTORY} takes FILE:LINE")))?;
+            let message = history_message(state.root(), file, line);
+            state.output.notify::<ShowMessage>(&lsp::ShowMessageParams { typ: lsp::MessageType::INFO, message });
+        }
         other => return Err(Error::invalid_params(format!("unknown command {other}"))),
     }
     Ok(None)
+}
+
+/// The scenario's recent runs in one line, as `saffron history` says them.
+fn history_message(root: &Path, file: &str, line: u32) -> String {
+    use saffron_index::history;
+    let lines = history::read(root);
+    let summaries = history::summarize(&lines, history::LENS_RUNS);
+    let Some(summary) = summaries.iter().find(|summary| summary.file == file && summary.line == line) else {
+        return format!("{file}:{line} has no run history yet ({})", history::HISTORY);
+    };
+    let mut said = vec![format!("{} flip(s)", summary.flips)];
+    if summary.chronic {
+        said.push("chronic: red or yellow in most of its recent runs".to_string());
+    }
+    if summary.flaky {
+        said.push("flaky: it passed only on a retry".to_string());
+    }
+    if let (Some(before), Some(now)) = (summary.duration_before_ms, summary.duration_now_ms) {
+        said.push(format!("{:.1} s -> {:.1} s", before as f64 / 1000.0, now as f64 / 1000.0));
+    }
+    format!(
+        "{}: {} (last {} runs, oldest first); {}. `saffron history {file}:{line}` for more",
+        summary.name,
+        summary.strip,
+        summary.verdicts.len(),
+        said.join(", ")
+    )
 }
 
 /// `relative` when it names a file of the project: never an option, an absolute path or a

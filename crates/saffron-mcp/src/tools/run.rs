@@ -138,6 +138,7 @@ pub fn prepare(project: &Project, args: RunArgs) -> Result<Session, ToolError> {
         agent_workers: None,
         refresh_drift: args.refresh_drift,
         retries: args.retries.map(|retries| retries.min(MAX_RETRIES)),
+        trace: None,
     };
     let mut session = Session::prepare(project.root(), &project.snapshot(), request).map_err(|error| {
         let hint = match error {
@@ -207,7 +208,7 @@ pub fn execute(session: Session) -> Result<RunOutput, ToolError> {
     // The model sees nothing the reports would not show: both are masked with every secret
     // the run may have substituted, in every spelling.
     let masker = session.masker();
-    let reports = match saffron_runner::write_reports(&session.root, &report, &masker) {
+    let reports = match saffron_runner::write_reports_in(&session.options.artifacts, &report, &masker) {
         Ok(paths) => {
             paths.iter().map(|path| path.strip_prefix(&session.root).unwrap_or(path).display().to_string()).collect()
         }
@@ -316,6 +317,8 @@ mod tests {
             agent: Some(agent),
             retried: Vec::new(),
             flaky: false,
+            traces: Vec::new(),
+            trace_viewer: None,
         };
         let report = RunReport::new("http://127.0.0.1:1", 1000, vec![result]);
         let output = RunOutput {

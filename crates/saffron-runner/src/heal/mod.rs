@@ -29,6 +29,7 @@ use crate::plan::Execution;
 use crate::record::gateway::{Account, Finish, Gateway, Values};
 use crate::record::page::ContextPage;
 use crate::record::recorder::{self, StepSource};
+use crate::trace::TraceKind;
 use crate::{AgentRun, ScenarioResult, Verdict};
 
 /// A merged repair, not yet proven.
@@ -59,14 +60,19 @@ struct Tally {
     usage: Usage,
     sessions: u32,
     fragile: Vec<String>,
+    /// Every session's conversation, in order, for the proof replay's trace.
+    conversation: Vec<saffron_agent::Message>,
+    /// The traces kept so far: the failed replay's, then each proof's.
+    traces: Vec<String>,
 }
 
 /// The replay modes of a scenario that may be repaired: the live page kept on a failure, and a
 /// failed Then re-run as recorded.
-pub(crate) const ESCALATING: ReplayMode = ReplayMode { keep_live: true, rerun_failed_then: true };
+pub(crate) const ESCALATING: ReplayMode =
+    ReplayMode { keep_live: true, rerun_failed_then: true, trace: TraceKind::Replay };
 
 /// The proof replay: zero AI, from scratch; its live page is kept for one refine.
-const PROOF: ReplayMode = ReplayMode { keep_live: true, rerun_failed_then: false };
+const PROOF: ReplayMode = ReplayMode { keep_live: true, rerun_failed_then: false, trace: TraceKind::Repair };
 
 /// What a repair came to: the scenario's result (masked), and what other scenarios of the run
 /// may use without asking the agent again.
@@ -114,7 +120,7 @@ async fn heal_inner(
             masker.add(&Secret { name: name.clone(), value });
         }
     }
-    let mut tally = Tally::default();
+    let mut tally = Tally { traces: failed.traces.clone(), ..Tally::default() };
     let context = Context { browser, execution, options, driver, secret_names: &secret_names };
 
     // The repair on the live page; after an agent failure, once more from a fresh replay.
@@ -124,9 +130,11 @@ async fn heal_inner(
         let (stop, failed) = match live.take() {
             Some(live) => live,
             None => {
-                let again =
+                let mut again =
                     replay_live(Some(browser.clone()), execution.clone(), options.clone(), masker.clone(), ESCALATING)
                         .await;
+                crate::trace::keep(options, &mut again.outcome, again.trace.take(), &again.masker);
+                tally.traces.append(&mut again.outcome.traces);
                 masker = again.masker;
                 match again.stopped {
                     Some(stop) => (stop, again.outcome),
@@ -183,7 +191,7 @@ async fn heal_inner(
     }
 
     // The proof, and one refine from its failure.
-    let proof = context.proof(&repair.recording, &masker).await;
+    let proof = context.proof(&repair.recording, &masker, &mut tally).await;
     let (repair, proof) = match (&proof.outcome.verdict, proof.stopped) {
         (Verdict::Green, _) => (repair, proof.outcome),
         (Verdict::Red { .. }, Some(stop)) => {
@@ -203,7 +211,7 @@ async fn heal_inner(
                             None,
                         );
                     }
-                    let second = context.proof(&refined.recording, &masker).await;
+                    let second = context.proof(&refined.recording, &masker, &mut tally).await;
                     if let Some(stop) = second.stopped {
                         stop.context.close().await;
                     }
@@ -402,6 +410,7 @@ impl Context<'_> {
         let report = self.driver.run(&mut gateway, &session_masker, prompt::SYSTEM, &task).await;
         tally.usage += &report.usage;
         tally.sessions += 1;
+        tally.conversation.extend(report.conversation.iter().cloned());
         *masker = gateway.masker().clone();
         let finish = gateway.finish().cloned();
         let account = gateway.account().clone();
@@ -523,8 +532,11 @@ impl Context<'_> {
                 proof.recording = Ok(replayed.clone());
                 proof.pending_proposal = None;
                 proof.needs_recording = false;
-                let mode = ReplayMode { keep_live: false, rerun_failed_then: false };
-                replay_live(Some(self.browser.clone()), proof, options, masker.clone(), mode).await.outcome
+                let mode = ReplayMode { keep_live: false, rerun_failed_then: false, trace: TraceKind::Repair };
+                let mut proven = replay_live(Some(self.browser.clone()), proof, options, masker.clone(), mode).await;
+                let agent = crate::trace::agent_trace(self.driver.as_ref(), &tally.conversation);
+                crate::trace::keep_proof(self.options, &mut proven.outcome, proven.trace.take(), agent, masker);
+                proven.outcome
             }
             Err(cause) => {
                 let verdict = Verdict::Blocked { cause: cause.to_string() };
@@ -568,17 +580,22 @@ impl Context<'_> {
 
     /// Replays `recording` from scratch at zero AI in a fresh context, after the
     /// `before_proof` hooks.
-    async fn proof(&self, recording: &Recording, masker: &Masker) -> Replayed {
+    async fn proof(&self, recording: &Recording, masker: &Masker, tally: &mut Tally) -> Replayed {
         if let Err(cause) = crate::execute::before_proof(self.options).await {
             let outcome =
                 crate::execute::result(self.execution, Verdict::Blocked { cause: cause.to_string() }, Instant::now());
-            return Replayed { outcome, masker: masker.clone(), stopped: None, refreshes: Vec::new() };
+            return Replayed { outcome, masker: masker.clone(), stopped: None, refreshes: Vec::new(), trace: None };
         }
         let mut proof = self.execution.clone();
         proof.recording = Ok(recording.clone());
         proof.pending_proposal = None;
         proof.needs_recording = false;
-        replay_live(Some(self.browser.clone()), proof, self.options.clone(), masker.clone(), PROOF).await
+        let mut proven =
+            replay_live(Some(self.browser.clone()), proof, self.options.clone(), masker.clone(), PROOF).await;
+        let agent = crate::trace::agent_trace(self.driver.as_ref(), &tally.conversation);
+        crate::trace::keep_proof(self.options, &mut proven.outcome, proven.trace.take(), agent, masker);
+        tally.traces.append(&mut proven.outcome.traces);
+        proven
     }
 }
 
@@ -603,5 +620,9 @@ fn finished(
         outcome.agent = Some(AgentRun { proposal, repaired_from_step: repaired_step.map(|step| step + 1), ..run });
     }
     outcome.duration_ms = started.elapsed().as_millis() as u64;
+    // The failed replay's and the proofs' traces, then any the outcome holds besides.
+    let mut traces = tally.traces.clone();
+    traces.extend(outcome.traces.drain(..).filter(|trace| !tally.traces.contains(trace)));
+    outcome.traces = traces;
     masked(outcome, masker)
 }

@@ -46,7 +46,7 @@ pub(super) fn keep(
     Ok(folder.to_string_lossy().replace('\\', "/"))
 }
 
-fn message_json(message: &Message) -> Value {
+pub(crate) fn message_json(message: &Message) -> Value {
     let role = match message.role {
         Role::User => "user",
         Role::Assistant => "assistant",

@@ -139,7 +139,8 @@ async fn record_with(
         };
         // What is proven is what is saved: a recording without the secrets the page showed.
         masker.scrub_recording(&mut recording);
-        let proof = proof(browser, execution, options, &recording, masker.clone()).await;
+        let agent = crate::trace::agent_trace(driver.as_ref(), &conversation);
+        let proof = proof(browser, execution, options, &recording, masker.clone(), agent).await;
         match &proof.verdict {
             Verdict::Green => {
                 let path = options.root.join(&execution.recording_path);
@@ -152,6 +153,7 @@ async fn record_with(
                 };
                 let saved = matches!(verdict, Verdict::Green).then(|| execution.recording_path.display().to_string());
                 let mut result = finished(execution, driver, &tally, verdict, saved, None);
+                result.traces = traces_of(&attempts, &proof);
                 result.steps = proof.steps;
                 result.drift = proof.drift;
                 let saved = result.agent.as_ref().and_then(|agent| agent.saved.as_ref()).map(|_| recording);
@@ -189,7 +191,15 @@ async fn record_with(
         result.screenshot = proof.screenshot.clone();
         result.url = proof.url.clone();
     }
+    result.traces =
+        attempts.iter().filter_map(|attempt| attempt.proof.as_ref()).flat_map(|proof| proof.traces.clone()).collect();
     (result, masker, None)
+}
+
+/// The traces of every proof replay so far, the last one's included.
+fn traces_of(attempts: &[Attempt], last: &ScenarioResult) -> Vec<String> {
+    let earlier = attempts.iter().filter_map(|attempt| attempt.proof.as_ref()).flat_map(|proof| proof.traces.iter());
+    earlier.chain(last.traces.iter()).cloned().collect()
 }
 
 /// The scenario's result with what the agent did.
@@ -476,6 +486,7 @@ async fn proof(
     options: &RunOptions,
     recording: &Recording,
     masker: Masker,
+    agent: crate::trace::AgentTrace,
 ) -> ScenarioResult {
     if let Err(cause) = crate::execute::before_proof(options).await {
         return crate::execute::result(execution, Verdict::Blocked { cause: cause.to_string() }, Instant::now());
@@ -484,6 +495,8 @@ async fn proof(
     proof.recording = Ok(recording.clone());
     proof.pending_proposal = None;
     proof.needs_recording = false;
-    let (result, _) = crate::execute::replay_unmasked(Some(browser.clone()), proof, options.clone(), masker).await;
-    result
+    let mode = crate::execute::ReplayMode { trace: crate::trace::TraceKind::Recording, ..Default::default() };
+    let mut proven = crate::execute::replay_live(Some(browser.clone()), proof, options.clone(), masker, mode).await;
+    crate::trace::keep_proof(options, &mut proven.outcome, proven.trace.take(), agent, &proven.masker);
+    proven.outcome
 }

@@ -63,6 +63,13 @@ fn action_item(out: &mut String, action: &ActionResult) {
         _ => {}
     }
     let _ = write!(out, " <span class=\"time\">{}</span>", seconds(action.duration_ms));
+    if action.attempts > 1 {
+        let waited = if action.waited.is_empty() { String::new() } else { format!(": {}", action.waited.join("; ")) };
+        let _ = write!(out, "<div class=\"waits\">looked {} times{}</div>", action.attempts, escape_html(&waited));
+    }
+    if let Some(matched) = &action.matched {
+        let _ = write!(out, "<div class=\"matched\">matched <code>{}</code></div>", escape_html(matched));
+    }
     for drift in &action.drift {
         let _ = write!(out, "<div class=\"drift\">drift: {}</div>", escape_html(drift));
     }
@@ -130,6 +137,20 @@ fn scenario_section(out: &mut String, s: &ScenarioResult, strip: Option<&str>) {
             let _ = write!(out, "<li><code>{}</code></li>", escape_html(attempt));
         }
         out.push_str("</ul>");
+    }
+    if let Some(viewer) = s.trace_viewer.as_deref().and_then(|file| file.strip_prefix(".saffron/")) {
+        // report.html is in .saffron/reports/, the viewer page in .saffron/artifacts/.
+        let _ = write!(
+            out,
+            "<p class=\"trace\"><a href=\"../{}\">trace</a> ({} attempt(s); or <code>saffron trace {}:{}</code>)</p>",
+            escape_html(viewer),
+            s.traces.len(),
+            escape_html(&s.file),
+            s.line
+        );
+    } else if !s.traces.is_empty() {
+        let _ =
+            write!(out, "<p class=\"trace\">trace: <code>saffron trace {}:{}</code></p>", escape_html(&s.file), s.line);
     }
     if let Some(url) = &s.url {
         let _ = write!(out, "<p>page: <code>{}</code></p>", escape_html(url));
