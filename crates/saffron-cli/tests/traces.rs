@@ -133,6 +133,10 @@ async fn viewer_shows_the_failure_and_the_saving_call(page: String, failed: usiz
         serde_json::json!({ "type": "expectText",
             "target": { "css": ["[data-testid=saved-total]"], "frame": { "css": ["#snapshot"] } },
             "text": "Total: €13.00" }),
+        // Styled by the page's own stylesheet, inlined into the snapshot (the demo's body is 15px).
+        serde_json::json!({ "type": "expectState",
+            "target": { "css": ["[data-testid=saved-total]"], "frame": { "css": ["#snapshot"] } },
+            "state": { "kind": "css", "property": "font-size", "value": "15px" } }),
         serde_json::json!({ "type": "click", "target": { "css": [format!("[data-action=\"{saving_click}\"]")] } }),
         serde_json::json!({ "type": "expectText", "target": { "css": ["#network tr[data-request]"] },
             "textRegex": "POST.*/api/orders.*201" }),
