@@ -92,6 +92,11 @@ pub struct ScenarioVerdict {
     /// steps, what was saved, fragile targets.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub agent: Vec<String>,
+    /// The traces kept of its attempts (a red one's by default), relative to the root: what
+    /// each action did, the network, the console, the DOM at the failure. `saffron trace
+    /// FILE:LINE` opens them for the user.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub traces: Vec<String>,
 }
 
 impl From<&ScenarioResult> for ScenarioVerdict {
@@ -115,6 +120,7 @@ impl From<&ScenarioResult> for ScenarioVerdict {
             drift: result.drift.clone(),
             duration_ms: result.duration_ms,
             agent: result.agent.as_ref().map(saffron_runner::AgentRun::lines).unwrap_or_default(),
+            traces: result.traces.clone(),
         }
     }
 }
@@ -267,6 +273,15 @@ impl Render for RunOutput {
             for line in &scenario.agent {
                 let _ = writeln!(out, "    {line}");
             }
+            if !scenario.traces.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "    trace: {} (`saffron trace {}:{}`)",
+                    scenario.traces.join(", "),
+                    scenario.file,
+                    scenario.line
+                );
+            }
         }
         if let Some(agent) = &self.agent {
             let _ = writeln!(out, "agent: {agent}");
@@ -317,7 +332,7 @@ mod tests {
             agent: Some(agent),
             retried: Vec::new(),
             flaky: false,
-            traces: Vec::new(),
+            traces: vec![".saffron/artifacts/run-1/traces/orders--export-the-orders-26-recording.trace.json".into()],
             trace_viewer: None,
         };
         let report = RunReport::new("http://127.0.0.1:1", 1000, vec![result]);
@@ -333,6 +348,12 @@ mod tests {
                     2 of 4 steps seeded; 1 session";
         let json = serde_json::to_value(&output).expect("json");
         assert_eq!(json["scenarios"][0]["agent"][0], line);
+        // The proof's trace is named, with the command that opens it.
+        assert_eq!(
+            json["scenarios"][0]["traces"][0],
+            ".saffron/artifacts/run-1/traces/orders--export-the-orders-26-recording.trace.json"
+        );
+        assert!(output.render().contains("(`saffron trace features/orders.saffron:26`)"), "{}", output.render());
         assert!(
             json["agent"].as_str().is_some_and(|totals| totals.starts_with("1 scenario(s) recorded: 950 tokens in"))
         );
