@@ -97,6 +97,30 @@ fn a_missing_control_is_repaired_proven_filed_and_replayed_yellow() {
     // The task told the agent where replay stopped.
     let task = seen.all().first().and_then(|request| request.messages.first().map(|m| m.text())).unwrap_or_default();
     assert!(task.contains("Replay failed at step 7"), "{task}");
+    // Two traces: the replay that failed (where the button was not found), and the repair's
+    // proof, with the conversation that led to the proposal.
+    let latest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(root.join(".saffron/reports/latest.json")).expect("latest"))
+            .expect("json");
+    let traces: Vec<serde_json::Value> = latest["scenarios"][0]["traces"]
+        .as_array()
+        .expect("traces")
+        .iter()
+        .map(|file| {
+            serde_json::from_slice(&std::fs::read(root.join(file.as_str().expect("path"))).expect("trace"))
+                .expect("json")
+        })
+        .collect();
+    let kinds: Vec<&str> = traces.iter().filter_map(|trace| trace["kind"].as_str()).collect();
+    assert_eq!(kinds, ["replay", "repair"], "{latest:#}");
+    assert_eq!(traces[0]["outcome"]["verdict"], "red");
+    assert!(traces[0]["failure"]["snapshot"]["html"].as_str().is_some_and(|html| html.contains("Save order")));
+    assert_eq!(traces[1]["outcome"]["verdict"], "green");
+    let turns = traces[1]["agent"]["turns"].as_array().expect("the repair's conversation");
+    assert!(
+        turns.iter().any(|turn| turn.to_string().contains("Replay failed at step 7")),
+        "the task as the agent saw it"
+    );
 
     // The next run replays the pending proposal: yellow, no request.
     let requests = server.requests().len();
