@@ -160,17 +160,18 @@ fn bench() -> Result<(), String> {
     report(&saffron, &playwright, rounds)
 }
 
-fn report(saffron: &[Run], playwright: &[Run], rounds: usize) -> Result<(), String> {
-    let failed: Vec<String> = saffron
-        .iter()
-        .chain(playwright)
+/// Times of runs in which a scenario failed mean nothing: names those scenarios.
+fn all_passed<'r>(runs: impl Iterator<Item = &'r Run>) -> Result<(), String> {
+    let failed: Vec<String> = runs
         .flat_map(|run| run.scenarios.iter())
         .filter(|(_, timed)| !timed.ok)
         .map(|(key, timed)| format!("{key} {}", timed.name))
         .collect();
-    if !failed.is_empty() {
-        return Err(format!("scenarios failed, so their times mean nothing: {failed:?}"));
-    }
+    if failed.is_empty() { Ok(()) } else { Err(format!("scenarios failed, so their times mean nothing: {failed:?}")) }
+}
+
+fn report(saffron: &[Run], playwright: &[Run], rounds: usize) -> Result<(), String> {
+    all_passed(saffron.iter().chain(playwright))?;
     let keys: Vec<&String> = saffron[0].scenarios.keys().collect();
     println!("replay: {} scenarios, {rounds} rounds, 1 worker, median per scenario", keys.len());
     println!(
@@ -242,16 +243,7 @@ fn bench_traces() -> Result<(), String> {
             runs[mode].push(run);
         }
     }
-    let failed: Vec<String> = runs
-        .iter()
-        .flatten()
-        .flat_map(|run| run.scenarios.iter())
-        .filter(|(_, timed)| !timed.ok)
-        .map(|(key, timed)| format!("{key} {}", timed.name))
-        .collect();
-    if !failed.is_empty() {
-        return Err(format!("scenarios failed, so their times mean nothing: {failed:?}"));
-    }
+    all_passed(runs.iter().flatten())?;
     let keys: Vec<&String> = runs[0][0].scenarios.keys().collect();
     let scenarios_ms = |mode: usize| -> f64 {
         keys.iter()

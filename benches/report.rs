@@ -6,8 +6,6 @@
 //!
 //! `cargo bench -p saffron-benches --bench report` (`REPORT_SCENARIOS=N` for another size).
 
-use std::io::{Read, Write};
-use std::net::TcpListener;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -85,29 +83,6 @@ fn scenario(index: usize) -> ScenarioResult {
     }
 }
 
-fn serve(page: String) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
-    let address = listener.local_addr().expect("its address");
-    std::thread::spawn(move || {
-        for mut stream in listener.incoming().flatten() {
-            let mut request = Vec::new();
-            let mut buffer = [0u8; 4096];
-            while !request.windows(4).any(|window| window == b"\r\n\r\n") {
-                match stream.read(&mut buffer) {
-                    Ok(0) | Err(_) => break,
-                    Ok(read) => request.extend_from_slice(&buffer[..read]),
-                }
-            }
-            let head = format!(
-                "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                page.len()
-            );
-            let _ = stream.write_all(head.as_bytes()).and_then(|()| stream.write_all(page.as_bytes()));
-        }
-    });
-    format!("http://{address}")
-}
-
 fn main() -> ExitCode {
     let count: usize = std::env::var("REPORT_SCENARIOS").ok().and_then(|n| n.parse().ok()).unwrap_or(5000);
     let project = std::env::temp_dir().join(format!("saffron-bench-report-{}", std::process::id()));
@@ -127,7 +102,7 @@ fn main() -> ExitCode {
     let page = std::fs::read_to_string(project.join(".saffron/reports/report.html")).unwrap_or_default();
     let bytes = page.len();
     let last = report.scenarios.last().map(|s| s.name.clone()).unwrap_or_default();
-    let base_url = serve(page);
+    let base_url = saffron_browser::testing::serve_page(page);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("a runtime");
     let times = runtime.block_on(async {
         let browser = Browser::launch(BrowserConfig::default()).await.expect("this benchmark needs Chromium");
