@@ -37,6 +37,9 @@ pub struct AgentConfig {
     /// An external agent program run with the prompt, instead of a built-in provider: a shell
     /// command line, or a program and its arguments.
     pub command: Option<CommandLine>,
+    /// A vendor's own agent client that Saffron starts itself, contained to Saffron's tools:
+    /// `claude` (Claude Code, on the user's own login or key).
+    pub program: Option<String>,
     /// Scenarios recorded at once, each in its own browser context (default 1); `saffron run
     /// --agent-workers` wins.
     pub workers: Option<usize>,
@@ -59,6 +62,19 @@ impl AgentConfig {
         let budget = self.budget()?;
         let prices = self.prices()?;
         let provider = self.provider.as_deref().map(str::trim).filter(|name| !name.is_empty());
+        if let Some(program) = self.program.as_deref().map(str::trim) {
+            if let Some(provider) = provider {
+                return Err(AgentConfigError::ProviderAndProgram { provider: provider.to_string() });
+            }
+            if self.command.is_some() {
+                return Err(AgentConfigError::CommandAndProgram);
+            }
+            let client = match program {
+                "claude" => Client::ClaudeCode,
+                other => return Err(AgentConfigError::UnknownProgram { given: other.to_string() }),
+            };
+            return Ok(AgentSetup::External(ExternalAgent { command: AgentCommand::Client(client), budget, prices }));
+        }
         if let Some(command) = &self.command {
             if let Some(provider) = provider {
                 return Err(AgentConfigError::ProviderAndCommand { provider: provider.to_string() });
@@ -266,6 +282,31 @@ pub enum AgentCommand {
     Shell(String),
     /// A program and its arguments, no shell.
     Argv(Vec<String>),
+    /// A vendor's client, whose command line Saffron builds (with the client's own containment).
+    Client(Client),
+}
+
+/// The vendors' agent clients Saffron knows how to start and contain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Client {
+    /// Anthropic's Claude Code (`claude`).
+    ClaudeCode,
+}
+
+impl Client {
+    /// The program's name on PATH.
+    pub fn program(self) -> &'static str {
+        match self {
+            Client::ClaudeCode => "claude",
+        }
+    }
+
+    /// What a person calls it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Client::ClaudeCode => "Claude Code",
+        }
+    }
 }
 
 impl AgentCommand {
@@ -298,6 +339,12 @@ pub enum AgentConfigError {
     ProviderAndCommand { provider: String },
     #[error("`command` in [agent] is empty")]
     EmptyCommand,
+    #[error("[agent] sets both `provider` ({provider}) and `program`")]
+    ProviderAndProgram { provider: String },
+    #[error("[agent] sets both `command` and `program`")]
+    CommandAndProgram,
+    #[error("unknown agent program `{given}` in [agent]")]
+    UnknownProgram { given: String },
     #[error("`base_url` in [agent] ({url}) is not usable: {reason}")]
     InvalidBaseUrl { url: String, reason: String },
     #[error("`{key}` in [agent] is 0: no recording could start")]
@@ -312,8 +359,9 @@ impl AgentConfigError {
     /// What to do about it.
     pub fn hint(&self) -> String {
         match self {
-            AgentConfigError::NotConfigured => "add an [agent] table to saffron.toml: `provider = \"anthropic\"` \
-                 and `model = \"<model id>\"` with the key in $ANTHROPIC_API_KEY, or `command = \"<your agent CLI>\"` \
+            AgentConfigError::NotConfigured => "add an [agent] table to saffron.toml: `program = \"claude\"` to \
+                 record with Claude Code on your own login (it must be on PATH), or `provider = \"anthropic\"` and \
+                 `model = \"<model id>\"` with the key in $ANTHROPIC_API_KEY, or `command = \"<your agent CLI>\"` \
                  (docs/agent.md)"
                 .into(),
             AgentConfigError::UnknownProvider { .. } => "use `anthropic` (the Anthropic Messages API) or `openai` \
@@ -331,6 +379,16 @@ impl AgentConfigError {
                  `provider` to use a built-in one, not both"
                 .into(),
             AgentConfigError::EmptyCommand => "set `command` to the agent program to run, or remove it".into(),
+            AgentConfigError::ProviderAndProgram { .. } | AgentConfigError::CommandAndProgram => {
+                "keep one of `provider` (a built-in provider and an API key), `program` (a vendor's client on its \
+                 own login) or `command` (any other agent program)"
+                    .into()
+            }
+            AgentConfigError::UnknownProgram { .. } => {
+                "use `program = \"claude\"` (Claude Code), or `command = [...]` \
+                 for another agent program (docs/agent.md)"
+                    .into()
+            }
             AgentConfigError::InvalidBaseUrl { .. } => {
                 "set `base_url` to the API's root, such as http://127.0.0.1:11434/v1 for a local server".into()
             }
@@ -404,7 +462,7 @@ mod tests {
 
     #[test]
     fn every_problem_is_named_with_a_hint() {
-        let cases: [(&str, AgentConfigError); 12] = [
+        let cases: [(&str, AgentConfigError); 15] = [
             ("", AgentConfigError::NotConfigured),
             ("provider = \"antropic\"\nmodel = \"m\"", AgentConfigError::UnknownProvider { given: "antropic".into() }),
             ("provider = \"anthropic\"", AgentConfigError::MissingModel { provider: ProviderKind::Anthropic }),
@@ -420,6 +478,12 @@ mod tests {
                 "provider = \"openai\"\ncommand = \"my-agent\"",
                 AgentConfigError::ProviderAndCommand { provider: "openai".into() },
             ),
+            (
+                "provider = \"anthropic\"\nprogram = \"claude\"",
+                AgentConfigError::ProviderAndProgram { provider: "anthropic".into() },
+            ),
+            ("program = \"claude\"\ncommand = \"my-agent\"", AgentConfigError::CommandAndProgram),
+            ("program = \"cursor\"", AgentConfigError::UnknownProgram { given: "cursor".into() }),
             ("command = [\"  \"]", AgentConfigError::EmptyCommand),
             ("command = \"\"", AgentConfigError::EmptyCommand),
             ("provider = \"openai\"\nmodel = \"m\"\nmax_turns = 0", AgentConfigError::ZeroBudget { key: "max_turns" }),
@@ -459,5 +523,10 @@ mod tests {
         let argv = agent("command = [\"my-agent\", \"--yes\"]");
         let Ok(AgentSetup::External(external)) = argv.resolve(&env(&[])) else { panic!("external") };
         assert_eq!(external.command, AgentCommand::Argv(vec!["my-agent".into(), "--yes".into()]));
+        // A vendor's client: Saffron builds its command line; no key is needed.
+        let client = agent("program = \"claude\"\nmax_turns = 80");
+        let Ok(AgentSetup::External(external)) = client.resolve(&env(&[])) else { panic!("external") };
+        assert_eq!(external.command, AgentCommand::Client(Client::ClaudeCode));
+        assert_eq!(external.budget.max_turns, 80);
     }
 }

@@ -8,6 +8,11 @@
 //! read requests with their own code, independent of the providers', and refuse (HTTP 400, in
 //! the vendor's format) what the real APIs refuse: a missing field, a tool call without its
 //! result right after it, arguments that are not a string.
+//!
+//! The Anthropic server also answers as the vendors' own clients need (Claude Code): a request
+//! with `"stream": true` gets the answer as server-sent events, a `system` message inside
+//! `messages` joins the system prompt, and a connectivity check (`HEAD /api/hello`, any `GET`
+//! or `HEAD`) gets an empty 200.
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
@@ -216,7 +221,17 @@ fn lock(shared: &Mutex<Shared>) -> MutexGuard<'_, Shared> {
     shared.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-async fn handle(State(shared): State<Arc<Mutex<Shared>>>, uri: Uri, headers: HeaderMap, body: Bytes) -> HttpResponse {
+async fn handle(
+    State(shared): State<Arc<Mutex<Shared>>>,
+    method: axum::http::Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> HttpResponse {
+    // A client's connectivity check before its first request: nothing for the script.
+    if method == axum::http::Method::HEAD || method == axum::http::Method::GET {
+        return StatusCode::OK.into_response();
+    }
     let body = String::from_utf8_lossy(&body).into_owned();
     let captured = Captured {
         path: uri.path().to_string(),
@@ -226,6 +241,7 @@ async fn handle(State(shared): State<Arc<Mutex<Shared>>>, uri: Uri, headers: Hea
             .collect(),
         body: body.clone(),
     };
+    let streamed = serde_json::from_str::<Value>(&body).is_ok_and(|body| body["stream"] == true);
     let (wire, reply, model) = {
         let mut shared = lock(&shared);
         shared.captured.push(captured.clone());
@@ -248,16 +264,21 @@ async fn handle(State(shared): State<Arc<Mutex<Shared>>>, uri: Uri, headers: Hea
             Err((status, message)) => (wire, Reply::Error { status, message, retry_after: None }, String::new()),
         }
     };
-    render(wire, reply, &model).await
+    render(wire, reply, &model, streamed).await
 }
 
-async fn render(wire: Wire, mut reply: Reply, model: &str) -> HttpResponse {
+async fn render(wire: Wire, mut reply: Reply, model: &str, streamed: bool) -> HttpResponse {
     loop {
         return match reply {
             Reply::Delayed(wait, inner) => {
                 tokio::time::sleep(wait).await;
                 reply = *inner;
                 continue;
+            }
+            Reply::Answer(response) if streamed && wire == Wire::Anthropic => {
+                let events = anthropic_events(&anthropic_answer(&response, model));
+                (StatusCode::OK, [("content-type", "text/event-stream"), ("cache-control", "no-cache")], events)
+                    .into_response()
             }
             Reply::Answer(response) => {
                 let body = match wire {
@@ -346,10 +367,23 @@ fn read_anthropic(captured: &Captured) -> Result<(String, Request), String> {
     };
     let wire_messages = body["messages"].as_array().ok_or("messages: Field required")?;
     let mut messages = Vec::new();
+    let mut system = system;
     for (index, message) in wire_messages.iter().enumerate() {
         let role = match message["role"].as_str() {
             Some("user") => Role::User,
             Some("assistant") => Role::Assistant,
+            // Claude Code sends part of its system prompt as a message of its own.
+            Some("system") => {
+                let text = match &message["content"] {
+                    Value::String(text) => text.clone(),
+                    Value::Array(blocks) => {
+                        blocks.iter().filter_map(|block| block["text"].as_str()).collect::<Vec<_>>().join("\n")
+                    }
+                    _ => return Err(format!("messages.{index}.content: Field required")),
+                };
+                system = if system.is_empty() { text } else { format!("{system}\n{text}") };
+                continue;
+            }
             _ => return Err(format!("messages.{index}.role: Input should be 'user' or 'assistant'")),
         };
         let content = match &message["content"] {
@@ -451,6 +485,41 @@ fn anthropic_answer(response: &Response, model: &str) -> Value {
             "cache_read_input_tokens": usage.cache_read_tokens,
         },
     })
+}
+
+/// A whole answer as the Messages API streams it: `message_start`, each content block's start,
+/// one delta and stop, `message_delta` with the stop reason and the output tokens, `message_stop`.
+fn anthropic_events(answer: &Value) -> String {
+    let mut events = Vec::new();
+    let mut start = answer.clone();
+    start["content"] = json!([]);
+    start["stop_reason"] = Value::Null;
+    events.push(("message_start", json!({ "type": "message_start", "message": start })));
+    for (index, block) in answer["content"].as_array().into_iter().flatten().enumerate() {
+        let (opening, delta) = match block["type"].as_str() {
+            Some("tool_use") => (
+                json!({ "type": "tool_use", "id": block["id"], "name": block["name"], "input": {} }),
+                json!({ "type": "input_json_delta", "partial_json": block["input"].to_string() }),
+            ),
+            _ => (json!({ "type": "text", "text": "" }), json!({ "type": "text_delta", "text": block["text"] })),
+        };
+        events.push((
+            "content_block_start",
+            json!({ "type": "content_block_start", "index": index, "content_block": opening }),
+        ));
+        events.push(("content_block_delta", json!({ "type": "content_block_delta", "index": index, "delta": delta })));
+        events.push(("content_block_stop", json!({ "type": "content_block_stop", "index": index })));
+    }
+    events.push((
+        "message_delta",
+        json!({
+            "type": "message_delta",
+            "delta": { "stop_reason": answer["stop_reason"], "stop_sequence": null },
+            "usage": { "output_tokens": answer["usage"]["output_tokens"] },
+        }),
+    ));
+    events.push(("message_stop", json!({ "type": "message_stop" })));
+    events.into_iter().map(|(name, data)| format!("event: {name}\ndata: {data}\n\n")).collect()
 }
 
 // ---- OpenAI Chat Completions ----

@@ -20,7 +20,7 @@ mod server;
 pub mod tools;
 
 pub use config::McpConfig;
-pub use external::ExternalDriver;
+pub use external::{ExternalDriver, client};
 pub use project::{Project, Refresh};
 pub use server::{SaffronServer, serve_stdio};
 

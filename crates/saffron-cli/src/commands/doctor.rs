@@ -221,6 +221,16 @@ fn agent_check(root: &Path, agent: Option<&saffron_agent::AgentConfig>) -> Check
             let key = built_in.key_env.as_deref().map_or_else(String::new, |name| format!(", key in ${name}"));
             Check::ok("agent", format!("{} {}{key}", built_in.provider.name(), built_in.model))
         }
+        Ok(saffron_agent::AgentSetup::External(saffron_agent::ExternalAgent {
+            command: saffron_agent::AgentCommand::Client(client),
+            ..
+        })) => match saffron_mcp::client::find(client, std::env::var_os("PATH")) {
+            Ok(found) => Check::ok(
+                "agent",
+                format!("{} {} ({}), contained to Saffron's tools", client.name(), found.version, found.path.display()),
+            ),
+            Err(unusable) => Check::missing("agent", unusable.problem, unusable.hint),
+        },
         Ok(saffron_agent::AgentSetup::External(external)) => {
             // A shell line's program is its first word.
             let program = match &external.command {
@@ -228,6 +238,7 @@ fn agent_check(root: &Path, agent: Option<&saffron_agent::AgentConfig>) -> Check
                     line.split_whitespace().next().unwrap_or_default().to_owned()
                 }
                 saffron_agent::AgentCommand::Argv(argv) => argv.first().cloned().unwrap_or_default(),
+                saffron_agent::AgentCommand::Client(client) => client.program().to_owned(),
             };
             match on_path(&program).or_else(|| Some(std::path::PathBuf::from(&program)).filter(|path| path.is_file())) {
                 Some(path) => Check::ok("agent", format!("the program {}", path.display())),

@@ -100,7 +100,36 @@ pub fn run(args: InitArgs) -> Result<ExitCode> {
         out,
         "Codex has no project-level MCP file: register the server once with `codex mcp add saffron -- saffron mcp`."
     )?;
+    if let Some(offer) = client_offer(&root, std::env::var_os("PATH")) {
+        writeln!(out, "{offer}")?;
+    }
     Ok(if problems > 0 { ExitCode::from(2) } else { ExitCode::SUCCESS })
+}
+
+/// With no agent configured and a vendor's client on PATH, what to add to record with it. It is
+/// offered, never set: `saffron run` uses only the agent the configuration names.
+fn client_offer(root: &Path, path_variable: Option<std::ffi::OsString>) -> Option<String> {
+    let config = saffron_runner::session::load_config(root).ok()?;
+    if config
+        .agent
+        .as_ref()
+        .is_some_and(|agent| agent.provider.is_some() || agent.program.is_some() || agent.command.is_some())
+    {
+        return None;
+    }
+    let client = saffron_agent::Client::ClaudeCode;
+    match saffron_mcp::client::find(client, path_variable) {
+        Ok(found) => Some(format!(
+            "{} {} is on PATH: to record scenarios with it, on your own login and contained to Saffron's tools, add to \
+             saffron.toml:\n  [agent]\n  program = \"{}\"",
+            client.name(),
+            found.version,
+            client.program()
+        )),
+        // Found but unusable (too old, a flag missing): said, with what to do.
+        Err(unusable) if !unusable.absent => Some(format!("{} cannot record for Saffron: {unusable}", client.name())),
+        Err(_) => None,
+    }
 }
 
 /// Every step of init, in order, with what it did per file (paths relative to `root`).

@@ -7,6 +7,7 @@
 //! its standard input, and runs each tool call it receives through the gateway. Saffron then
 //! needs no API key: the program brings its own model, and reports no tokens.
 
+pub mod client;
 mod http;
 mod program;
 
@@ -40,6 +41,8 @@ pub struct ExternalDriver {
     time_limit: Duration,
     grace: Duration,
     working_dir: Option<PathBuf>,
+    /// A vendor's client, found and checked once for the run.
+    found: std::sync::Arc<std::sync::OnceLock<Result<client::Found, client::Unusable>>>,
 }
 
 impl ExternalDriver {
@@ -55,6 +58,7 @@ impl ExternalDriver {
             time_limit: ExternalDriver::DEFAULT_TIME_LIMIT,
             grace: ExternalDriver::DEFAULT_GRACE,
             working_dir: None,
+            found: std::sync::Arc::default(),
         }
     }
 
@@ -106,8 +110,28 @@ impl ExternalDriver {
             }
         };
         let (watch_variable, watch_value) = watched.env();
+        // A vendor's client: its command line is built here, contained, from a private folder
+        // that goes with the session.
+        let mut prepared = None;
+        if let AgentCommand::Client(which) = self.agent.command {
+            let found = self.found.get_or_init(|| client::find(which, std::env::var_os("PATH")));
+            let made = match found {
+                Ok(found) => client::prepare(found, &server.url, TOKEN_VARIABLE)
+                    .map_err(|error| format!("{} could not be prepared: {error}", which.name())),
+                Err(unusable) => Err(unusable.to_string()),
+            };
+            match made {
+                Ok(made) => prepared = Some((which, made)),
+                Err(cause) => {
+                    let _ = tokio::task::spawn_blocking(move || watched.release()).await;
+                    server.stop().await;
+                    return gave_up(cause, conversation);
+                }
+            }
+        }
+        let client_command = prepared.as_ref().map(|(_, made)| AgentCommand::Argv(made.argv.clone()));
         let launch = Launch {
-            command: &self.agent.command,
+            command: client_command.as_ref().unwrap_or(&self.agent.command),
             working_dir: self.working_dir.as_deref(),
             env: vec![
                 (URL_VARIABLE, server.url.clone()),
@@ -174,6 +198,10 @@ impl ExternalDriver {
         // Calls waiting in the channel, and those the program makes from now on, are answered
         // "the session is over" (their answer senders are dropped with the channel).
         drop(calls);
+        // A client that finished ends its turn and prints its usage: it is given the time to.
+        if prepared.is_some() && matches!(ended, Ended::Outcome(SessionOutcome::Done)) {
+            let _ = tokio::time::timeout(CLIENT_WIND_DOWN, program.exited()).await;
+        }
         let outputs = program.stop(self.grace).await;
         // Whatever left the program's process group goes now.
         let _ = tokio::task::spawn_blocking(move || watched.release()).await;
@@ -201,7 +229,8 @@ impl ExternalDriver {
                 SessionOutcome::GaveUp { last_words }
             }
         };
-        SessionReport { outcome, usage: Usage::default(), turns, conversation }
+        let usage = prepared.as_ref().and_then(|(which, _)| client::usage(*which, &outputs.stdout)).unwrap_or_default();
+        SessionReport { outcome, usage, turns, conversation }
     }
 
     fn out_of_time(&self) -> SessionOutcome {
@@ -217,7 +246,11 @@ enum Ended {
 
 impl AgentDriver for ExternalDriver {
     fn describe(&self) -> String {
-        format!("external agent {}", command_text(&self.agent.command))
+        match (&self.agent.command, self.found.get()) {
+            (AgentCommand::Client(_), Some(Ok(found))) => format!("{} {}", found.client.name(), found.version),
+            (AgentCommand::Client(client), _) => client.name().to_owned(),
+            (command, _) => format!("external agent {}", command_text(command)),
+        }
     }
 
     fn budget(&self) -> Budget {
@@ -239,10 +272,14 @@ impl AgentDriver for ExternalDriver {
     }
 }
 
+/// How long a client that called `saffron_done` has to end its turn and print its usage.
+const CLIENT_WIND_DOWN: Duration = Duration::from_secs(60);
+
 fn command_text(command: &AgentCommand) -> String {
     match command {
         AgentCommand::Shell(line) => format!("`{line}`"),
         AgentCommand::Argv(argv) => format!("`{}`", argv.join(" ")),
+        AgentCommand::Client(client) => format!("{} (`{}`)", client.name(), client.program()),
     }
 }
 

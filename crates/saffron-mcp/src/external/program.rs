@@ -58,6 +58,8 @@ impl Program {
                 command.args(args);
                 command
             }
+            // Built into an argument list by the driver before it gets here.
+            AgentCommand::Client(client) => Command::new(client.program()),
         };
         if let Some(dir) = launch.working_dir {
             command.current_dir(dir);
