@@ -98,26 +98,63 @@ fn run_with_claude(root: &Path, bin: &Path, home: &Path, model: &FakeServer, bas
 
 const CONFIG: &str = "[agent]\nprogram = \"claude\"\n[timeouts]\naction_ms = 3000\nassertion_ms = 3000\n";
 
+/// One test's world: the demo app, a project without recordings configured for Claude Code, a
+/// HOME of its own, and the installed client.
+struct Trial {
+    runtime: tokio::runtime::Runtime,
+    demo: DemoServer,
+    root: PathBuf,
+    home: PathBuf,
+    password: String,
+    bin: PathBuf,
+}
+
+impl Trial {
+    /// `None` (the test says it is skipped) without the installed client.
+    fn start(name: &str) -> Option<Trial> {
+        let bin = claude_code()?;
+        let runtime = runtime();
+        let config = DemoConfig::default();
+        let password = config.password.clone();
+        let demo = runtime.block_on(DemoServer::start(config)).expect("demo");
+        let root = project(name, &password);
+        std::fs::write(root.join("saffron.toml"), CONFIG).expect("config");
+        let home = root.join("home");
+        std::fs::create_dir_all(home.join(".claude")).expect("home");
+        Some(Trial { runtime, demo, root, home, password, bin })
+    }
+
+    fn target(&self) -> String {
+        scenario_at(&self.root, "features/sign_in.feature", "Sign in with the demo account")
+    }
+
+    fn run(&self, model: &FakeServer) -> Output {
+        run_with_claude(&self.root, &self.bin, &self.home, model, &self.demo.url(), &self.target())
+    }
+
+    fn recording(&self) -> String {
+        let saved = self.root.join(".saffron/cache/sign-in/sign-in-with-the-demo-account.json");
+        std::fs::read_to_string(&saved).expect("the recording is saved")
+    }
+
+    fn finish(self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+        let _ = self.runtime.block_on(self.demo.shutdown());
+    }
+}
+
 #[test]
 fn a_scenario_is_recorded_through_claude_code_proven_saved_and_then_replayed_at_zero_requests() {
-    let Some(bin) = claude_code() else { return };
-    let runtime = runtime();
-    let config = DemoConfig::default();
-    let password = config.password.clone();
-    let demo = runtime.block_on(DemoServer::start(config)).expect("demo");
-    let root = project("claude-code", &password);
-    std::fs::write(root.join("saffron.toml"), CONFIG).expect("config");
-    let home = root.join("home");
-    std::fs::create_dir_all(&home).expect("home");
+    let Some(trial) = Trial::start("claude-code") else { return };
+    let password = trial.password.clone();
     let mut plans = Plans::new();
     let mut ops = sign_in();
     ops.extend([step(4), check(json!({ "check": "noConsoleErrors" })), done()]);
     plans.insert("Sign in with the demo account".into(), ops);
     let seen = Seen::default();
-    let model = runtime.block_on(scripted_for_claude(plans, seen.clone()));
-    let target = scenario_at(&root, "features/sign_in.feature", "Sign in with the demo account");
+    let model = trial.runtime.block_on(scripted_for_claude(plans, seen.clone()));
 
-    let output = run_with_claude(&root, &bin, &home, &model, &demo.url(), &target);
+    let output = trial.run(&model);
     let said = text(&output);
     assert_eq!(output.status.code(), Some(0), "{said}\nerrors told to the agent:\n{}", errors_told(&seen));
     assert!(said.contains("1 scenario(s): 1 green"), "{said}");
@@ -128,8 +165,7 @@ fn a_scenario_is_recorded_through_claude_code_proven_saved_and_then_replayed_at_
     let recorded = said.lines().find(|line| line.contains("recorded by Claude Code")).unwrap_or_default();
     assert!(recorded.contains("tokens in") && !recorded.contains(": 0 tokens in"), "{recorded}");
     assert!(!said.contains("cost not reported"), "Claude Code reports a cost: {said}");
-    let saved = root.join(".saffron/cache/sign-in/sign-in-with-the-demo-account.json");
-    let recording = std::fs::read_to_string(&saved).expect("the recording is saved");
+    let recording = trial.recording();
     assert!(recording.contains("{env:DEMO_PASSWORD}") && !recording.contains(&password), "{recording}");
     // What Claude Code sent the model: Saffron's tools, and not one of its own.
     let offered: std::collections::BTreeSet<String> =
@@ -154,11 +190,10 @@ fn a_scenario_is_recorded_through_claude_code_proven_saved_and_then_replayed_at_
     assert!(!seen.all().iter().any(call_input), "the agent never saw the password");
 
     // The next run replays the recording: the model is not asked again.
-    let output = run_with_claude(&root, &bin, &home, &model, &demo.url(), &target);
+    let output = trial.run(&model);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
     assert_eq!(model.requests().len(), requests, "a replay asked the model");
-    let _ = std::fs::remove_dir_all(&root);
-    let _ = runtime.block_on(demo.shutdown());
+    trial.finish();
 }
 
 /// The agent tries, one call at a time, everything the preset must keep from it: a shell
@@ -168,15 +203,8 @@ fn a_scenario_is_recorded_through_claude_code_proven_saved_and_then_replayed_at_
 /// saved as if they had not been tried.
 #[test]
 fn claude_code_refuses_a_shell_files_the_web_and_the_users_own_servers_and_hooks() {
-    let Some(bin) = claude_code() else { return };
-    let runtime = runtime();
-    let config = DemoConfig::default();
-    let password = config.password.clone();
-    let demo = runtime.block_on(DemoServer::start(config)).expect("demo");
-    let root = project("claude-code-contained", &password);
-    std::fs::write(root.join("saffron.toml"), CONFIG).expect("config");
-    let home = root.join("home");
-    std::fs::create_dir_all(home.join(".claude")).expect("home");
+    let Some(trial) = Trial::start("claude-code-contained") else { return };
+    let (root, home, password) = (&trial.root, &trial.home, &trial.password);
     let pwned = |what: &str| root.join(format!("pwned-{what}"));
     // The user's own configuration: an MCP server that would leave a file the moment it
     // started, and a hook that would leave one when a session starts.
@@ -190,7 +218,6 @@ fn claude_code_refuses_a_shell_files_the_web_and_the_users_own_servers_and_hooks
         "hooks": { "SessionStart": [{ "hooks": [{ "type": "command", "command": format!("touch '{}'", pwned("hook").display()) }] }] }
     });
     std::fs::write(home.join(".claude/settings.json"), hooks.to_string()).expect("settings.json");
-    std::fs::write(root.join(".claude-settings-probe"), "").expect("probe");
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a listener");
     listener.set_nonblocking(true).expect("non-blocking");
     let fetched = format!("http://{}/exfiltrate", listener.local_addr().expect("address"));
@@ -208,10 +235,9 @@ fn claude_code_refuses_a_shell_files_the_web_and_the_users_own_servers_and_hooks
     let mut plans = Plans::new();
     plans.insert("Sign in with the demo account".into(), ops);
     let seen = Seen::default();
-    let model = runtime.block_on(scripted_for_claude(plans, seen.clone()));
-    let target = scenario_at(&root, "features/sign_in.feature", "Sign in with the demo account");
+    let model = trial.runtime.block_on(scripted_for_claude(plans, seen.clone()));
 
-    let output = run_with_claude(&root, &bin, &home, &model, &demo.url(), &target);
+    let output = trial.run(&model);
     let said = text(&output);
     assert_eq!(output.status.code(), Some(0), "{said}\nerrors told to the agent:\n{}", errors_told(&seen));
     assert!(said.contains("1 scenario(s): 1 green"), "{said}");
@@ -225,11 +251,9 @@ fn claude_code_refuses_a_shell_files_the_web_and_the_users_own_servers_and_hooks
     let refused: Vec<&(String, bool)> = results.iter().take(6).collect();
     assert_eq!(refused.len(), 6, "{results:?}");
     assert!(refused.iter().all(|(_, is_error)| *is_error), "every attempt was refused: {refused:?}");
-    assert!(results.iter().all(|(content, _)| !content.contains(&password)), "a result held the password");
+    assert!(results.iter().all(|(content, _)| !content.contains(password.as_str())), "a result held the password");
     // The recording is the scenario's own: none of the attempts is in it.
-    let saved = root.join(".saffron/cache/sign-in/sign-in-with-the-demo-account.json");
-    let recording: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&saved).expect("the recording is saved")).expect("json");
+    let recording: serde_json::Value = serde_json::from_str(&trial.recording()).expect("json");
     let actions: Vec<String> = recording["steps"]
         .as_array()
         .expect("steps")
@@ -238,8 +262,7 @@ fn claude_code_refuses_a_shell_files_the_web_and_the_users_own_servers_and_hooks
         .map(|action| action["type"].as_str().unwrap_or_default().to_owned())
         .collect();
     assert!(actions.first().is_some_and(|first| first == "goto"), "{actions:?}");
-    let _ = std::fs::remove_dir_all(&root);
-    let _ = runtime.block_on(demo.shutdown());
+    trial.finish();
 }
 
 /// A client that runs a model's calls together (a check the gateway refuses and, in the same
@@ -248,15 +271,7 @@ fn claude_code_refuses_a_shell_files_the_web_and_the_users_own_servers_and_hooks
 /// is saved holds the check that passed and nothing of the refused one.
 #[test]
 fn claude_code_batching_a_refused_check_with_done_still_ends_verified() {
-    let Some(bin) = claude_code() else { return };
-    let runtime = runtime();
-    let config = DemoConfig::default();
-    let password = config.password.clone();
-    let demo = runtime.block_on(DemoServer::start(config)).expect("demo");
-    let root = project("claude-code-batch", &password);
-    std::fs::write(root.join("saffron.toml"), CONFIG).expect("config");
-    let home = root.join("home");
-    std::fs::create_dir_all(&home).expect("home");
+    let Some(trial) = Trial::start("claude-code-batch") else { return };
     let mut before = sign_in();
     before.push(step(4));
     let mut plans = Plans::new();
@@ -264,7 +279,7 @@ fn claude_code_batching_a_refused_check_with_done_still_ends_verified() {
     let seen = Seen::default();
     let batch_at = before.len();
     let recorder = seen.clone();
-    let model = runtime.block_on(FakeServer::start(Wire::Anthropic, move |request: &Request| {
+    let model = trial.runtime.block_on(FakeServer::start(Wire::Anthropic, move |request: &Request| {
         let request = unprefixed(request);
         recorder.push(&request);
         let answers = request.answers_so_far();
@@ -285,9 +300,8 @@ fn claude_code_batching_a_refused_check_with_done_still_ends_verified() {
         prefixed(reply.with_usage(1000, 50, 0, 0))
     }));
     let model = model.expect("fake server");
-    let target = scenario_at(&root, "features/sign_in.feature", "Sign in with the demo account");
 
-    let output = run_with_claude(&root, &bin, &home, &model, &demo.url(), &target);
+    let output = trial.run(&model);
     let said = text(&output);
     assert_eq!(output.status.code(), Some(0), "{said}\nerrors told to the agent:\n{}", errors_told(&seen));
     assert!(said.contains("1 scenario(s): 1 green"), "{said}");
@@ -297,9 +311,7 @@ fn claude_code_batching_a_refused_check_with_done_still_ends_verified() {
     let results = tool_results(&after_batch);
     let batch: Vec<&(String, bool)> = results.iter().rev().take(2).collect();
     assert!(batch.iter().all(|(_, is_error)| *is_error), "the refused check and the done it came with: {batch:?}");
-    let saved = root.join(".saffron/cache/sign-in/sign-in-with-the-demo-account.json");
-    let recording = std::fs::read_to_string(&saved).expect("the recording is saved");
+    let recording = trial.recording();
     assert!(recording.contains("expectNoConsoleErrors") && !recording.contains("/nowhere"), "{recording}");
-    let _ = std::fs::remove_dir_all(&root);
-    let _ = runtime.block_on(demo.shutdown());
+    trial.finish();
 }
