@@ -132,6 +132,23 @@ impl Trial {
         run_with_claude(&self.root, &self.bin, &self.home, model, &self.demo.url(), &self.target())
     }
 
+    /// Records the sign-in scenario with the model playing `before` and then the scenario's own
+    /// plan; the run must be green. The model, what it saw, and what the run said.
+    fn record_green(&self, before: Vec<support::agent::Op>) -> (FakeServer, Seen, String) {
+        let mut ops = before;
+        ops.extend(sign_in());
+        ops.extend([step(4), check(json!({ "check": "noConsoleErrors" })), done()]);
+        let mut plans = Plans::new();
+        plans.insert("Sign in with the demo account".into(), ops);
+        let seen = Seen::default();
+        let model = self.runtime.block_on(scripted_for_claude(plans, seen.clone()));
+        let output = self.run(&model);
+        let said = text(&output);
+        assert_eq!(output.status.code(), Some(0), "{said}\nerrors told to the agent:\n{}", errors_told(&seen));
+        assert!(said.contains("1 scenario(s): 1 green"), "{said}");
+        (model, seen, said)
+    }
+
     fn recording(&self) -> String {
         let saved = self.root.join(".saffron/cache/sign-in/sign-in-with-the-demo-account.json");
         std::fs::read_to_string(&saved).expect("the recording is saved")
@@ -147,17 +164,7 @@ impl Trial {
 fn a_scenario_is_recorded_through_claude_code_proven_saved_and_then_replayed_at_zero_requests() {
     let Some(trial) = Trial::start("claude-code") else { return };
     let password = trial.password.clone();
-    let mut plans = Plans::new();
-    let mut ops = sign_in();
-    ops.extend([step(4), check(json!({ "check": "noConsoleErrors" })), done()]);
-    plans.insert("Sign in with the demo account".into(), ops);
-    let seen = Seen::default();
-    let model = trial.runtime.block_on(scripted_for_claude(plans, seen.clone()));
-
-    let output = trial.run(&model);
-    let said = text(&output);
-    assert_eq!(output.status.code(), Some(0), "{said}\nerrors told to the agent:\n{}", errors_told(&seen));
-    assert!(said.contains("1 scenario(s): 1 green"), "{said}");
+    let (model, seen, said) = trial.record_green(Vec::new());
     assert!(said.contains("recorded by Claude Code"), "the report names the client: {said}");
     // The usage Claude Code reported, read from its JSON events: every call's tokens, and the
     // cost it computed.
@@ -222,7 +229,7 @@ fn claude_code_refuses_a_shell_files_the_web_and_the_users_own_servers_and_hooks
     listener.set_nonblocking(true).expect("non-blocking");
     let fetched = format!("http://{}/exfiltrate", listener.local_addr().expect("address"));
 
-    let mut ops = vec![
+    let attempts = vec![
         op("Bash", json!({ "command": format!("touch '{}'", pwned("shell").display()), "description": "x" })),
         op("Read", json!({ "file_path": root.join(".env").display().to_string() })),
         op("Write", json!({ "file_path": pwned("write").display().to_string(), "content": "x" })),
@@ -230,17 +237,7 @@ fn claude_code_refuses_a_shell_files_the_web_and_the_users_own_servers_and_hooks
         op("mcp__mine__run", json!({})),
         op("DeferredToolPlaceholder", json!({})),
     ];
-    ops.extend(sign_in());
-    ops.extend([step(4), check(json!({ "check": "noConsoleErrors" })), done()]);
-    let mut plans = Plans::new();
-    plans.insert("Sign in with the demo account".into(), ops);
-    let seen = Seen::default();
-    let model = trial.runtime.block_on(scripted_for_claude(plans, seen.clone()));
-
-    let output = trial.run(&model);
-    let said = text(&output);
-    assert_eq!(output.status.code(), Some(0), "{said}\nerrors told to the agent:\n{}", errors_told(&seen));
-    assert!(said.contains("1 scenario(s): 1 green"), "{said}");
+    let (_model, seen, _) = trial.record_green(attempts);
     for what in ["shell", "write", "mcp", "hook"] {
         assert!(!pwned(what).exists(), "the {what} attempt happened");
     }
