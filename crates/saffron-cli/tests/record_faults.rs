@@ -275,6 +275,8 @@ fn without_an_agent_a_scenario_that_needs_recording_is_blocked_with_the_hint() {
     assert_eq!(output.status.code(), Some(2), "{all}");
     assert!(all.contains("! blocked") && all.contains("no agent is configured"), "{all}");
     assert!(all.contains("add an [agent] table to saffron.toml"), "{all}");
+    // Both ways to get one are named: a client on PATH, or a provider and its key.
+    assert!(all.contains("program = \"claude\"") && all.contains("ANTHROPIC_API_KEY"), "{all}");
     assert!(!root.join(RECORDING).exists());
     let _ = std::fs::remove_dir_all(Path::new(&root));
     let _ = runtime.block_on(demo.shutdown());
