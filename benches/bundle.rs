@@ -179,32 +179,18 @@ fn generate(folder: &Path, megabytes: usize) -> std::io::Result<(PathBuf, PathBu
             std::fs::create_dir_all(path.parent().unwrap_or(&ci))?;
             std::fs::write(path, picture)?;
         }
-        scenarios.push(ScenarioResult {
-            file: "features/cart.feature".into(),
-            line: (index * 4 + 3) as u32,
-            name: name.clone(),
-            verdict: if screenshot.is_some() {
-                Verdict::Red {
-                    step: Some(1),
-                    step_text: Some("I add \"walk the dog\"".into()),
-                    message: "no element".into(),
-                }
-            } else {
-                Verdict::Green
+        let verdict = match screenshot {
+            Some(_) => Verdict::Red {
+                step: Some(1),
+                step_text: Some("I add \"walk the dog\"".into()),
+                message: "no element".into(),
             },
-            drift: Vec::new(),
-            cleared: Vec::new(),
+            None => Verdict::Green,
+        };
+        scenarios.push(ScenarioResult {
             duration_ms: 100,
-            screenshot: None,
-            steps: Vec::new(),
             screenshot_file: screenshot,
-            url: None,
-            console_errors: Vec::new(),
-            agent: None,
-            retried: Vec::new(),
-            flaky: false,
-            traces: Vec::new(),
-            trace_viewer: None,
+            ..ScenarioResult::new("features/cart.feature", (index * 4 + 3) as u32, name.clone(), verdict)
         });
     }
     let report = RunReport::new("http://127.0.0.1:8080", 60_000, scenarios);

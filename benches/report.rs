@@ -51,35 +51,30 @@ fn scenario(index: usize) -> ScenarioResult {
         Vec::new()
     };
     ScenarioResult {
-        file: format!("features/area_{}/orders_{}.feature", index % 40, index % 200),
-        line: (index % 50) as u32 * 6 + 3,
-        name: format!("Order {index} is saved with its customer and lines"),
-        verdict: if red {
-            Verdict::Red {
-                step: Some(2),
-                step_text: Some("I save the order".into()),
-                message: "no element matched".into(),
-            }
-        } else {
-            Verdict::Green
-        },
         drift: if index.is_multiple_of(25) {
             vec![format!("step 1 `click button \"Save\"`: testId \"save-{index}\" → none")]
         } else {
             Vec::new()
         },
-        cleared: Vec::new(),
         duration_ms: 800 + (index % 7) as u64 * 100,
-        screenshot: None,
         steps,
-        screenshot_file: None,
         url: red.then(|| format!("/orders/{index}")),
-        console_errors: Vec::new(),
-        agent: None,
         retried: if index.is_multiple_of(97) { vec!["attempt 1: step 1: timed out".into()] } else { Vec::new() },
         flaky: index.is_multiple_of(97),
-        traces: Vec::new(),
-        trace_viewer: None,
+        ..ScenarioResult::new(
+            format!("features/area_{}/orders_{}.feature", index % 40, index % 200),
+            (index % 50) as u32 * 6 + 3,
+            format!("Order {index} is saved with its customer and lines"),
+            if red {
+                Verdict::Red {
+                    step: Some(2),
+                    step_text: Some("I save the order".into()),
+                    message: "no element matched".into(),
+                }
+            } else {
+                Verdict::Green
+            },
+        )
     }
 }
 

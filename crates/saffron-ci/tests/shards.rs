@@ -30,23 +30,9 @@ fn project(folder: &Path, name: &str) -> PathBuf {
 
 fn scenario(name: &str, line: u32, verdict: Verdict, screenshot: Option<&str>) -> ScenarioResult {
     ScenarioResult {
-        file: "features/cart.feature".into(),
-        line,
-        name: name.into(),
-        verdict,
-        drift: Vec::new(),
-        cleared: Vec::new(),
         duration_ms: 10,
-        screenshot: None,
-        steps: Vec::new(),
         screenshot_file: screenshot.map(str::to_string),
-        url: None,
-        console_errors: Vec::new(),
-        agent: None,
-        retried: Vec::new(),
-        flaky: false,
-        traces: Vec::new(),
-        trace_viewer: None,
+        ..ScenarioResult::new("features/cart.feature", line, name, verdict)
     }
 }
 

@@ -325,23 +325,8 @@ fn with_fixture_floor(mut outcome: ScenarioResult, fixture: Option<&ScenarioResu
 
 pub(crate) fn result(execution: &Execution, verdict: Verdict, started: Instant) -> ScenarioResult {
     ScenarioResult {
-        file: execution.file.display().to_string(),
-        line: execution.line,
-        name: execution.name.clone(),
-        verdict,
-        drift: Vec::new(),
         duration_ms: started.elapsed().as_millis() as u64,
-        steps: Vec::new(),
-        screenshot: None,
-        screenshot_file: None,
-        url: None,
-        console_errors: Vec::new(),
-        agent: None,
-        cleared: Vec::new(),
-        retried: Vec::new(),
-        flaky: false,
-        traces: Vec::new(),
-        trace_viewer: None,
+        ..ScenarioResult::new(execution.file.display().to_string(), execution.line, &execution.name, verdict)
     }
 }
 
@@ -889,13 +874,14 @@ pub(crate) async fn replay_live(
                         });
                     }
                     let drift = drift_lines(index + 1, action, &performed);
+                    let trail = context.last_trail();
                     if let Some(tracer) = tracer.as_mut() {
-                        tracer.action(&context, index + 1, action, action_mark, Ok(&performed), &drift, &masker).await;
+                        let done = Ok(&performed);
+                        tracer.action(&context, index + 1, action, action_mark, done, &trail, &drift, &masker).await;
                     }
                     outcome.drift.extend(drift.iter().cloned());
                     let mut notes = performed.notes.clone();
                     notes.extend(rerun_note);
-                    let trail = context.last_trail();
                     report.actions.push(ActionResult {
                         action: action.to_string(),
                         passed: true,
@@ -917,8 +903,10 @@ pub(crate) async fn replay_live(
                         failed = true;
                         break;
                     }
+                    let trail = context.last_trail();
                     if let Some(tracer) = tracer.as_mut() {
-                        tracer.action(&context, index + 1, action, action_mark, Err(&failure), &[], &masker).await;
+                        let failed = Err(&failure);
+                        tracer.action(&context, index + 1, action, action_mark, failed, &trail, &[], &masker).await;
                     }
                     // A field that holds a secret is blanked for the picture, whatever its type,
                     // and text that shows one in any spelling is covered.
@@ -954,7 +942,6 @@ pub(crate) async fn replay_live(
                         format!("{}{reason}", found_by.trim_start()),
                     );
                     report_action.notes.extend(rerun_note);
-                    let trail = context.last_trail();
                     report_action.attempts = trail.attempts;
                     report_action.waited = trail.waited;
                     report.actions.push(report_action);

@@ -255,6 +255,30 @@ fn never(attempts: &u32) -> bool {
 pub const CONSOLE_ERRORS_KEPT: usize = 20;
 
 impl ScenarioResult {
+    /// The scenario at `file:line` with `verdict` and nothing else yet: no steps, drift or
+    /// evidence, no time. Callers set what they know with struct update syntax.
+    pub fn new(file: impl Into<String>, line: u32, name: impl Into<String>, verdict: Verdict) -> ScenarioResult {
+        ScenarioResult {
+            file: file.into(),
+            line,
+            name: name.into(),
+            verdict,
+            drift: Vec::new(),
+            cleared: Vec::new(),
+            duration_ms: 0,
+            screenshot: None,
+            steps: Vec::new(),
+            screenshot_file: None,
+            url: None,
+            console_errors: Vec::new(),
+            agent: None,
+            retried: Vec::new(),
+            flaky: false,
+            traces: Vec::new(),
+            trace_viewer: None,
+        }
+    }
+
     pub fn is_green(&self) -> bool {
         matches!(self.verdict, Verdict::Green)
     }

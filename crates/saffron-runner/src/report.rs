@@ -565,23 +565,13 @@ mod tests {
 
     fn sample() -> RunReport {
         let result = |name: &str, verdict| ScenarioResult {
-            file: "features/a & b.feature".into(),
-            line: 3,
-            name: name.into(),
-            verdict,
             drift: vec!["step 1 `click button \"Go\"`: found by css".into()],
             duration_ms: 1200,
             steps: sample_steps(),
             screenshot: Some(vec![137, 80, 78, 71]),
-            screenshot_file: None,
             url: Some("http://127.0.0.1/x?a=<1>".into()),
             console_errors: vec!["uncaught exception: TypeError: <x> is undefined".into()],
-            cleared: Vec::new(),
-            agent: None,
-            retried: Vec::new(),
-            flaky: false,
-            traces: Vec::new(),
-            trace_viewer: None,
+            ..ScenarioResult::new("features/a & b.feature", 3, name, verdict)
         };
         RunReport::new(
             "http://127.0.0.1:1",

@@ -8,25 +8,7 @@ use saffron_runner::{RunReport, ScenarioResult, Verdict, write_reports};
 use serde_json::json;
 
 fn scenario(name: &str, line: u32, verdict: Verdict) -> ScenarioResult {
-    ScenarioResult {
-        file: "features/shop.feature".into(),
-        line,
-        name: name.into(),
-        verdict,
-        drift: Vec::new(),
-        duration_ms: 900,
-        steps: Vec::new(),
-        screenshot: None,
-        screenshot_file: None,
-        url: None,
-        console_errors: Vec::new(),
-        cleared: Vec::new(),
-        agent: None,
-        retried: Vec::new(),
-        flaky: false,
-        traces: Vec::new(),
-        trace_viewer: None,
-    }
+    ScenarioResult { duration_ms: 900, ..ScenarioResult::new("features/shop.feature", line, name, verdict) }
 }
 
 async fn ok(context: &mut Context, action: serde_json::Value) {

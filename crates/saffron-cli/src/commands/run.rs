@@ -617,23 +617,9 @@ mod tests {
 
     fn result(name: &str, agent: Option<AgentRun>) -> ScenarioResult {
         ScenarioResult {
-            file: "features/orders.saffron".into(),
-            line: 22,
-            name: name.into(),
-            verdict: Verdict::Green,
-            drift: Vec::new(),
             duration_ms: 900,
-            screenshot: None,
-            steps: Vec::new(),
-            screenshot_file: None,
-            url: None,
-            console_errors: Vec::new(),
-            cleared: Vec::new(),
             agent,
-            retried: Vec::new(),
-            flaky: false,
-            traces: Vec::new(),
-            trace_viewer: None,
+            ..ScenarioResult::new("features/orders.saffron", 22, name, Verdict::Green)
         }
     }
 

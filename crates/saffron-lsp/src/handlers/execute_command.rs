@@ -86,7 +86,7 @@ pub fn handle(state: &mut GlobalState, params: lsp::ExecuteCommandParams) -> Res
                 .rsplit_once(':')
                 .and_then(|(file, line)| Some((file, line.parse::<u32>().ok()?)))
                 .ok_or_else(|| Error::invalid_params(format!("{HISTORY} takes FILE:LINE")))?;
-            let message = history_message(state.root(), file, line);
+            let message = history_message(&state.context_as_indexed().snapshot, file, line);
             state.output.notify::<ShowMessage>(&lsp::ShowMessageParams { typ: lsp::MessageType::INFO, message });
         }
         other => return Err(Error::invalid_params(format!("unknown command {other}"))),
@@ -94,13 +94,11 @@ pub fn handle(state: &mut GlobalState, params: lsp::ExecuteCommandParams) -> Res
     Ok(None)
 }
 
-/// The scenario's recent runs in one line, as `saffron history` says them.
-fn history_message(root: &Path, file: &str, line: u32) -> String {
-    use saffron_index::history;
-    let lines = history::read(root);
-    let summaries = history::summarize(&lines, history::LENS_RUNS);
-    let Some(summary) = summaries.iter().find(|summary| summary.file == file && summary.line == line) else {
-        return format!("{file}:{line} has no run history yet ({})", history::HISTORY);
+/// The scenario's recent runs in one line, as `saffron history` says them: the summary the
+/// index keeps of the history file, which the lens showed.
+fn history_message(snapshot: &saffron_index::Snapshot, file: &str, line: u32) -> String {
+    let Some(summary) = snapshot.history(file, line) else {
+        return format!("{file}:{line} has no run history yet ({})", saffron_index::history::HISTORY);
     };
     let mut said = vec![format!("{} flip(s)", summary.flips)];
     if summary.chronic {

@@ -317,23 +317,10 @@ mod tests {
             repaired_from_step: None,
         };
         let result = ScenarioResult {
-            file: "features/orders.saffron".into(),
-            line: 26,
-            name: "Export the orders".into(),
-            verdict: Verdict::Green,
-            drift: Vec::new(),
             duration_ms: 900,
-            screenshot: None,
-            steps: Vec::new(),
-            screenshot_file: None,
-            url: None,
-            console_errors: Vec::new(),
-            cleared: Vec::new(),
             agent: Some(agent),
-            retried: Vec::new(),
-            flaky: false,
             traces: vec![".saffron/artifacts/run-1/traces/orders--export-the-orders-26-recording.trace.json".into()],
-            trace_viewer: None,
+            ..ScenarioResult::new("features/orders.saffron", 26, "Export the orders", Verdict::Green)
         };
         let report = RunReport::new("http://127.0.0.1:1", 1000, vec![result]);
         let output = RunOutput {

@@ -8,7 +8,6 @@ mod model;
 mod tracer;
 mod viewer;
 
-pub use dom::{SnapshotError, self_contained};
 pub use model::*;
 pub(crate) use tracer::Tracer;
 pub use viewer::viewer_html;

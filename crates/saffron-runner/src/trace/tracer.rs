@@ -4,7 +4,7 @@
 use std::time::{Instant, SystemTime};
 
 use base64::Engine as _;
-use saffron_browser::{ActionFailure, Context, Observed, Performed};
+use saffron_browser::{ActionFailure, ActionTrail, Context, Observed, Performed};
 use saffron_recording::{Action, Masker};
 
 use super::model::{
@@ -75,7 +75,8 @@ impl Tracer {
         self.now_ms()
     }
 
-    /// An action performed, after `context` performed it (successfully or not).
+    /// An action performed, after `context` performed it (successfully or not); `trail` is how
+    /// it went on its way ([`Context::last_trail`], read once by the replay for its report too).
     #[allow(clippy::too_many_arguments)]
     pub(crate) async fn action(
         &mut self,
@@ -84,10 +85,10 @@ impl Tracer {
         action: &Action,
         start_ms: u64,
         outcome: Result<&Performed, &ActionFailure>,
+        trail: &ActionTrail,
         drift: &[String],
         masker: &Masker,
     ) {
-        let trail = context.last_trail();
         let duration_ms = self.now_ms().saturating_sub(start_ms);
         let (passed, tier, locator, notes, error) = match outcome {
             Ok(performed) => (true, performed.tier, performed.locator.clone(), performed.notes.clone(), None),
@@ -115,10 +116,10 @@ impl Tracer {
             locator,
             bounds: trail.bounds.map(|b| Bounds { x: b.x, y: b.y, width: b.width, height: b.height }),
             attempts: trail.attempts,
-            waited: trail.waited,
+            waited: trail.waited.clone(),
             drift: drift.to_vec(),
             notes,
-            matched: trail.matched,
+            matched: trail.matched.clone(),
             url: None,
             frame: None,
             error,
