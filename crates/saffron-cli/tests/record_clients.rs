@@ -312,3 +312,36 @@ fn claude_code_batching_a_refused_check_with_done_still_ends_verified() {
     assert!(recording.contains("expectNoConsoleErrors") && !recording.contains("/nowhere"), "{recording}");
     trial.finish();
 }
+
+/// A `claude` older than the version the preset was proven with is never started for a
+/// session: the scenario is blocked with the reason and the install hint, and nothing runs it.
+#[test]
+fn an_older_claude_code_is_refused_at_start_and_the_scenario_is_blocked() {
+    let runtime = runtime();
+    let config = DemoConfig::default();
+    let password = config.password.clone();
+    let demo = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let root = project("claude-code-old", &password);
+    std::fs::write(root.join("saffron.toml"), CONFIG).expect("config");
+    let bin = root.join("old-bin");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    let started = root.join("a-session-started");
+    let stand_in = format!(
+        "#!/bin/sh\nif [ \"$1\" = --version ]; then echo '2.0.1 (Claude Code)'; exit 0; fi\n\
+         if [ \"$1\" = --help ]; then exit 0; fi\ntouch '{}'\n",
+        started.display()
+    );
+    std::fs::write(bin.join("claude"), stand_in).expect("stand-in");
+    std::fs::set_permissions(bin.join("claude"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    let model = runtime.block_on(scripted_for_claude(Plans::new(), Seen::default()));
+    let target = scenario_at(&root, "features/sign_in.feature", "Sign in with the demo account");
+    let output = run_with_claude(&root, &bin, &root, &model, &demo.url(), &target);
+    let said = text(&output);
+    assert!(said.contains("! blocked"), "{said}");
+    assert!(said.contains("Claude Code 2.0.1 is older than 2.1.332"), "{said}");
+    assert!(said.contains("npm install -g @anthropic-ai/claude-code"), "the install hint: {said}");
+    assert!(!started.exists(), "the old client was started for a session");
+    assert!(model.requests().is_empty());
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = runtime.block_on(demo.shutdown());
+}
