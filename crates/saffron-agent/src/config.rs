@@ -38,7 +38,9 @@ pub struct AgentConfig {
     /// command line, or a program and its arguments.
     pub command: Option<CommandLine>,
     /// A vendor's own agent client that Saffron starts itself, contained to Saffron's tools:
-    /// `claude` (Claude Code, on the user's own login or key).
+    /// `claude` (Claude Code) or `codex` (OpenAI's Codex), on the user's own login or key.
+    /// `model` is passed to it; for Codex, `base_url` (with `api_key_env`) names an
+    /// OpenAI-compatible Responses API to use instead of its own.
     pub program: Option<String>,
     /// Scenarios recorded at once, each in its own browser context (default 1); `saffron run
     /// --agent-workers` wins.
@@ -71,9 +73,11 @@ impl AgentConfig {
             }
             let client = match program {
                 "claude" => Client::ClaudeCode,
+                "codex" => Client::Codex,
                 other => return Err(AgentConfigError::UnknownProgram { given: other.to_string() }),
             };
-            return Ok(AgentSetup::External(ExternalAgent { command: AgentCommand::Client(client), budget, prices }));
+            let preset = self.client_preset(client)?;
+            return Ok(AgentSetup::External(ExternalAgent { command: AgentCommand::Client(preset), budget, prices }));
         }
         if let Some(command) = &self.command {
             if let Some(provider) = provider {
@@ -121,6 +125,30 @@ impl AgentConfig {
             budget,
             prices,
         }))
+    }
+
+    /// `program = "…"` with what it may take from the table: the model, and for Codex a
+    /// provider of the user's choosing (the client's own configuration file is not read).
+    fn client_preset(&self, client: Client) -> Result<ClientPreset, AgentConfigError> {
+        let model = self.model.as_deref().map(str::trim).filter(|model| !model.is_empty()).map(str::to_string);
+        let base_url = self.base_url.as_deref().map(str::trim).filter(|url| !url.is_empty());
+        let key_env = self.api_key_env.as_deref().map(str::trim).filter(|name| !name.is_empty());
+        let provider = match (client, base_url) {
+            (Client::ClaudeCode, Some(_)) => return Err(AgentConfigError::ClientBaseUrl { client }),
+            (Client::ClaudeCode, None) if key_env.is_some() => {
+                return Err(AgentConfigError::ClientBaseUrl { client });
+            }
+            (Client::Codex, None) if key_env.is_some() => return Err(AgentConfigError::KeyWithoutBaseUrl),
+            (_, None) => None,
+            (Client::Codex, Some(url)) => {
+                check_base_url(url)?;
+                if key_env.is_some_and(|name| !is_variable_name(name)) {
+                    return Err(AgentConfigError::KeyVariableName);
+                }
+                Some(ClientProvider { base_url: url.to_string(), key_env: key_env.map(str::to_string) })
+            }
+        };
+        Ok(ClientPreset { client, model, provider })
     }
 
     fn budget(&self) -> Result<Budget, AgentConfigError> {
@@ -283,7 +311,7 @@ pub enum AgentCommand {
     /// A program and its arguments, no shell.
     Argv(Vec<String>),
     /// A vendor's client, whose command line Saffron builds (with the client's own containment).
-    Client(Client),
+    Client(ClientPreset),
 }
 
 /// The vendors' agent clients Saffron knows how to start and contain.
@@ -291,13 +319,19 @@ pub enum AgentCommand {
 pub enum Client {
     /// Anthropic's Claude Code (`claude`).
     ClaudeCode,
+    /// OpenAI's Codex CLI (`codex`).
+    Codex,
 }
 
 impl Client {
-    /// The program's name on PATH.
+    /// Every client with a preset, in the order `saffron init` offers them.
+    pub const ALL: [Client; 2] = [Client::ClaudeCode, Client::Codex];
+
+    /// The program's name on PATH, and the value of `program` in [agent].
     pub fn program(self) -> &'static str {
         match self {
             Client::ClaudeCode => "claude",
+            Client::Codex => "codex",
         }
     }
 
@@ -305,8 +339,34 @@ impl Client {
     pub fn name(self) -> &'static str {
         match self {
             Client::ClaudeCode => "Claude Code",
+            Client::Codex => "Codex",
         }
     }
+}
+
+/// A client and what the project chose for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientPreset {
+    pub client: Client,
+    /// Passed as the client's model option; else the client's own default.
+    pub model: Option<String>,
+    /// A model provider of the project's choosing (Codex only); else the client's own login.
+    pub provider: Option<ClientProvider>,
+}
+
+impl ClientPreset {
+    /// The client with its own defaults.
+    pub fn new(client: Client) -> ClientPreset {
+        ClientPreset { client, model: None, provider: None }
+    }
+}
+
+/// An OpenAI-compatible Responses API that Codex is pointed at instead of its own login.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientProvider {
+    pub base_url: String,
+    /// The variable holding the key, read by the client itself; `None` sends none.
+    pub key_env: Option<String>,
 }
 
 impl AgentCommand {
@@ -345,6 +405,10 @@ pub enum AgentConfigError {
     CommandAndProgram,
     #[error("unknown agent program `{given}` in [agent]")]
     UnknownProgram { given: String },
+    #[error("[agent] sets `base_url` or `api_key_env` with `program = \"{}\"`", client.program())]
+    ClientBaseUrl { client: Client },
+    #[error("[agent] sets `api_key_env` for Codex without `base_url`")]
+    KeyWithoutBaseUrl,
     #[error("`base_url` in [agent] ({url}) is not usable: {reason}")]
     InvalidBaseUrl { url: String, reason: String },
     #[error("`{key}` in [agent] is 0: no recording could start")]
@@ -359,8 +423,8 @@ impl AgentConfigError {
     /// What to do about it.
     pub fn hint(&self) -> String {
         match self {
-            AgentConfigError::NotConfigured => "add an [agent] table to saffron.toml: `program = \"claude\"` to \
-                 record with Claude Code on your own login (it must be on PATH), or `provider = \"anthropic\"` and \
+            AgentConfigError::NotConfigured => "add an [agent] table to saffron.toml: `program = \"claude\"` or \
+                 `program = \"codex\"` to record with Claude Code or Codex on your own login (it must be on PATH), or `provider = \"anthropic\"` and \
                  `model = \"<model id>\"` with the key in $ANTHROPIC_API_KEY, or `command = \"<your agent CLI>\"` \
                  (docs/agent.md)"
                 .into(),
@@ -385,10 +449,16 @@ impl AgentConfigError {
                     .into()
             }
             AgentConfigError::UnknownProgram { .. } => {
-                "use `program = \"claude\"` (Claude Code), or `command = [...]` \
+                "use `program = \"claude\"` (Claude Code) or `program = \"codex\"` (Codex), or `command = [...]` \
                  for another agent program (docs/agent.md)"
                     .into()
             }
+            AgentConfigError::ClientBaseUrl { .. } => "Claude Code takes its API's address and key from its own \
+                 environment (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY): export them instead"
+                .into(),
+            AgentConfigError::KeyWithoutBaseUrl => "Codex uses its own login unless `base_url` names another \
+                 Responses API; set both, or remove `api_key_env`"
+                .into(),
             AgentConfigError::InvalidBaseUrl { .. } => {
                 "set `base_url` to the API's root, such as http://127.0.0.1:11434/v1 for a local server".into()
             }
@@ -462,7 +532,7 @@ mod tests {
 
     #[test]
     fn every_problem_is_named_with_a_hint() {
-        let cases: [(&str, AgentConfigError); 15] = [
+        let cases: [(&str, AgentConfigError); 18] = [
             ("", AgentConfigError::NotConfigured),
             ("provider = \"antropic\"\nmodel = \"m\"", AgentConfigError::UnknownProvider { given: "antropic".into() }),
             ("provider = \"anthropic\"", AgentConfigError::MissingModel { provider: ProviderKind::Anthropic }),
@@ -484,6 +554,15 @@ mod tests {
             ),
             ("program = \"claude\"\ncommand = \"my-agent\"", AgentConfigError::CommandAndProgram),
             ("program = \"cursor\"", AgentConfigError::UnknownProgram { given: "cursor".into() }),
+            (
+                "program = \"claude\"\nbase_url = \"http://x\"",
+                AgentConfigError::ClientBaseUrl { client: Client::ClaudeCode },
+            ),
+            ("program = \"codex\"\napi_key_env = \"MY_KEY\"", AgentConfigError::KeyWithoutBaseUrl),
+            (
+                "program = \"codex\"\nbase_url = \"http://x\"\napi_key_env = \"sk-SECRET-1\"",
+                AgentConfigError::KeyVariableName,
+            ),
             ("command = [\"  \"]", AgentConfigError::EmptyCommand),
             ("command = \"\"", AgentConfigError::EmptyCommand),
             ("provider = \"openai\"\nmodel = \"m\"\nmax_turns = 0", AgentConfigError::ZeroBudget { key: "max_turns" }),
@@ -526,7 +605,16 @@ mod tests {
         // A vendor's client: Saffron builds its command line; no key is needed.
         let client = agent("program = \"claude\"\nmax_turns = 80");
         let Ok(AgentSetup::External(external)) = client.resolve(&env(&[])) else { panic!("external") };
-        assert_eq!(external.command, AgentCommand::Client(Client::ClaudeCode));
+        assert_eq!(external.command, AgentCommand::Client(ClientPreset::new(Client::ClaudeCode)));
         assert_eq!(external.budget.max_turns, 80);
+        // Codex with a model, pointed at a Responses API of the project's choosing; the key is
+        // named, never read by Saffron.
+        let codex = agent(
+            "program = \"codex\"\nmodel = \"gpt-x\"\nbase_url = \"http://127.0.0.1:9/v1\"\napi_key_env = \"MY_KEY\"",
+        );
+        let Ok(AgentSetup::External(external)) = codex.resolve(&env(&[])) else { panic!("external") };
+        let provider = ClientProvider { base_url: "http://127.0.0.1:9/v1".into(), key_env: Some("MY_KEY".into()) };
+        let expected = ClientPreset { client: Client::Codex, model: Some("gpt-x".into()), provider: Some(provider) };
+        assert_eq!(external.command, AgentCommand::Client(expected));
     }
 }

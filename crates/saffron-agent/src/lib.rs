@@ -26,7 +26,8 @@ pub mod testing;
 
 pub use anthropic::AnthropicProvider;
 pub use config::{
-    AgentCommand, AgentConfig, AgentConfigError, AgentSetup, ApiKey, BuiltInAgent, Client, ExternalAgent, ProviderKind,
+    AgentCommand, AgentConfig, AgentConfigError, AgentSetup, ApiKey, BuiltInAgent, Client, ClientPreset,
+    ClientProvider, ExternalAgent, ProviderKind,
 };
 pub use cost::{Cost, CostSource, Prices};
 pub use driver::{AgentDriver, ProviderDriver};

@@ -9,6 +9,10 @@
 //! the vendor's format) what the real APIs refuse: a missing field, a tool call without its
 //! result right after it, arguments that are not a string.
 //!
+//! The Responses server speaks what Codex needs: the tools of an MCP server offered as one
+//! `namespace` tool (read as `mcp__<server>__<tool>`, Claude Code's name for the same tool), a
+//! call in a namespace answered with it, and the answer streamed as `response.*` events.
+//!
 //! The Anthropic server also answers as the vendors' own clients need (Claude Code): a request
 //! with `"stream": true` gets the answer as server-sent events, a `system` message inside
 //! `messages` joins the system prompt, and a connectivity check (`HEAD /api/hello`, any `GET`
@@ -35,6 +39,9 @@ pub enum Wire {
     Anthropic,
     /// `POST /v1/chat/completions`; the base URL ends in `/v1`.
     OpenAi,
+    /// OpenAI's Responses API as Codex uses it, `POST /v1/responses`, always streamed; the base
+    /// URL ends in `/v1`.
+    OpenAiResponses,
 }
 
 /// What the server answers to one request.
@@ -200,7 +207,7 @@ impl FakeServer {
     pub fn base_url(&self) -> String {
         match self.wire {
             Wire::Anthropic => format!("http://{}", self.address),
-            Wire::OpenAi => format!("http://{}/v1", self.address),
+            Wire::OpenAi | Wire::OpenAiResponses => format!("http://{}/v1", self.address),
         }
     }
 
@@ -249,6 +256,7 @@ async fn handle(
         let expected_path = match wire {
             Wire::Anthropic => "/v1/messages",
             Wire::OpenAi => "/v1/chat/completions",
+            Wire::OpenAiResponses => "/v1/responses",
         };
         let parsed = if captured.path != expected_path {
             Err((404, format!("no route {} (this fake serves {expected_path})", captured.path)))
@@ -256,6 +264,7 @@ async fn handle(
             match wire {
                 Wire::Anthropic => read_anthropic(&captured),
                 Wire::OpenAi => read_openai(&captured),
+                Wire::OpenAiResponses => read_responses(&captured),
             }
             .map_err(|problem| (400, problem))
         };
@@ -280,10 +289,16 @@ async fn render(wire: Wire, mut reply: Reply, model: &str, streamed: bool) -> Ht
                 (StatusCode::OK, [("content-type", "text/event-stream"), ("cache-control", "no-cache")], events)
                     .into_response()
             }
+            Reply::Answer(response) if wire == Wire::OpenAiResponses => {
+                let events = responses_events(&responses_answer(&response, model), streamed);
+                let content_type = if streamed { "text/event-stream" } else { "application/json" };
+                (StatusCode::OK, [("content-type", content_type), ("cache-control", "no-cache")], events)
+                    .into_response()
+            }
             Reply::Answer(response) => {
                 let body = match wire {
                     Wire::Anthropic => anthropic_answer(&response, model),
-                    Wire::OpenAi => openai_answer(&response, model),
+                    Wire::OpenAi | Wire::OpenAiResponses => openai_answer(&response, model),
                 };
                 (StatusCode::OK, [("content-type", "application/json")], body.to_string()).into_response()
             }
@@ -292,7 +307,7 @@ async fn render(wire: Wire, mut reply: Reply, model: &str, streamed: bool) -> Ht
                     Wire::Anthropic => {
                         json!({ "type": "error", "error": { "type": anthropic_error_type(status), "message": message } })
                     }
-                    Wire::OpenAi => json!({
+                    Wire::OpenAi | Wire::OpenAiResponses => json!({
                         "error": { "message": message, "type": openai_error_type(status), "param": null, "code": null }
                     }),
                 };
@@ -671,6 +686,172 @@ fn openai_answer(response: &Response, model: &str) -> Value {
     })
 }
 
+// ---- OpenAI Responses ----
+
+/// The separator between an MCP server's namespace and its tool's name: Codex offers the tools of
+/// MCP server `saffron` as the namespace `mcp__saffron`, and the script sees
+/// `mcp__saffron__<tool>` (the name Claude Code gives the same tool).
+const NAMESPACE_SEPARATOR: &str = "__";
+
+fn read_responses(captured: &Captured) -> Result<(String, Request), String> {
+    let body: Value = serde_json::from_str(&captured.body).map_err(|error| format!("the body is not JSON: {error}"))?;
+    let model = body["model"].as_str().ok_or("you must provide a model parameter")?.to_string();
+    let max_tokens = body["max_output_tokens"].as_u64().unwrap_or(4096);
+    let function = |tool: &Value, prefix: &str| -> Result<ToolSpec, String> {
+        let name = tool["name"].as_str().ok_or("tools[].name: missing")?;
+        Ok(ToolSpec {
+            name: format!("{prefix}{name}"),
+            description: tool["description"].as_str().unwrap_or_default().to_string(),
+            input_schema: tool.get("parameters").cloned().unwrap_or(json!({})),
+        })
+    };
+    let mut tools = Vec::new();
+    for tool in body["tools"].as_array().into_iter().flatten() {
+        match tool["type"].as_str() {
+            Some("function") => tools.push(function(tool, "")?),
+            Some("namespace") => {
+                let namespace = tool["name"].as_str().ok_or("tools[].name: missing")?;
+                for inner in tool["tools"].as_array().into_iter().flatten() {
+                    tools.push(function(inner, &format!("{namespace}{NAMESPACE_SEPARATOR}"))?);
+                }
+            }
+            // A tool the server runs itself (web search, image generation): named by its type.
+            Some(other) => {
+                tools.push(ToolSpec { name: other.to_string(), description: String::new(), input_schema: json!({}) })
+            }
+            None => return Err("tools[].type: missing".into()),
+        }
+    }
+    let mut system: Vec<String> = body["instructions"].as_str().map(str::to_string).into_iter().collect();
+    let mut messages: Vec<Message> = Vec::new();
+    for (index, item) in body["input"].as_array().ok_or("input: missing")?.iter().enumerate() {
+        let text_of = |content: &Value| -> String {
+            match content {
+                Value::String(text) => text.clone(),
+                Value::Array(parts) => {
+                    parts.iter().filter_map(|part| part["text"].as_str()).collect::<Vec<_>>().join("\n")
+                }
+                _ => String::new(),
+            }
+        };
+        let (role, block) = match item["type"].as_str().unwrap_or("message") {
+            "message" => match item["role"].as_str() {
+                Some("system" | "developer") => {
+                    system.push(text_of(&item["content"]));
+                    continue;
+                }
+                Some("user") => (Role::User, Block::Text { text: text_of(&item["content"]) }),
+                Some("assistant") => (Role::Assistant, Block::Text { text: text_of(&item["content"]) }),
+                other => return Err(format!("input[{index}].role: unknown role {other:?}")),
+            },
+            "function_call" => {
+                let raw = item["arguments"].as_str().ok_or(format!("input[{index}].arguments: expected a string"))?;
+                let input = match serde_json::from_str(raw) {
+                    Ok(value) => ToolInput::Json(value),
+                    Err(error) => ToolInput::Malformed { raw: raw.into(), error: error.to_string() },
+                };
+                let name = item["name"].as_str().ok_or(format!("input[{index}].name: missing"))?;
+                let name = match item["namespace"].as_str() {
+                    Some(namespace) => format!("{namespace}{NAMESPACE_SEPARATOR}{name}"),
+                    None => name.to_string(),
+                };
+                let id = item["call_id"].as_str().ok_or(format!("input[{index}].call_id: missing"))?;
+                (Role::Assistant, Block::ToolUse { id: id.into(), name, input })
+            }
+            "function_call_output" => {
+                let id = item["call_id"].as_str().ok_or(format!("input[{index}].call_id: missing"))?;
+                // The wire has no error flag: a client says it in the output's words.
+                (
+                    Role::User,
+                    Block::ToolResult { tool_use_id: id.into(), content: text_of(&item["output"]), is_error: false },
+                )
+            }
+            // The model's reasoning, handed back: nothing a script reads.
+            "reasoning" => continue,
+            other => return Err(format!("input[{index}].type: unknown item type {other:?}")),
+        };
+        match messages.last_mut() {
+            Some(last) if last.role == role => last.content.push(block),
+            _ => messages.push(Message { role, content: vec![block] }),
+        }
+    }
+    check_results_follow_calls(&messages)?;
+    let max_output_tokens = u32::try_from(max_tokens).map_err(|_| "max_output_tokens: too large".to_string())?;
+    Ok((model, Request { system: system.join("\n"), messages, tools, max_output_tokens }))
+}
+
+/// The `response` object: its output items (a message, function calls) and usage.
+fn responses_answer(response: &Response, model: &str) -> Value {
+    let id = format!("resp_fake_{}", fastrand::u32(..));
+    let mut output = Vec::new();
+    for (index, block) in response.content.iter().enumerate() {
+        match block {
+            Block::Text { text } => output.push(json!({
+                "type": "message", "id": format!("msg_{index}"), "role": "assistant", "status": "completed",
+                "content": [{ "type": "output_text", "text": text, "annotations": [] }],
+            })),
+            Block::ToolUse { id: call_id, name, input } => {
+                let arguments = match input {
+                    ToolInput::Json(value) => value.to_string(),
+                    ToolInput::Malformed { raw, .. } => raw.clone(),
+                };
+                let mut item = json!({
+                    "type": "function_call", "id": format!("fc_{index}"), "call_id": call_id,
+                    "name": name, "arguments": arguments, "status": "completed",
+                });
+                // `mcp__server__tool` is the tool `tool` of the namespace `mcp__server`.
+                if let Some(rest) = name.strip_prefix("mcp__")
+                    && let Some((server, tool)) = rest.split_once(NAMESPACE_SEPARATOR)
+                {
+                    item["namespace"] = json!(format!("mcp__{server}"));
+                    item["name"] = json!(tool);
+                }
+                output.push(item);
+            }
+            _ => {}
+        }
+    }
+    let usage = &response.usage;
+    let cached = usage.cache_read_tokens;
+    let input = usage.input_tokens + cached + usage.cache_write_tokens;
+    json!({
+        "id": id, "object": "response", "created_at": 0, "status": "completed", "model": model, "output": output,
+        "usage": {
+            "input_tokens": input,
+            "input_tokens_details": { "cached_tokens": cached },
+            "output_tokens": usage.output_tokens,
+            "output_tokens_details": { "reasoning_tokens": 0 },
+            "total_tokens": input + usage.output_tokens,
+        },
+    })
+}
+
+/// The answer as the server-sent events Codex reads (or the plain object when not streamed).
+fn responses_events(answer: &Value, streamed: bool) -> String {
+    if !streamed {
+        return answer.to_string();
+    }
+    let mut started = answer.clone();
+    started["status"] = json!("in_progress");
+    started["output"] = json!([]);
+    let mut events = vec![json!({ "type": "response.created", "response": started })];
+    for (index, item) in answer["output"].as_array().into_iter().flatten().enumerate() {
+        events.push(json!({ "type": "response.output_item.added", "output_index": index, "item": item }));
+        if let Some(text) = item["content"][0]["text"].as_str() {
+            events.push(json!({
+                "type": "response.output_text.delta", "item_id": item["id"], "output_index": index,
+                "content_index": 0, "delta": text,
+            }));
+        }
+        events.push(json!({ "type": "response.output_item.done", "output_index": index, "item": item }));
+    }
+    events.push(json!({ "type": "response.completed", "response": answer }));
+    events
+        .iter()
+        .map(|event| format!("event: {}\ndata: {event}\n\n", event["type"].as_str().unwrap_or_default()))
+        .collect()
+}
+
 /// Both APIs refuse a conversation in which an assistant's tool calls are not all answered by
 /// results in the very next message.
 fn check_results_follow_calls(messages: &[Message]) -> Result<(), String> {
@@ -698,4 +879,96 @@ fn check_results_follow_calls(messages: &[Message]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn captured(body: Value) -> Captured {
+        Captured { path: "/v1/responses".into(), headers: Vec::new(), body: body.to_string() }
+    }
+
+    /// What Codex sends after a batch of two calls in the gateway's namespace: its instructions
+    /// as a developer message, the calls, then their outputs (one a list of parts).
+    #[test]
+    fn a_codex_request_reads_as_one_conversation_with_namespaced_tools() {
+        let body = json!({
+            "model": "fake-model",
+            "stream": true,
+            "tools": [
+                { "type": "function", "name": "list_mcp_resources", "parameters": {} },
+                { "type": "namespace", "name": "mcp__saffron", "tools": [{ "type": "function", "name": "saffron_done" }] },
+                { "type": "web_search" },
+            ],
+            "input": [
+                { "type": "message", "role": "developer", "content": [{ "type": "input_text", "text": "Be Codex." }] },
+                { "type": "message", "role": "user", "content": [{ "type": "input_text", "text": "<env/>" }] },
+                { "type": "message", "role": "user", "content": [{ "type": "input_text", "text": "Scenario: x" }] },
+                { "type": "function_call", "call_id": "a", "namespace": "mcp__saffron", "name": "saffron_done", "arguments": "{}" },
+                { "type": "function_call", "call_id": "b", "name": "shell", "arguments": "{\"command\":" },
+                { "type": "function_call_output", "call_id": "a", "output": "not done: …" },
+                { "type": "function_call_output", "call_id": "b", "output": [{ "type": "input_text", "text": "unsupported call: shell" }] },
+            ],
+        });
+        let (model, request) = read_responses(&captured(body)).expect("read");
+        assert_eq!(model, "fake-model");
+        assert_eq!(request.system, "Be Codex.");
+        let names: Vec<&str> = request.tools.iter().map(|tool| tool.name.as_str()).collect();
+        assert_eq!(names, ["list_mcp_resources", "mcp__saffron__saffron_done", "web_search"]);
+        assert_eq!(request.answers_so_far(), 1, "one batch");
+        assert!(request.messages[0].text().contains("Scenario: x"));
+        let calls: Vec<&str> = request.messages[1].tool_calls().map(|call| call.name).collect();
+        assert_eq!(calls, ["mcp__saffron__saffron_done", "shell"]);
+        let results: Vec<&str> = request.messages[2].tool_results().map(|result| result.content).collect();
+        assert_eq!(results, ["not done: …", "unsupported call: shell"]);
+        // A call left without its output is refused, as the API does.
+        let unanswered = json!({ "model": "m", "input": [
+            { "type": "function_call", "call_id": "a", "name": "x", "arguments": "{}" },
+            { "type": "message", "role": "user", "content": "next" },
+        ]});
+        assert!(read_responses(&captured(unanswered)).is_err());
+    }
+
+    #[test]
+    fn an_answer_streams_its_calls_in_their_namespace_and_its_usage() {
+        let response = Response {
+            content: vec![
+                Block::Text { text: "Signing in.".into() },
+                Block::ToolUse {
+                    id: "c1".into(),
+                    name: "mcp__saffron__saffron_done".into(),
+                    input: ToolInput::Json(json!({})),
+                },
+                Block::ToolUse { id: "c2".into(), name: "shell".into(), input: ToolInput::Json(json!({})) },
+            ],
+            stop_reason: StopReason::ToolUse,
+            usage: Usage { input_tokens: 10, cache_read_tokens: 5, output_tokens: 3, ..Usage::default() },
+        };
+        let events = responses_events(&responses_answer(&response, "m"), true);
+        let data: Vec<Value> = events
+            .lines()
+            .filter_map(|line| line.strip_prefix("data: "))
+            .map(|data| serde_json::from_str(data).expect("json"))
+            .collect();
+        let kinds: Vec<&str> = data.iter().filter_map(|event| event["type"].as_str()).collect();
+        assert_eq!(kinds.first(), Some(&"response.created"));
+        assert_eq!(kinds.last(), Some(&"response.completed"));
+        assert!(kinds.contains(&"response.output_text.delta"));
+        let done: Vec<&Value> = data
+            .iter()
+            .filter(|event| event["type"] == "response.output_item.done")
+            .map(|event| &event["item"])
+            .collect();
+        assert_eq!(
+            (done[1]["namespace"].as_str(), done[1]["name"].as_str()),
+            (Some("mcp__saffron"), Some("saffron_done"))
+        );
+        assert_eq!((done[2]["namespace"].as_str(), done[2]["name"].as_str()), (None, Some("shell")));
+        let usage = &data.last().expect("completed")["response"]["usage"];
+        assert_eq!(
+            (usage["input_tokens"].as_u64(), usage["input_tokens_details"]["cached_tokens"].as_u64()),
+            (Some(15), Some(5))
+        );
+    }
 }

@@ -177,8 +177,12 @@ fn provider(wire: Wire, base_url: &str, settings: &HttpSettings) -> Box<dyn Prov
         Wire::OpenAi => Box::new(
             OpenAiProvider::new(base_url, "gpt-test", Some(KEY), Some("OPENAI_API_KEY"), settings).expect("provider"),
         ),
+        Wire::OpenAiResponses => unreachable!("{NOT_BUILT_IN}"),
     }
 }
+
+/// The Responses wire is Codex's (crates/saffron-cli/tests/record_clients.rs), not a provider's.
+const NOT_BUILT_IN: &str = "no built-in provider speaks the Responses API";
 
 const BUDGET: Budget = Budget { max_turns: 20, max_tokens: 1_000_000 };
 
@@ -224,6 +228,7 @@ async fn signs_in_through(wire: Wire) {
                 assert_eq!(request.header("authorization"), Some(format!("Bearer {KEY}").as_str()));
                 assert_eq!(request.header("x-api-key"), None);
             }
+            Wire::OpenAiResponses => unreachable!("{NOT_BUILT_IN}"),
         }
     }
     // The snapshot after filling showed the password; the model got the token instead.
@@ -243,6 +248,7 @@ async fn signs_in_through(wire: Wire) {
             assert!(result["content"].as_str().is_some_and(|text| text.starts_with("Error: no element")), "{result}");
             assert_eq!(second["tools"][0]["type"], "function");
         }
+        Wire::OpenAiResponses => unreachable!("{NOT_BUILT_IN}"),
     }
 
     let usage = &report.usage;
@@ -265,6 +271,7 @@ async fn signs_in_through(wire: Wire) {
             let Cost::Known { usd, source: CostSource::Reported } = Cost::of(usage, None) else { panic!("reported") };
             assert!((usd - 0.005).abs() < 1e-12, "{usd}");
         }
+        Wire::OpenAiResponses => unreachable!("{NOT_BUILT_IN}"),
     }
 }
 

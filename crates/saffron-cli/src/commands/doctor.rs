@@ -222,12 +222,17 @@ fn agent_check(root: &Path, agent: Option<&saffron_agent::AgentConfig>) -> Check
             Check::ok("agent", format!("{} {}{key}", built_in.provider.name(), built_in.model))
         }
         Ok(saffron_agent::AgentSetup::External(saffron_agent::ExternalAgent {
-            command: saffron_agent::AgentCommand::Client(client),
+            command: saffron_agent::AgentCommand::Client(wanted),
             ..
-        })) => match saffron_mcp::client::find(client, std::env::var_os("PATH")) {
+        })) => match saffron_mcp::client::find(&wanted, std::env::var_os("PATH")) {
             Ok(found) => Check::ok(
                 "agent",
-                format!("{} {} ({}), contained to Saffron's tools", client.name(), found.version, found.path.display()),
+                format!(
+                    "{} {} ({}), contained to Saffron's tools",
+                    wanted.client.name(),
+                    found.version,
+                    found.path.display()
+                ),
             ),
             Err(unusable) => Check::missing("agent", unusable.problem, unusable.hint),
         },
@@ -238,7 +243,7 @@ fn agent_check(root: &Path, agent: Option<&saffron_agent::AgentConfig>) -> Check
                     line.split_whitespace().next().unwrap_or_default().to_owned()
                 }
                 saffron_agent::AgentCommand::Argv(argv) => argv.first().cloned().unwrap_or_default(),
-                saffron_agent::AgentCommand::Client(client) => client.program().to_owned(),
+                saffron_agent::AgentCommand::Client(wanted) => wanted.client.program().to_owned(),
             };
             match on_path(&program).or_else(|| Some(std::path::PathBuf::from(&program)).filter(|path| path.is_file())) {
                 Some(path) => Check::ok("agent", format!("the program {}", path.display())),

@@ -106,7 +106,7 @@ pub fn run(args: InitArgs) -> Result<ExitCode> {
     Ok(if problems > 0 { ExitCode::from(2) } else { ExitCode::SUCCESS })
 }
 
-/// With no agent configured and a vendor's client on PATH, what to add to record with it. It is
+/// With no agent configured and vendors' clients on PATH, what to add to record with one. It is
 /// offered, never set: `saffron run` uses only the agent the configuration names.
 fn client_offer(root: &Path, path_variable: Option<std::ffi::OsString>) -> Option<String> {
     let config = saffron_runner::session::load_config(root).ok()?;
@@ -117,19 +117,24 @@ fn client_offer(root: &Path, path_variable: Option<std::ffi::OsString>) -> Optio
     {
         return None;
     }
-    let client = saffron_agent::Client::ClaudeCode;
-    match saffron_mcp::client::find(client, path_variable) {
-        Ok(found) => Some(format!(
-            "{} {} is on PATH: to record scenarios with it, on your own login and contained to Saffron's tools, add to \
-             saffron.toml:\n  [agent]\n  program = \"{}\"",
-            client.name(),
-            found.version,
-            client.program()
-        )),
-        // Found but unusable (too old, a flag missing): said, with what to do.
-        Err(unusable) if !unusable.absent => Some(format!("{} cannot record for Saffron: {unusable}", client.name())),
-        Err(_) => None,
+    let mut offers = Vec::new();
+    for client in saffron_agent::Client::ALL {
+        match saffron_mcp::client::find(&saffron_agent::ClientPreset::new(client), path_variable.clone()) {
+            Ok(found) => offers.push(format!(
+                "{} {} is on PATH: to record scenarios with it, on your own login and contained to Saffron's \
+                 tools, add to saffron.toml:\n  [agent]\n  program = \"{}\"",
+                client.name(),
+                found.version,
+                client.program()
+            )),
+            // Found but unusable (too old, a flag missing): said, with what to do.
+            Err(unusable) if !unusable.absent => {
+                offers.push(format!("{} cannot record for Saffron: {unusable}", client.name()));
+            }
+            Err(_) => {}
+        }
     }
+    (!offers.is_empty()).then(|| offers.join("\n"))
 }
 
 /// Every step of init, in order, with what it did per file (paths relative to `root`).

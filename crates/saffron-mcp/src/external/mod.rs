@@ -113,15 +113,16 @@ impl ExternalDriver {
         // A vendor's client: its command line is built here, contained, from a private folder
         // that goes with the session.
         let mut prepared = None;
-        if let AgentCommand::Client(which) = self.agent.command {
-            let found = self.found.get_or_init(|| client::find(which, std::env::var_os("PATH")));
+        if let AgentCommand::Client(wanted) = &self.agent.command {
+            let found = self.found.get_or_init(|| client::find(wanted, std::env::var_os("PATH")));
+            let gateway = client::Gateway { url: &server.url, token_variable: TOKEN_VARIABLE };
             let made = match found {
-                Ok(found) => client::prepare(found, &server.url, TOKEN_VARIABLE)
-                    .map_err(|error| format!("{} could not be prepared: {error}", which.name())),
+                Ok(found) => client::prepare(found, &gateway)
+                    .map_err(|error| format!("{} could not be prepared: {error}", wanted.client.name())),
                 Err(unusable) => Err(unusable.to_string()),
             };
             match made {
-                Ok(made) => prepared = Some((which, made)),
+                Ok(made) => prepared = Some((wanted.client, made)),
                 Err(cause) => {
                     let _ = tokio::task::spawn_blocking(move || watched.release()).await;
                     server.stop().await;
@@ -132,7 +133,12 @@ impl ExternalDriver {
         let client_command = prepared.as_ref().map(|(_, made)| AgentCommand::Argv(made.argv.clone()));
         let launch = Launch {
             command: client_command.as_ref().unwrap_or(&self.agent.command),
-            working_dir: self.working_dir.as_deref(),
+            // A client runs in its private folder: no instruction or configuration file of the
+            // project (CLAUDE.md, AGENTS.md, .codex/) reaches it, nor does `.env`.
+            working_dir: match &prepared {
+                Some((_, made)) => Some(made.folder.path()),
+                None => self.working_dir.as_deref(),
+            },
             env: vec![
                 (URL_VARIABLE, server.url.clone()),
                 (TOKEN_VARIABLE, token),
@@ -247,8 +253,8 @@ enum Ended {
 impl AgentDriver for ExternalDriver {
     fn describe(&self) -> String {
         match (&self.agent.command, self.found.get()) {
-            (AgentCommand::Client(_), Some(Ok(found))) => format!("{} {}", found.client.name(), found.version),
-            (AgentCommand::Client(client), _) => client.name().to_owned(),
+            (AgentCommand::Client(_), Some(Ok(found))) => format!("{} {}", found.client().name(), found.version),
+            (AgentCommand::Client(wanted), _) => wanted.client.name().to_owned(),
             (command, _) => format!("external agent {}", command_text(command)),
         }
     }
@@ -279,7 +285,7 @@ fn command_text(command: &AgentCommand) -> String {
     match command {
         AgentCommand::Shell(line) => format!("`{line}`"),
         AgentCommand::Argv(argv) => format!("`{}`", argv.join(" ")),
-        AgentCommand::Client(client) => format!("{} (`{}`)", client.name(), client.program()),
+        AgentCommand::Client(wanted) => format!("{} (`{}`)", wanted.client.name(), wanted.client.program()),
     }
 }
 

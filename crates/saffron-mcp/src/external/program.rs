@@ -59,7 +59,7 @@ impl Program {
                 command
             }
             // Built into an argument list by the driver before it gets here.
-            AgentCommand::Client(client) => Command::new(client.program()),
+            AgentCommand::Client(wanted) => Command::new(wanted.client.program()),
         };
         if let Some(dir) = launch.working_dir {
             command.current_dir(dir);
