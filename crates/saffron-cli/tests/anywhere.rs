@@ -112,19 +112,29 @@ fn the_doctor_says_what_a_run_needs_one_line_each_and_fails_when_something_is_mi
     assert!(all.contains("MISSING agent") && all.contains("ANTHROPIC_API_KEY"), "{all}");
     std::fs::remove_file(empty.path().join("saffron.toml")).expect("removed");
 
-    // `program = "claude"` with no Claude Code on PATH: missing, with how to install it.
-    std::fs::write(empty.path().join("saffron.toml"), "[agent]\nprogram = \"claude\"\n").expect("a config");
-    let output = Command::new(env!("CARGO_BIN_EXE_saffron"))
-        .arg("doctor")
-        .current_dir(empty.path())
-        .env("PATH", empty.path())
-        .output()
-        .expect("saffron runs");
-    let all = text(&output);
-    assert_eq!(output.status.code(), Some(1), "{all}");
-    assert!(all.contains("MISSING agent") && all.contains("`claude` (Claude Code) is not on PATH"), "{all}");
-    assert!(all.contains("npm install -g @anthropic-ai/claude-code"), "the install hint: {all}");
-    std::fs::remove_file(empty.path().join("saffron.toml")).expect("removed");
+    // `program = "claude"` or `"codex"` with no such client on PATH: missing, with how to
+    // install it.
+    for (program, name, install) in [
+        ("claude", "Claude Code", "npm install -g @anthropic-ai/claude-code"),
+        ("codex", "Codex", "npm install -g @openai/codex"),
+    ] {
+        std::fs::write(empty.path().join("saffron.toml"), format!("[agent]\nprogram = \"{program}\"\n"))
+            .expect("a config");
+        let output = Command::new(env!("CARGO_BIN_EXE_saffron"))
+            .arg("doctor")
+            .current_dir(empty.path())
+            .env("PATH", empty.path())
+            .output()
+            .expect("saffron runs");
+        let all = text(&output);
+        assert_eq!(output.status.code(), Some(1), "{all}");
+        assert!(
+            all.contains("MISSING agent") && all.contains(&format!("`{program}` ({name}) is not on PATH")),
+            "{all}"
+        );
+        assert!(all.contains(install), "the install hint: {all}");
+        std::fs::remove_file(empty.path().join("saffron.toml")).expect("removed");
+    }
 
     let output = Command::new(env!("CARGO_BIN_EXE_saffron"))
         .arg("doctor")

@@ -195,40 +195,47 @@ fn configs_it_cannot_edit_safely_are_left_alone_and_reported() {
     let _ = std::fs::remove_dir_all(&root);
 }
 
-/// With no agent configured and Claude Code on PATH, init offers it (the line to add), and sets
-/// nothing; with an agent configured, or without the client, it says nothing of it. A `claude`
-/// too old for the preset is named as unfit.
+/// With no agent configured and Claude Code and Codex on PATH, init offers both (the line to
+/// add), and sets nothing; with an agent configured, or without the clients, it says nothing of
+/// them. A `claude` too old for the preset is named as unfit.
 #[test]
-fn init_offers_claude_code_when_it_is_on_path_and_no_agent_is_configured() {
+fn init_offers_the_clients_on_path_when_no_agent_is_configured() {
     let clients = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/clients/node_modules/.bin");
-    if !clients.join("claude").is_file() {
-        eprintln!("skipped: Claude Code is not installed in tests/clients (`npm ci --prefix tests/clients`)");
+    if !clients.join("claude").is_file() || !clients.join("codex").is_file() {
+        eprintln!("skipped: the clients are not installed in tests/clients (`npm ci --prefix tests/clients`)");
         return;
     }
-    let init_with_path = |root: &Path, path: &Path| -> String {
+    // Codex's launcher is a Node script: Node's folder goes on PATH with it.
+    let node = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .find(|folder| folder.join("node").is_file())
+        .expect("node is on PATH");
+    let init_with_path = |root: &Path, folders: &[&Path]| -> String {
         let output = Command::new(env!("CARGO_BIN_EXE_saffron"))
             .arg("init")
             .current_dir(root)
-            .env("PATH", path)
+            .env("PATH", std::env::join_paths(folders).expect("PATH"))
             .output()
             .expect("runs");
         String::from_utf8(output.stdout).expect("utf-8")
     };
     let root = project("offer");
-    let said = init_with_path(&root, &clients);
+    let said = init_with_path(&root, &[&clients, &node]);
     assert!(said.contains("Claude Code 2.1.") && said.contains("program = \"claude\""), "{said}");
+    assert!(said.contains("Codex 0.171.") && said.contains("program = \"codex\""), "{said}");
     assert!(!read(&root, "saffron.toml").contains("program ="), "offered, not set");
     let empty = root.join("no-programs");
     std::fs::create_dir_all(&empty).expect("mkdir");
-    assert!(!init_with_path(&root, &empty).contains("Claude Code"), "nothing to offer without it");
+    let said = init_with_path(&root, &[&empty]);
+    assert!(!said.contains("Claude Code") && !said.contains("Codex 0"), "nothing to offer without them: {said}");
     // A `claude` that is not the one the preset was proven with.
     let old = root.join("old-claude");
     std::fs::create_dir_all(&old).expect("mkdir");
     std::fs::write(old.join("claude"), "#!/bin/sh\necho '1.0.0 (Claude Code)'\n").expect("stand-in");
     std::fs::set_permissions(old.join("claude"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
-    let said = init_with_path(&root, &old);
+    let said = init_with_path(&root, &[&old]);
     assert!(said.contains("Claude Code cannot record for Saffron") && said.contains("older than"), "{said}");
     std::fs::write(root.join("saffron.toml"), "[agent]\nprovider = \"anthropic\"\nmodel = \"m\"\n").expect("config");
-    assert!(!init_with_path(&root, &clients).contains("program = \"claude\""), "an agent is configured already");
+    let said = init_with_path(&root, &[&clients, &node]);
+    assert!(!said.contains("program = \"claude\"") && !said.contains("program = \"codex\""), "configured already");
     let _ = std::fs::remove_dir_all(&root);
 }

@@ -343,6 +343,7 @@ fn record_one(
     let vendor = match wire {
         Wire::Anthropic => "anthropic",
         Wire::OpenAi => "openai",
+        Wire::OpenAiResponses => unreachable!("no built-in provider speaks the Responses API"),
     };
     configure_agent(&root, vendor, &server, "");
     let targets = vec![scenario_at(&root, path, scenario)];
