@@ -511,6 +511,33 @@ fn refused(vendor: Vendor, (_, is_error): &(String, bool)) -> bool {
     }
 }
 
+/// A model that gives up in words, without `saffron_done`: the client ends its turn, and the
+/// scenario is blocked with what the model said (from the client's JSON events), not with the
+/// client's warnings.
+fn a_client_that_ends_without_done_blocks_the_scenario_with_its_last_words(vendor: Vendor, name: &str) {
+    let Some(trial) = Trial::start(vendor, name) else { return };
+    let model = trial.runtime.block_on(FakeServer::start(vendor.wire(), |_: &Request| {
+        Reply::text("I cannot find a sign-in form on this page.").with_usage(1000, 20, 0, 0)
+    }));
+    let model = model.expect("fake server");
+    let output = trial.run(&model);
+    let said = text(&output);
+    assert!(said.contains("! blocked"), "{said}");
+    assert!(said.contains("without finishing; it said last:"), "{said}");
+    assert!(said.contains("I cannot find a sign-in form on this page."), "{said}");
+    trial.finish();
+}
+
+#[test]
+fn claude_code_ending_without_done_blocks_the_scenario_with_its_last_words() {
+    a_client_that_ends_without_done_blocks_the_scenario_with_its_last_words(Vendor::ClaudeCode, "claude-code-gives-up");
+}
+
+#[test]
+fn codex_ending_without_done_blocks_the_scenario_with_its_last_words() {
+    a_client_that_ends_without_done_blocks_the_scenario_with_its_last_words(Vendor::Codex, "codex-gives-up");
+}
+
 /// A client older than the version its preset was proven with is never started for a session:
 /// the scenario is blocked with the reason and the install hint, and nothing runs it.
 fn an_older_client_is_refused_at_start_and_the_scenario_is_blocked(vendor: Vendor, said_version: &str, expected: &str) {

@@ -222,15 +222,23 @@ impl ExternalDriver {
                     Ok(status) => format!("the agent program exited ({}) without finishing", describe_exit(&status)),
                     Err(error) => format!("the agent program could not be waited for ({error})"),
                 };
+                // A vendor's client says in its structured output what it last said or what
+                // went wrong, which its stderr (warnings, progress) seldom does.
+                let client_said = prepared
+                    .as_ref()
+                    .and_then(|(which, _)| client::last_words(*which, &outputs.stdout))
+                    .map(|text| tail(&masker.mask(&text), 8, 200))
+                    .filter(|text| !text.is_empty());
                 // Many agent CLIs print their errors on stdout; stderr first, as it is meant for them.
                 // Short: a report's cause line shows the first 300 characters.
                 let said = [("stderr", &outputs.stderr), ("stdout", &outputs.stdout)]
                     .into_iter()
                     .map(|(stream, text)| (stream, tail(&masker.mask(text), 8, 200)))
                     .find(|(_, text)| !text.is_empty());
-                let last_words = match said {
-                    Some((stream, text)) => format!("{how}; its {stream} ends with:\n{text}"),
-                    None => format!("{how}, and printed nothing"),
+                let last_words = match (client_said, said) {
+                    (Some(text), _) => format!("{how}; it said last:\n{text}"),
+                    (None, Some((stream, text))) => format!("{how}; its {stream} ends with:\n{text}"),
+                    (None, None) => format!("{how}, and printed nothing"),
                 };
                 SessionOutcome::GaveUp { last_words }
             }

@@ -3,9 +3,9 @@
 use std::path::Path;
 
 use saffron_agent::Usage;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::{Found, Gateway, Preset, SERVER_NAME};
+use super::{Found, Gateway, Preset, SERVER_NAME, events_backwards};
 
 /// The Claude Code version the preset was proven with.
 pub const CLAUDE_CODE_PROVEN: &str = "2.1.332";
@@ -88,11 +88,7 @@ impl Preset for ClaudeCode {
 
     /// The last `result` event has the tokens, the model calls and the cost it computed.
     fn usage(&self, stdout: &str) -> Option<Usage> {
-        let result = stdout
-            .lines()
-            .rev()
-            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-            .find(|event| event["type"] == "result")?;
+        let result = events_backwards(stdout).find(|event| event["type"] == "result")?;
         let tokens = |name: &str| result["usage"][name].as_u64().unwrap_or(0);
         Some(Usage {
             input_tokens: tokens("input_tokens"),
@@ -104,6 +100,13 @@ impl Preset for ClaudeCode {
             reported_cost_usd: result["total_cost_usd"].as_f64(),
         })
     }
+
+    /// The `result` event's text: the model's last answer, or the error the session ended on.
+    fn last_words(&self, stdout: &str) -> Option<String> {
+        let result = events_backwards(stdout).find(|event| event["type"] == "result")?;
+        let text = result["result"].as_str().or_else(|| result["error"].as_str())?;
+        Some(text.trim().to_owned())
+    }
 }
 
 #[cfg(test)]
@@ -113,7 +116,7 @@ mod tests {
     use saffron_agent::{Client, ClientPreset};
 
     use super::*;
-    use crate::external::client::{prepare, usage};
+    use crate::external::client::{last_words, prepare, usage};
 
     #[test]
     fn its_usage_is_read_from_its_last_result_event() {
@@ -129,6 +132,8 @@ mod tests {
         assert_eq!((used.cache_read_tokens, used.cache_write_tokens, used.calls), (300, 50, 4));
         assert_eq!(used.reported_cost_usd, Some(0.0123));
         assert_eq!(usage(Client::ClaudeCode, "{\"type\":\"system\"}\n"), None);
+        let ended = "{\"type\":\"result\",\"subtype\":\"success\",\"result\":\"I cannot find the Save button.\"}\n";
+        assert_eq!(last_words(Client::ClaudeCode, ended).as_deref(), Some("I cannot find the Save button."));
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::path::Path;
 use saffron_agent::Usage;
 use serde_json::Value;
 
-use super::{Found, Gateway, Preset, SERVER_NAME, toml_string};
+use super::{Found, Gateway, Preset, SERVER_NAME, events_backwards, toml_string};
 
 /// The Codex version the preset was proven with.
 pub const CODEX_PROVEN: &str = "0.171.0";
@@ -29,9 +29,11 @@ const FLAGS: [&str; 11] = [
 ];
 
 /// Codex's features that give the model a tool, or run something of the user's: all off.
-const FEATURES_OFF: [&str; 14] = [
-    // The shell (and with it every command, file read and fetch).
+const FEATURES_OFF: [&str; 15] = [
+    // The shell (and with it every command, file read and fetch), and the snapshot of the
+    // user's login shell taken for it.
     "shell_tool",
+    "shell_snapshot",
     // Reading an image file from disk.
     "view_image",
     // Connectors, plugins and skills: tools and instructions from the user's installations.
@@ -150,6 +152,19 @@ impl Preset for Codex {
         }
         Some(total)
     }
+
+    /// Its last message, or the error its turn ended on.
+    fn last_words(&self, stdout: &str) -> Option<String> {
+        events_backwards(stdout).find_map(|event| {
+            let text = match event["type"].as_str()? {
+                "item.completed" if event["item"]["type"] == "agent_message" => event["item"]["text"].as_str(),
+                "turn.failed" => event["error"]["message"].as_str(),
+                "error" => event["message"].as_str(),
+                _ => None,
+            };
+            text.map(|text| text.trim().to_owned())
+        })
+    }
 }
 
 #[cfg(test)]
@@ -159,7 +174,7 @@ mod tests {
     use saffron_agent::{Client, ClientPreset, ClientProvider};
 
     use super::*;
-    use crate::external::client::{prepare, usage};
+    use crate::external::client::{last_words, prepare, usage};
 
     #[test]
     fn its_usage_is_the_sum_of_its_turns() {
@@ -173,6 +188,13 @@ mod tests {
         assert_eq!((used.input_tokens, used.cache_read_tokens, used.output_tokens), (1200, 300, 45));
         assert_eq!((used.calls, used.reported_cost_usd), (2, None));
         assert_eq!(usage(Client::Codex, "{\"type\":\"thread.started\"}\n"), None);
+        let ended = concat!(
+            "{\"type\":\"item.completed\",\"item\":{\"type\":\"agent_message\",\"text\":\"Recorded.\"}}\n",
+            "{\"type\":\"turn.completed\",\"usage\":{}}\n"
+        );
+        assert_eq!(last_words(Client::Codex, ended).as_deref(), Some("Recorded."));
+        let failed = "{\"type\":\"turn.failed\",\"error\":{\"message\":\"401 Unauthorized\"}}\n";
+        assert_eq!(last_words(Client::Codex, failed).as_deref(), Some("401 Unauthorized"));
     }
 
     #[test]

@@ -34,6 +34,8 @@ trait Preset: Sync {
     fn prepare(&self, found: &Found, gateway: &Gateway, folder: &Path) -> std::io::Result<Vec<String>>;
     /// What the session used, from the client's standard output.
     fn usage(&self, stdout: &str) -> Option<Usage>;
+    /// What the client last said, or the error it ended on, from its standard output.
+    fn last_words(&self, stdout: &str) -> Option<String>;
 }
 
 fn preset(client: Client) -> &'static dyn Preset {
@@ -171,6 +173,16 @@ pub fn prepare(found: &Found, gateway: &Gateway) -> std::io::Result<Prepared> {
 /// What the session used, from the client's structured output.
 pub fn usage(client: Client, stdout: &str) -> Option<Usage> {
     preset(client).usage(stdout)
+}
+
+/// What the client last said, or the error it ended on, from its structured output.
+pub fn last_words(client: Client, stdout: &str) -> Option<String> {
+    preset(client).last_words(stdout)
+}
+
+/// Each line of `stdout` that is a JSON event, last first.
+fn events_backwards(stdout: &str) -> impl Iterator<Item = serde_json::Value> + '_ {
+    stdout.lines().rev().filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
 }
 
 /// A TOML string (a `-c key=value` value): JSON's quoting is valid TOML.
