@@ -203,6 +203,43 @@ mod tests {
         assert_eq!(numbers(""), None);
     }
 
+    /// A stand-in `codex` that prints `version` and `help` (its `exec --help`).
+    #[cfg(unix)]
+    fn stand_in(folder: &Path, version: &str, help: &str) {
+        use std::os::unix::fs::PermissionsExt as _;
+        let script = format!(
+            "#!/bin/sh\nif [ \"$1\" = --version ]; then echo '{version}'; exit 0; fi\ncat <<'HELP'\n{help}\nHELP\n"
+        );
+        let program = folder.join("codex");
+        std::fs::write(&program, script).expect("stand-in");
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+
+    /// A client as new as the proven one but without a flag the preset passes is refused, the
+    /// flag named: a flag it ignored could leave it a shell.
+    #[cfg(unix)]
+    #[test]
+    fn a_client_without_a_flag_the_preset_passes_is_refused() {
+        let folder = tempfile::tempdir().expect("tempdir");
+        let (_, flags) = preset(Client::Codex).help();
+        let every_flag = flags.join("\n");
+        stand_in(folder.path(), "codex-cli 0.200.1", &every_flag);
+        let wanted = ClientPreset::new(Client::Codex);
+        let found = find(&wanted, Some(folder.path().as_os_str().to_owned())).expect("fit");
+        assert_eq!(found.version, "0.200.1");
+        let without = flags.iter().filter(|flag| **flag != "--strict-config").copied().collect::<Vec<_>>().join("\n");
+        // Another folder: a program rewritten right after it ran may still be busy.
+        let other = tempfile::tempdir().expect("tempdir");
+        stand_in(other.path(), "codex-cli 0.200.1", &without);
+        let refused = find(&wanted, Some(other.path().as_os_str().to_owned())).expect_err("unfit");
+        assert!(!refused.absent);
+        assert!(refused.problem.contains("has no `--strict-config` flag"), "{}", refused.problem);
+        assert!(refused.hint.contains("npm install -g @openai/codex"), "{}", refused.hint);
+        let nowhere = tempfile::tempdir().expect("tempdir");
+        let absent = find(&wanted, Some(nowhere.path().as_os_str().to_owned())).expect_err("absent");
+        assert!(absent.absent && absent.problem.contains("`codex` (Codex) is not on PATH"), "{}", absent.problem);
+    }
+
     #[test]
     fn toml_strings_are_quoted_and_escaped() {
         assert_eq!(toml_string("http://127.0.0.1:1/mcp"), "\"http://127.0.0.1:1/mcp\"");
