@@ -10,6 +10,8 @@ mod execute;
 mod heal;
 pub mod hooks;
 pub mod interrupt;
+mod medium;
+mod orchestrator;
 mod plan;
 mod record;
 mod refresh;

@@ -1,0 +1,353 @@
+//! The browser medium: one shared Chromium, a fresh browser context per execution. An
+//! execution performs actions through the context's waits and guards, clears the project's
+//! interruptions, keeps the trace, and takes the screenshot, URL and console errors of a
+//! failure.
+
+use std::sync::Arc;
+
+use saffron_browser::{ActionFailure, ActionTrail, Browser, Context, ContextOptions, FailureKind, Performed, Signal};
+use saffron_recording::{Action, Masker};
+
+use super::{ActionAt, Done, Evidence, Failure, FailureClass, Live, Medium, Outcome};
+use crate::ActionResult;
+use crate::execute::{Refresh, RunOptions};
+use crate::plan::Execution;
+use crate::trace::{Trace, TraceKind, Tracer};
+
+/// Chromium, when the run started one.
+pub(crate) struct BrowserMedium {
+    browser: Option<Browser>,
+}
+
+impl BrowserMedium {
+    pub(crate) fn new(browser: Option<Browser>) -> BrowserMedium {
+        BrowserMedium { browser }
+    }
+}
+
+impl Medium for BrowserMedium {
+    type Live = BrowserLive;
+
+    async fn open(&self, execution: &Execution, options: &RunOptions, trace: TraceKind) -> Result<BrowserLive, String> {
+        let Some(browser) = &self.browser else { return Err("no browser was started".into()) };
+        let mut context = match browser.new_context(ContextOptions { base_url: options.base_url.clone() }).await {
+            Ok(context) => context,
+            Err(error) => return Err(browser.lost_connection().await.unwrap_or_else(|| error.to_string())),
+        };
+        let tracer = Tracer::start(options.trace, trace, execution, &options.base_url);
+        // Only the committed recording is refreshed: a pending proposal is what a person reviews.
+        let refresh = options.refresh_drift && execution.pending_proposal.is_none() && execution.committed.is_some();
+        context.refresh_drift(refresh);
+        let handlers = options.handlers.clone();
+        if !handlers.is_empty() {
+            context.watch_for(handlers.detectors());
+        }
+        // Where the page was before an accepted action matters only to a handler that returns
+        // to the page: only then is it read.
+        let returns = handlers.list.iter().any(|handler| handler.resume == saffron_recording::Resume::ReturnToPage);
+        Ok(BrowserLive { context, tracer, handlers, returns, urls_before: Vec::new(), action_mark: 0, failed: None })
+    }
+
+    async fn lost(&self) -> Option<String> {
+        match &self.browser {
+            Some(browser) => browser.lost_connection().await,
+            None => Some("no browser was started".into()),
+        }
+    }
+}
+
+/// One browser context, for one execution.
+pub(crate) struct BrowserLive {
+    context: Context,
+    tracer: Option<Tracer>,
+    handlers: Arc<crate::interrupt::Handlers>,
+    /// Whether a handler returns to the page it interrupted (see `urls_before`).
+    returns: bool,
+    /// Where the page was before each action of the step that may have been accepted: taking
+    /// the step up after an interruption, an action that led elsewhere is not done again.
+    urls_before: Vec<Option<String>>,
+    /// Where the action being performed began, in the trace's time.
+    action_mark: u64,
+    /// The last failure and how the action went on its way, until its evidence is taken.
+    failed: Option<(ActionFailure, ActionTrail)>,
+}
+
+impl BrowserLive {
+    /// The context, for a repair that continues on the page the replay stopped on.
+    pub(crate) fn into_context(self) -> Context {
+        self.context
+    }
+}
+
+impl Live for BrowserLive {
+    type Detail = FailureKind;
+
+    fn mark(&self) -> u64 {
+        self.tracer.as_ref().map_or(0, Tracer::mark)
+    }
+
+    fn begin_step(&mut self) {
+        self.context.begin_step();
+        self.urls_before.clear();
+    }
+
+    fn end_step(&mut self, report: &crate::StepResult, mark: u64) {
+        if let Some(tracer) = self.tracer.as_mut() {
+            tracer.step(report, mark);
+        }
+    }
+
+    async fn perform(&mut self, at: &ActionAt<'_>, masker: &mut Masker) -> Outcome<FailureKind> {
+        let step = &at.steps[at.step];
+        if self.urls_before.len() < step.actions.len() {
+            self.urls_before.resize(step.actions.len(), None);
+        }
+        let timeout = at.options.timeouts.for_action(at.resolved);
+        let guard = at.options.secret_guard(at.secrets);
+        if self.returns && !at.recorded.may_repeat() {
+            self.urls_before[at.action] = self.context.url().await.ok();
+        }
+        self.action_mark = self.mark();
+        let mut attempt = self.context.perform_guarded(at.resolved, Some(timeout), guard).await;
+        if at.may_clear
+            && let Err(failure) = &attempt
+            && let Some(detector) = crate::interrupt::interrupted_by(&failure.kind)
+        {
+            let cleared = if at.cleared >= crate::interrupt::MAX_CLEARS_PER_STEP {
+                Err(format!(
+                    "the step was interrupted {} times, and the interruption came back each time it was cleared",
+                    at.cleared + 1
+                ))
+            } else {
+                let interrupted = crate::interrupt::Interrupted {
+                    step,
+                    next_step: at.steps.get(at.step + 1),
+                    table: at.table,
+                    action: at.action,
+                    urls_before: &self.urls_before,
+                };
+                crate::interrupt::clear(
+                    &mut self.context,
+                    &self.handlers,
+                    detector,
+                    interrupted,
+                    at.values,
+                    at.options,
+                    masker,
+                )
+                .await
+            };
+            match cleared {
+                Ok(cleared) => return Outcome::Cleared { name: cleared.name, next: cleared.next },
+                Err(message) => {
+                    attempt = Err(ActionFailure {
+                        kind: FailureKind::Interrupted { detector },
+                        message,
+                        expected: None,
+                        found: None,
+                        found_by: None,
+                    });
+                }
+            }
+        }
+        let trail = self.context.last_trail();
+        match attempt {
+            Ok(performed) => {
+                let refresh = performed.fresh.as_ref().and_then(|fresh| {
+                    let refreshed = crate::refresh::refreshed(at.recorded, fresh, &performed.drift)?;
+                    let mut action_now = at.recorded.clone();
+                    if let Some(target) = action_now.target_mut() {
+                        *target = refreshed.target;
+                    }
+                    // A value of this Outline row the page shows is the row's token again.
+                    let action_now = crate::record::gateway::with_row_tokens(action_now, &at.execution.params);
+                    Some(Refresh {
+                        step: at.step,
+                        action: at.action,
+                        action_before: at.recorded.to_string(),
+                        action_now,
+                        changes: refreshed.changes,
+                    })
+                });
+                let drift = drift_lines(at.step + 1, at.recorded, &performed);
+                if let Some(tracer) = self.tracer.as_mut() {
+                    let done = Ok(&performed);
+                    let (step, mark) = (at.step + 1, self.action_mark);
+                    tracer.action(&self.context, step, at.recorded, mark, done, &trail, &drift, masker).await;
+                }
+                let report = ActionResult {
+                    action: at.recorded.to_string(),
+                    passed: true,
+                    tier: performed.tier,
+                    locator: performed.locator.clone(),
+                    duration_ms: performed.duration.as_millis() as u64,
+                    drift: drift.clone(),
+                    notes: performed.notes.clone(),
+                    attempts: trail.attempts,
+                    waited: trail.waited,
+                    matched: trail.matched,
+                };
+                Outcome::Done(Box::new(Done { report, drift, refresh }))
+            }
+            Err(failure) => {
+                let class = if failure.kind == FailureKind::Refused {
+                    FailureClass::Refused
+                } else if crate::interrupt::interrupted_by(&failure.kind).is_some() {
+                    FailureClass::Interrupted
+                } else {
+                    FailureClass::Application
+                };
+                // The browser's message names the action first; the report names it once.
+                let (found_by, reason) = failure_reason(&failure.message, at.resolved);
+                let failed = Failure {
+                    class,
+                    reason: reason.to_owned(),
+                    found_by: found_by.to_owned(),
+                    locator: failure.found_by.clone(),
+                    attempts: trail.attempts,
+                    waited: trail.waited.clone(),
+                    detail: failure.kind.clone(),
+                };
+                self.failed = Some((failure, trail));
+                Outcome::Failed(failed)
+            }
+        }
+    }
+
+    async fn evidence(&mut self, at: &ActionAt<'_>, masker: &Masker) -> Evidence {
+        let failed = self.failed.take();
+        if let (Some(tracer), Some((failure, trail))) = (self.tracer.as_mut(), &failed) {
+            let (step, mark) = (at.step + 1, self.action_mark);
+            tracer.action(&self.context, step, at.recorded, mark, Err(failure), trail, &[], masker).await;
+        }
+        // A field that holds a secret is blanked for the picture, whatever its type, and text
+        // that shows one in any spelling is covered.
+        let secrets: Vec<&str> = masker.spellings().collect();
+        let screenshot = self.context.screenshot_hiding(&secrets).await.ok();
+        let url = self.context.url().await.ok();
+        let mut console_errors = self.context.console_errors().await;
+        console_errors.truncate(crate::CONSOLE_ERRORS_KEPT);
+        let hint = match &failed {
+            Some((failure, _)) if self.handlers.is_empty() => {
+                crate::interrupt::suggestion(&failure.kind, url.as_deref(), &at.options.base_url, at.steps)
+            }
+            _ => None,
+        };
+        Evidence { screenshot, url, console_errors, hint }
+    }
+
+    async fn failed(&mut self, message: &str, evidence: &Evidence, masker: &Masker) {
+        if let Some(tracer) = self.tracer.as_mut() {
+            let url = evidence.url.clone();
+            tracer.failure(&self.context, message, url, evidence.screenshot.as_deref(), masker).await;
+        }
+    }
+
+    fn finish(&mut self, verdict: &crate::Verdict, duration_ms: u64) -> Option<Trace> {
+        let mut tracer = self.tracer.take()?;
+        tracer.observe(&self.context);
+        Some(tracer.finish(verdict, duration_ms))
+    }
+
+    async fn close(self) {
+        self.context.close().await;
+    }
+}
+
+/// One line per drifted signal, e.g. ``step 2 `fill searchbox "Search" with "Ada"`: placeholder
+/// "Search…" → "Find orders…" (found by role searchbox "Search")``. A signal line names the
+/// locator that found the element; a tier line says it itself.
+fn drift_lines(step: usize, action: &Action, performed: &Performed) -> Vec<String> {
+    performed
+        .drift
+        .iter()
+        .map(|drift| match (&drift.signal, &performed.locator) {
+            (Signal::Tier, _) | (_, None) => format!("step {step} `{action}`: {drift}"),
+            (_, Some(locator)) => format!("step {step} `{action}`: {drift} (found by {locator})"),
+        })
+        .collect()
+}
+
+/// The browser's failure `message` of `performed` without the action it names first (`click
+/// button "Save": `), which the report says already: ` (found by css "#save")` (kept apart,
+/// since it says which element failed) and the reason.
+fn failure_reason<'a>(message: &'a str, performed: &Action) -> (&'a str, &'a str) {
+    let subject = match performed.target() {
+        Some(target) => format!("{} {target}", performed.type_name()),
+        None => performed.type_name().to_owned(),
+    };
+    let Some(rest) = message.strip_prefix(subject.as_str()) else { return ("", message) };
+    if let Some(reason) = rest.strip_prefix(": ") {
+        return ("", reason);
+    }
+    if rest.starts_with(" (found by ")
+        && let Some(end) = rest.find("): ")
+    {
+        return (&rest[..=end], &rest[end + 3..]);
+    }
+    ("", message)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use saffron_browser::Drift;
+    use saffron_recording::{Target, Tier};
+
+    use super::*;
+
+    #[test]
+    fn a_failure_names_its_action_once() {
+        let click = Action::Click { target: Target::role("button", "Save"), timeout_ms: None };
+        let missing = r#"click button "Save": no element matched within 10.0 s: role button "Save": 0 matches"#;
+        assert_eq!(
+            failure_reason(missing, &click),
+            ("", r#"no element matched within 10.0 s: role button "Save": 0 matches"#)
+        );
+        let covered = r##"click button "Save" (found by css "#save"): not actionable after 5.0 s: covered"##;
+        assert_eq!(
+            failure_reason(covered, &click),
+            (r##" (found by css "#save")"##, "not actionable after 5.0 s: covered")
+        );
+        // A message that does not start with the action is kept whole.
+        assert_eq!(failure_reason("the browser went away", &click), ("", "the browser went away"));
+    }
+
+    #[test]
+    fn each_drifted_signal_is_one_line_naming_the_locator_that_matched() {
+        let action = Action::Fill {
+            target: Target { placeholder: Some("Search…".into()), css: vec!["#q".into()], ..Target::default() },
+            value: "Ada".into(),
+            timeout_ms: None,
+        };
+        let drift = |scope, signal, recorded: &str, now: &str| Drift {
+            scope,
+            frame: 0,
+            signal,
+            recorded: recorded.into(),
+            now: Some(now.into()),
+            renamed: false,
+        };
+        let performed = Performed {
+            tier: Some(Tier::Css),
+            locator: Some(r##"css "#q""##.into()),
+            drift: vec![
+                drift(0, Signal::Tier, r#"placeholder "Search…""#, r##"css "#q""##),
+                drift(0, Signal::Placeholder, "Search…", "Find orders…"),
+                drift(1, Signal::Tier, "role row", r#"css "tr" with text "1002""#),
+            ],
+            duration: Duration::ZERO,
+            notes: Vec::new(),
+            fresh: None,
+        };
+        assert_eq!(
+            drift_lines(2, &action, &performed),
+            [
+                r##"step 2 `fill placeholder "Search…" with "Ada"`: found by css "#q" (recorded: placeholder "Search…")"##,
+                r##"step 2 `fill placeholder "Search…" with "Ada"`: placeholder "Search…" → "Find orders…" (found by css "#q")"##,
+                r##"step 2 `fill placeholder "Search…" with "Ada"`: scope: found by css "tr" with text "1002" (recorded: role row)"##,
+            ]
+        );
+    }
+}

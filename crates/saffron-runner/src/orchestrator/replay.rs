@@ -1,0 +1,270 @@
+//! Replaying one execution of a recording on a medium.
+//!
+//! What the orchestrator decides here, whatever the medium says: a recording that cannot be
+//! replayed is red before the medium is asked; a failure is a Then step's when the recorded
+//! step is a Then step (a medium cannot get a failed check repaired by calling it an action);
+//! a failed Then step is run once more exactly as recorded and, failing again, makes the
+//! scenario red; a medium that went away makes it blocked; a pending proposal that passes is
+//! yellow, never green.
+
+use std::time::Instant;
+
+use saffron_recording::{Date, Masker, StepKind, new_unique_seed};
+
+use crate::execute::{Refresh, ReplayMode, RunOptions, result};
+use crate::medium::{ActionAt, FailureClass, Live, Medium, Outcome};
+use crate::plan::Execution;
+use crate::resolve::{ExecutionValues, resolve_action};
+use crate::trace::Trace;
+use crate::{ActionResult, ScenarioResult, StepOutcome, StepResult, Verdict};
+
+/// A replay that ended, its result not masked yet.
+pub(crate) struct Replay<L: Live> {
+    pub outcome: ScenarioResult,
+    pub masker: Masker,
+    /// Set when the replay stopped on an action a repair may take over, with the execution
+    /// still open.
+    pub stopped: Option<Stop<L>>,
+    /// With `refresh_drift`: each drifted action's target as the application has it now.
+    pub refreshes: Vec<Refresh>,
+    /// The execution's trace, unless traces are off; not written yet.
+    pub trace: Option<Trace>,
+}
+
+/// Where a replay stopped, on an execution kept open for a repair.
+pub(crate) struct Stop<L: Live> {
+    /// 0-based step and action indices.
+    pub step: usize,
+    pub action: usize,
+    pub live: L,
+    /// The unique seed the replay filled `{unique}` with: the application holds data made with
+    /// it.
+    pub unique_seed: String,
+    /// The medium's account of the failure.
+    pub detail: L::Detail,
+}
+
+impl<L: Live> Replay<L> {
+    fn ended(outcome: ScenarioResult, masker: Masker) -> Replay<L> {
+        Replay { outcome, masker, stopped: None, refreshes: Vec::new(), trace: None }
+    }
+}
+
+/// Replays `execution` on `medium`; `masker` holds the run's secrets and gets those the replay
+/// substitutes.
+pub(crate) async fn replay_in<M: Medium>(
+    medium: &M,
+    execution: &Execution,
+    options: &RunOptions,
+    mut masker: Masker,
+    mode: ReplayMode,
+) -> Replay<M::Live> {
+    let started = Instant::now();
+    let recording = match &execution.recording {
+        Ok(recording) => recording.clone(),
+        Err(reason) => {
+            let verdict = Verdict::Red { step: None, step_text: None, message: reason.to_string() };
+            return Replay::ended(result(execution, verdict, started), masker);
+        }
+    };
+    let mut live = match medium.open(execution, options, mode.trace).await {
+        Ok(live) => live,
+        Err(cause) => return Replay::ended(result(execution, Verdict::Blocked { cause }, started), masker),
+    };
+    let seed = new_unique_seed();
+    let values = ExecutionValues {
+        params: &execution.params,
+        unique_seed: &seed,
+        today: Date::today_utc(),
+        env: options.env.clone(),
+        root: &options.root,
+    };
+    let mut outcome = result(execution, Verdict::Green, started);
+    let mut refreshes = Vec::new();
+    let mut failed = false;
+    let mut stopped_at = None;
+    let steps = recording.steps;
+    for (index, step) in steps.iter().enumerate() {
+        let mut report = StepResult {
+            kind: step.kind,
+            text: step.text.clone(),
+            outcome: if failed { StepOutcome::Skipped } else { StepOutcome::Passed },
+            duration_ms: 0,
+            actions: Vec::new(),
+            cleared: Vec::new(),
+        };
+        let step_mark = live.mark();
+        if failed {
+            live.end_step(&report, step_mark);
+            outcome.steps.push(report);
+            continue;
+        }
+        let step_started = Instant::now();
+        live.begin_step();
+        let table = execution.steps.get(index).and_then(|spec| spec.table.as_ref());
+        let is_then = step.kind == StepKind::Outcome;
+        let mut action_index = 0;
+        while let Some(action) = step.actions.get(action_index) {
+            let (resolved, secrets) = match resolve_action(action, &values, table) {
+                Ok(resolved) => resolved,
+                Err(error) => {
+                    outcome.verdict = Verdict::Red {
+                        step: Some(index + 1),
+                        step_text: Some(step.text.clone()),
+                        message: format!("cannot resolve `{action}`: {error}"),
+                    };
+                    report.actions.push(failed_action(action, None, 0, format!("cannot resolve: {error}")));
+                    failed = true;
+                    break;
+                }
+            };
+            masker.add_all(&secrets);
+            let action_started = Instant::now();
+            let at = ActionAt {
+                execution,
+                steps: &steps,
+                step: index,
+                action: action_index,
+                recorded: action,
+                resolved: &resolved,
+                secrets: &secrets,
+                table,
+                values: &values,
+                options,
+                cleared: report.cleared.len(),
+                may_clear: true,
+            };
+            let mut attempt = live.perform(&at, &mut masker).await;
+            let mut rerun_note = None;
+            // The Then guard: the recorded step decides, not the medium.
+            if let Outcome::Failed(failure) = &attempt
+                && failure.class != FailureClass::Interrupted
+                && is_then
+                && mode.rerun_failed_then
+                && resolved.may_repeat()
+                // The medium went away: nothing to run it again on.
+                && medium.lost().await.is_none()
+            {
+                attempt = live.perform(&ActionAt { may_clear: false, ..at }, &mut masker).await;
+                rerun_note = Some(match &attempt {
+                    Outcome::Failed(_) => {
+                        "failed again when re-run as recorded on the live page: a Then step is never \
+                                           repaired"
+                            .to_string()
+                    }
+                    _ => "failed once, passed when re-run as recorded".to_string(),
+                });
+            }
+            match attempt {
+                Outcome::Cleared { name, next } => {
+                    outcome.cleared.push(format!("step {} \"{}\": cleared: {name}", index + 1, step.text));
+                    report.cleared.push(name);
+                    // Actions from `next` on are taken up again: their earlier results go.
+                    report.actions.truncate(next.min(report.actions.len()));
+                    action_index = next;
+                }
+                Outcome::Done(mut done) => {
+                    refreshes.extend(done.refresh.take());
+                    outcome.drift.extend(done.drift.iter().cloned());
+                    done.report.notes.extend(rerun_note);
+                    report.actions.push(done.report);
+                    action_index += 1;
+                }
+                Outcome::Failed(failure) => {
+                    // The medium went away under the action: that says nothing about the app.
+                    if let Some(cause) = medium.lost().await {
+                        outcome.verdict = Verdict::Blocked { cause: format!("step {} `{action}`: {cause}", index + 1) };
+                        failed = true;
+                        break;
+                    }
+                    let evidence = live.evidence(&at, &masker).await;
+                    outcome.screenshot = evidence.screenshot.clone();
+                    outcome.url = evidence.url.clone();
+                    outcome.console_errors = evidence.console_errors.clone();
+                    let found_by = &failure.found_by;
+                    let reason = &failure.reason;
+                    let message = match (&rerun_note, &evidence.hint) {
+                        (Some(note), _) => format!("`{action}`{found_by}: {reason} ({note})"),
+                        (None, Some(hint)) => format!("`{action}`{found_by}: {reason} ({hint})"),
+                        (None, None) => format!("`{action}`{found_by}: {reason}"),
+                    };
+                    live.failed(&message, &evidence, &masker).await;
+                    outcome.verdict =
+                        Verdict::Red { step: Some(index + 1), step_text: Some(step.text.clone()), message };
+                    let duration_ms = action_started.elapsed().as_millis() as u64;
+                    let mut report_action = failed_action(
+                        action,
+                        failure.locator.clone(),
+                        duration_ms,
+                        format!("{}{reason}", found_by.trim_start()),
+                    );
+                    report_action.notes.extend(rerun_note);
+                    report_action.attempts = failure.attempts;
+                    report_action.waited = failure.waited;
+                    report.actions.push(report_action);
+                    // A failed Then is never handed to a repair: its check is what the scenario
+                    // says. Nor is an action a guard refused (there is nothing to work around),
+                    // or an interruption a handler could not clear (a repair would record it
+                    // into the scenario).
+                    if !is_then && failure.class == FailureClass::Application {
+                        stopped_at = Some((index, action_index, failure.detail));
+                    }
+                    failed = true;
+                    break;
+                }
+            }
+        }
+        if failed {
+            report.outcome = StepOutcome::Failed;
+        }
+        report.duration_ms = step_started.elapsed().as_millis() as u64;
+        live.end_step(&report, step_mark);
+        outcome.steps.push(report);
+    }
+    if let Some(proposal) = &execution.pending_proposal {
+        let proposal = proposal.display().to_string();
+        outcome.verdict = match outcome.verdict {
+            Verdict::Green => Verdict::Yellow { proposal },
+            Verdict::Red { step, step_text, message } => Verdict::Red {
+                step,
+                step_text,
+                message: format!("{message} (replaying the pending proposal {proposal})"),
+            },
+            other => other,
+        };
+    }
+    outcome.duration_ms = started.elapsed().as_millis() as u64;
+    let trace = live.finish(&outcome.verdict, outcome.duration_ms);
+    let stopped = match stopped_at {
+        Some((step, action, detail)) if mode.keep_live => Some(Stop { step, action, live, unique_seed: seed, detail }),
+        _ => {
+            live.close().await;
+            None
+        }
+    };
+    Replay { outcome, masker, stopped, refreshes, trace }
+}
+
+/// An action that failed, for the reports: `note` says why.
+pub(crate) fn failed_action(
+    action: &saffron_recording::Action,
+    locator: Option<String>,
+    duration_ms: u64,
+    note: String,
+) -> ActionResult {
+    ActionResult {
+        action: action.to_string(),
+        passed: false,
+        tier: None,
+        locator,
+        duration_ms,
+        drift: Vec::new(),
+        notes: vec![note],
+        attempts: 0,
+        waited: Vec::new(),
+        matched: None,
+    }
+}
+
+#[cfg(test)]
+mod tests;
