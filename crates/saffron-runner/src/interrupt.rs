@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use saffron_browser::{Context, FailureKind};
 use saffron_recording::{Action, Handler, Masker, RecordedStep, Resume, StepKind, Store};
 
-use crate::execute::RunOptions;
+use crate::orchestrator::run::RunOptions;
 use crate::plan::Execution;
 use crate::resolve::{ExecutionValues, resolve_action};
 

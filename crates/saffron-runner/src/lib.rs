@@ -6,7 +6,6 @@
 
 pub mod author;
 pub mod config;
-mod execute;
 mod heal;
 pub mod hooks;
 pub mod interrupt;
@@ -23,7 +22,7 @@ pub mod session;
 pub mod tags;
 pub mod trace;
 
-pub use execute::{RunOptions, run, run_with_progress};
+pub use orchestrator::run::{RunOptions, run, run_with_progress};
 
 /// A person takes the browser over from the recording agent in a run they watch, and gives it
 /// back (see `docs/agent.md`, "A person can take over").

@@ -13,7 +13,7 @@ pub struct ExecutionValues<'a> {
     pub params: &'a [(String, String)],
     pub unique_seed: &'a str,
     pub today: Date,
-    pub env: crate::execute::EnvLookup,
+    pub env: crate::orchestrator::run::EnvLookup,
     /// The project folder, which an upload's files are relative to and must stay inside.
     pub root: &'a Path,
 }
@@ -58,13 +58,13 @@ mod tests {
 
     fn values<'a>(
         params: &'a [(String, String)],
-        env: crate::execute::EnvLookup,
+        env: crate::orchestrator::run::EnvLookup,
         root: &'a Path,
     ) -> ExecutionValues<'a> {
         ExecutionValues { params, unique_seed: "seed", today: Date::today_utc(), env, root }
     }
 
-    fn no_env() -> crate::execute::EnvLookup {
+    fn no_env() -> crate::orchestrator::run::EnvLookup {
         std::sync::Arc::new(|_: &str| None)
     }
 
@@ -92,7 +92,7 @@ mod tests {
 
     #[test]
     fn params_tables_and_secrets_are_filled_in() {
-        let env: crate::execute::EnvLookup =
+        let env: crate::orchestrator::run::EnvLookup =
             std::sync::Arc::new(|name: &str| (name == "DEMO_PASSWORD").then(|| "s3cret".to_string()));
         let params = vec![("customer".to_string(), "Ada".to_string())];
         let values = values(&params, env, Path::new("."));

@@ -7,7 +7,7 @@
 use saffron_recording::{Masker, Secret, TokenKind, tokenize};
 use serde_json::Value;
 
-use crate::execute::RunOptions;
+use crate::orchestrator::run::RunOptions;
 use crate::plan::Execution;
 
 /// A masker for every `{env:NAME}` value the executions (and their Fixtures) may use, and for

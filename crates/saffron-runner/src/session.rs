@@ -339,7 +339,7 @@ impl Session {
         if let Some(why) = unreachable(&self.options.base_url).await {
             return Proof::Unchecked(why);
         }
-        if let Err(error) = crate::execute::before_proof(&self.options).await {
+        if let Err(error) = crate::orchestrator::run::before_proof(&self.options).await {
             return Proof::Unchecked(error.to_string());
         }
         // No agent: a proof that fails is the answer, never something to repair.

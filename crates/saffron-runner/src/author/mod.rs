@@ -24,7 +24,7 @@ use saffron_syntax::{Severity, SourceKind, pickles, step_sets};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::execute::EnvLookup;
+use crate::orchestrator::run::EnvLookup;
 use crate::seed::{self, SeedSources};
 
 pub use paraphrase::Paraphrased;

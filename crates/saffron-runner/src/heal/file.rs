@@ -10,7 +10,7 @@ use saffron_recording::{
 
 use super::Repair;
 use super::merge::flow_changes;
-use crate::execute::RunOptions;
+use crate::orchestrator::run::RunOptions;
 use crate::plan::Execution;
 
 /// Files `repair` (against `replayed`, the recording it repairs) and returns the proposal's

@@ -24,7 +24,7 @@ use saffron_index::repair_rules;
 use saffron_recording::{Date, Masker, Recording, Secret};
 
 use self::merge::MergeInput;
-use crate::execute::{ReplayMode, Replayed, RunOptions, Stopped, masked, replay_live};
+use crate::orchestrator::run::{ReplayMode, Replayed, RunOptions, Stopped, masked, replay_live};
 use crate::plan::Execution;
 use crate::record::gateway::{Account, Finish, Gateway, Values};
 use crate::record::page::ContextPage;
@@ -526,7 +526,7 @@ impl Context<'_> {
         let mut handlers = (*options.handlers).clone();
         handlers.list.push(loaded.clone());
         options.handlers = Arc::new(handlers);
-        let proof = match crate::execute::before_proof(&options).await {
+        let proof = match crate::orchestrator::run::before_proof(&options).await {
             Ok(()) => {
                 let mut proof = self.execution.clone();
                 proof.recording = Ok(replayed.clone());
@@ -540,7 +540,7 @@ impl Context<'_> {
             }
             Err(cause) => {
                 let verdict = Verdict::Blocked { cause: cause.to_string() };
-                crate::execute::result(self.execution, verdict, Instant::now())
+                crate::orchestrator::run::result(self.execution, verdict, Instant::now())
             }
         };
         match proof.verdict.clone() {
@@ -581,9 +581,9 @@ impl Context<'_> {
     /// Replays `recording` from scratch at zero AI in a fresh context, after the
     /// `before_proof` hooks.
     async fn proof(&self, recording: &Recording, masker: &Masker, tally: &mut Tally) -> Replayed {
-        if let Err(cause) = crate::execute::before_proof(self.options).await {
+        if let Err(cause) = crate::orchestrator::run::before_proof(self.options).await {
             let outcome =
-                crate::execute::result(self.execution, Verdict::Blocked { cause: cause.to_string() }, Instant::now());
+                crate::orchestrator::run::result(self.execution, Verdict::Blocked { cause: cause.to_string() }, Instant::now());
             return Replayed { outcome, masker: masker.clone(), stopped: None, refreshes: Vec::new(), trace: None };
         }
         let mut proof = self.execution.clone();

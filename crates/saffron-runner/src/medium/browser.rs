@@ -10,7 +10,7 @@ use saffron_recording::{Action, Masker};
 
 use super::{ActionAt, Done, Evidence, Failure, FailureClass, Live, Medium, Outcome};
 use crate::ActionResult;
-use crate::execute::{Refresh, RunOptions};
+use crate::orchestrator::run::{Refresh, RunOptions};
 use crate::plan::Execution;
 use crate::trace::{Trace, TraceKind, Tracer};
 

@@ -16,7 +16,7 @@ pub(crate) mod browser;
 use saffron_recording::{Action, Masker, RecordedStep, Secret};
 
 use crate::ActionResult;
-use crate::execute::{Refresh, RunOptions};
+use crate::orchestrator::run::{Refresh, RunOptions};
 use crate::plan::Execution;
 use crate::resolve::ExecutionValues;
 use crate::trace::{Trace, TraceKind};

@@ -18,7 +18,7 @@ use super::lease::{Refusal, Ticket, clock, handback_notice, overtaken_notice};
 use super::page::{LivePage, PageError};
 use super::takeover::SharedLease;
 use super::tools::{self, AssertInput, CheckKind, StateInput};
-use crate::execute::EnvLookup;
+use crate::orchestrator::run::EnvLookup;
 use crate::resolve::{ExecutionValues, resolve_action};
 use saffron_index::repair_rules::check_holds;
 

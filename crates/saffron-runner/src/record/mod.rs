@@ -31,7 +31,7 @@ use saffron_recording::{Date, Masker, Recording, Secret, Store, TokenKind, new_u
 use self::gateway::{Entry, Finish, Gateway, Values};
 use self::page::{ContextPage, LivePage};
 use self::recorder::StepSource;
-use crate::execute::RunOptions;
+use crate::orchestrator::run::RunOptions;
 use crate::plan::Execution;
 use crate::resolve::{ExecutionValues, resolve_action};
 use crate::{AgentRun, ScenarioResult, Verdict};
@@ -87,7 +87,7 @@ pub(crate) async fn record(
     };
     let (mut result, masker, saved) = record_with(browser, execution, options, driver, masker, &sources).await;
     result.duration_ms = started.elapsed().as_millis() as u64;
-    (crate::execute::masked(result, &masker), saved)
+    (crate::orchestrator::run::masked(result, &masker), saved)
 }
 
 async fn record_with(
@@ -211,7 +211,7 @@ fn finished(
     saved: Option<String>,
     artifacts: Option<String>,
 ) -> ScenarioResult {
-    let mut result = crate::execute::result(execution, verdict, Instant::now());
+    let mut result = crate::orchestrator::run::result(execution, verdict, Instant::now());
     let run = AgentRun::of(
         driver.as_ref(),
         &tally.usage,
@@ -488,15 +488,15 @@ async fn proof(
     masker: Masker,
     agent: crate::trace::AgentTrace,
 ) -> ScenarioResult {
-    if let Err(cause) = crate::execute::before_proof(options).await {
-        return crate::execute::result(execution, Verdict::Blocked { cause: cause.to_string() }, Instant::now());
+    if let Err(cause) = crate::orchestrator::run::before_proof(options).await {
+        return crate::orchestrator::run::result(execution, Verdict::Blocked { cause: cause.to_string() }, Instant::now());
     }
     let mut proof = execution.clone();
     proof.recording = Ok(recording.clone());
     proof.pending_proposal = None;
     proof.needs_recording = false;
-    let mode = crate::execute::ReplayMode { trace: crate::trace::TraceKind::Recording, ..Default::default() };
-    let mut proven = crate::execute::replay_live(Some(browser.clone()), proof, options.clone(), masker, mode).await;
+    let mode = crate::orchestrator::run::ReplayMode { trace: crate::trace::TraceKind::Recording, ..Default::default() };
+    let mut proven = crate::orchestrator::run::replay_live(Some(browser.clone()), proof, options.clone(), masker, mode).await;
     crate::trace::keep_proof(options, &mut proven.outcome, proven.trace.take(), agent, &proven.masker);
     proven.outcome
 }

@@ -15,7 +15,7 @@ pub use viewer::viewer_html;
 use saffron_recording::Masker;
 use serde_json::Value;
 
-use crate::execute::RunOptions;
+use crate::orchestrator::run::RunOptions;
 use crate::{ScenarioResult, Verdict};
 
 /// Whether `mode` keeps the trace of an attempt that ended in `outcome`: `on` keeps every one;

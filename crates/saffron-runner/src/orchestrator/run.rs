@@ -1,5 +1,5 @@
-//! Replaying executions in one shared Chromium, a fresh browser context per execution, on
-//! parallel workers.
+//! A run's flow: its executions on parallel workers, in one shared Chromium (the browser
+//! medium) today.
 
 use std::sync::Arc;
 use std::time::Instant;
