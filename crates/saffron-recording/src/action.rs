@@ -5,6 +5,7 @@ use std::fmt;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::http::{Extract, Header, JsonTemplate, RequestLine};
 use crate::target::Target;
 
 // This enum is the one list of action types. A new type is a variant here (the compiler then
@@ -280,6 +281,80 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         timeout_ms: Option<u64>,
     },
+    /// Send an HTTP request to a service of `[api.services]`. Its response becomes the
+    /// session's latest, which `expectStatus`, `expectField` and `expectSchema` read. Replay
+    /// sends it again after a failure only when that cannot write twice: a `GET`, `HEAD` or
+    /// `OPTIONS`, or a request marked `idempotent`.
+    Request {
+        /// The service's name in `[api.services]`: its base URL is the configuration's, never
+        /// the recording's.
+        service: String,
+        /// The method, in capitals.
+        method: String,
+        /// The path and query, relative to the service's base URL, e.g.
+        /// `/orders/{captured:order}`.
+        path: String,
+        /// The client it is sent with, each with its own cookies (`As "alice"`); the scenario's
+        /// own when absent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        session: Option<String>,
+        /// Request headers.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        headers: Vec<Header>,
+        /// The JSON body, typed (see `JsonTemplate`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        body: Option<JsonTemplate>,
+        /// Values kept from the response's body, reached later as `{captured:name}`.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        extract: Vec<Extract>,
+        /// Sending it twice has the effect of sending it once (a `PUT` of a whole resource):
+        /// replay may send it again.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        idempotent: bool,
+        /// Per-action timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
+    /// Assert the status of the session's latest response: exact (`"201"`) or a class
+    /// (`"4xx"`).
+    ExpectStatus {
+        /// The status.
+        status: String,
+        /// Whose latest response (see `request`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        session: Option<String>,
+        /// Per-action timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
+    /// Assert a field of the session's latest response's JSON body, by JSON Pointer: equal
+    /// to `value` (typed JSON), or its text matching `pattern` (one of them).
+    ExpectField {
+        /// A JSON Pointer into the body, e.g. `/total` or `/items/0/sku`.
+        pointer: String,
+        /// The value, as JSON (`13`, `"Ada"`, `true`, `null`, an object).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        value: Option<JsonTemplate>,
+        /// A pattern the field's text matches (a string as it is, any other value as JSON).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pattern: Option<String>,
+        /// Whose latest response (see `request`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        session: Option<String>,
+        /// Per-action timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
+    /// Assert that the session's latest response is what the service's pinned contract
+    /// (OpenAPI 3) says its operation answers with that status.
+    ExpectSchema {
+        /// Whose latest response (see `request`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        session: Option<String>,
+        /// Per-action timeout in milliseconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<u64>,
+    },
 }
 
 /// The state checked by `expectState`, tagged by `"kind"`.
@@ -385,7 +460,11 @@ macro_rules! element_target {
             | Action::ExpectUrl { .. }
             | Action::ExpectResponse { .. }
             | Action::ExpectDownload { .. }
-            | Action::ExpectNoConsoleErrors { .. } => None,
+            | Action::ExpectNoConsoleErrors { .. }
+            | Action::Request { .. }
+            | Action::ExpectStatus { .. }
+            | Action::ExpectField { .. }
+            | Action::ExpectSchema { .. } => None,
         }
     };
 }
@@ -419,6 +498,10 @@ impl Action {
             Action::ExpectDownload { .. } => "expectDownload",
             Action::ExpectNoConsoleErrors { .. } => "expectNoConsoleErrors",
             Action::ExpectCount { .. } => "expectCount",
+            Action::Request { .. } => "request",
+            Action::ExpectStatus { .. } => "expectStatus",
+            Action::ExpectField { .. } => "expectField",
+            Action::ExpectSchema { .. } => "expectSchema",
         }
     }
 
@@ -436,13 +519,20 @@ impl Action {
                 | Action::ExpectDownload { .. }
                 | Action::ExpectNoConsoleErrors { .. }
                 | Action::ExpectCount { .. }
+                | Action::ExpectStatus { .. }
+                | Action::ExpectField { .. }
+                | Action::ExpectSchema { .. }
         )
     }
 
     /// True when running the action twice has the effect of running it once, so replay may
     /// retry it. A click, a key press or a dialog answer may submit or toggle something, so
-    /// they are never repeated; nor is an upload, which may click to open a file chooser.
+    /// they are never repeated; nor is an upload, which may click to open a file chooser, or a
+    /// request that may write (anything but a read, unless the recording vouches for it).
     pub fn may_repeat(&self) -> bool {
+        if let Action::Request { method, idempotent, .. } = self {
+            return *idempotent || crate::http::is_safe_method(method);
+        }
         !matches!(
             self,
             Action::Click { .. }
@@ -508,7 +598,11 @@ impl Action {
             | Action::ExpectResponse { timeout_ms, .. }
             | Action::ExpectDownload { timeout_ms, .. }
             | Action::ExpectNoConsoleErrors { timeout_ms }
-            | Action::ExpectCount { timeout_ms, .. } => *timeout_ms,
+            | Action::ExpectCount { timeout_ms, .. }
+            | Action::Request { timeout_ms, .. }
+            | Action::ExpectStatus { timeout_ms, .. }
+            | Action::ExpectField { timeout_ms, .. }
+            | Action::ExpectSchema { timeout_ms, .. } => *timeout_ms,
         }
     }
 }
@@ -624,6 +718,24 @@ impl fmt::Display for Action {
             Action::ExpectCount { target, count, .. } => {
                 write!(f, "expect {count} of {target}")
             }
+            Action::Request { service, method, path, session, extract, .. } => {
+                write!(f, "send {}", RequestLine { service, method, path })?;
+                if let Some(session) = session {
+                    write!(f, " as {session:?}")?;
+                }
+                for kept in extract {
+                    write!(f, ", keep {} as {:?}", kept.pointer, kept.name)?;
+                }
+                Ok(())
+            }
+            Action::ExpectStatus { status, .. } => write!(f, "expect status {status}"),
+            Action::ExpectField { pointer, value: Some(value), .. } => {
+                write!(f, "expect field {pointer} to be {}", value.0)
+            }
+            Action::ExpectField { pointer, pattern, .. } => {
+                write!(f, "expect field {pointer} to match /{}/", pattern.as_deref().unwrap_or_default())
+            }
+            Action::ExpectSchema { .. } => f.write_str("expect the response to match the contract"),
         }
     }
 }
@@ -670,18 +782,39 @@ mod tests {
             },
             Action::ExpectNoConsoleErrors { timeout_ms: None },
             Action::ExpectCount { target, count: 2, timeout_ms: Some(500) },
+            Action::Request {
+                service: "shop".into(),
+                method: "POST".into(),
+                path: "/orders".into(),
+                session: None,
+                headers: Vec::new(),
+                body: Some(JsonTemplate(serde_json::json!({ "seats": { "$value": "<seats>", "$type": "number" } }))),
+                extract: vec![Extract { name: "order".into(), pointer: "/id".into() }],
+                idempotent: false,
+                timeout_ms: None,
+            },
+            Action::ExpectStatus { status: "201".into(), session: None, timeout_ms: None },
+            Action::ExpectField {
+                pointer: "/total".into(),
+                value: Some(JsonTemplate(serde_json::json!(13))),
+                pattern: None,
+                session: None,
+                timeout_ms: None,
+            },
+            Action::ExpectSchema { session: None, timeout_ms: None },
         ]
     }
 
     #[test]
     fn classification_of_every_action_type() {
         let actions = every_action();
-        assert_eq!(actions.len(), 25, "one of each type");
+        assert_eq!(actions.len(), 29, "one of each type");
         for action in &actions {
             let name = action.type_name();
             assert_eq!(action.is_assertion(), name.starts_with("expect"), "{name}");
+            // A POST may write: never sent twice.
             let never_repeated =
-                matches!(name, "click" | "dblclick" | "upload" | "drag" | "typeText" | "press" | "dialog");
+                matches!(name, "click" | "dblclick" | "upload" | "drag" | "typeText" | "press" | "dialog" | "request");
             assert_eq!(action.may_repeat(), !never_repeated, "{name}");
             let json = serde_json::to_value(action).expect("serializes");
             assert_eq!(json["type"], name, "type tag of {name}");

@@ -23,6 +23,7 @@ mod date;
 mod diff;
 mod digest;
 mod handler;
+pub mod http;
 pub mod layout;
 mod mask;
 mod model;

@@ -65,7 +65,7 @@ macro_rules! visit_some {
 
 // One walk, written once for shared and once for unique references (the only difference).
 macro_rules! walk {
-    ($action_fn:ident, $target_fn:ident $(, $mut:ident)?) => {
+    ($action_fn:ident, $target_fn:ident, $json_fn:path $(, $mut:ident)?) => {
         fn $action_fn<'a>(
             action: &'a $($mut)? Action,
             visit: &mut impl FnMut(String, OperandKind, &'a $($mut)? String),
@@ -155,7 +155,27 @@ macro_rules! walk {
                     visit_some!(visit, "fileNameRegex".to_owned(), Pattern, file_name_regex);
                     visit_some!(visit, "contains".to_owned(), Text, contains);
                 }
-                Action::ExpectNoConsoleErrors { .. } => {}
+                Action::ExpectNoConsoleErrors { .. } | Action::ExpectSchema { .. } => {}
+                Action::Request { path, headers, body, extract, .. } => {
+                    visit("path".to_owned(), Text, path);
+                    for (i, header) in headers.into_iter().enumerate() {
+                        visit(format!("headers[{i}].value"), Text, & $($mut)? header.value);
+                    }
+                    if let Some(body) = body {
+                        $json_fn(& $($mut)? body.0, "body".to_owned(), &mut |path, text| visit(path, Text, text));
+                    }
+                    for (i, kept) in extract.into_iter().enumerate() {
+                        visit(format!("extract[{i}].pointer"), Text, & $($mut)? kept.pointer);
+                    }
+                }
+                Action::ExpectStatus { status, .. } => visit("status".to_owned(), Text, status),
+                Action::ExpectField { pointer, value, pattern, .. } => {
+                    visit("pointer".to_owned(), Text, pointer);
+                    if let Some(value) = value {
+                        $json_fn(& $($mut)? value.0, "value".to_owned(), &mut |path, text| visit(path, Text, text));
+                    }
+                    visit_some!(visit, "pattern".to_owned(), Pattern, pattern);
+                }
             }
         }
 
@@ -192,8 +212,8 @@ macro_rules! walk {
     };
 }
 
-walk!(action_operands, target_operands);
-walk!(action_operands_mut, target_operands_mut, mut);
+walk!(action_operands, target_operands, crate::http::json_strings);
+walk!(action_operands_mut, target_operands_mut, crate::http::json_strings_mut, mut);
 
 #[cfg(test)]
 mod tests {

@@ -681,6 +681,10 @@ fn check_action(action: &Action, raw: Option<&Value>, path: &str) -> Check {
         Action::ExpectDownload { file_name: Some(_), file_name_regex: Some(_), .. } => {
             return Err(invalid(&key(path, "fileNameRegex"), "fileName and fileNameRegex are exclusive: keep one"));
         }
+        Action::ExpectField { value, pattern, .. } => {
+            one_of(path, ("value", value.is_some()), ("pattern", pattern.is_some()), &needs("value or pattern"))?
+        }
+        Action::Request { .. } | Action::ExpectStatus { .. } => check_http(action, path)?,
         _ => {}
     }
     for operand in action.operands() {
@@ -721,6 +725,63 @@ fn check_action(action: &Action, raw: Option<&Value>, path: &str) -> Check {
         }
         Action::ExpectState { state: ElementState::Class { token }, .. } if token.chars().any(char::is_whitespace) => {
             Err(invalid(&key(path, "state.token"), "one class token, without spaces: use one expectState per class"))
+        }
+        _ => Ok(()),
+    }
+}
+
+// What a request and a status check must be to be sent or read: a service to send to, a method
+// HTTP knows, a path under the service's base URL, names a header and `{captured:…}` take.
+fn check_http(action: &Action, path: &str) -> Check {
+    let is_name = |name: &str| {
+        !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    };
+    match action {
+        Action::Request { service, method, path: request_path, session, headers, extract, .. } => {
+            if !is_name(service) {
+                return Err(invalid(
+                    &key(path, "service"),
+                    "the name of a service of [api.services] (letters, digits, _ - .)",
+                ));
+            }
+            const METHODS: [&str; 7] = ["GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"];
+            if !METHODS.contains(&method.as_str()) {
+                return Err(invalid(&key(path, "method"), format!("one of {}, in capitals", METHODS.join(", "))));
+            }
+            if !request_path.starts_with('/') {
+                return Err(invalid(
+                    &key(path, "path"),
+                    "a path relative to the service's base URL, starting with / (the host is the configuration's)",
+                ));
+            }
+            if session.as_deref().is_some_and(|session| session.trim().is_empty()) {
+                return Err(invalid(&key(path, "session"), "a session's name, or no session for the scenario's own"));
+            }
+            for (i, header) in headers.iter().enumerate() {
+                if !is_name(&header.name) {
+                    return Err(invalid(&key(&index(&key(path, "headers"), i), "name"), "a header's name"));
+                }
+            }
+            for (i, kept) in extract.iter().enumerate() {
+                let at = index(&key(path, "extract"), i);
+                if !is_name(&kept.name) {
+                    return Err(invalid(&key(&at, "name"), "the name {captured:name} reads (letters, digits, _ - .)"));
+                }
+                if !kept.pointer.is_empty() && !kept.pointer.starts_with('/') {
+                    return Err(invalid(&key(&at, "pointer"), "a JSON Pointer into the body, such as /id"));
+                }
+            }
+            Ok(())
+        }
+        Action::ExpectStatus { status, .. } => {
+            let digits = status.strip_suffix("xx").map_or(3, |_| 1);
+            let code = status.trim_end_matches("xx");
+            let token = status.starts_with('<') || status.starts_with('{');
+            if token || (code.len() == digits && code.chars().all(|c| c.is_ascii_digit()) && !code.starts_with('0')) {
+                Ok(())
+            } else {
+                Err(invalid(&key(path, "status"), "a status code such as \"201\", or a class such as \"4xx\""))
+            }
         }
         _ => Ok(()),
     }

@@ -204,6 +204,14 @@ impl Context {
                 };
                 self.expect_download(name, wanted, deadline, timeout).await.map(|()| None)
             }
+            // The HTTP family is performed by the runner's HTTP client, never by a page.
+            Action::Request { .. }
+            | Action::ExpectStatus { .. }
+            | Action::ExpectField { .. }
+            | Action::ExpectSchema { .. } => Err(ActionFailure::new(
+                FailureKind::Invalid,
+                format!("{action}: an API action is sent by Saffron's HTTP client, not performed in the page"),
+            )),
             Action::ExpectNoConsoleErrors { .. } => {
                 // Errors never go away, so there is nothing to wait for: fail at once.
                 let errors = self.console_errors_now().await;

@@ -857,3 +857,53 @@ fn a_then_step_must_check_something_except_in_a_skeleton() {
     assert!(as_skeleton.is_err());
     assert_eq!(as_skeleton, as_recording);
 }
+
+#[test]
+fn a_request_and_its_checks_are_validated_by_path() {
+    let request = json!({
+        "type": "request", "service": "shop", "method": "POST", "path": "/orders",
+        "body": { "seats": { "$value": "3", "$type": "number" } },
+        "extract": [{ "name": "order", "pointer": "/id" }],
+    });
+    let with = |action: Value| redigested(set("/steps/0/actions/0", action));
+    let changed = |pointer: &str, value: Value| with(edit(request.clone(), pointer, Some(value)));
+    assert_eq!(problem(&with(request.clone())), "valid");
+    assert_eq!(problem(&with(json!({ "type": "expectStatus", "status": "4xx" }))), "valid");
+    assert_eq!(problem(&with(json!({ "type": "expectField", "pointer": "/total", "value": 13 }))), "valid");
+    assert_eq!(problem(&with(json!({ "type": "expectSchema" }))), "valid");
+    const A: &str = "steps[0].actions[0]";
+    let cases: Vec<(Value, String)> = vec![
+        (
+            changed("/method", json!("FETCH")),
+            format!("{A}.method: one of GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE, in capitals"),
+        ),
+        (
+            changed("/path", json!("https://shop.example/orders")),
+            format!(
+                "{A}.path: a path relative to the service's base URL, starting with / (the host is the configuration's)"
+            ),
+        ),
+        (
+            changed("/service", json!("")),
+            format!("{A}.service: the name of a service of [api.services] (letters, digits, _ - .)"),
+        ),
+        (
+            changed("/extract", json!([{ "name": "order id", "pointer": "/id" }])),
+            format!("{A}.extract[0].name: the name {{captured:name}} reads (letters, digits, _ - .)"),
+        ),
+        (
+            changed("/extract", json!([{ "name": "order", "pointer": "id" }])),
+            format!("{A}.extract[0].pointer: a JSON Pointer into the body, such as /id"),
+        ),
+        (
+            with(json!({ "type": "expectStatus", "status": "20" })),
+            format!("{A}.status: a status code such as \"201\", or a class such as \"4xx\""),
+        ),
+        (
+            with(json!({ "type": "expectField", "pointer": "/total" })),
+            format!("{A}.value: an expectField needs value or pattern"),
+        ),
+    ];
+    let cases: Vec<(Value, &str)> = cases.iter().map(|(value, expected)| (value.clone(), expected.as_str())).collect();
+    assert_problems(&cases, problem);
+}

@@ -582,8 +582,11 @@ impl Context<'_> {
     /// `before_proof` hooks.
     async fn proof(&self, recording: &Recording, masker: &Masker, tally: &mut Tally) -> Replayed {
         if let Err(cause) = crate::orchestrator::run::before_proof(self.options).await {
-            let outcome =
-                crate::orchestrator::run::result(self.execution, Verdict::Blocked { cause: cause.to_string() }, Instant::now());
+            let outcome = crate::orchestrator::run::result(
+                self.execution,
+                Verdict::Blocked { cause: cause.to_string() },
+                Instant::now(),
+            );
             return Replayed { outcome, masker: masker.clone(), stopped: None, refreshes: Vec::new(), trace: None };
         }
         let mut proof = self.execution.clone();

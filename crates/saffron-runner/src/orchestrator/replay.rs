@@ -11,8 +11,8 @@ use std::time::Instant;
 
 use saffron_recording::{Date, Masker, StepKind, new_unique_seed};
 
-use crate::orchestrator::run::{Refresh, ReplayMode, RunOptions, result};
 use crate::medium::{ActionAt, FailureClass, Live, Medium, Outcome};
+use crate::orchestrator::run::{Refresh, ReplayMode, RunOptions, result};
 use crate::plan::Execution;
 use crate::resolve::{ExecutionValues, resolve_action};
 use crate::trace::Trace;

@@ -489,14 +489,19 @@ async fn proof(
     agent: crate::trace::AgentTrace,
 ) -> ScenarioResult {
     if let Err(cause) = crate::orchestrator::run::before_proof(options).await {
-        return crate::orchestrator::run::result(execution, Verdict::Blocked { cause: cause.to_string() }, Instant::now());
+        return crate::orchestrator::run::result(
+            execution,
+            Verdict::Blocked { cause: cause.to_string() },
+            Instant::now(),
+        );
     }
     let mut proof = execution.clone();
     proof.recording = Ok(recording.clone());
     proof.pending_proposal = None;
     proof.needs_recording = false;
     let mode = crate::orchestrator::run::ReplayMode { trace: crate::trace::TraceKind::Recording, ..Default::default() };
-    let mut proven = crate::orchestrator::run::replay_live(Some(browser.clone()), proof, options.clone(), masker, mode).await;
+    let mut proven =
+        crate::orchestrator::run::replay_live(Some(browser.clone()), proof, options.clone(), masker, mode).await;
     crate::trace::keep_proof(options, &mut proven.outcome, proven.trace.take(), agent, &proven.masker);
     proven.outcome
 }
