@@ -24,6 +24,42 @@ pub struct Config {
     pub secrets: SecretsSection,
     pub run: RunSection,
     pub trace: TraceSection,
+    pub api: ApiSection,
+}
+
+/// `[api]`: the HTTP services that `@api` scenarios (and the API calls of browser scenarios)
+/// talk to. A request names its service, never a host.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema, PartialEq)]
+#[serde(default)]
+pub struct ApiSection {
+    /// `[api.services.NAME]`: each service by the name requests use.
+    pub services: std::collections::BTreeMap<String, ServiceSection>,
+    /// What is kept of each request and response: `on-failure` (the default: the exchanges of
+    /// a scenario that did not pass plainly), `on` (every scenario's) or `off` (none).
+    pub transcript: TranscriptMode,
+}
+
+/// `[api.services.NAME]`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema, PartialEq)]
+#[serde(default)]
+pub struct ServiceSection {
+    /// The service's base URL, such as `http://127.0.0.1:8080/api`; `saffron run --api-url
+    /// NAME=URL` overrides it.
+    pub base_url: String,
+    /// Where `saffron api pin` fetches the service's OpenAPI 3 document.
+    pub openapi_url: Option<String>,
+    /// The pinned contract, relative to the project root (written by `saffron api pin`).
+    pub contract: Option<String>,
+}
+
+/// `[api] transcript`.
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum TranscriptMode {
+    On,
+    #[default]
+    OnFailure,
+    Off,
 }
 
 /// `[trace]`: what is kept of each scenario's run for `saffron trace`.

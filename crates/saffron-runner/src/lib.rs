@@ -21,6 +21,7 @@ pub mod seed;
 pub mod session;
 pub mod tags;
 pub mod trace;
+pub mod transcript;
 
 pub use orchestrator::run::{RunOptions, run, run_with_progress};
 
@@ -130,6 +131,14 @@ pub struct ScenarioResult {
     /// writer).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace_viewer: Option<String>,
+    /// The transcript of an `@api` scenario's requests, relative to the project root, when
+    /// `[api] transcript` keeps it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transcript: Option<String>,
+    /// That transcript's exchanges, masked, for the HTML report of this run (not in the JSON
+    /// report: the file is).
+    #[serde(skip)]
+    pub exchanges: Vec<transcript::Exchange>,
 }
 
 /// What recording a scenario took: the agent's sessions, what they used, what was saved.
@@ -277,6 +286,8 @@ impl ScenarioResult {
             flaky: false,
             traces: Vec::new(),
             trace_viewer: None,
+            transcript: None,
+            exchanges: Vec::new(),
         }
     }
 

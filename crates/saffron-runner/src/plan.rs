@@ -78,7 +78,12 @@ pub struct Execution {
     /// Where each of the template's steps is written (a StepSet's steps in the set's file): a
     /// proposal's feature edits land there.
     pub step_origins: Vec<StepOrigin>,
+    /// Tagged `@api` (itself, or its feature): performed on the HTTP medium, no browser.
+    pub api: bool,
 }
+
+/// The tag that sends a scenario to the HTTP medium.
+pub const API_TAG: &str = "@api";
 
 /// The line a step is written on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,6 +141,8 @@ pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
         // The Fixture first, wherever it is written: every scenario of the file needs it.
         let committed_of =
             |recording_path: &Path| snapshot.recording(recording_path).map(|data| data.recording.clone());
+        let feature_is_api =
+            document.feature.as_ref().is_some_and(|feature| feature.tags.iter().any(|tag| tag.name == API_TAG));
         let fixture = templates.iter().zip(&paths).zip(&states).find_map(
             |((template, (recording_path, proposal_path)), state)| {
                 (template.scenario.kind == saffron_syntax::ScenarioKind::Fixture).then(|| {
@@ -158,6 +165,7 @@ pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
                         committed: committed_of(recording_path),
                         proposal_path: proposal_path.clone(),
                         step_origins: step_origins(path, template),
+                        api: feature_is_api,
                     })
                 })
             },
@@ -228,6 +236,7 @@ pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
                     committed: committed.clone(),
                     proposal_path: proposal_path.clone(),
                     step_origins: origins.clone(),
+                    api: tags.contains(&API_TAG),
                 });
             }
         }

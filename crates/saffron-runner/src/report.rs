@@ -406,6 +406,9 @@ pub fn markdown(report: &RunReport) -> String {
         if !s.traces.is_empty() {
             out.push_str(&format!("- trace: `saffron trace {}:{}` ({})\n", s.file, s.line, s.traces.join(", ")));
         }
+        if let Some(transcript) = &s.transcript {
+            out.push_str(&format!("- transcript: `{transcript}`\n"));
+        }
         for line in s.agent.iter().flat_map(crate::AgentRun::lines) {
             out.push_str(&format!("- {line}\n"));
         }

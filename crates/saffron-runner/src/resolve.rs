@@ -16,6 +16,8 @@ pub struct ExecutionValues<'a> {
     pub env: crate::orchestrator::run::EnvLookup,
     /// The project folder, which an upload's files are relative to and must stay inside.
     pub root: &'a Path,
+    /// Values kept from responses so far (`{captured:name}`), a Fixture's first.
+    pub captured: &'a [(String, String)],
 }
 
 /// The action with its tokens resolved, and the secrets that went into it.
@@ -27,7 +29,8 @@ pub fn resolve_action(
     let env = values.env.clone();
     let mut resolver = Resolver::new(values.today, values.unique_seed)
         .with_params(values.params.iter().map(|(k, v)| (k.clone(), v.clone())))
-        .with_env(move |name| env(name));
+        .with_env(move |name| env(name))
+        .with_captured(values.captured.iter().cloned());
     if let Some(rows) = table {
         resolver = resolver.with_table_rows(rows);
     }
@@ -61,7 +64,7 @@ mod tests {
         env: crate::orchestrator::run::EnvLookup,
         root: &'a Path,
     ) -> ExecutionValues<'a> {
-        ExecutionValues { params, unique_seed: "seed", today: Date::today_utc(), env, root }
+        ExecutionValues { params, unique_seed: "seed", today: Date::today_utc(), env, root, captured: &[] }
     }
 
     fn no_env() -> crate::orchestrator::run::EnvLookup {

@@ -39,6 +39,8 @@ pub struct RunRequest {
     pub retries: Option<u32>,
     /// `--trace`: overrides `[trace] mode`.
     pub trace: Option<crate::trace::TraceMode>,
+    /// `--api-url NAME=URL`: a service's base URL for this run, over `[api.services]`.
+    pub api_urls: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -55,6 +57,8 @@ pub enum SessionError {
     NoScenario,
     #[error("{0}")]
     Handlers(String),
+    #[error("[api.services]: {0}")]
+    Api(String),
     #[error("setup failed, no scenario was run: `{command}` {reason}")]
     SetupFailed { command: String, reason: String },
     #[error("interrupted during setup, no scenario was run; the teardown hooks ran")]
@@ -122,6 +126,8 @@ pub fn options_with_env(root: &Path, overrides: Vec<(String, String)>) -> RunOpt
         takeover: None,
         trace: crate::trace::TraceMode::default(),
         artifacts: Arc::new(crate::RunFolder::new(root)),
+        services: Arc::default(),
+        transcript: crate::config::TranscriptMode::default(),
     }
 }
 
@@ -238,6 +244,10 @@ impl Session {
         options.refresh_drift = request.refresh_drift || config.run.refresh_drift;
         options.retries = request.retries.unwrap_or(config.run.retries);
         options.trace = request.trace.unwrap_or(config.trace.mode);
+        options.services = Arc::new(
+            crate::medium::http::Services::from_config(&config.api, &request.api_urls).map_err(SessionError::Api)?,
+        );
+        options.transcript = config.api.transcript;
         saffron_browser::SecretOrigins::new(&options.base_url, &config.secrets.origins).map_err(|reason| {
             SessionError::Config {
                 path: root.join("saffron.toml").display().to_string(),

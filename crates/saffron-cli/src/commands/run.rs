@@ -38,6 +38,9 @@ pub struct RunArgs {
     /// The application's base URL (default: $SAFFRON_BASE_URL).
     #[arg(long)]
     base_url: Option<String>,
+    /// A service's base URL for this run, over `[api.services.NAME] base_url` (repeatable).
+    #[arg(long = "api-url", value_name = "NAME=URL", value_parser = parse_api_url)]
+    api_urls: Vec<(String, String)>,
     /// Show the browser window.
     #[arg(long)]
     headed: bool,
@@ -98,6 +101,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         refresh_drift: args.refresh_drift,
         retries: args.retries,
         trace: args.trace,
+        api_urls: args.api_urls,
     };
     // An unreadable recording is named here; its scenario's verdict is red.
     let (snapshot, mut problems) = project::load_index(&root);
@@ -420,8 +424,11 @@ fn render(results: &[ScenarioResult], format: Format, masker: &Masker) -> Result
                     (Some(step), Some(text)) => say!("    step {step} \"{text}\": {message}")?,
                     _ => say!("    {message}")?,
                 }
-                if let Some(url) = &result.url {
-                    say!("    page: {url}")?;
+                // An @api scenario's evidence is its transcript; a browser's, the page.
+                match (&result.transcript, &result.url) {
+                    (Some(transcript), _) => say!("    transcript: {transcript}")?,
+                    (None, Some(url)) => say!("    page: {url}")?,
+                    (None, None) => {}
                 }
                 // The first few, shortened: the reports have them all.
                 let errors = &result.console_errors;
@@ -605,6 +612,16 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     print(&report, Format::Text, &masker)?;
     write_reports(&options.artifacts, &report, &masker)?;
     Ok(exit_code(report.counts, false))
+}
+
+/// `NAME=URL` of `--api-url`.
+fn parse_api_url(value: &str) -> Result<(String, String), String> {
+    match value.split_once('=') {
+        Some((name, url)) if !name.trim().is_empty() && !url.trim().is_empty() => {
+            Ok((name.trim().to_owned(), url.trim().to_owned()))
+        }
+        _ => Err(format!("`{value}`: write NAME=URL, a service of [api.services] and its base URL")),
+    }
 }
 
 #[cfg(test)]

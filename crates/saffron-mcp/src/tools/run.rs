@@ -145,6 +145,7 @@ pub fn prepare(project: &Project, args: RunArgs) -> Result<Session, ToolError> {
         refresh_drift: args.refresh_drift,
         retries: args.retries.map(|retries| retries.min(MAX_RETRIES)),
         trace: None,
+        api_urls: Vec::new(),
     };
     let mut session = Session::prepare(project.root(), &project.snapshot(), request).map_err(|error| {
         let hint = match error {

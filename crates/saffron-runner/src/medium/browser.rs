@@ -187,7 +187,7 @@ impl Live for BrowserLive {
                     waited: trail.waited,
                     matched: trail.matched,
                 };
-                Outcome::Done(Box::new(Done { report, drift, refresh }))
+                Outcome::Done(Box::new(Done { report, drift, refresh, captured: Vec::new() }))
             }
             Err(failure) => {
                 let class = if failure.kind == FailureKind::Refused {

@@ -10,8 +10,10 @@
 //! own evidence, and closes. Nothing in either names a page.
 //!
 //! - [`browser`]: Chromium over CDP, a fresh context per execution.
+//! - [`http`]: `@api` scenarios, on Saffron's own HTTP client.
 
 pub(crate) mod browser;
+pub(crate) mod http;
 
 use saffron_recording::{Action, Masker, RecordedStep, Secret};
 
@@ -78,6 +80,8 @@ pub(crate) struct Done {
     pub drift: Vec<String>,
     /// With `--refresh-drift`: its target as the application has it now.
     pub refresh: Option<Refresh>,
+    /// Values it kept (a response's fields), for later `{captured:name}`.
+    pub captured: Vec<(String, String)>,
 }
 
 /// An action that failed after its waits. `D` is the medium's own account of it, for a repair.
@@ -143,6 +147,12 @@ pub(crate) trait Live: Sized {
 
     /// The execution's trace, once its verdict is in (`None` when traces are off).
     fn finish(&mut self, verdict: &crate::Verdict, duration_ms: u64) -> Option<Trace>;
+
+    /// The requests it sent and what came back, for the transcript (none for a medium that
+    /// sends none itself).
+    fn exchanges(&mut self) -> Vec<crate::transcript::Exchange> {
+        Vec::new()
+    }
 
     /// Ends the execution.
     async fn close(self);

@@ -29,6 +29,8 @@ pub(crate) struct Replay<L: Live> {
     pub refreshes: Vec<Refresh>,
     /// The execution's trace, unless traces are off; not written yet.
     pub trace: Option<Trace>,
+    /// The requests the medium sent, for the transcript; not written yet.
+    pub exchanges: Vec<crate::transcript::Exchange>,
 }
 
 /// Where a replay stopped, on an execution kept open for a repair.
@@ -46,7 +48,7 @@ pub(crate) struct Stop<L: Live> {
 
 impl<L: Live> Replay<L> {
     fn ended(outcome: ScenarioResult, masker: Masker) -> Replay<L> {
-        Replay { outcome, masker, stopped: None, refreshes: Vec::new(), trace: None }
+        Replay { outcome, masker, stopped: None, refreshes: Vec::new(), trace: None, exchanges: Vec::new() }
     }
 }
 
@@ -72,13 +74,9 @@ pub(crate) async fn replay_in<M: Medium>(
         Err(cause) => return Replay::ended(result(execution, Verdict::Blocked { cause }, started), masker),
     };
     let seed = new_unique_seed();
-    let values = ExecutionValues {
-        params: &execution.params,
-        unique_seed: &seed,
-        today: Date::today_utc(),
-        env: options.env.clone(),
-        root: &options.root,
-    };
+    let today = Date::today_utc();
+    // Values kept from responses, for `{captured:name}`: a later one under a name replaces it.
+    let mut captured: Vec<(String, String)> = Vec::new();
     let mut outcome = result(execution, Verdict::Green, started);
     let mut refreshes = Vec::new();
     let mut failed = false;
@@ -105,6 +103,14 @@ pub(crate) async fn replay_in<M: Medium>(
         let is_then = step.kind == StepKind::Outcome;
         let mut action_index = 0;
         while let Some(action) = step.actions.get(action_index) {
+            let values = ExecutionValues {
+                params: &execution.params,
+                unique_seed: &seed,
+                today,
+                env: options.env.clone(),
+                root: &options.root,
+                captured: &captured,
+            };
             let (resolved, secrets) = match resolve_action(action, &values, table) {
                 Ok(resolved) => resolved,
                 Err(error) => {
@@ -164,6 +170,10 @@ pub(crate) async fn replay_in<M: Medium>(
                     action_index = next;
                 }
                 Outcome::Done(mut done) => {
+                    for (name, value) in done.captured.drain(..) {
+                        captured.retain(|(kept, _)| *kept != name);
+                        captured.push((name, value));
+                    }
                     refreshes.extend(done.refresh.take());
                     outcome.drift.extend(done.drift.iter().cloned());
                     done.report.notes.extend(rerun_note);
@@ -235,6 +245,7 @@ pub(crate) async fn replay_in<M: Medium>(
     }
     outcome.duration_ms = started.elapsed().as_millis() as u64;
     let trace = live.finish(&outcome.verdict, outcome.duration_ms);
+    let exchanges = live.exchanges();
     let stopped = match stopped_at {
         Some((step, action, detail)) if mode.keep_live => Some(Stop { step, action, live, unique_seed: seed, detail }),
         _ => {
@@ -242,7 +253,7 @@ pub(crate) async fn replay_in<M: Medium>(
             None
         }
     };
-    Replay { outcome, masker, stopped, refreshes, trace }
+    Replay { outcome, masker, stopped, refreshes, trace, exchanges }
 }
 
 /// An action that failed, for the reports: `note` says why.

@@ -56,6 +56,10 @@ pub struct RunOptions {
     /// This run's artifacts folder: traces are written into it as scenarios finish, the
     /// screenshots and reports when the run ends (see [`crate::write_reports_in`]).
     pub artifacts: Arc<crate::RunFolder>,
+    /// `[api.services]`, with `--api-url` applied: where `@api` scenarios send their requests.
+    pub services: Arc<crate::medium::http::Services>,
+    /// `[api] transcript`: what is kept of each exchange.
+    pub transcript: crate::config::TranscriptMode,
 }
 
 impl RunOptions {
@@ -128,10 +132,10 @@ pub async fn run_with_progress(
     options: &RunOptions,
     mut on_result: impl FnMut(&ScenarioResult),
 ) -> Vec<ScenarioResult> {
+    // An `@api` scenario (and its Fixture) needs no browser.
     let needs_browser = executions.iter().any(|e| {
-        e.recording.is_ok()
-            || e.fixture.as_ref().is_some_and(|f| f.recording.is_ok())
-            || (e.needs_recording && options.agent.is_ok())
+        (!e.api && (e.recording.is_ok() || (e.needs_recording && options.agent.is_ok())))
+            || e.fixture.as_ref().is_some_and(|f| !f.api && f.recording.is_ok())
     });
     let browser = if needs_browser {
         match Browser::start(options.browser.clone()).await {
@@ -159,7 +163,14 @@ pub async fn run_with_progress(
         let options = options.clone();
         let fixture = Execution::clone(fixture);
         let masker = masker.clone();
-        async move { (fixture.recording_path.clone(), replay(browser, fixture, options, masker).await) }
+        async move {
+            let result = if fixture.api {
+                replay_api(&fixture, &options, masker).await
+            } else {
+                replay(browser, fixture.clone(), options, masker).await
+            };
+            (fixture.recording_path.clone(), result)
+        }
     });
     let fixture_results: Vec<(std::path::PathBuf, ScenarioResult)> =
         futures::stream::iter(fixture_runs).buffer_unordered(options.workers.max(1)).collect().await;
@@ -179,6 +190,23 @@ pub async fn run_with_progress(
         async move {
             let result = match &floor {
                 Some(fixture) if !fixture.passed() => Some(fixture_failed(&execution, &fixture.verdict)),
+                _ if execution.needs_recording && execution.api => {
+                    let reason = execution
+                        .recording
+                        .as_ref()
+                        .err()
+                        .map_or_else(|| "needs recording".to_string(), ToString::to_string);
+                    Some(blocked(
+                        &execution,
+                        &format!(
+                            "{reason}, and the agent cannot record an @api scenario yet: write its recording by \
+                             hand (docs/api.md)"
+                        ),
+                    ))
+                }
+                _ if execution.api => {
+                    Some(with_fixture_floor(replay_api(&execution, &options, masker).await, floor.as_ref()))
+                }
                 _ if execution.needs_recording => match &options.agent {
                     // Recorded after the replays, on the agent workers.
                     Ok(_) => None,
@@ -246,6 +274,32 @@ pub async fn run_with_progress(
         .zip(&executions)
         .map(|(result, execution)| result.unwrap_or_else(|| blocked(execution, "the worker running it crashed")))
         .collect()
+}
+
+/// Replays an `@api` execution on the HTTP medium, and a red one again from the start up to
+/// `options.retries` times (a new execution, with fresh `{unique}` values: its writes are its
+/// own); the result comes back masked.
+async fn replay_api(execution: &Execution, options: &RunOptions, masker: Masker) -> ScenarioResult {
+    let medium = crate::medium::http::HttpMedium::new(Arc::clone(&options.services));
+    let mode = ReplayMode::default();
+    let mut replayed = crate::orchestrator::replay::replay_in(&medium, execution, options, masker, mode).await;
+    let mut retried = Vec::new();
+    while retried.len() < options.retries as usize
+        && let Verdict::Red { step, step_text, message } = &replayed.outcome.verdict
+    {
+        let at = match (step, step_text) {
+            (Some(step), Some(text)) => format!("step {step} \"{text}\": "),
+            _ => String::new(),
+        };
+        retried.push(format!("attempt {}: {at}{message}", retried.len() + 1));
+        let masker = replayed.masker.clone();
+        replayed = crate::orchestrator::replay::replay_in(&medium, execution, options, masker, mode).await;
+    }
+    replayed.outcome.flaky = !retried.is_empty() && !matches!(replayed.outcome.verdict, Verdict::Red { .. });
+    replayed.outcome.retried = retried;
+    let exchanges = std::mem::take(&mut replayed.exchanges);
+    crate::transcript::keep(options, &mut replayed.outcome, exchanges, &replayed.masker);
+    masked(replayed.outcome, &replayed.masker)
 }
 
 /// Records the first execution of `group` (the rows of one scenario), then replays the others

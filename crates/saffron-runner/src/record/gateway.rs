@@ -565,6 +565,7 @@ impl<P: LivePage> Gateway<P> {
             today: self.values.today,
             env: self.values.env.clone(),
             root: &self.values.root,
+            captured: &[],
         };
         let (resolved, secrets) = resolve_action(&action, &values, table.as_ref())
             .map_err(|error| format!("cannot fill in the values of `{action}`: {error}"))?;

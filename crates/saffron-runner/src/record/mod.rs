@@ -388,6 +388,7 @@ async fn replay_given(
         today: values.today,
         env: values.env.clone(),
         root: &options.root,
+        captured: &[],
     };
     for index in range {
         let StepSource::Given(actions) = &sources[index] else { continue };

@@ -152,7 +152,9 @@ fn scenario_section(out: &mut String, s: &ScenarioResult, strip: Option<&str>) {
         let _ =
             write!(out, "<p class=\"trace\">trace: <code>saffron trace {}:{}</code></p>", escape_html(&s.file), s.line);
     }
-    if let Some(url) = &s.url {
+    if let Some(transcript) = &s.transcript {
+        transcript_section(out, transcript, &s.exchanges);
+    } else if let Some(url) = &s.url {
         let _ = write!(out, "<p>page: <code>{}</code></p>", escape_html(url));
     }
     if !s.console_errors.is_empty() {
@@ -282,4 +284,45 @@ pub fn html(report: &RunReport) -> String {
     }
     let _ = write!(out, "<script>{SCRIPT}</script>\n</body></html>\n");
     out
+}
+
+/// An `@api` scenario's exchanges (masked as its transcript was written): one line each, its
+/// headers and bodies folded under it.
+fn transcript_section(out: &mut String, path: &str, exchanges: &[crate::transcript::Exchange]) {
+    let _ = write!(out, "<p>transcript: <code>{}</code></p>", escape_html(path));
+    if exchanges.is_empty() {
+        return;
+    }
+    out.push_str("<ol class=\"exchanges\">");
+    for exchange in exchanges {
+        let answer = match (exchange.status, &exchange.error) {
+            (Some(status), _) => status.to_string(),
+            (None, Some(error)) => format!("no response: {error}"),
+            (None, None) => "no response".to_owned(),
+        };
+        let _ = write!(
+            out,
+            "<li><details><summary>step {} <code>{} {}</code> → {} ({} ms)</summary>",
+            exchange.step,
+            escape_html(&exchange.method),
+            escape_html(&exchange.url),
+            escape_html(&answer),
+            exchange.duration_ms
+        );
+        let headers = |headers: &[(String, String)]| {
+            headers.iter().map(|(name, value)| format!("{name}: {value}")).collect::<Vec<_>>().join("\n")
+        };
+        for (label, text) in [
+            ("request headers", headers(&exchange.request_headers)),
+            ("request body", exchange.request_body.clone().unwrap_or_default()),
+            ("response headers", headers(&exchange.response_headers)),
+            ("response body", exchange.response_body.clone().unwrap_or_default()),
+        ] {
+            if !text.is_empty() {
+                let _ = write!(out, "<p>{label}</p><pre>{}</pre>", escape_html(&text));
+            }
+        }
+        out.push_str("</details></li>");
+    }
+    out.push_str("</ol>");
 }

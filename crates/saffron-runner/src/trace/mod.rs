@@ -34,7 +34,7 @@ pub(crate) fn keeps(mode: TraceMode, outcome: &Verdict, kind: TraceKind) -> bool
 const PICTURES: [&str; 2] = ["jpeg", "screenshot"];
 
 /// Every text of the trace masked, pictures aside.
-fn masked_json(trace: &Trace, masker: &Masker) -> Result<Vec<u8>, serde_json::Error> {
+pub(crate) fn masked_json<T: serde::Serialize>(trace: &T, masker: &Masker) -> Result<Vec<u8>, serde_json::Error> {
     fn mask(value: &mut Value, masker: &Masker) {
         match value {
             Value::String(text) => *text = masker.mask(text),

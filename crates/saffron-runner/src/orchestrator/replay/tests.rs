@@ -99,6 +99,7 @@ impl Live for FakeLive {
                 report: failed_action(at.recorded, None, 0, String::new()).passed(),
                 drift: Vec::new(),
                 refresh: None,
+                captured: Vec::new(),
             })),
             Play::Fail(class) => failure(class),
             Play::Clear { next } => Outcome::Cleared { name: "cookie banner".into(), next },
@@ -169,6 +170,7 @@ fn execution(fill_value: &str) -> Execution {
         committed: Some(recording),
         proposal_path: PathBuf::from(".saffron/proposals/orders/save-an-order.json"),
         step_origins: Vec::new(),
+        api: false,
     }
 }
 

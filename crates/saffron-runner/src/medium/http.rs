@@ -1,0 +1,594 @@
+//! The HTTP medium: `@api` scenarios, performed by Saffron's own HTTP client. An execution has
+//! a client per session (`As "alice"`), each with its own cookies, and the latest response of
+//! each, which the checks read. It keeps a transcript of every exchange.
+//!
+//! What it never does: send a request to a host the configuration did not name (a request
+//! names its service, and a redirect is followed only within the service's origin), or to a
+//! link-local address (a cloud's metadata service); send a write twice (only a read, or a
+//! request the recording marks idempotent, is sent again after a failure); report a request
+//! that got no response with more than a short cause (never its headers).
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use saffron_recording::http::{Header, JsonTemplate, status_matches};
+use saffron_recording::{Action, Masker};
+use serde_json::Value;
+
+use super::{ActionAt, Done, Evidence, Failure, FailureClass, Live, Medium, Outcome};
+use crate::ActionResult;
+use crate::orchestrator::run::RunOptions;
+use crate::plan::Execution;
+use crate::trace::{Trace, TraceKind};
+use crate::transcript::Exchange;
+
+/// How long a request waits for its response when the recording sets no timeout.
+pub(crate) const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The most of a response's body that is read and kept.
+const MAX_BODY: usize = 10 * 1024 * 1024;
+
+/// The services of a run, by name: their base URLs as the configuration and `--api-url` give
+/// them.
+#[derive(Debug, Clone, Default)]
+pub struct Services {
+    pub by_name: BTreeMap<String, Service>,
+}
+
+/// One service.
+#[derive(Debug, Clone)]
+pub struct Service {
+    pub base_url: url::Url,
+}
+
+impl Services {
+    /// The services of `[api.services]`, with `overrides` (`--api-url NAME=URL`) winning.
+    pub fn from_config(
+        section: &crate::config::ApiSection,
+        overrides: &[(String, String)],
+    ) -> Result<Services, String> {
+        let mut by_name = BTreeMap::new();
+        for (name, service) in &section.services {
+            let base = overrides.iter().find(|(key, _)| key == name).map_or(service.base_url.as_str(), |(_, url)| url);
+            by_name.insert(name.clone(), Service { base_url: parse_base(name, base)? });
+        }
+        for (name, url) in overrides {
+            if !section.services.contains_key(name) {
+                return Err(format!("--api-url {name}=…: there is no service `{name}` in [api.services]"));
+            }
+            let _ = url;
+        }
+        Ok(Services { by_name })
+    }
+}
+
+fn parse_base(name: &str, base: &str) -> Result<url::Url, String> {
+    let url = url::Url::parse(base.trim())
+        .map_err(|error| format!("the base URL of the service `{name}` ({base}) cannot be read: {error}"))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err(format!("the base URL of the service `{name}` ({base}) must be an http:// or https:// address"));
+    }
+    Ok(url)
+}
+
+/// The HTTP medium of a run.
+pub(crate) struct HttpMedium {
+    services: Arc<Services>,
+}
+
+impl HttpMedium {
+    pub(crate) fn new(services: Arc<Services>) -> HttpMedium {
+        HttpMedium { services }
+    }
+}
+
+impl Medium for HttpMedium {
+    type Live = HttpLive;
+
+    async fn open(&self, _: &Execution, _: &RunOptions, _: TraceKind) -> Result<HttpLive, String> {
+        install_crypto_provider();
+        Ok(HttpLive {
+            services: Arc::clone(&self.services),
+            clients: BTreeMap::new(),
+            latest: BTreeMap::new(),
+            exchanges: Vec::new(),
+            bodies: Vec::new(),
+            started: Instant::now(),
+        })
+    }
+
+    async fn lost(&self) -> Option<String> {
+        // A client of its own: nothing that can go away underneath.
+        None
+    }
+}
+
+/// One execution: a client per session.
+pub(crate) struct HttpLive {
+    services: Arc<Services>,
+    /// By session ("" for the scenario's own).
+    clients: BTreeMap<String, reqwest::Client>,
+    latest: BTreeMap<String, usize>,
+    exchanges: Vec<Exchange>,
+    /// Each exchange's body as JSON, when it is JSON (what the checks read).
+    bodies: Vec<Option<Value>>,
+    started: Instant,
+}
+
+/// Why an action failed, for a repair (which the HTTP medium does not have yet) and the report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum HttpFailure {
+    /// No response came.
+    NoResponse,
+    /// A check did not hold.
+    Check,
+    /// The action cannot be performed as written (an unknown service, a body that is not the
+    /// JSON it says).
+    Invalid,
+}
+
+fn failed(class: FailureClass, reason: String, detail: HttpFailure) -> Outcome<HttpFailure> {
+    Outcome::Failed(Failure {
+        class,
+        reason,
+        found_by: String::new(),
+        locator: None,
+        attempts: 1,
+        waited: Vec::new(),
+        detail,
+    })
+}
+
+fn passed(
+    action: &Action,
+    started: Instant,
+    notes: Vec<String>,
+    captured: Vec<(String, String)>,
+) -> Outcome<HttpFailure> {
+    Outcome::Done(Box::new(Done {
+        report: ActionResult {
+            action: action.to_string(),
+            passed: true,
+            tier: None,
+            locator: None,
+            duration_ms: started.elapsed().as_millis() as u64,
+            drift: Vec::new(),
+            notes,
+            attempts: 1,
+            waited: Vec::new(),
+            matched: None,
+        },
+        drift: Vec::new(),
+        refresh: None,
+        captured,
+    }))
+}
+
+impl HttpLive {
+    fn client(&mut self, session: &str) -> Result<reqwest::Client, String> {
+        if let Some(client) = self.clients.get(session) {
+            return Ok(client.clone());
+        }
+        let client = reqwest::Client::builder()
+            .cookie_store(true)
+            // A redirect is followed only within the origin it started from: a secret sent to
+            // a service never follows a redirect to another host.
+            .redirect(reqwest::redirect::Policy::custom(|attempt| {
+                let same_origin =
+                    attempt.previous().first().is_some_and(|first| first.origin() == attempt.url().origin());
+                if same_origin && attempt.previous().len() < 10 { attempt.follow() } else { attempt.stop() }
+            }))
+            .build()
+            .map_err(|error| format!("the HTTP client could not be made: {error}"))?;
+        self.clients.insert(session.to_owned(), client.clone());
+        Ok(client)
+    }
+
+    fn latest(&self, session: Option<&String>) -> Option<(&Exchange, Option<&Value>)> {
+        let index = *self.latest.get(session.map_or("", String::as_str))?;
+        Some((self.exchanges.get(index)?, self.bodies.get(index)?.as_ref()))
+    }
+
+    async fn send(&mut self, at: &ActionAt<'_>, started: Instant) -> Outcome<HttpFailure> {
+        let Action::Request { service, method, path, session, headers, body, extract, .. } = at.resolved else {
+            return failed(FailureClass::Refused, "not a request".into(), HttpFailure::Invalid);
+        };
+        let Some(target) = self.services.by_name.get(service) else {
+            let known: Vec<&str> = self.services.by_name.keys().map(String::as_str).collect();
+            let known = if known.is_empty() { "none is configured".to_owned() } else { known.join(", ") };
+            return failed(
+                FailureClass::Refused,
+                format!("there is no service `{service}` in [api.services] ({known})"),
+                HttpFailure::Invalid,
+            );
+        };
+        let url = match join(&target.base_url, path) {
+            Ok(url) => url,
+            Err(problem) => return failed(FailureClass::Refused, problem, HttpFailure::Invalid),
+        };
+        if let Some(problem) = link_local(&url).await {
+            return failed(FailureClass::Refused, problem, HttpFailure::Invalid);
+        }
+        let json = match body.as_ref().map(JsonTemplate::to_json).transpose() {
+            Ok(json) => json,
+            Err(error) => {
+                return failed(
+                    FailureClass::Refused,
+                    format!("the body is not the JSON it says: {error}"),
+                    HttpFailure::Invalid,
+                );
+            }
+        };
+        let session_name = session.clone().unwrap_or_default();
+        let client = match self.client(&session_name) {
+            Ok(client) => client,
+            Err(problem) => return failed(FailureClass::Refused, problem, HttpFailure::Invalid),
+        };
+        let timeout = at.recorded.timeout_ms().map_or(DEFAULT_REQUEST_TIMEOUT, Duration::from_millis);
+        let deadline = Instant::now() + timeout;
+        let method_value = match reqwest::Method::from_bytes(method.as_bytes()) {
+            Ok(method) => method,
+            Err(_) => {
+                return failed(FailureClass::Refused, format!("{method} is not an HTTP method"), HttpFailure::Invalid);
+            }
+        };
+        let may_repeat = at.recorded.may_repeat();
+        let mut attempts = 0;
+        let mut notes = Vec::new();
+        let (response, error) = loop {
+            attempts += 1;
+            let left = deadline.saturating_duration_since(Instant::now());
+            let mut request =
+                client.request(method_value.clone(), url.clone()).timeout(left.max(Duration::from_millis(1)));
+            for Header { name, value } in headers {
+                request = request.header(name.as_str(), value.as_str());
+            }
+            if let Some(json) = &json {
+                request = request.header("content-type", "application/json").body(json.to_string());
+            }
+            match request.send().await {
+                Ok(response) => break (Some(response), None),
+                // A read may be sent again while time is left; a write never is.
+                Err(error)
+                    if may_repeat && error.is_connect() && Instant::now() + Duration::from_millis(200) < deadline =>
+                {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+                Err(error) => break (None, Some(short_cause(&error, timeout, may_repeat))),
+            }
+        };
+        if attempts > 1 {
+            notes.push(format!("sent {attempts} times: the service did not accept the connection at first"));
+        }
+        let mut exchange = Exchange {
+            step: at.step + 1,
+            service: service.clone(),
+            session: session.clone(),
+            method: method.clone(),
+            url: url.to_string(),
+            request_headers: headers.iter().map(|header| (header.name.clone(), header.value.clone())).collect(),
+            request_body: json.as_ref().map(Value::to_string),
+            status: None,
+            response_headers: Vec::new(),
+            response_body: None,
+            error: error.clone(),
+            duration_ms: 0,
+        };
+        let mut json_body = None;
+        let outcome = match response {
+            None => failed(
+                FailureClass::Application,
+                error.unwrap_or_else(|| "no response".into()),
+                HttpFailure::NoResponse,
+            ),
+            Some(response) => {
+                exchange.status = Some(response.status().as_u16());
+                exchange.response_headers = response
+                    .headers()
+                    .iter()
+                    .map(|(name, value)| (name.to_string(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
+                    .collect();
+                match read_body(response).await {
+                    Ok(text) => {
+                        json_body = serde_json::from_str::<Value>(&text).ok();
+                        exchange.response_body = Some(text);
+                        let mut kept = Vec::new();
+                        let mut missing = None;
+                        for wanted in extract {
+                            match json_body.as_ref().and_then(|json| json.pointer(&wanted.pointer)) {
+                                Some(Value::String(text)) => kept.push((wanted.name.clone(), text.clone())),
+                                Some(value) => kept.push((wanted.name.clone(), value.to_string())),
+                                None => {
+                                    missing = Some(format!(
+                                        "the response ({}) has no field {} to keep as {:?}",
+                                        exchange.status.unwrap_or_default(),
+                                        wanted.pointer,
+                                        wanted.name
+                                    ));
+                                    break;
+                                }
+                            }
+                        }
+                        match missing {
+                            Some(problem) => failed(FailureClass::Application, problem, HttpFailure::Check),
+                            None => passed(at.recorded, started, notes, kept),
+                        }
+                    }
+                    Err(problem) => failed(FailureClass::Application, problem, HttpFailure::NoResponse),
+                }
+            }
+        };
+        exchange.duration_ms = started.elapsed().as_millis() as u64;
+        self.exchanges.push(exchange);
+        self.bodies.push(json_body);
+        self.latest.insert(session_name, self.exchanges.len() - 1);
+        outcome
+    }
+
+    fn check(&self, at: &ActionAt<'_>, started: Instant) -> Outcome<HttpFailure> {
+        let session = match at.resolved {
+            Action::ExpectStatus { session, .. }
+            | Action::ExpectField { session, .. }
+            | Action::ExpectSchema { session, .. } => session.as_ref(),
+            _ => None,
+        };
+        let Some((latest, body)) = self.latest(session) else {
+            let whose = session.map_or_else(String::new, |session| format!(" as {session:?}"));
+            return failed(
+                FailureClass::Application,
+                format!("no request was sent{whose} before this check: a check reads the latest response"),
+                HttpFailure::Check,
+            );
+        };
+        let Some(status) = latest.status else {
+            return failed(
+                FailureClass::Application,
+                format!("the latest request ({} {}) got no response", latest.method, latest.url),
+                HttpFailure::Check,
+            );
+        };
+        let fail = |reason: String| failed(FailureClass::Application, reason, HttpFailure::Check);
+        match at.resolved {
+            Action::ExpectStatus { status: expected, .. } => {
+                if status_matches(expected, status) {
+                    passed(at.recorded, started, Vec::new(), Vec::new())
+                } else {
+                    fail(format!(
+                        "expected status {expected}, found {status} ({} {})",
+                        latest.method,
+                        path_of(&latest.url)
+                    ))
+                }
+            }
+            Action::ExpectField { pointer, value, pattern, .. } => {
+                let Some(json) = body else {
+                    return fail(format!("the response ({status}) has no JSON body"));
+                };
+                let Some(found) = json.pointer(pointer) else {
+                    return fail(format!("the response ({status}) has no field {pointer}"));
+                };
+                let text = match found {
+                    Value::String(text) => text.clone(),
+                    other => other.to_string(),
+                };
+                match (value, pattern) {
+                    (Some(expected), _) => match expected.to_json() {
+                        Ok(expected) if &expected == found => passed(at.recorded, started, Vec::new(), Vec::new()),
+                        Ok(expected) => fail(format!("field {pointer} is {found}, expected {expected}")),
+                        Err(error) => {
+                            failed(FailureClass::Refused, format!("the expected value: {error}"), HttpFailure::Invalid)
+                        }
+                    },
+                    (None, Some(pattern)) => match regex::Regex::new(pattern) {
+                        Ok(regex) if regex.is_match(&text) => passed(at.recorded, started, Vec::new(), Vec::new()),
+                        Ok(_) => fail(format!("field {pointer} is {found}, which does not match /{pattern}/")),
+                        Err(error) => {
+                            failed(FailureClass::Refused, format!("the pattern: {error}"), HttpFailure::Invalid)
+                        }
+                    },
+                    (None, None) => {
+                        failed(FailureClass::Refused, "nothing to compare the field with".into(), HttpFailure::Invalid)
+                    }
+                }
+            }
+            Action::ExpectSchema { .. } => failed(
+                FailureClass::Refused,
+                "checking a response against the pinned contract is not built yet (docs/api.md)".into(),
+                HttpFailure::Invalid,
+            ),
+            _ => failed(FailureClass::Refused, "not a check".into(), HttpFailure::Invalid),
+        }
+    }
+}
+
+impl Live for HttpLive {
+    type Detail = HttpFailure;
+
+    fn mark(&self) -> u64 {
+        self.started.elapsed().as_millis() as u64
+    }
+
+    fn begin_step(&mut self) {}
+
+    fn end_step(&mut self, _: &crate::StepResult, _: u64) {}
+
+    async fn perform(&mut self, at: &ActionAt<'_>, _: &mut Masker) -> Outcome<HttpFailure> {
+        let started = Instant::now();
+        match at.resolved {
+            Action::Request { .. } => self.send(at, started).await,
+            Action::ExpectStatus { .. } | Action::ExpectField { .. } | Action::ExpectSchema { .. } => {
+                self.check(at, started)
+            }
+            other => failed(
+                FailureClass::Refused,
+                format!("an @api scenario performs only requests and their checks, not `{}`", other.type_name()),
+                HttpFailure::Invalid,
+            ),
+        }
+    }
+
+    async fn evidence(&mut self, _: &ActionAt<'_>, _: &Masker) -> Evidence {
+        let url = self.exchanges.last().map(|exchange| exchange.url.clone());
+        Evidence { url, ..Evidence::default() }
+    }
+
+    async fn failed(&mut self, _: &str, _: &Evidence, _: &Masker) {}
+
+    fn finish(&mut self, _: &crate::Verdict, _: u64) -> Option<Trace> {
+        None
+    }
+
+    fn exchanges(&mut self) -> Vec<Exchange> {
+        std::mem::take(&mut self.exchanges)
+    }
+
+    async fn close(self) {}
+}
+
+/// `base` joined with `path` (its own path kept as a prefix: `http://h/api` + `/orders` is
+/// `http://h/api/orders`), never another host.
+fn join(base: &url::Url, path: &str) -> Result<url::Url, String> {
+    if !path.starts_with('/') || path.starts_with("//") {
+        return Err(format!("the path {path:?} must start with one /: it is relative to the service's base URL"));
+    }
+    let prefix = base.as_str().trim_end_matches('/');
+    let url = url::Url::parse(&format!("{prefix}{path}")).map_err(|error| format!("{path:?}: {error}"))?;
+    if url.origin() != base.origin() {
+        return Err(format!("{path:?} leaves the service's origin"));
+    }
+    Ok(url)
+}
+
+/// Why no request may go to `url`: its host is, or resolves to, a link-local address.
+async fn link_local(url: &url::Url) -> Option<String> {
+    let host = url.host_str()?.trim_start_matches('[').trim_end_matches(']').to_owned();
+    let port = url.port_or_known_default().unwrap_or(80);
+    let addresses: Vec<IpAddr> = match host.parse::<IpAddr>() {
+        Ok(address) => vec![address],
+        Err(_) => tokio::net::lookup_host((host.as_str(), port))
+            .await
+            .map(|found| found.map(|address| address.ip()).collect())
+            .unwrap_or_default(),
+    };
+    addresses.iter().any(is_link_local).then(|| {
+        format!("{host} is a link-local address (a cloud's metadata service answers there): no request goes to it")
+    })
+}
+
+fn is_link_local(address: &IpAddr) -> bool {
+    match address {
+        IpAddr::V4(v4) => v4.is_link_local(),
+        IpAddr::V6(v6) => {
+            (v6.segments()[0] & 0xffc0) == 0xfe80 || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_link_local())
+        }
+    }
+}
+
+/// A short cause for a request that got no response: never the request's headers.
+fn short_cause(error: &reqwest::Error, timeout: Duration, may_repeat: bool) -> String {
+    let again = if may_repeat { "" } else { " (a request that may write is never sent twice)" };
+    if error.is_timeout() {
+        return format!("no response within {:.1} s{again}", timeout.as_secs_f64());
+    }
+    if error.is_connect() {
+        return format!("the service did not accept the connection{again}");
+    }
+    if error.is_redirect() {
+        return "a redirect left the service's origin, and was not followed".into();
+    }
+    format!("no response ({}){again}", root_cause(error))
+}
+
+/// The innermost error's words: the I/O reason, without the URL reqwest puts first.
+fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut current = error;
+    while let Some(source) = current.source() {
+        current = source;
+    }
+    current.to_string()
+}
+
+async fn read_body(mut response: reqwest::Response) -> Result<String, String> {
+    let mut bytes = Vec::new();
+    loop {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                if bytes.len() + chunk.len() > MAX_BODY {
+                    return Err(format!("the response's body is over {} MB", MAX_BODY / 1024 / 1024));
+                }
+                bytes.extend_from_slice(&chunk);
+            }
+            Ok(None) => break,
+            Err(error) => return Err(format!("the response's body could not be read ({})", root_cause(&error))),
+        }
+    }
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// The path and query of `url`, for a failure's words.
+fn path_of(url: &str) -> String {
+    url::Url::parse(url).map_or_else(
+        |_| url.to_owned(),
+        |url| {
+            let mut path = url.path().to_owned();
+            if let Some(query) = url.query() {
+                path.push('?');
+                path.push_str(query);
+            }
+            path
+        },
+    )
+}
+
+/// reqwest is built with rustls and no default crypto provider (see saffron-agent): ring, once.
+fn install_crypto_provider() {
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        let _already_installed = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_joins_the_base_url_and_never_leaves_its_origin() {
+        let base = url::Url::parse("http://127.0.0.1:8080/api").expect("url");
+        assert_eq!(join(&base, "/orders?x=1").expect("joined").as_str(), "http://127.0.0.1:8080/api/orders?x=1");
+        let slash = url::Url::parse("http://127.0.0.1:8080/").expect("url");
+        assert_eq!(join(&slash, "/orders").expect("joined").as_str(), "http://127.0.0.1:8080/orders");
+        assert!(join(&base, "//evil.example/x").is_err());
+        assert!(join(&base, "orders").is_err());
+        assert!(join(&base, "@evil.example/x").is_err());
+    }
+
+    #[test]
+    fn link_local_addresses_are_recognised_in_both_families() {
+        assert!(is_link_local(&"169.254.169.254".parse().expect("ip")));
+        assert!(is_link_local(&"fe80::1".parse().expect("ip")));
+        assert!(!is_link_local(&"127.0.0.1".parse().expect("ip")));
+        assert!(!is_link_local(&"10.0.0.1".parse().expect("ip")));
+    }
+
+    #[test]
+    fn services_take_their_base_url_from_the_configuration_and_overrides() {
+        let mut section = crate::config::ApiSection::default();
+        section.services.insert(
+            "shop".into(),
+            crate::config::ServiceSection { base_url: "http://127.0.0.1:1/api".into(), ..Default::default() },
+        );
+        let services = Services::from_config(&section, &[]).expect("services");
+        assert_eq!(services.by_name["shop"].base_url.as_str(), "http://127.0.0.1:1/api");
+        let overridden =
+            Services::from_config(&section, &[("shop".into(), "http://127.0.0.1:2/v2".into())]).expect("ok");
+        assert_eq!(overridden.by_name["shop"].base_url.as_str(), "http://127.0.0.1:2/v2");
+        let unknown = Services::from_config(&section, &[("billing".into(), "http://x".into())]);
+        assert!(unknown.expect_err("unknown").contains("no service `billing`"));
+        section.services.get_mut("shop").expect("shop").base_url = "ftp://x".into();
+        assert!(Services::from_config(&section, &[]).is_err());
+    }
+}

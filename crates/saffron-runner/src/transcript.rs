@@ -1,0 +1,110 @@
+//! The transcript of an `@api` scenario: each request and what came back (method, URL, status,
+//! headers, bodies), kept in memory while the scenario runs and written once its verdict is in,
+//! masked. `[api] transcript` says whose: `on-failure` (the default: a scenario that did not
+//! pass plainly), `on` (every scenario's), `off` (none).
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::TranscriptMode;
+use crate::orchestrator::run::RunOptions;
+use crate::{ScenarioResult, Verdict};
+
+/// The transcript file's format version.
+pub const TRANSCRIPT_FORMAT: u32 = 1;
+
+/// One scenario's exchanges.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Transcript {
+    pub saffron_transcript: u32,
+    pub file: String,
+    pub line: u32,
+    pub name: String,
+    pub outcome: Verdict,
+    pub exchanges: Vec<Exchange>,
+}
+
+/// One request and what came back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Exchange {
+    /// The step it was sent under (from 1).
+    pub step: usize,
+    pub service: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    pub method: String,
+    pub url: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub request_headers: Vec<(String, String)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_body: Option<String>,
+    /// `None` when no response came (see `error`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub response_headers: Vec<(String, String)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_body: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub duration_ms: u64,
+}
+
+/// Whether `mode` keeps the transcript of a scenario with `verdict`.
+pub fn keeps(mode: TranscriptMode, verdict: &Verdict) -> bool {
+    match mode {
+        TranscriptMode::On => true,
+        TranscriptMode::Off => false,
+        TranscriptMode::OnFailure => !matches!(verdict, Verdict::Green),
+    }
+}
+
+/// Writes `exchanges` as `outcome`'s transcript when the mode keeps it, masked, into the run's
+/// artifacts folder; its path goes on `outcome`.
+pub(crate) fn keep(
+    options: &RunOptions,
+    outcome: &mut ScenarioResult,
+    exchanges: Vec<Exchange>,
+    masker: &saffron_recording::Masker,
+) {
+    if exchanges.is_empty() || !keeps(options.transcript, &outcome.verdict) {
+        return;
+    }
+    let transcript = Transcript {
+        saffron_transcript: TRANSCRIPT_FORMAT,
+        file: outcome.file.clone(),
+        line: outcome.line,
+        name: outcome.name.clone(),
+        outcome: outcome.verdict.clone(),
+        exchanges,
+    };
+    let stem = format!("{}-{}", saffron_recording::feature_slug(&outcome.file), outcome.line);
+    let name = options.artifacts.free_name("transcripts", &stem, "transcript.json");
+    let masked = crate::trace::masked_json(&transcript, masker).map_err(std::io::Error::other);
+    let written = masked.and_then(|bytes| Ok((options.artifacts.write(&name, &bytes)?, bytes)));
+    match written {
+        Ok((path, bytes)) => {
+            outcome.transcript = Some(path);
+            outcome.exchanges =
+                serde_json::from_slice::<Transcript>(&bytes).map(|kept| kept.exchanges).unwrap_or_default();
+        }
+        Err(error) => {
+            eprintln!("warning: the transcript of {}:{} was not written: {error}", outcome.file, outcome.line)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_mode_says_whose_transcript_is_kept() {
+        let red = Verdict::Red { step: None, step_text: None, message: "x".into() };
+        let yellow = Verdict::Yellow { proposal: "p".into() };
+        assert!(keeps(TranscriptMode::OnFailure, &red) && keeps(TranscriptMode::OnFailure, &yellow));
+        assert!(!keeps(TranscriptMode::OnFailure, &Verdict::Green));
+        assert!(keeps(TranscriptMode::On, &Verdict::Green) && !keeps(TranscriptMode::Off, &red));
+    }
+}
