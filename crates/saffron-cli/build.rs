@@ -1,12 +1,13 @@
-//! Embeds the example project (its features, recordings, handlers and `saffron.toml`) in the
-//! binary, so that `saffron demo` run anywhere replays it: `$OUT_DIR/example_project.rs` lists
-//! each file with `include_bytes!` of its path in the repository.
+//! Embeds the example project (its features, recordings, handlers, API contracts and
+//! `saffron.toml`) in the binary, so that `saffron demo` run anywhere replays it:
+//! `$OUT_DIR/example_project.rs` lists each file with `include_bytes!` of its path in the
+//! repository.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// What of the repository is the example project, relative to its root.
-const PARTS: [&str; 4] = ["features", ".saffron/cache", ".saffron/handlers", "saffron.toml"];
+const PARTS: [&str; 5] = ["features", ".saffron/cache", ".saffron/handlers", "contracts", "saffron.toml"];
 
 fn files(path: &Path, out: &mut Vec<PathBuf>) {
     if path.is_file() {

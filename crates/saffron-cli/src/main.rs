@@ -86,6 +86,8 @@ enum Command {
     Runs(commands::runs::RunsArgs),
     /// Print the JSON Schema of a recording, a proposal or a handler (for an editor's JSON validation).
     Schema(commands::schema::SchemaArgs),
+    /// The HTTP services of `@api` scenarios: `saffron api pin` fetches a service's OpenAPI contract into the project.
+    Api(commands::api::ApiArgs),
     /// Set a project up for Saffron: saffron.toml, .gitignore, the agent skill, AGENTS.md, MCP registration.
     Init(commands::init::InitArgs),
 }
@@ -113,6 +115,7 @@ fn main() -> ExitCode {
             .map_err(anyhow::Error::from),
         Command::Mcp => commands::mcp::run(),
         Command::Init(args) => commands::init::run(args),
+        Command::Api(args) => commands::api::run(args),
         Command::Doctor(args) => commands::doctor::run(args),
         Command::Schema(args) => commands::schema::run(args),
         Command::Export(args) => commands::export::run(args),

@@ -26,7 +26,7 @@ fn the_demo_outside_the_repository_replays_its_own_example_project_and_says_wher
     let output = saffron(empty.path(), temp.path(), &["demo"]);
     let all = text(&output);
     assert_eq!(output.status.code(), Some(0), "{all}");
-    assert!(all.contains("17 scenario(s): 17 green"), "{all}");
+    assert!(all.contains("18 scenario(s): 18 green"), "{all}");
     let example = temp.path().join("saffron-example");
     assert!(all.contains(&example.display().to_string()), "the demo says where its project is: {all}");
     for file in ["features/orders.saffron", "saffron.toml", ".saffron/handlers/cookie-consent.json"] {
@@ -52,7 +52,7 @@ fn the_demo_in_a_project_of_ones_own_replays_the_example_not_the_project() {
     let output = saffron(project.path(), temp.path(), &["demo"]);
     let all = text(&output);
     assert_eq!(output.status.code(), Some(0), "{all}");
-    assert!(all.contains("17 scenario(s): 17 green"), "{all}");
+    assert!(all.contains("18 scenario(s): 18 green"), "{all}");
     assert!(!all.contains("todos.feature"), "the user's scenario is not replayed against the shop: {all}");
     assert!(!project.path().join(".saffron").exists(), "nothing is written into the user's project");
 }

@@ -99,6 +99,16 @@ struct Project {
     root: PathBuf,
 }
 
+/// Writes `recording` where the project's index looks for it.
+fn save(root: &std::path::Path, feature: &str, recording: &Recording) {
+    let cache = root
+        .join(".saffron/cache")
+        .join(saffron_recording::feature_slug(feature))
+        .join(format!("{}.json", saffron_recording::scenario_slug(&recording.scenario)));
+    std::fs::create_dir_all(cache.parent().expect("parent")).expect("mkdir");
+    std::fs::write(&cache, saffron_recording::to_json_bytes(recording).expect("json")).expect("recording");
+}
+
 impl Project {
     fn new(name: &str, api_base: &str, password: &str) -> Project {
         let root = std::env::temp_dir().join(format!("saffron-api-{name}-{}", std::process::id()));
@@ -112,13 +122,7 @@ impl Project {
         );
         std::fs::write(root.join("saffron.toml"), config).expect("config");
         std::fs::write(root.join(".env"), format!("DEMO_PASSWORD={password}\n")).expect(".env");
-        let recording = recording();
-        let cache = root
-            .join(".saffron/cache")
-            .join(saffron_recording::feature_slug("features/orders_api.feature"))
-            .join(format!("{}.json", saffron_recording::scenario_slug(&recording.scenario)));
-        std::fs::create_dir_all(cache.parent().expect("parent")).expect("mkdir");
-        std::fs::write(&cache, saffron_recording::to_json_bytes(&recording).expect("json")).expect("recording");
+        save(&root, "features/orders_api.feature", &recording());
         Project { root }
     }
 
@@ -237,4 +241,253 @@ fn api_url_overrides_the_configured_base_and_a_service_that_does_not_answer_is_r
     let said = text(&project.run(&["--api-url", "billing=http://127.0.0.1:1"]));
     assert!(said.contains("there is no service `billing` in [api.services]"), "{said}");
     let _ = runtime.block_on(demo.shutdown());
+}
+
+const FIXTURE_FEATURE: &str = "\
+@api
+Feature: One order for every scenario
+
+  Fixture: an order to read
+    Given I am signed in to the API
+    And an order for \"Zelda\" of 2 \"Tea\" exists
+
+  Scenario: The fixture's order reads back
+    Given I am signed in to the API
+    When I read the order of the fixture
+    Then it shows 2 \"Tea\"
+
+  Scenario: The fixture's order is in the list
+    Given I am signed in to the API
+    When I list the orders of \"Zelda\"
+    Then the fixture's order is among them
+";
+
+/// A Fixture of an `@api` feature runs once, before its scenarios; the id it captured seeds
+/// each of them as `{captured:order}`; a credential it captured (the signed-in session's
+/// e-mail, kept as `session_email`) is masked in every scenario's transcript; a Fixture that
+/// fails makes every scenario red without running them.
+#[test]
+fn an_api_fixture_runs_once_and_its_captured_values_seed_every_scenario() {
+    let (runtime, demo, password) = demo_with(&[]);
+    let project = Project::new("fixture", &format!("{}/api", demo.url()), &password);
+    let file = "features/one_order.saffron";
+    std::fs::write(project.root.join(file), FIXTURE_FEATURE).expect("feature");
+    std::fs::remove_file(project.root.join("features/orders_api.feature")).expect("only this feature");
+    let sign_in_body = json!({ "email": "demo@saffron.test", "password": "{env:DEMO_PASSWORD}" });
+    let signed_in = || {
+        RecordedStep::new(
+            StepSpec::new(StepKind::Context, "I am signed in to the API"),
+            vec![
+                request(
+                    "POST",
+                    "/session",
+                    Some(sign_in_body.clone()),
+                    vec![Extract { name: "session_email".into(), pointer: "/email".into() }],
+                ),
+                status("200"),
+            ],
+        )
+    };
+    let order = json!({ "customer": "Zelda", "quantity": 2, "product": "Tea" });
+    let fixture = Recording::new(
+        file,
+        "an order to read",
+        vec![
+            signed_in(),
+            RecordedStep::new(
+                StepSpec::new(StepKind::Context, "an order for \"Zelda\" of 2 \"Tea\" exists"),
+                vec![request(
+                    "POST",
+                    "/orders",
+                    Some(order),
+                    vec![Extract { name: "order".into(), pointer: "/id".into() }],
+                )],
+            ),
+        ],
+    );
+    let reads_back = Recording::new(
+        file,
+        "The fixture's order reads back",
+        vec![
+            signed_in(),
+            RecordedStep::new(
+                StepSpec::new(StepKind::Action, "I read the order of the fixture"),
+                vec![request("GET", "/orders/{captured:order}", None, Vec::new())],
+            ),
+            RecordedStep::new(
+                StepSpec::new(StepKind::Outcome, "it shows 2 \"Tea\""),
+                vec![status("200"), field("/lines/0/quantity", json!(2)), field("/lines/0/product", json!("Tea"))],
+            ),
+        ],
+    );
+    let listed = Recording::new(
+        file,
+        "The fixture's order is in the list",
+        vec![
+            signed_in(),
+            RecordedStep::new(
+                StepSpec::new(StepKind::Action, "I list the orders of \"Zelda\""),
+                vec![request("GET", "/orders?q=Zelda", None, Vec::new())],
+            ),
+            RecordedStep::new(
+                StepSpec::new(StepKind::Outcome, "the fixture's order is among them"),
+                // Once: one order of hers, and it is the Fixture's.
+                vec![
+                    status("200"),
+                    field("/count", json!(1)),
+                    field("/orders/0/id", json!({ "$value": "{captured:order}", "$type": "integer" })),
+                ],
+            ),
+        ],
+    );
+    for recording in [&fixture, &reads_back, &listed] {
+        save(&project.root, file, recording);
+    }
+    let config = std::fs::read_to_string(project.root.join("saffron.toml")).expect("config");
+    let on = config.replace("[api.services.shop]", "[api]\ntranscript = \"on\"\n[api.services.shop]");
+    std::fs::write(project.root.join("saffron.toml"), on).expect("config");
+    let output = project.run(&[]);
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{said}");
+    assert!(said.contains("2 scenario(s): 2 green"), "the Fixture has no row of its own: {said}");
+    let latest = std::fs::read_to_string(project.root.join(".saffron/reports/latest.json")).expect("latest");
+    let report: serde_json::Value = serde_json::from_str(&latest).expect("json");
+    let transcripts: Vec<String> = report["scenarios"]
+        .as_array()
+        .expect("scenarios")
+        .iter()
+        .filter_map(|scenario| scenario["transcript"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(transcripts.len(), 2, "{latest}");
+    for transcript in &transcripts {
+        let text = std::fs::read_to_string(project.root.join(transcript)).expect("transcript");
+        assert!(!text.contains("demo@saffron.test"), "the Fixture's credential is masked: {text}");
+        assert!(text.contains("{captured:session_email}"), "{text}");
+        assert!(!text.contains(&password));
+    }
+
+    // A Fixture that fails: every scenario red with its reason, none run.
+    let broken = Recording::new(
+        file,
+        "an order to read",
+        vec![
+            signed_in(),
+            RecordedStep::new(
+                StepSpec::new(StepKind::Context, "an order for \"Zelda\" of 2 \"Tea\" exists"),
+                vec![request("POST", "/orders", Some(json!({ "customer": "Zelda" })), Vec::new()), status("201")],
+            ),
+        ],
+    );
+    save(&project.root, file, &broken);
+    let said = text(&project.run(&[]));
+    assert!(said.contains("2 red"), "{said}");
+    assert!(said.contains("the Fixture \"an order to read\" failed at step 2"), "{said}");
+    let _ = runtime.block_on(demo.shutdown());
+}
+
+const SCHEMA_FEATURE: &str = "\
+@api
+Feature: The API keeps its contract
+
+  Scenario: A new order is what the contract says
+    Given I am signed in to the API
+    When I order 2 \"Tea\" for \"Lin\"
+    Then the answer is what the contract says
+";
+
+/// `saffron api pin` fetches the demo's OpenAPI document into the project; `expectSchema`
+/// checks responses against it: green as served, red naming the field when the pinned contract
+/// asks for one the server does not send, red with the way out when nothing is pinned.
+#[test]
+fn a_pinned_contract_checks_responses_and_a_broken_one_is_red_naming_the_field() {
+    let (runtime, demo, password) = demo_with(&[]);
+    let project = Project::new("contract", &format!("{}/api", demo.url()), &password);
+    let file = "features/contract.feature";
+    std::fs::write(project.root.join(file), SCHEMA_FEATURE).expect("feature");
+    std::fs::remove_file(project.root.join("features/orders_api.feature")).expect("only this feature");
+    let sign_in = json!({ "email": "demo@saffron.test", "password": "{env:DEMO_PASSWORD}" });
+    let schema = Action::ExpectSchema { session: None, timeout_ms: None };
+    let recording = Recording::new(
+        file,
+        "A new order is what the contract says",
+        vec![
+            RecordedStep::new(
+                StepSpec::new(StepKind::Context, "I am signed in to the API"),
+                vec![request("POST", "/session", Some(sign_in), Vec::new()), schema.clone()],
+            ),
+            RecordedStep::new(
+                StepSpec::new(StepKind::Action, "I order 2 \"Tea\" for \"Lin\""),
+                vec![request(
+                    "POST",
+                    "/orders",
+                    Some(json!({ "customer": "Lin", "quantity": 2, "product": "Tea" })),
+                    vec![Extract { name: "order".into(), pointer: "/id".into() }],
+                )],
+            ),
+            RecordedStep::new(
+                StepSpec::new(StepKind::Outcome, "the answer is what the contract says"),
+                vec![
+                    status("201"),
+                    schema.clone(),
+                    request("GET", "/orders/{captured:order}", None, Vec::new()),
+                    schema,
+                ],
+            ),
+        ],
+    );
+    save(&project.root, file, &recording);
+
+    // Nothing pinned yet: red, saying how to pin it.
+    let said = text(&project.run(&[]));
+    assert!(said.contains("1 red") && said.contains("`saffron api pin shop` writes it"), "{said}");
+
+    let config = std::fs::read_to_string(project.root.join("saffron.toml")).expect("config");
+    let openapi = format!("openapi_url = \"{}/api/openapi.json\"\n", demo.url());
+    std::fs::write(project.root.join("saffron.toml"), format!("{config}{openapi}")).expect("config");
+    let pinned = Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .args(["api", "pin"])
+        .current_dir(&project.root)
+        .output()
+        .expect("pin runs");
+    let said = text(&pinned);
+    assert_eq!(pinned.status.code(), Some(0), "{said}");
+    assert!(said.contains("pinned shop: contracts/shop.openapi.json (5 operations, sha256 "), "{said}");
+    let contract_file = project.root.join("contracts/shop.openapi.json");
+    let served = include_str!("../../saffron-demo/src/openapi.json");
+    assert_eq!(std::fs::read_to_string(&contract_file).expect("pinned"), served);
+
+    let output = project.run(&[]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+
+    // The pinned contract asks for a field the server does not send: red, naming it.
+    let mut contract: serde_json::Value = serde_json::from_str(served).expect("json");
+    contract["components"]["schemas"]["Created"]["required"].as_array_mut().expect("required").push(json!("warehouse"));
+    std::fs::write(&contract_file, contract.to_string()).expect("contract");
+    let said = text(&project.run(&[]));
+    assert!(said.contains("1 red"), "{said}");
+    assert!(said.contains("POST /orders 201") && said.contains("\"warehouse\" is a required property"), "{said}");
+
+    // Pinning what is not an OpenAPI 3 document, or an unknown service, is refused.
+    let refused = |args: &[&str]| {
+        let output =
+            Command::new(env!("CARGO_BIN_EXE_saffron")).args(args).current_dir(&project.root).output().expect("runs");
+        assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+        text(&output)
+    };
+    let not_json = format!("{}/login", demo.url());
+    assert!(refused(&["api", "pin", "--url", &not_json]).contains("Saffron reads OpenAPI documents written as JSON"));
+    assert!(refused(&["api", "pin", "billing"]).contains("there is no service `billing`"));
+    let _ = runtime.block_on(demo.shutdown());
+}
+
+/// The example project's pinned contract is the demo's document as served: they never drift.
+#[test]
+fn the_example_contract_is_the_demos_document() {
+    let repository = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let pinned = std::fs::read_to_string(repository.join("contracts/app.openapi.json")).expect("the example's");
+    assert_eq!(
+        pinned,
+        include_str!("../../saffron-demo/src/openapi.json"),
+        "run `saffron api pin app` against the demo"
+    );
 }

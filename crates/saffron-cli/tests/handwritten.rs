@@ -458,7 +458,7 @@ fn the_demo_replays_green_whatever_base_url_saffron_toml_gives() {
     let output = saffron(&["demo"], &root);
     let all = format!("{}{}", stdout(&output), stderr(&output));
     assert_eq!(output.status.code(), Some(0), "{all}");
-    assert!(all.contains("17 scenario(s): 17 green, 0 yellow, 0 red, 0 blocked"), "{all}");
+    assert!(all.contains("18 scenario(s): 18 green, 0 yellow, 0 red, 0 blocked"), "{all}");
     let _ = std::fs::remove_dir_all(&root);
 }
 

@@ -181,7 +181,7 @@ fn a_run_in_a_remote_browser_is_green_and_leaves_it_running_without_its_contexts
     .expect("saffron runs");
     let all = text(&output);
     assert_eq!(output.status.code(), Some(0), "{all}");
-    assert!(all.contains("17 scenario(s): 17 green, 0 yellow, 0 red, 0 blocked"), "{all}");
+    assert!(all.contains("18 scenario(s): 18 green, 0 yellow, 0 red, 0 blocked"), "{all}");
     assert!(all.contains(&format!("in the browser at {}/", remote.http_url())), "{all}");
     // The browser is not saffron's: it still runs, and holds none of the run's contexts or pages.
     assert!(observer.serves(&server.url()), "the remote browser no longer works");

@@ -36,19 +36,19 @@ fn the_demo_replays_every_example_scenario_green() {
         Command::new(env!("CARGO_BIN_EXE_saffron")).arg("demo").current_dir(repository()).output().expect("runs");
     let all = text(&output);
     assert_eq!(output.status.code(), Some(0), "{all}");
-    assert!(all.contains("17 scenario(s): 17 green, 0 yellow, 0 red, 0 blocked"), "{all}");
+    assert!(all.contains("18 scenario(s): 18 green, 0 yellow, 0 red, 0 blocked"), "{all}");
     // Every recorded signal of the example recordings still describes the demo.
     assert!(!all.contains("drift:"), "{all}");
     let reports = repository().join(".saffron/reports");
     let latest: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(reports.join("latest.json")).expect("latest.json"))
             .expect("json");
-    assert_eq!(latest["green"], 17);
+    assert_eq!(latest["green"], 18);
     let junit = std::fs::read_to_string(reports.join("junit.xml")).expect("junit.xml");
-    assert_eq!(junit.matches("<testcase ").count(), 17);
+    assert_eq!(junit.matches("<testcase ").count(), 18);
     assert!(junit.contains("failures=\"0\""));
-    assert!(std::fs::read_to_string(reports.join("report.md")).expect("md").contains("**17 green**"));
-    assert!(std::fs::read_to_string(reports.join("report.html")).expect("html").contains("17 green"));
+    assert!(std::fs::read_to_string(reports.join("report.md")).expect("md").contains("**18 green**"));
+    assert!(std::fs::read_to_string(reports.join("report.html")).expect("html").contains("18 green"));
 }
 
 #[test]
@@ -235,7 +235,7 @@ fn every_drift_switch_passes_through_a_lower_tier_and_reports_drift() {
         let (output, _) = run_against(&server, &password, &["--tags", "not @wip"]);
         let all = text(&output);
         assert_eq!(output.status.code(), Some(0), "{drift}: {all}");
-        assert!(all.contains("17 scenario(s): 17 green"), "{drift}: {all}");
+        assert!(all.contains("18 scenario(s): 18 green"), "{drift}: {all}");
         assert!(
             all.contains("found by ") && all.contains(" (recorded: "),
             "{drift} reports the tier that fired: {all}"

@@ -412,6 +412,11 @@ pub fn router(app: Arc<App>) -> Router {
         // (it would otherwise count as a request for `Fault::SessionExpiry`).
         .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
         .route("/api/session", post(api::sign_in))
+        // The API's OpenAPI 3 document, for `saffron api pin` (public, as such documents are).
+        .route(
+            "/api/openapi.json",
+            get(|| async { ([("content-type", "application/json")], include_str!("openapi.json")) }),
+        )
         .route("/__demo/config", get(api::get_config).put(api::put_config))
         .route("/__demo/requests", get(api::get_requests))
         .route("/__demo/reset", post(api::reset))

@@ -43,8 +43,9 @@ pub struct ApiSection {
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema, PartialEq)]
 #[serde(default)]
 pub struct ServiceSection {
-    /// The service's base URL, such as `http://127.0.0.1:8080/api`; `saffron run --api-url
-    /// NAME=URL` overrides it.
+    /// The service's base URL, such as `http://127.0.0.1:8080/api`, or a path such as `/api`
+    /// for a service on the application's own origin (under the run's base URL); `saffron run
+    /// --api-url NAME=URL` overrides it.
     pub base_url: String,
     /// Where `saffron api pin` fetches the service's OpenAPI 3 document.
     pub openapi_url: Option<String>,

@@ -6,6 +6,7 @@
 
 pub mod author;
 pub mod config;
+pub mod contract;
 mod heal;
 pub mod hooks;
 pub mod interrupt;
@@ -23,6 +24,7 @@ pub mod tags;
 pub mod trace;
 pub mod transcript;
 
+pub use medium::http::Services;
 pub use orchestrator::run::{RunOptions, run, run_with_progress};
 
 /// A person takes the browser over from the recording agent in a run they watch, and gives it

@@ -245,7 +245,8 @@ impl Session {
         options.retries = request.retries.unwrap_or(config.run.retries);
         options.trace = request.trace.unwrap_or(config.trace.mode);
         options.services = Arc::new(
-            crate::medium::http::Services::from_config(&config.api, &request.api_urls).map_err(SessionError::Api)?,
+            crate::medium::http::Services::from_config(root, &config.api, &request.api_urls, &options.base_url)
+                .map_err(SessionError::Api)?,
         );
         options.transcript = config.api.transcript;
         saffron_browser::SecretOrigins::new(&options.base_url, &config.secrets.origins).map_err(|reason| {

@@ -1,4 +1,5 @@
 pub mod accept;
+pub mod api;
 pub mod author;
 pub mod check;
 pub mod diff;

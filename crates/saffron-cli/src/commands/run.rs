@@ -588,6 +588,13 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     // The demo account's password reaches the recordings' {env:DEMO_PASSWORD} in memory only.
     let mut options = options_with_env(&root, vec![("DEMO_PASSWORD".to_string(), password)]);
     options.base_url = server.url();
+    // The example's services are on the demo's own origin (`base_url = "/api"`).
+    let config = saffron_runner::session::load_config(&root)?;
+    options.services = std::sync::Arc::new(
+        saffron_runner::Services::from_config(&root, &config.api, &[], &options.base_url)
+            .map_err(|problem| anyhow::anyhow!("[api.services]: {problem}"))?,
+    );
+    options.transcript = config.api.transcript;
     options.workers = args.workers;
     options.retries = args.retries;
     options.trace = args.trace;

@@ -26,6 +26,8 @@ pub fn example_project(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&root);
     copy_dir(&repository.join("features"), &root.join("features"));
     copy_dir(&repository.join(".saffron/cache"), &root.join(".saffron/cache"));
+    // The API scenario's contract (`expectSchema`).
+    copy_dir(&repository.join("contracts"), &root.join("contracts"));
     root
 }
 

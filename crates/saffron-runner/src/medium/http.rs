@@ -10,6 +10,7 @@
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -30,6 +31,10 @@ pub(crate) const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// The most of a response's body that is read and kept.
 const MAX_BODY: usize = 10 * 1024 * 1024;
 
+/// The service every project has: the application itself, at the run's base URL (a request
+/// to `/api/orders` of `app` goes to the base URL's `/api/orders`).
+pub const APP_SERVICE: &str = "app";
+
 /// The services of a run, by name: their base URLs as the configuration and `--api-url` give
 /// them.
 #[derive(Debug, Clone, Default)]
@@ -41,21 +46,39 @@ pub struct Services {
 #[derive(Debug, Clone)]
 pub struct Service {
     pub base_url: url::Url,
+    /// Where its pinned contract is (it may not be there yet).
+    pub contract: PathBuf,
 }
 
 impl Services {
-    /// The services of `[api.services]`, with `overrides` (`--api-url NAME=URL`) winning.
+    /// The services of `[api.services]`, with `overrides` (`--api-url NAME=URL`) winning. A base
+    /// URL that is a path (`/api`) is on the application's own origin: it is read under
+    /// `app_base_url` (the run's base URL).
     pub fn from_config(
+        root: &std::path::Path,
         section: &crate::config::ApiSection,
         overrides: &[(String, String)],
+        app_base_url: &str,
     ) -> Result<Services, String> {
         let mut by_name = BTreeMap::new();
         for (name, service) in &section.services {
             let base = overrides.iter().find(|(key, _)| key == name).map_or(service.base_url.as_str(), |(_, url)| url);
-            by_name.insert(name.clone(), Service { base_url: parse_base(name, base)? });
+            let base = match base.trim() {
+                path if path.starts_with('/') => format!("{}{path}", app_base_url.trim_end_matches('/')),
+                url => url.to_owned(),
+            };
+            let contract = crate::contract::contract_path(root, name, service);
+            by_name.insert(name.clone(), Service { base_url: parse_base(name, &base)?, contract });
+        }
+        // `app`: the application itself, under the run's base URL, unless configured.
+        if !by_name.contains_key(APP_SERVICE) && !app_base_url.trim().is_empty() {
+            let base =
+                overrides.iter().find(|(key, _)| key == APP_SERVICE).map_or(app_base_url, |(_, url)| url.as_str());
+            let contract = crate::contract::contract_path(root, APP_SERVICE, &crate::config::ServiceSection::default());
+            by_name.insert(APP_SERVICE.to_owned(), Service { base_url: parse_base(APP_SERVICE, base)?, contract });
         }
         for (name, url) in overrides {
-            if !section.services.contains_key(name) {
+            if !section.services.contains_key(name) && name != APP_SERVICE {
                 return Err(format!("--api-url {name}=…: there is no service `{name}` in [api.services]"));
             }
             let _ = url;
@@ -95,6 +118,7 @@ impl Medium for HttpMedium {
             latest: BTreeMap::new(),
             exchanges: Vec::new(),
             bodies: Vec::new(),
+            paths: Vec::new(),
             started: Instant::now(),
         })
     }
@@ -114,6 +138,8 @@ pub(crate) struct HttpLive {
     exchanges: Vec<Exchange>,
     /// Each exchange's body as JSON, when it is JSON (what the checks read).
     bodies: Vec<Option<Value>>,
+    /// Each exchange's path, relative to its service (what a contract's operations are).
+    paths: Vec<String>,
     started: Instant,
 }
 
@@ -186,12 +212,12 @@ impl HttpLive {
         Ok(client)
     }
 
-    fn latest(&self, session: Option<&String>) -> Option<(&Exchange, Option<&Value>)> {
+    fn latest(&self, session: Option<&String>) -> Option<(&Exchange, Option<&Value>, &str)> {
         let index = *self.latest.get(session.map_or("", String::as_str))?;
-        Some((self.exchanges.get(index)?, self.bodies.get(index)?.as_ref()))
+        Some((self.exchanges.get(index)?, self.bodies.get(index)?.as_ref(), self.paths.get(index)?))
     }
 
-    async fn send(&mut self, at: &ActionAt<'_>, started: Instant) -> Outcome<HttpFailure> {
+    async fn send(&mut self, at: &ActionAt<'_>, masker: &mut Masker, started: Instant) -> Outcome<HttpFailure> {
         let Action::Request { service, method, path, session, headers, body, extract, .. } = at.resolved else {
             return failed(FailureClass::Refused, "not a request".into(), HttpFailure::Invalid);
         };
@@ -312,6 +338,13 @@ impl HttpLive {
                                 }
                             }
                         }
+                        // A value kept from the answer to a request that carried a secret (a sign-in),
+                        // or one named as a credential, is masked from now on, as a secret is.
+                        for (name, value) in &kept {
+                            if !at.secrets.is_empty() || is_credential(name, extract) {
+                                masker.add_as(value, &format!("{{captured:{name}}}"));
+                            }
+                        }
                         match missing {
                             Some(problem) => failed(FailureClass::Application, problem, HttpFailure::Check),
                             None => passed(at.recorded, started, notes, kept),
@@ -324,6 +357,7 @@ impl HttpLive {
         exchange.duration_ms = started.elapsed().as_millis() as u64;
         self.exchanges.push(exchange);
         self.bodies.push(json_body);
+        self.paths.push(path.clone());
         self.latest.insert(session_name, self.exchanges.len() - 1);
         outcome
     }
@@ -335,7 +369,7 @@ impl HttpLive {
             | Action::ExpectSchema { session, .. } => session.as_ref(),
             _ => None,
         };
-        let Some((latest, body)) = self.latest(session) else {
+        let Some((latest, body, relative)) = self.latest(session) else {
             let whose = session.map_or_else(String::new, |session| format!(" as {session:?}"));
             return failed(
                 FailureClass::Application,
@@ -394,11 +428,30 @@ impl HttpLive {
                     }
                 }
             }
-            Action::ExpectSchema { .. } => failed(
-                FailureClass::Refused,
-                "checking a response against the pinned contract is not built yet (docs/api.md)".into(),
-                HttpFailure::Invalid,
-            ),
+            Action::ExpectSchema { .. } => {
+                let Some(service) = self.services.by_name.get(&latest.service) else {
+                    return failed(
+                        FailureClass::Refused,
+                        format!("there is no service `{}` in [api.services]", latest.service),
+                        HttpFailure::Invalid,
+                    );
+                };
+                let contract = match crate::contract::Contract::load(&service.contract) {
+                    Ok(contract) => contract,
+                    Err(problem) => {
+                        let hint = format!("{problem} (`saffron api pin {}` writes it)", latest.service);
+                        return failed(FailureClass::Refused, hint, HttpFailure::Invalid);
+                    }
+                };
+                let empty = latest.response_body.as_deref().is_none_or(|text| text.trim().is_empty());
+                // A body that is not JSON is checked as a string.
+                let text_body = latest.response_body.clone().map(Value::String);
+                let checked = if empty { None } else { body.or(text_body.as_ref()) };
+                match contract.check(&latest.method, relative, status, checked) {
+                    Ok(()) => passed(at.recorded, started, Vec::new(), Vec::new()),
+                    Err(problem) => fail(problem),
+                }
+            }
             _ => failed(FailureClass::Refused, "not a check".into(), HttpFailure::Invalid),
         }
     }
@@ -415,10 +468,10 @@ impl Live for HttpLive {
 
     fn end_step(&mut self, _: &crate::StepResult, _: u64) {}
 
-    async fn perform(&mut self, at: &ActionAt<'_>, _: &mut Masker) -> Outcome<HttpFailure> {
+    async fn perform(&mut self, at: &ActionAt<'_>, masker: &mut Masker) -> Outcome<HttpFailure> {
         let started = Instant::now();
         match at.resolved {
-            Action::Request { .. } => self.send(at, started).await,
+            Action::Request { .. } => self.send(at, masker, started).await,
             Action::ExpectStatus { .. } | Action::ExpectField { .. } | Action::ExpectSchema { .. } => {
                 self.check(at, started)
             }
@@ -446,6 +499,18 @@ impl Live for HttpLive {
     }
 
     async fn close(self) {}
+}
+
+/// Whether the value kept as `name` is a credential, by its name or its pointer's last segment
+/// (`token`, `/auth/access_token`, `sessionId`, `apiKey`).
+fn is_credential(name: &str, extract: &[saffron_recording::http::Extract]) -> bool {
+    const WORDS: [&str; 8] = ["token", "secret", "password", "session", "key", "auth", "jwt", "cookie"];
+    let pointer = extract.iter().find(|kept| kept.name == name).map_or("", |kept| kept.pointer.as_str());
+    let last = pointer.rsplit('/').next().unwrap_or_default();
+    [name, last].iter().any(|text| {
+        let text = text.to_ascii_lowercase();
+        WORDS.iter().any(|word| text.contains(word))
+    })
 }
 
 /// `base` joined with `path` (its own path kept as a prefix: `http://h/api` + `/orders` is
@@ -567,6 +632,16 @@ mod tests {
     }
 
     #[test]
+    fn credentials_are_known_by_their_name_or_their_field() {
+        use saffron_recording::http::Extract;
+        let kept = |name: &str, pointer: &str| vec![Extract { name: name.into(), pointer: pointer.into() }];
+        assert!(is_credential("token", &kept("token", "/t")));
+        assert!(is_credential("bearer", &kept("bearer", "/auth/access_token")));
+        assert!(is_credential("apiKey", &kept("apiKey", "/k")));
+        assert!(!is_credential("order", &kept("order", "/id")));
+    }
+
+    #[test]
     fn link_local_addresses_are_recognised_in_both_families() {
         assert!(is_link_local(&"169.254.169.254".parse().expect("ip")));
         assert!(is_link_local(&"fe80::1".parse().expect("ip")));
@@ -581,14 +656,23 @@ mod tests {
             "shop".into(),
             crate::config::ServiceSection { base_url: "http://127.0.0.1:1/api".into(), ..Default::default() },
         );
-        let services = Services::from_config(&section, &[]).expect("services");
+        let root = std::path::Path::new("/project");
+        let services = Services::from_config(root, &section, &[], "http://app").expect("services");
+        assert_eq!(services.by_name["shop"].contract, root.join("contracts/shop.openapi.json"));
         assert_eq!(services.by_name["shop"].base_url.as_str(), "http://127.0.0.1:1/api");
-        let overridden =
-            Services::from_config(&section, &[("shop".into(), "http://127.0.0.1:2/v2".into())]).expect("ok");
+        let shop_override = [("shop".to_owned(), "http://127.0.0.1:2/v2".to_owned())];
+        let overridden = Services::from_config(root, &section, &shop_override, "http://app").expect("ok");
         assert_eq!(overridden.by_name["shop"].base_url.as_str(), "http://127.0.0.1:2/v2");
-        let unknown = Services::from_config(&section, &[("billing".into(), "http://x".into())]);
+        let unknown = Services::from_config(root, &section, &[("billing".into(), "http://x".into())], "http://app");
+        // `app` is the application itself.
+        assert_eq!(services.by_name["app"].base_url.as_str(), "http://app/");
+        assert_eq!(services.by_name["app"].contract, root.join("contracts/app.openapi.json"));
         assert!(unknown.expect_err("unknown").contains("no service `billing`"));
+        // A path: on the application's own origin.
+        section.services.get_mut("shop").expect("shop").base_url = "/api".into();
+        let same_origin = Services::from_config(root, &section, &[], "http://127.0.0.1:7/").expect("ok");
+        assert_eq!(same_origin.by_name["shop"].base_url.as_str(), "http://127.0.0.1:7/api");
         section.services.get_mut("shop").expect("shop").base_url = "ftp://x".into();
-        assert!(Services::from_config(&section, &[]).is_err());
+        assert!(Services::from_config(root, &section, &[], "http://app").is_err());
     }
 }

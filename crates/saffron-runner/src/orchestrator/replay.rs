@@ -31,6 +31,8 @@ pub(crate) struct Replay<L: Live> {
     pub trace: Option<Trace>,
     /// The requests the medium sent, for the transcript; not written yet.
     pub exchanges: Vec<crate::transcript::Exchange>,
+    /// The values kept from responses, the seeds included, as they were at the end.
+    pub captured: Vec<(String, String)>,
 }
 
 /// Where a replay stopped, on an execution kept open for a repair.
@@ -48,18 +50,28 @@ pub(crate) struct Stop<L: Live> {
 
 impl<L: Live> Replay<L> {
     fn ended(outcome: ScenarioResult, masker: Masker) -> Replay<L> {
-        Replay { outcome, masker, stopped: None, refreshes: Vec::new(), trace: None, exchanges: Vec::new() }
+        Replay {
+            outcome,
+            masker,
+            stopped: None,
+            refreshes: Vec::new(),
+            trace: None,
+            exchanges: Vec::new(),
+            captured: Vec::new(),
+        }
     }
 }
 
 /// Replays `execution` on `medium`; `masker` holds the run's secrets and gets those the replay
-/// substitutes.
+/// substitutes. `seeds` are values captured before it (its Fixture's), read-only copies: a
+/// value the scenario captures under the same name shadows its copy.
 pub(crate) async fn replay_in<M: Medium>(
     medium: &M,
     execution: &Execution,
     options: &RunOptions,
     mut masker: Masker,
     mode: ReplayMode,
+    seeds: &[(String, String)],
 ) -> Replay<M::Live> {
     let started = Instant::now();
     let recording = match &execution.recording {
@@ -76,7 +88,7 @@ pub(crate) async fn replay_in<M: Medium>(
     let seed = new_unique_seed();
     let today = Date::today_utc();
     // Values kept from responses, for `{captured:name}`: a later one under a name replaces it.
-    let mut captured: Vec<(String, String)> = Vec::new();
+    let mut captured: Vec<(String, String)> = seeds.to_vec();
     let mut outcome = result(execution, Verdict::Green, started);
     let mut refreshes = Vec::new();
     let mut failed = false;
@@ -253,7 +265,7 @@ pub(crate) async fn replay_in<M: Medium>(
             None
         }
     };
-    Replay { outcome, masker, stopped, refreshes, trace, exchanges }
+    Replay { outcome, masker, stopped, refreshes, trace, exchanges, captured }
 }
 
 /// An action that failed, for the reports: `note` says why.

@@ -164,15 +164,15 @@ pub async fn run_with_progress(
         let fixture = Execution::clone(fixture);
         let masker = masker.clone();
         async move {
-            let result = if fixture.api {
-                replay_api(&fixture, &options, masker).await
+            let (result, seeds) = if fixture.api {
+                replay_api(&fixture, &options, masker, &FixtureSeeds::default()).await
             } else {
-                replay(browser, fixture.clone(), options, masker).await
+                (replay(browser, fixture.clone(), options, masker).await, FixtureSeeds::default())
             };
-            (fixture.recording_path.clone(), result)
+            (fixture.recording_path.clone(), (result, seeds))
         }
     });
-    let fixture_results: Vec<(std::path::PathBuf, ScenarioResult)> =
+    let fixture_results: Vec<(std::path::PathBuf, (ScenarioResult, FixtureSeeds))> =
         futures::stream::iter(fixture_runs).buffer_unordered(options.workers.max(1)).collect().await;
     let repairs = Repairs::default();
     // The workers are futures driven together on this task: CDP calls wait on I/O, so they
@@ -181,11 +181,15 @@ pub async fn run_with_progress(
         let browser = browser.clone();
         let options = options.clone();
         let repairs = repairs.clone();
-        let floor = execution
+        let fixture_run = execution
             .fixture
             .as_ref()
             .and_then(|f| fixture_results.iter().find(|(path, _)| *path == f.recording_path))
-            .map(|(_, result)| result.clone());
+            .map(|(_, run)| run.clone());
+        let (floor, seeds) = match fixture_run {
+            Some((result, seeds)) => (Some(result), seeds),
+            None => (None, FixtureSeeds::default()),
+        };
         let masker = masker.clone();
         async move {
             let result = match &floor {
@@ -205,7 +209,8 @@ pub async fn run_with_progress(
                     ))
                 }
                 _ if execution.api => {
-                    Some(with_fixture_floor(replay_api(&execution, &options, masker).await, floor.as_ref()))
+                    let (result, _) = replay_api(&execution, &options, masker, &seeds).await;
+                    Some(with_fixture_floor(result, floor.as_ref()))
                 }
                 _ if execution.needs_recording => match &options.agent {
                     // Recorded after the replays, on the agent workers.
@@ -276,13 +281,30 @@ pub async fn run_with_progress(
         .collect()
 }
 
+/// What an `@api` Fixture left for its feature's scenarios: the values it captured (read-only
+/// seeds of each scenario's execution) and the masker that knows its credentials.
+#[derive(Clone, Default)]
+struct FixtureSeeds {
+    captured: Vec<(String, String)>,
+    masker: Option<Masker>,
+}
+
 /// Replays an `@api` execution on the HTTP medium, and a red one again from the start up to
 /// `options.retries` times (a new execution, with fresh `{unique}` values: its writes are its
-/// own); the result comes back masked.
-async fn replay_api(execution: &Execution, options: &RunOptions, masker: Masker) -> ScenarioResult {
+/// own); the result comes back masked, with what a Fixture leaves its scenarios.
+async fn replay_api(
+    execution: &Execution,
+    options: &RunOptions,
+    masker: Masker,
+    seeds: &FixtureSeeds,
+) -> (ScenarioResult, FixtureSeeds) {
     let medium = crate::medium::http::HttpMedium::new(Arc::clone(&options.services));
     let mode = ReplayMode::default();
-    let mut replayed = crate::orchestrator::replay::replay_in(&medium, execution, options, masker, mode).await;
+    // A credential the Fixture captured stays masked in every scenario.
+    let masker = seeds.masker.clone().unwrap_or(masker);
+    let replay =
+        |masker| crate::orchestrator::replay::replay_in(&medium, execution, options, masker, mode, &seeds.captured);
+    let mut replayed = replay(masker).await;
     let mut retried = Vec::new();
     while retried.len() < options.retries as usize
         && let Verdict::Red { step, step_text, message } = &replayed.outcome.verdict
@@ -292,14 +314,14 @@ async fn replay_api(execution: &Execution, options: &RunOptions, masker: Masker)
             _ => String::new(),
         };
         retried.push(format!("attempt {}: {at}{message}", retried.len() + 1));
-        let masker = replayed.masker.clone();
-        replayed = crate::orchestrator::replay::replay_in(&medium, execution, options, masker, mode).await;
+        replayed = replay(replayed.masker.clone()).await;
     }
     replayed.outcome.flaky = !retried.is_empty() && !matches!(replayed.outcome.verdict, Verdict::Red { .. });
     replayed.outcome.retried = retried;
     let exchanges = std::mem::take(&mut replayed.exchanges);
     crate::transcript::keep(options, &mut replayed.outcome, exchanges, &replayed.masker);
-    masked(replayed.outcome, &replayed.masker)
+    let left = FixtureSeeds { captured: replayed.captured, masker: Some(replayed.masker.clone()) };
+    (masked(replayed.outcome, &replayed.masker), left)
 }
 
 /// Records the first execution of `group` (the rows of one scenario), then replays the others
@@ -683,7 +705,7 @@ pub(crate) async fn replay_live(
     mode: ReplayMode,
 ) -> Replayed {
     let medium = crate::medium::browser::BrowserMedium::new(browser);
-    let replay = crate::orchestrator::replay::replay_in(&medium, &execution, &options, masker, mode).await;
+    let replay = crate::orchestrator::replay::replay_in(&medium, &execution, &options, masker, mode, &[]).await;
     Replayed {
         outcome: replay.outcome,
         masker: replay.masker,

@@ -179,7 +179,7 @@ fn options() -> RunOptions {
 }
 
 fn replay(medium: &FakeMedium, execution: &Execution, mode: ReplayMode) -> Replay<FakeLive> {
-    futures::executor::block_on(replay_in(medium, execution, &options(), Masker::new(), mode))
+    futures::executor::block_on(replay_in(medium, execution, &options(), Masker::new(), mode, &[]))
 }
 
 fn red_message(replay: &Replay<FakeLive>) -> String {

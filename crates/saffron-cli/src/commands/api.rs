@@ -1,0 +1,121 @@
+//! `saffron api pin [SERVICE] [--url URL]`: fetches a service's OpenAPI 3 document and writes it
+//! into the project, where `expectSchema` checks read it.
+
+use std::process::ExitCode;
+
+use anyhow::{Context as _, Result, bail};
+use clap::{Args, Subcommand};
+use saffron_runner::contract::{Contract, MAX_CONTRACT_BYTES, PIN_TIMEOUT, contract_path, digest};
+
+use crate::project;
+use crate::terminal::{escape_controls, out};
+
+#[derive(Args)]
+pub struct ApiArgs {
+    #[command(subcommand)]
+    command: ApiCommand,
+}
+
+#[derive(Subcommand)]
+enum ApiCommand {
+    /// Fetch a service's OpenAPI 3 document (JSON) into the project: `contract` in its
+    /// [api.services.NAME] table, else contracts/NAME.openapi.json.
+    Pin(PinArgs),
+}
+
+#[derive(Args)]
+struct PinArgs {
+    /// The service, as named in [api.services] (default: the only one).
+    service: Option<String>,
+    /// Where the document is (default: the service's `openapi_url`).
+    #[arg(long)]
+    url: Option<String>,
+}
+
+pub fn run(args: ApiArgs) -> Result<ExitCode> {
+    match args.command {
+        ApiCommand::Pin(pin) => pin_contract(pin),
+    }
+}
+
+fn pin_contract(args: PinArgs) -> Result<ExitCode> {
+    let root = project::find_root()?;
+    let config = saffron_runner::session::load_config(&root)?;
+    let services = &config.api.services;
+    let name = match (args.service, services.len()) {
+        (Some(name), _) => name,
+        (None, 1) => services.keys().next().cloned().unwrap_or_default(),
+        (None, 0) => bail!("no service is configured: add [api.services.NAME] with its base_url to saffron.toml"),
+        (None, _) => bail!(
+            "several services are configured ({}): name the one to pin",
+            services.keys().cloned().collect::<Vec<_>>().join(", ")
+        ),
+    };
+    let Some(service) = services.get(&name) else {
+        bail!(
+            "there is no service `{name}` in [api.services] ({})",
+            services.keys().cloned().collect::<Vec<_>>().join(", ")
+        );
+    };
+    let url = match args.url.or_else(|| service.openapi_url.clone()).filter(|url| !url.trim().is_empty()) {
+        Some(url) => url,
+        None => {
+            bail!("the service `{name}` has no openapi_url: pass --url, or set openapi_url in [api.services.{name}]")
+        }
+    };
+    let bytes = fetch(url.trim())?;
+    let contract = Contract::parse(&bytes).with_context(|| format!("the document at {url} cannot be pinned"))?;
+    let path = contract_path(&root, &name, service);
+    if let Some(folder) = path.parent() {
+        std::fs::create_dir_all(folder).with_context(|| format!("cannot create {}", folder.display()))?;
+    }
+    saffron_recording::write_atomic(&path, &bytes).with_context(|| format!("cannot write {}", path.display()))?;
+    let shown = path.strip_prefix(&root).unwrap_or(&path).display().to_string();
+    out!(
+        "pinned {name}: {} ({} operations, sha256 {})",
+        escape_controls(&shown),
+        contract.operations(),
+        digest(&bytes)
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The document at `url`: within 30 s, at most 20 MB.
+fn fetch(url: &str) -> Result<Vec<u8>> {
+    let parsed = url::Url::parse(url).with_context(|| format!("`{url}` is not a URL"))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        bail!("`{url}` is not an http:// or https:// address");
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    runtime.block_on(async {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = reqwest::Client::builder().timeout(PIN_TIMEOUT).build()?;
+        let mut response = client
+            .get(parsed.clone())
+            .send()
+            .await
+            .map_err(|error| anyhow::anyhow!("{url} did not answer: {}", short(&error)))?;
+        if !response.status().is_success() {
+            bail!("{url} answered {}", response.status());
+        }
+        let mut bytes = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|error| anyhow::anyhow!("{url}: {}", short(&error)))? {
+            if bytes.len() + chunk.len() > MAX_CONTRACT_BYTES {
+                bail!("the document at {url} is over {} MB: it was not pinned", MAX_CONTRACT_BYTES / 1024 / 1024);
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        Ok(bytes)
+    })
+}
+
+fn short(error: &reqwest::Error) -> String {
+    if error.is_timeout() {
+        return format!("no answer within {} s", PIN_TIMEOUT.as_secs());
+    }
+    let mut current: &dyn std::error::Error = error;
+    while let Some(source) = current.source() {
+        current = source;
+    }
+    current.to_string()
+}
