@@ -140,7 +140,7 @@ fn check_validates_every_recording_and_proposal_at_its_line_and_column() {
     }
     assert!(text.lines().filter(|line| line.starts_with("  hint: ")).count() >= 5, "every problem has a hint: {text}");
     assert!(
-        stderr(&output).contains("16 recording(s), 1 proposal(s), 0 handler(s): 5 error(s)"),
+        stderr(&output).contains("17 recording(s), 1 proposal(s), 0 handler(s): 5 error(s)"),
         "{}",
         stderr(&output)
     );

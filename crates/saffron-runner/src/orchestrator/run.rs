@@ -307,13 +307,9 @@ async fn replay_api(
     let mut replayed = replay(masker).await;
     let mut retried = Vec::new();
     while retried.len() < options.retries as usize
-        && let Verdict::Red { step, step_text, message } = &replayed.outcome.verdict
+        && let Some(attempt) = red_attempt(retried.len() + 1, &replayed.outcome.verdict)
     {
-        let at = match (step, step_text) {
-            (Some(step), Some(text)) => format!("step {step} \"{text}\": "),
-            _ => String::new(),
-        };
-        retried.push(format!("attempt {}: {at}{message}", retried.len() + 1));
+        retried.push(attempt);
         replayed = replay(replayed.masker.clone()).await;
     }
     replayed.outcome.flaky = !retried.is_empty() && !matches!(replayed.outcome.verdict, Verdict::Red { .. });
@@ -547,13 +543,9 @@ async fn replay_with_retries(
     let mut retried = Vec::new();
     let mut traces = Vec::new();
     while retried.len() < options.retries as usize
-        && let Verdict::Red { step, step_text, message } = &replayed.outcome.verdict
+        && let Some(attempt) = red_attempt(retried.len() + 1, &replayed.outcome.verdict)
     {
-        let at = match (step, step_text) {
-            (Some(step), Some(text)) => format!("step {step} \"{text}\": "),
-            _ => String::new(),
-        };
-        retried.push(format!("attempt {}: {at}{message}", retried.len() + 1));
+        retried.push(attempt);
         if let Some(stopped) = replayed.stopped.take() {
             stopped.context.close().await;
         }
@@ -571,6 +563,16 @@ async fn replay_with_retries(
     replayed.outcome.flaky = !retried.is_empty() && !matches!(replayed.outcome.verdict, Verdict::Red { .. });
     replayed.outcome.retried = retried;
     replayed
+}
+
+/// `attempt 1: step 3 "…": <why>` for a red attempt that is run again; `None` for any other.
+fn red_attempt(number: usize, verdict: &Verdict) -> Option<String> {
+    let Verdict::Red { step, step_text, message } = verdict else { return None };
+    let at = match (step, step_text) {
+        (Some(step), Some(text)) => format!("step {step} \"{text}\": "),
+        _ => String::new(),
+    };
+    Some(format!("attempt {number}: {at}{message}"))
 }
 
 /// A replay that ended: green with drift files the refreshed recording as a proposal, once per
