@@ -413,7 +413,7 @@ def test_list_scenarios_and_status_say_what_exists(project):
     async def body():
         async with connect(project) as (session, _):
             listed, text = await ok(session, "list_scenarios")
-            assert listed["total"] == 17
+            assert listed["total"] == 18
             names = {s["name"]: s for s in listed["scenarios"]}
             assert names["Refund an order"]["recording"] == "unrecorded"
             assert names["Create an order for <customer>"]["rows"] == 2
@@ -427,8 +427,8 @@ def test_list_scenarios_and_status_say_what_exists(project):
             assert "unknown variant" in await fails(session, "list_scenarios", {"recording": "green"})
 
             status, status_text = await ok(session, "status")
-            assert status["scenarios"] == {"total": 17, "fresh": 16, "stale": 0, "unrecorded": 1, "unreadable": 0}
-            assert status["featureFiles"] == 4 and status["acceptEnabled"] is False
+            assert status["scenarios"] == {"total": 18, "fresh": 17, "stale": 0, "unrecorded": 1, "unreadable": 0}
+            assert status["featureFiles"] == 5 and status["acceptEnabled"] is False
             assert status["proposals"] == {"pending": 0, "stale": 0, "unreadable": 0}
             assert "no run yet" in status["verdicts"] and "Verdicts:" in status_text
             assert [s["name"] for s in status["attention"]] == ["Refund an order"]
@@ -450,7 +450,7 @@ def test_the_index_follows_edits_between_calls(project):
             assert [s["name"] for s in listed["scenarios"]] == ["Export the orders"]
             assert "invalid JSON" in listed["scenarios"][0]["reason"]
             status, _ = await ok(session, "status")
-            assert status["scenarios"]["total"] == 18
+            assert status["scenarios"]["total"] == 19
             assert any(p["path"] == EXPORT_RECORDING for p in status["problems"])
 
     run(body())
@@ -505,7 +505,7 @@ def test_accept_and_reject_when_the_project_opts_in(project):
             assert json.loads((project / EXPORT_RECORDING).read_text()) == proposed
             assert not (project / EXPORT_PROPOSAL).exists()
             status, _ = await ok(session, "status")
-            assert status["scenarios"]["fresh"] == 16 and status["proposals"]["pending"] == 0
+            assert status["scenarios"]["fresh"] == 17 and status["proposals"]["pending"] == 0
 
             # The same proposal filed again was made against the old recording: refused by reason.
             (project / EXPORT_PROPOSAL).write_text(filed)
@@ -628,7 +628,7 @@ def test_junk_never_kills_the_server(project):
                 await session.call_tool("replay", {})
             assert "unknown tool" in str(error.value)
             status, _ = await ok(session, "status")
-            assert status["scenarios"]["total"] == 17
+            assert status["scenarios"]["total"] == 18
 
     run(body())
 
