@@ -100,7 +100,7 @@ expect "saffron schema handler --out, from the binary" 0 "wrote the handler sche
 cmp -s "$project/handler.schema.json" "$repository/docs/schema/handler.schema.json" \
   && ok "the handler schema is the published one" || not_ok "the handler schema is the published one"
 # In a project of one's own (the one above, with its feature): the demo replays its example.
-expect "saffron demo from outside the repository" 0 "17 green" -- run_outside saffron demo
+expect "saffron demo from outside the repository" 0 "18 green" -- run_outside saffron demo
 [ -n "$(find "$scratch/tmp" -name '*.feature' -print -quit)" ] \
   && ok "demo wrote its example project under TMPDIR" || not_ok "demo wrote its example project under TMPDIR"
 
@@ -123,7 +123,7 @@ expect "npx saffron init" 0 "saffron\.toml" -- run_npm npx --offline saffron ini
 expect "npx saffron doctor" 0 "ok +browser +/usr/bin/chromium" -- run_npm npx --offline saffron doctor
 cp "$project/features/sign_in.feature" "$npm_project/"
 expect "npx saffron check" 0 "checked 1 file.*0 error" -- run_npm npx --offline saffron check
-expect "npx saffron demo" 0 "17 green" -- run_npm npx --offline saffron demo
+expect "npx saffron demo" 0 "18 green" -- run_npm npx --offline saffron demo
 printf 'Feature: Broken\n  Scenario: x\n    Given a\n  Oops this is not a keyword\n' >"$npm_project/broken.feature"
 expect "npx saffron check passes the exit code through" 1 "broken\.feature:4:[0-9]+" -- run_npm npx --offline saffron check
 rm "$npm_project/broken.feature"

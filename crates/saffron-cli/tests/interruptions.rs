@@ -344,3 +344,19 @@ fn a_session_that_expires_inside_a_frame_is_cleared_by_a_handler_in_that_frame()
     let _ = std::fs::remove_dir_all(&bare);
     let _ = runtime.block_on(demo.shutdown());
 }
+
+/// `saffron demo` loads the example's handlers as `saffron run` loads a project's: with the
+/// consent fault on, every scenario is green and the dialog is cleared by its handler.
+#[test]
+fn the_demo_clears_the_interruptions_of_its_faults_with_the_examples_handlers() {
+    let repository = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .args(["demo", "--fault", "interstitial"])
+        .current_dir(&repository)
+        .output()
+        .expect("saffron demo runs");
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{all}");
+    assert!(all.contains("18 scenario(s): 18 green"), "{all}");
+    assert!(all.contains("cleared: Cookie consent"), "{all}");
+}

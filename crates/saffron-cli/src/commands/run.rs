@@ -604,6 +604,12 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     let (snapshot, problems) = project::load_index(&root);
     project::report(&problems)?;
     let executions = saffron_runner::plan(&snapshot, &selection);
+    // The example's interruption handlers, as `saffron run` loads a project's: a handler's
+    // StepSet may be recorded by any scenario, selected or not.
+    let project = saffron_runner::plan(&snapshot, &saffron_runner::Selection::default());
+    options.handlers = std::sync::Arc::new(
+        saffron_runner::interrupt::load_handlers(&root, &project).map_err(|problem| anyhow::anyhow!(problem))?,
+    );
     let masker = saffron_runner::masker_for(&executions, &options);
     let started = std::time::Instant::now();
     let interrupt = forward_signals(&runtime);
