@@ -133,14 +133,14 @@ impl AgentConfig {
         let model = self.model.as_deref().map(str::trim).filter(|model| !model.is_empty()).map(str::to_string);
         let base_url = self.base_url.as_deref().map(str::trim).filter(|url| !url.is_empty());
         let key_env = self.api_key_env.as_deref().map(str::trim).filter(|name| !name.is_empty());
-        let provider = match (client, base_url) {
-            (Client::ClaudeCode, Some(_)) => return Err(AgentConfigError::ClientBaseUrl { client }),
-            (Client::ClaudeCode, None) if key_env.is_some() => {
-                return Err(AgentConfigError::ClientBaseUrl { client });
-            }
-            (Client::Codex, None) if key_env.is_some() => return Err(AgentConfigError::KeyWithoutBaseUrl),
-            (_, None) => None,
-            (Client::Codex, Some(url)) => {
+        // Claude Code takes its API's address and key from its own environment.
+        if client == Client::ClaudeCode && (base_url.is_some() || key_env.is_some()) {
+            return Err(AgentConfigError::ClientBaseUrl { client });
+        }
+        let provider = match base_url {
+            None if key_env.is_some() => return Err(AgentConfigError::KeyWithoutBaseUrl),
+            None => None,
+            Some(url) => {
                 check_base_url(url)?;
                 if key_env.is_some_and(|name| !is_variable_name(name)) {
                     return Err(AgentConfigError::KeyVariableName);

@@ -153,8 +153,9 @@ fn error_chain(error: &dyn std::error::Error) -> String {
 }
 
 /// reqwest with `rustls-no-provider` needs a process-wide crypto provider: ring, installed once.
-/// If the embedding program installed another one first, that one is used.
-fn install_crypto_provider() {
+/// If the embedding program installed another one first, that one is used. Every client the
+/// workspace builds calls it first (the runner's HTTP medium and `saffron api pin` too).
+pub fn install_crypto_provider() {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
         let _already_installed = rustls::crypto::ring::default_provider().install_default();

@@ -31,6 +31,7 @@ pub use config::{
 };
 pub use cost::{Cost, CostSource, Prices};
 pub use driver::{AgentDriver, ProviderDriver};
+pub use http::install_crypto_provider;
 pub use model::{Block, Message, Request, Response, Role, StopReason, ToolInput, ToolSpec, Usage};
 pub use openai::OpenAiProvider;
 pub use provider::{BoxFuture, HttpSettings, Provider, ProviderError};

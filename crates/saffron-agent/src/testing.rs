@@ -539,6 +539,19 @@ fn anthropic_events(answer: &Value) -> String {
 
 // ---- OpenAI Chat Completions ----
 
+/// The text of an OpenAI message's content: a string, or the `text` of its parts joined by
+/// lines (`null` is none); `None` for anything else.
+fn content_text(content: &Value) -> Option<String> {
+    match content {
+        Value::String(text) => Some(text.clone()),
+        Value::Null => Some(String::new()),
+        Value::Array(parts) => {
+            Some(parts.iter().filter_map(|part| part["text"].as_str()).collect::<Vec<_>>().join("\n"))
+        }
+        _ => None,
+    }
+}
+
 fn read_openai(captured: &Captured) -> Result<(String, Request), String> {
     let body: Value = serde_json::from_str(&captured.body).map_err(|error| format!("the body is not JSON: {error}"))?;
     let model = body["model"].as_str().ok_or("you must provide a model parameter")?.to_string();
@@ -565,14 +578,7 @@ fn read_openai(captured: &Captured) -> Result<(String, Request), String> {
     let mut messages: Vec<Message> = Vec::new();
     for (index, message) in body["messages"].as_array().ok_or("messages: missing")?.iter().enumerate() {
         let text_of = |content: &Value| -> Result<String, String> {
-            match content {
-                Value::String(text) => Ok(text.clone()),
-                Value::Null => Ok(String::new()),
-                Value::Array(parts) => {
-                    Ok(parts.iter().filter_map(|part| part["text"].as_str()).collect::<Vec<_>>().join("\n"))
-                }
-                _ => Err(format!("messages[{index}].content: expected a string or an array")),
-            }
+            content_text(content).ok_or(format!("messages[{index}].content: expected a string or an array"))
         };
         let (role, block) = match message["role"].as_str() {
             Some("system" | "developer") => {
@@ -725,15 +731,7 @@ fn read_responses(captured: &Captured) -> Result<(String, Request), String> {
     let mut system: Vec<String> = body["instructions"].as_str().map(str::to_string).into_iter().collect();
     let mut messages: Vec<Message> = Vec::new();
     for (index, item) in body["input"].as_array().ok_or("input: missing")?.iter().enumerate() {
-        let text_of = |content: &Value| -> String {
-            match content {
-                Value::String(text) => text.clone(),
-                Value::Array(parts) => {
-                    parts.iter().filter_map(|part| part["text"].as_str()).collect::<Vec<_>>().join("\n")
-                }
-                _ => String::new(),
-            }
-        };
+        let text_of = |content: &Value| content_text(content).unwrap_or_default();
         let (role, block) = match item["type"].as_str().unwrap_or("message") {
             "message" => match item["role"].as_str() {
                 Some("system" | "developer") => {

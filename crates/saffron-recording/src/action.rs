@@ -420,14 +420,7 @@ impl ResponseMatcher {
     /// True when `status` satisfies the matcher's status (exact or class); an absent or
     /// malformed matcher status accepts any status.
     pub fn status_matches(&self, status: u16) -> bool {
-        let Some(expected) = self.status.as_deref() else {
-            return true;
-        };
-        let actual = status.to_string();
-        match expected.strip_suffix("xx") {
-            Some(class) => actual.len() == 3 && actual.starts_with(class),
-            None => actual == expected,
-        }
+        self.status.as_deref().is_none_or(|expected| crate::http::status_matches(expected, status))
     }
 }
 

@@ -193,7 +193,9 @@ fn is_env_name(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-fn is_value_name(name: &str) -> bool {
+/// A `{unique:…}` or `{captured:…}` name: letters, digits, `_`, `.` and `-` (also the names a
+/// request's extracts and services take).
+pub(crate) fn is_value_name(name: &str) -> bool {
     !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
 }
 

@@ -733,9 +733,7 @@ fn check_action(action: &Action, raw: Option<&Value>, path: &str) -> Check {
 // What a request and a status check must be to be sent or read: a service to send to, a method
 // HTTP knows, a path under the service's base URL, names a header and `{captured:…}` take.
 fn check_http(action: &Action, path: &str) -> Check {
-    let is_name = |name: &str| {
-        !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
-    };
+    let is_name = crate::tokens::is_value_name;
     match action {
         Action::Request { service, method, path: request_path, session, headers, extract, .. } => {
             if !is_name(service) {

@@ -9,6 +9,7 @@
 //! the contract gives no body passes when the response has none (a 204).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
@@ -19,11 +20,19 @@ pub const MAX_CONTRACT_BYTES: usize = 20 * 1024 * 1024;
 pub const PIN_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A parsed OpenAPI 3 document.
-#[derive(Debug, Clone)]
 pub struct Contract {
     document: Value,
     /// 3.0 (draft-4-style schemas) rather than 3.1 (JSON Schema 2020-12).
     legacy: bool,
+    /// Each response schema's validator, by its pointer, built the first time it is needed:
+    /// building one compiles the whole document.
+    validators: std::sync::Mutex<std::collections::BTreeMap<String, Arc<jsonschema::Validator>>>,
+}
+
+impl std::fmt::Debug for Contract {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Contract").field("legacy", &self.legacy).finish_non_exhaustive()
+    }
 }
 
 /// Why a document is not a contract Saffron can use.
@@ -52,7 +61,7 @@ impl Contract {
         }
         let legacy = version.starts_with("3.0");
         let document = if legacy { draft7(document) } else { document };
-        Ok(Contract { document, legacy })
+        Ok(Contract { document, legacy, validators: std::sync::Mutex::default() })
     }
 
     /// Reads the document at `path`.
@@ -115,26 +124,18 @@ impl Contract {
         let Some(body) = body else {
             return Err(format!("the contract gives {what} a body, and the response has none"));
         };
-        let pointer = format!(
-            "#/paths/{}/{method}/responses/{}/content/{}/schema",
-            escape(template),
-            escape(&key),
-            escape(media)
-        );
-        // The pointer reaches the response through a `$ref`'d response object only when the
-        // response is written inline: a referenced one is pointed at where it is defined.
+        // A referenced response object is pointed at where it is defined.
         let pointer = match responses[&key].get("$ref").and_then(Value::as_str) {
             Some(reference) => format!("{reference}/content/{}/schema", escape(media)),
-            None => pointer,
+            None => format!(
+                "#/paths/{}/{method}/responses/{}/content/{}/schema",
+                escape(template),
+                escape(&key),
+                escape(media)
+            ),
         };
-        let mut root = self.document.clone();
-        if let Some(object) = root.as_object_mut() {
-            object.insert("$ref".into(), Value::String(pointer));
-        }
-        let draft = if self.legacy { jsonschema::Draft::Draft7 } else { jsonschema::Draft::Draft202012 };
-        let validator = jsonschema::options()
-            .with_draft(draft)
-            .build(&root)
+        let validator = self
+            .validator(pointer)
             .map_err(|error| format!("the contract's schema for {what} cannot be read: {error}"))?;
         let problems: Vec<String> = validator
             .iter_errors(body)
@@ -161,6 +162,24 @@ impl Contract {
         };
         let path = path.trim_end_matches('/');
         (path.starts_with('/') && path.len() > 1).then(|| path.to_owned())
+    }
+
+    /// The validator of the schema at `pointer`: the whole document, which its `$ref`s resolve
+    /// in, with a `$ref` to that schema.
+    fn validator(&self, pointer: String) -> Result<Arc<jsonschema::Validator>, String> {
+        let mut validators = self.validators.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(validator) = validators.get(&pointer) {
+            return Ok(Arc::clone(validator));
+        }
+        let mut root = self.document.clone();
+        if let Some(object) = root.as_object_mut() {
+            object.insert("$ref".into(), Value::String(pointer.clone()));
+        }
+        let draft = if self.legacy { jsonschema::Draft::Draft7 } else { jsonschema::Draft::Draft202012 };
+        let validator =
+            Arc::new(jsonschema::options().with_draft(draft).build(&root).map_err(|error| error.to_string())?);
+        validators.insert(pointer, Arc::clone(&validator));
+        Ok(validator)
     }
 
     /// The operation for `method` whose path template matches `path`: a literal template first.
@@ -249,6 +268,32 @@ fn draft7(value: Value) -> Value {
     }
 }
 
+/// The document at `url`, for `saffron api pin`: within [`PIN_TIMEOUT`], at most
+/// [`MAX_CONTRACT_BYTES`].
+pub async fn fetch(url: &str) -> Result<Vec<u8>, String> {
+    use crate::medium::http::{Capped, read_capped, root_cause};
+    let parsed = url::Url::parse(url).map_err(|error| format!("`{url}` is not a URL: {error}"))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(format!("`{url}` is not an http:// or https:// address"));
+    }
+    saffron_agent::install_crypto_provider();
+    let short = |error: reqwest::Error| {
+        if error.is_timeout() { format!("no answer within {} s", PIN_TIMEOUT.as_secs()) } else { root_cause(&error) }
+    };
+    let client = reqwest::Client::builder().timeout(PIN_TIMEOUT).build().map_err(short)?;
+    let response =
+        client.get(parsed).send().await.map_err(|error| format!("{url} did not answer: {}", short(error)))?;
+    if !response.status().is_success() {
+        return Err(format!("{url} answered {}", response.status()));
+    }
+    read_capped(response, MAX_CONTRACT_BYTES).await.map_err(|problem| match problem {
+        Capped::TooLarge => {
+            format!("the document at {url} is over {} MB: it was not pinned", MAX_CONTRACT_BYTES / 1024 / 1024)
+        }
+        Capped::Unreadable(cause) => format!("{url}: {cause}"),
+    })
+}
+
 /// Where a service's contract is pinned: `contract` in its table, else
 /// `contracts/<service>.openapi.json`, under the project root.
 pub fn contract_path(root: &Path, name: &str, service: &crate::config::ServiceSection) -> PathBuf {
@@ -301,8 +346,9 @@ mod tests {
         let contract = contract("3.0.3");
         assert_eq!(contract.operations(), 4);
         // The server's path is where the document's paths start.
-        let mut served = contract.clone();
-        served.document["servers"] = json!([{ "url": "/api" }]);
+        let mut document = contract.document.clone();
+        document["servers"] = json!([{ "url": "/api" }]);
+        let served = Contract::parse(document.to_string().as_bytes()).expect("a contract");
         assert_eq!(served.check("POST", "/api/orders", 201, Some(&json!({ "id": 3 }))), Ok(()));
         assert_eq!(served.check("POST", "/orders", 201, Some(&json!({ "id": 3 }))), Ok(()));
         assert_eq!(contract.check("POST", "/orders", 201, Some(&json!({ "id": 3 }))), Ok(()));

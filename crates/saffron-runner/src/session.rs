@@ -131,6 +131,12 @@ pub fn options_with_env(root: &Path, overrides: Vec<(String, String)>) -> RunOpt
     }
 }
 
+/// The project's interruption handlers (`.saffron/handlers/`), for any run of it: a handler's
+/// StepSet may be recorded by any scenario of the project, selected or not.
+pub fn project_handlers(root: &Path, snapshot: &Snapshot) -> Result<crate::interrupt::Handlers, String> {
+    crate::interrupt::load_handlers(root, &crate::plan(snapshot, &Selection::default()))
+}
+
 /// Scenarios recorded at once: the request's, else `[agent] workers`, else 1 (0 reads as 1).
 fn agent_workers(requested: Option<usize>, agent: Option<&saffron_agent::AgentConfig>) -> usize {
     requested.or_else(|| agent.and_then(|agent| agent.workers)).unwrap_or(1).max(1)
@@ -270,9 +276,7 @@ impl Session {
         if executions.is_empty() {
             return Err(SessionError::NoScenario);
         }
-        // A handler's StepSet may be recorded by any scenario of the project, selected or not.
-        let project = crate::plan(snapshot, &Selection::default());
-        options.handlers = Arc::new(crate::interrupt::load_handlers(root, &project).map_err(SessionError::Handlers)?);
+        options.handlers = Arc::new(project_handlers(root, snapshot).map_err(SessionError::Handlers)?);
         let hooks = if request.hooks {
             config.hooks
         } else {

@@ -81,13 +81,15 @@ pub(crate) fn keep(
     };
     let stem = format!("{}-{}", saffron_recording::feature_slug(&outcome.file), outcome.line);
     let name = options.artifacts.free_name("transcripts", &stem, "transcript.json");
-    let masked = crate::trace::masked_json(&transcript, masker).map_err(std::io::Error::other);
-    let written = masked.and_then(|bytes| Ok((options.artifacts.write(&name, &bytes)?, bytes)));
+    let written = crate::trace::masked_value(&transcript, masker)
+        .and_then(|masked| Ok((serde_json::to_vec(&masked)?, masked)))
+        .map_err(std::io::Error::other)
+        .and_then(|(bytes, masked)| Ok((options.artifacts.write(&name, &bytes)?, masked)));
     match written {
-        Ok((path, bytes)) => {
+        Ok((path, mut masked)) => {
             outcome.transcript = Some(path);
-            outcome.exchanges =
-                serde_json::from_slice::<Transcript>(&bytes).map(|kept| kept.exchanges).unwrap_or_default();
+            // The HTML report shows them as written: masked.
+            outcome.exchanges = serde_json::from_value(masked["exchanges"].take()).unwrap_or_default();
         }
         Err(error) => {
             eprintln!("warning: the transcript of {}:{} was not written: {error}", outcome.file, outcome.line)

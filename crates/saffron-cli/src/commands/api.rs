@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, Result, bail};
 use clap::{Args, Subcommand};
-use saffron_runner::contract::{Contract, MAX_CONTRACT_BYTES, PIN_TIMEOUT, contract_path, digest};
+use saffron_runner::contract::{Contract, contract_path, digest, fetch};
 
 use crate::project;
 use crate::terminal::{escape_controls, out};
@@ -63,7 +63,8 @@ fn pin_contract(args: PinArgs) -> Result<ExitCode> {
             bail!("the service `{name}` has no openapi_url: pass --url, or set openapi_url in [api.services.{name}]")
         }
     };
-    let bytes = fetch(url.trim())?;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let bytes = runtime.block_on(fetch(url.trim())).map_err(anyhow::Error::msg)?;
     let contract = Contract::parse(&bytes).with_context(|| format!("the document at {url} cannot be pinned"))?;
     let path = contract_path(&root, &name, service);
     if let Some(folder) = path.parent() {
@@ -78,44 +79,4 @@ fn pin_contract(args: PinArgs) -> Result<ExitCode> {
         digest(&bytes)
     );
     Ok(ExitCode::SUCCESS)
-}
-
-/// The document at `url`: within 30 s, at most 20 MB.
-fn fetch(url: &str) -> Result<Vec<u8>> {
-    let parsed = url::Url::parse(url).with_context(|| format!("`{url}` is not a URL"))?;
-    if !matches!(parsed.scheme(), "http" | "https") {
-        bail!("`{url}` is not an http:// or https:// address");
-    }
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    runtime.block_on(async {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = reqwest::Client::builder().timeout(PIN_TIMEOUT).build()?;
-        let mut response = client
-            .get(parsed.clone())
-            .send()
-            .await
-            .map_err(|error| anyhow::anyhow!("{url} did not answer: {}", short(&error)))?;
-        if !response.status().is_success() {
-            bail!("{url} answered {}", response.status());
-        }
-        let mut bytes = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(|error| anyhow::anyhow!("{url}: {}", short(&error)))? {
-            if bytes.len() + chunk.len() > MAX_CONTRACT_BYTES {
-                bail!("the document at {url} is over {} MB: it was not pinned", MAX_CONTRACT_BYTES / 1024 / 1024);
-            }
-            bytes.extend_from_slice(&chunk);
-        }
-        Ok(bytes)
-    })
-}
-
-fn short(error: &reqwest::Error) -> String {
-    if error.is_timeout() {
-        return format!("no answer within {} s", PIN_TIMEOUT.as_secs());
-    }
-    let mut current: &dyn std::error::Error = error;
-    while let Some(source) = current.source() {
-        current = source;
-    }
-    current.to_string()
 }

@@ -588,7 +588,7 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     // The demo account's password reaches the recordings' {env:DEMO_PASSWORD} in memory only.
     let mut options = options_with_env(&root, vec![("DEMO_PASSWORD".to_string(), password)]);
     options.base_url = server.url();
-    // The example's services are on the demo's own origin (`base_url = "/api"`).
+    // The example's API scenario sends to the demo itself, through the `app` service.
     let config = saffron_runner::session::load_config(&root)?;
     options.services = std::sync::Arc::new(
         saffron_runner::Services::from_config(&root, &config.api, &[], &options.base_url)
@@ -604,12 +604,9 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     let (snapshot, problems) = project::load_index(&root);
     project::report(&problems)?;
     let executions = saffron_runner::plan(&snapshot, &selection);
-    // The example's interruption handlers, as `saffron run` loads a project's: a handler's
-    // StepSet may be recorded by any scenario, selected or not.
-    let project = saffron_runner::plan(&snapshot, &saffron_runner::Selection::default());
-    options.handlers = std::sync::Arc::new(
-        saffron_runner::interrupt::load_handlers(&root, &project).map_err(|problem| anyhow::anyhow!(problem))?,
-    );
+    // The example's interruption handlers, as `saffron run` loads a project's.
+    options.handlers =
+        std::sync::Arc::new(saffron_runner::session::project_handlers(&root, &snapshot).map_err(anyhow::Error::msg)?);
     let masker = saffron_runner::masker_for(&executions, &options);
     let started = std::time::Instant::now();
     let interrupt = forward_signals(&runtime);

@@ -229,16 +229,21 @@ impl ExternalDriver {
                     .and_then(|(which, _)| client::last_words(*which, &outputs.stdout))
                     .map(|text| tail(&masker.mask(&text), 8, 200))
                     .filter(|text| !text.is_empty());
-                // Many agent CLIs print their errors on stdout; stderr first, as it is meant for them.
-                // Short: a report's cause line shows the first 300 characters.
-                let said = [("stderr", &outputs.stderr), ("stdout", &outputs.stdout)]
-                    .into_iter()
-                    .map(|(stream, text)| (stream, tail(&masker.mask(text), 8, 200)))
-                    .find(|(_, text)| !text.is_empty());
-                let last_words = match (client_said, said) {
-                    (Some(text), _) => format!("{how}; it said last:\n{text}"),
-                    (None, Some((stream, text))) => format!("{how}; its {stream} ends with:\n{text}"),
-                    (None, None) => format!("{how}, and printed nothing"),
+                let last_words = match client_said {
+                    Some(text) => format!("{how}; it said last:\n{text}"),
+                    None => {
+                        // Many agent CLIs print their errors on stdout; stderr first, as it is
+                        // meant for them. Short: a report's cause line shows the first 300
+                        // characters.
+                        let said = [("stderr", &outputs.stderr), ("stdout", &outputs.stdout)]
+                            .into_iter()
+                            .map(|(stream, text)| (stream, tail(&masker.mask(text), 8, 200)))
+                            .find(|(_, text)| !text.is_empty());
+                        match said {
+                            Some((stream, text)) => format!("{how}; its {stream} ends with:\n{text}"),
+                            None => format!("{how}, and printed nothing"),
+                        }
+                    }
                 };
                 SessionOutcome::GaveUp { last_words }
             }

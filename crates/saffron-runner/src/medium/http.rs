@@ -20,6 +20,7 @@ use serde_json::Value;
 
 use super::{ActionAt, Done, Evidence, Failure, FailureClass, Live, Medium, Outcome};
 use crate::ActionResult;
+use crate::contract::Contract;
 use crate::orchestrator::run::RunOptions;
 use crate::plan::Execution;
 use crate::trace::{Trace, TraceKind};
@@ -60,10 +61,15 @@ impl Services {
         overrides: &[(String, String)],
         app_base_url: &str,
     ) -> Result<Services, String> {
+        if let Some((name, _)) =
+            overrides.iter().find(|(name, _)| name != APP_SERVICE && !section.services.contains_key(name))
+        {
+            return Err(format!("--api-url {name}=…: there is no service `{name}` in [api.services]"));
+        }
+        let overridden = |name: &str| overrides.iter().find(|(key, _)| key == name).map(|(_, url)| url.as_str());
         let mut by_name = BTreeMap::new();
         for (name, service) in &section.services {
-            let base = overrides.iter().find(|(key, _)| key == name).map_or(service.base_url.as_str(), |(_, url)| url);
-            let base = match base.trim() {
+            let base = match overridden(name).unwrap_or(&service.base_url).trim() {
                 path if path.starts_with('/') => format!("{}{path}", app_base_url.trim_end_matches('/')),
                 url => url.to_owned(),
             };
@@ -72,16 +78,9 @@ impl Services {
         }
         // `app`: the application itself, under the run's base URL, unless configured.
         if !by_name.contains_key(APP_SERVICE) && !app_base_url.trim().is_empty() {
-            let base =
-                overrides.iter().find(|(key, _)| key == APP_SERVICE).map_or(app_base_url, |(_, url)| url.as_str());
+            let base = overridden(APP_SERVICE).unwrap_or(app_base_url);
             let contract = crate::contract::contract_path(root, APP_SERVICE, &crate::config::ServiceSection::default());
             by_name.insert(APP_SERVICE.to_owned(), Service { base_url: parse_base(APP_SERVICE, base)?, contract });
-        }
-        for (name, url) in overrides {
-            if !section.services.contains_key(name) && name != APP_SERVICE {
-                return Err(format!("--api-url {name}=…: there is no service `{name}` in [api.services]"));
-            }
-            let _ = url;
         }
         Ok(Services { by_name })
     }
@@ -96,14 +95,19 @@ fn parse_base(name: &str, base: &str) -> Result<url::Url, String> {
     Ok(url)
 }
 
-/// The HTTP medium of a run.
+/// The HTTP medium of a run: one for all its `@api` executions, which share the contracts it
+/// has read.
 pub(crate) struct HttpMedium {
     services: Arc<Services>,
+    contracts: Arc<Contracts>,
 }
+
+/// Each service's contract as read once in a run (or why it could not be), by service.
+type Contracts = std::sync::Mutex<BTreeMap<String, Result<Arc<Contract>, String>>>;
 
 impl HttpMedium {
     pub(crate) fn new(services: Arc<Services>) -> HttpMedium {
-        HttpMedium { services }
+        HttpMedium { services, contracts: Arc::default() }
     }
 }
 
@@ -111,14 +115,13 @@ impl Medium for HttpMedium {
     type Live = HttpLive;
 
     async fn open(&self, _: &Execution, _: &RunOptions, _: TraceKind) -> Result<HttpLive, String> {
-        install_crypto_provider();
+        saffron_agent::install_crypto_provider();
         Ok(HttpLive {
             services: Arc::clone(&self.services),
+            contracts: Arc::clone(&self.contracts),
             clients: BTreeMap::new(),
             latest: BTreeMap::new(),
-            exchanges: Vec::new(),
-            bodies: Vec::new(),
-            paths: Vec::new(),
+            sent: Vec::new(),
             started: Instant::now(),
         })
     }
@@ -132,30 +135,26 @@ impl Medium for HttpMedium {
 /// One execution: a client per session.
 pub(crate) struct HttpLive {
     services: Arc<Services>,
+    contracts: Arc<Contracts>,
     /// By session ("" for the scenario's own).
     clients: BTreeMap<String, reqwest::Client>,
+    /// By session: its latest request, in `sent`.
     latest: BTreeMap<String, usize>,
-    exchanges: Vec<Exchange>,
-    /// Each exchange's body as JSON, when it is JSON (what the checks read).
-    bodies: Vec<Option<Value>>,
-    /// Each exchange's path, relative to its service (what a contract's operations are).
-    paths: Vec<String>,
+    sent: Vec<Sent>,
     started: Instant,
 }
 
-/// Why an action failed, for a repair (which the HTTP medium does not have yet) and the report.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum HttpFailure {
-    /// No response came.
-    NoResponse,
-    /// A check did not hold.
-    Check,
-    /// The action cannot be performed as written (an unknown service, a body that is not the
-    /// JSON it says).
-    Invalid,
+/// A request sent, with what the checks read of it.
+struct Sent {
+    exchange: Exchange,
+    /// Its response's body as JSON, when it is JSON.
+    body: Option<Value>,
+    /// Its path, relative to its service (what a contract's operations are).
+    path: String,
 }
 
-fn failed(class: FailureClass, reason: String, detail: HttpFailure) -> Outcome<HttpFailure> {
+/// A failure: no repair works on an HTTP execution yet, so it carries nothing for one.
+fn failed(class: FailureClass, reason: String) -> Outcome<()> {
     Outcome::Failed(Failure {
         class,
         reason,
@@ -163,16 +162,11 @@ fn failed(class: FailureClass, reason: String, detail: HttpFailure) -> Outcome<H
         locator: None,
         attempts: 1,
         waited: Vec::new(),
-        detail,
+        detail: (),
     })
 }
 
-fn passed(
-    action: &Action,
-    started: Instant,
-    notes: Vec<String>,
-    captured: Vec<(String, String)>,
-) -> Outcome<HttpFailure> {
+fn passed(action: &Action, started: Instant, notes: Vec<String>, captured: Vec<(String, String)>) -> Outcome<()> {
     Outcome::Done(Box::new(Done {
         report: ActionResult {
             action: action.to_string(),
@@ -212,14 +206,19 @@ impl HttpLive {
         Ok(client)
     }
 
-    fn latest(&self, session: Option<&String>) -> Option<(&Exchange, Option<&Value>, &str)> {
-        let index = *self.latest.get(session.map_or("", String::as_str))?;
-        Some((self.exchanges.get(index)?, self.bodies.get(index)?.as_ref(), self.paths.get(index)?))
+    fn latest(&self, session: Option<&String>) -> Option<&Sent> {
+        self.sent.get(*self.latest.get(session.map_or("", String::as_str))?)
     }
 
-    async fn send(&mut self, at: &ActionAt<'_>, masker: &mut Masker, started: Instant) -> Outcome<HttpFailure> {
+    /// The contract of `service`, read once in the run.
+    fn contract(&self, service: &str, path: &std::path::Path) -> Result<Arc<Contract>, String> {
+        let mut contracts = self.contracts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        contracts.entry(service.to_owned()).or_insert_with(|| Contract::load(path).map(Arc::new)).clone()
+    }
+
+    async fn send(&mut self, at: &ActionAt<'_>, masker: &mut Masker, started: Instant) -> Outcome<()> {
         let Action::Request { service, method, path, session, headers, body, extract, .. } = at.resolved else {
-            return failed(FailureClass::Refused, "not a request".into(), HttpFailure::Invalid);
+            return failed(FailureClass::Refused, "not a request".into());
         };
         let Some(target) = self.services.by_name.get(service) else {
             let known: Vec<&str> = self.services.by_name.keys().map(String::as_str).collect();
@@ -227,37 +226,32 @@ impl HttpLive {
             return failed(
                 FailureClass::Refused,
                 format!("there is no service `{service}` in [api.services] ({known})"),
-                HttpFailure::Invalid,
             );
         };
         let url = match join(&target.base_url, path) {
             Ok(url) => url,
-            Err(problem) => return failed(FailureClass::Refused, problem, HttpFailure::Invalid),
+            Err(problem) => return failed(FailureClass::Refused, problem),
         };
         if let Some(problem) = link_local(&url).await {
-            return failed(FailureClass::Refused, problem, HttpFailure::Invalid);
+            return failed(FailureClass::Refused, problem);
         }
         let json = match body.as_ref().map(JsonTemplate::to_json).transpose() {
             Ok(json) => json,
             Err(error) => {
-                return failed(
-                    FailureClass::Refused,
-                    format!("the body is not the JSON it says: {error}"),
-                    HttpFailure::Invalid,
-                );
+                return failed(FailureClass::Refused, format!("the body is not the JSON it says: {error}"));
             }
         };
         let session_name = session.clone().unwrap_or_default();
         let client = match self.client(&session_name) {
             Ok(client) => client,
-            Err(problem) => return failed(FailureClass::Refused, problem, HttpFailure::Invalid),
+            Err(problem) => return failed(FailureClass::Refused, problem),
         };
         let timeout = at.recorded.timeout_ms().map_or(DEFAULT_REQUEST_TIMEOUT, Duration::from_millis);
         let deadline = Instant::now() + timeout;
         let method_value = match reqwest::Method::from_bytes(method.as_bytes()) {
             Ok(method) => method,
             Err(_) => {
-                return failed(FailureClass::Refused, format!("{method} is not an HTTP method"), HttpFailure::Invalid);
+                return failed(FailureClass::Refused, format!("{method} is not an HTTP method"));
             }
         };
         let may_repeat = at.recorded.may_repeat();
@@ -305,11 +299,7 @@ impl HttpLive {
         };
         let mut json_body = None;
         let outcome = match response {
-            None => failed(
-                FailureClass::Application,
-                error.unwrap_or_else(|| "no response".into()),
-                HttpFailure::NoResponse,
-            ),
+            None => failed(FailureClass::Application, error.unwrap_or_else(|| "no response".into())),
             Some(response) => {
                 exchange.status = Some(response.status().as_u16());
                 exchange.response_headers = response
@@ -346,45 +336,41 @@ impl HttpLive {
                             }
                         }
                         match missing {
-                            Some(problem) => failed(FailureClass::Application, problem, HttpFailure::Check),
+                            Some(problem) => failed(FailureClass::Application, problem),
                             None => passed(at.recorded, started, notes, kept),
                         }
                     }
-                    Err(problem) => failed(FailureClass::Application, problem, HttpFailure::NoResponse),
+                    Err(problem) => failed(FailureClass::Application, problem),
                 }
             }
         };
         exchange.duration_ms = started.elapsed().as_millis() as u64;
-        self.exchanges.push(exchange);
-        self.bodies.push(json_body);
-        self.paths.push(path.clone());
-        self.latest.insert(session_name, self.exchanges.len() - 1);
+        self.sent.push(Sent { exchange, body: json_body, path: path.clone() });
+        self.latest.insert(session_name, self.sent.len() - 1);
         outcome
     }
 
-    fn check(&self, at: &ActionAt<'_>, started: Instant) -> Outcome<HttpFailure> {
+    fn check(&self, at: &ActionAt<'_>, started: Instant) -> Outcome<()> {
         let session = match at.resolved {
             Action::ExpectStatus { session, .. }
             | Action::ExpectField { session, .. }
             | Action::ExpectSchema { session, .. } => session.as_ref(),
             _ => None,
         };
-        let Some((latest, body, relative)) = self.latest(session) else {
+        let Some(Sent { exchange: latest, body, path: relative }) = self.latest(session) else {
             let whose = session.map_or_else(String::new, |session| format!(" as {session:?}"));
             return failed(
                 FailureClass::Application,
                 format!("no request was sent{whose} before this check: a check reads the latest response"),
-                HttpFailure::Check,
             );
         };
         let Some(status) = latest.status else {
             return failed(
                 FailureClass::Application,
                 format!("the latest request ({} {}) got no response", latest.method, latest.url),
-                HttpFailure::Check,
             );
         };
-        let fail = |reason: String| failed(FailureClass::Application, reason, HttpFailure::Check);
+        let fail = |reason: String| failed(FailureClass::Application, reason);
         match at.resolved {
             Action::ExpectStatus { status: expected, .. } => {
                 if status_matches(expected, status) {
@@ -398,7 +384,7 @@ impl HttpLive {
                 }
             }
             Action::ExpectField { pointer, value, pattern, .. } => {
-                let Some(json) = body else {
+                let Some(json) = body.as_ref() else {
                     return fail(format!("the response ({status}) has no JSON body"));
                 };
                 let Some(found) = json.pointer(pointer) else {
@@ -412,20 +398,14 @@ impl HttpLive {
                     (Some(expected), _) => match expected.to_json() {
                         Ok(expected) if &expected == found => passed(at.recorded, started, Vec::new(), Vec::new()),
                         Ok(expected) => fail(format!("field {pointer} is {found}, expected {expected}")),
-                        Err(error) => {
-                            failed(FailureClass::Refused, format!("the expected value: {error}"), HttpFailure::Invalid)
-                        }
+                        Err(error) => failed(FailureClass::Refused, format!("the expected value: {error}")),
                     },
                     (None, Some(pattern)) => match regex::Regex::new(pattern) {
                         Ok(regex) if regex.is_match(&text) => passed(at.recorded, started, Vec::new(), Vec::new()),
                         Ok(_) => fail(format!("field {pointer} is {found}, which does not match /{pattern}/")),
-                        Err(error) => {
-                            failed(FailureClass::Refused, format!("the pattern: {error}"), HttpFailure::Invalid)
-                        }
+                        Err(error) => failed(FailureClass::Refused, format!("the pattern: {error}")),
                     },
-                    (None, None) => {
-                        failed(FailureClass::Refused, "nothing to compare the field with".into(), HttpFailure::Invalid)
-                    }
+                    (None, None) => failed(FailureClass::Refused, "nothing to compare the field with".into()),
                 }
             }
             Action::ExpectSchema { .. } => {
@@ -433,32 +413,31 @@ impl HttpLive {
                     return failed(
                         FailureClass::Refused,
                         format!("there is no service `{}` in [api.services]", latest.service),
-                        HttpFailure::Invalid,
                     );
                 };
-                let contract = match crate::contract::Contract::load(&service.contract) {
+                let contract = match self.contract(&latest.service, &service.contract) {
                     Ok(contract) => contract,
                     Err(problem) => {
                         let hint = format!("{problem} (`saffron api pin {}` writes it)", latest.service);
-                        return failed(FailureClass::Refused, hint, HttpFailure::Invalid);
+                        return failed(FailureClass::Refused, hint);
                     }
                 };
                 let empty = latest.response_body.as_deref().is_none_or(|text| text.trim().is_empty());
                 // A body that is not JSON is checked as a string.
                 let text_body = latest.response_body.clone().map(Value::String);
-                let checked = if empty { None } else { body.or(text_body.as_ref()) };
+                let checked = if empty { None } else { body.as_ref().or(text_body.as_ref()) };
                 match contract.check(&latest.method, relative, status, checked) {
                     Ok(()) => passed(at.recorded, started, Vec::new(), Vec::new()),
                     Err(problem) => fail(problem),
                 }
             }
-            _ => failed(FailureClass::Refused, "not a check".into(), HttpFailure::Invalid),
+            _ => failed(FailureClass::Refused, "not a check".into()),
         }
     }
 }
 
 impl Live for HttpLive {
-    type Detail = HttpFailure;
+    type Detail = ();
 
     fn mark(&self) -> u64 {
         self.started.elapsed().as_millis() as u64
@@ -468,7 +447,7 @@ impl Live for HttpLive {
 
     fn end_step(&mut self, _: &crate::StepResult, _: u64) {}
 
-    async fn perform(&mut self, at: &ActionAt<'_>, masker: &mut Masker) -> Outcome<HttpFailure> {
+    async fn perform(&mut self, at: &ActionAt<'_>, masker: &mut Masker) -> Outcome<()> {
         let started = Instant::now();
         match at.resolved {
             Action::Request { .. } => self.send(at, masker, started).await,
@@ -478,13 +457,12 @@ impl Live for HttpLive {
             other => failed(
                 FailureClass::Refused,
                 format!("an @api scenario performs only requests and their checks, not `{}`", other.type_name()),
-                HttpFailure::Invalid,
             ),
         }
     }
 
     async fn evidence(&mut self, _: &ActionAt<'_>, _: &Masker) -> Evidence {
-        let url = self.exchanges.last().map(|exchange| exchange.url.clone());
+        let url = self.sent.last().map(|sent| sent.exchange.url.clone());
         Evidence { url, ..Evidence::default() }
     }
 
@@ -495,7 +473,7 @@ impl Live for HttpLive {
     }
 
     fn exchanges(&mut self) -> Vec<Exchange> {
-        std::mem::take(&mut self.exchanges)
+        std::mem::take(&mut self.sent).into_iter().map(|sent| sent.exchange).collect()
     }
 
     async fn close(self) {}
@@ -568,7 +546,7 @@ fn short_cause(error: &reqwest::Error, timeout: Duration, may_repeat: bool) -> S
 }
 
 /// The innermost error's words: the I/O reason, without the URL reqwest puts first.
-fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
+pub(crate) fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
     let mut current = error;
     while let Some(source) = current.source() {
         current = source;
@@ -576,21 +554,32 @@ fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
     current.to_string()
 }
 
-async fn read_body(mut response: reqwest::Response) -> Result<String, String> {
-    let mut bytes = Vec::new();
-    loop {
-        match response.chunk().await {
-            Ok(Some(chunk)) => {
-                if bytes.len() + chunk.len() > MAX_BODY {
-                    return Err(format!("the response's body is over {} MB", MAX_BODY / 1024 / 1024));
-                }
-                bytes.extend_from_slice(&chunk);
-            }
-            Ok(None) => break,
-            Err(error) => return Err(format!("the response's body could not be read ({})", root_cause(&error))),
-        }
-    }
+async fn read_body(response: reqwest::Response) -> Result<String, String> {
+    let bytes = read_capped(response, MAX_BODY).await.map_err(|problem| match problem {
+        Capped::TooLarge => format!("the response's body is over {} MB", MAX_BODY / 1024 / 1024),
+        Capped::Unreadable(cause) => format!("the response's body could not be read ({cause})"),
+    })?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Why a body was not read whole.
+pub(crate) enum Capped {
+    TooLarge,
+    /// The innermost cause.
+    Unreadable(String),
+}
+
+/// A response's body, read as it comes and refused past `max` bytes (never buffered whole
+/// first).
+pub(crate) async fn read_capped(mut response: reqwest::Response, max: usize) -> Result<Vec<u8>, Capped> {
+    let mut bytes = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(|error| Capped::Unreadable(root_cause(&error)))? {
+        if bytes.len() + chunk.len() > max {
+            return Err(Capped::TooLarge);
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(bytes)
 }
 
 /// The path and query of `url`, for a failure's words.
@@ -606,14 +595,6 @@ fn path_of(url: &str) -> String {
             path
         },
     )
-}
-
-/// reqwest is built with rustls and no default crypto provider (see saffron-agent): ring, once.
-fn install_crypto_provider() {
-    static INSTALLED: std::sync::Once = std::sync::Once::new();
-    INSTALLED.call_once(|| {
-        let _already_installed = rustls::crypto::ring::default_provider().install_default();
-    });
 }
 
 #[cfg(test)]

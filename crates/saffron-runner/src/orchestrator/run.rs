@@ -151,6 +151,8 @@ pub async fn run_with_progress(
         None
     };
     let masker = crate::secrets::masker_for(&executions, options);
+    // One HTTP medium for the run's `@api` executions: they share the contracts it reads.
+    let http = &crate::medium::http::HttpMedium::new(Arc::clone(&options.services));
     // Each feature's Fixture once, before any scenario: their verdicts are the scenarios' floors.
     let mut fixtures: Vec<Arc<Execution>> = Vec::new();
     for fixture in executions.iter().filter_map(|e| e.fixture.clone()) {
@@ -165,7 +167,7 @@ pub async fn run_with_progress(
         let masker = masker.clone();
         async move {
             let (result, seeds) = if fixture.api {
-                replay_api(&fixture, &options, masker, &FixtureSeeds::default()).await
+                replay_api(http, &fixture, &options, masker, &FixtureSeeds::default()).await
             } else {
                 (replay(browser, fixture.clone(), options, masker).await, FixtureSeeds::default())
             };
@@ -194,35 +196,25 @@ pub async fn run_with_progress(
         async move {
             let result = match &floor {
                 Some(fixture) if !fixture.passed() => Some(fixture_failed(&execution, &fixture.verdict)),
-                _ if execution.needs_recording && execution.api => {
-                    let reason = execution
-                        .recording
-                        .as_ref()
-                        .err()
-                        .map_or_else(|| "needs recording".to_string(), ToString::to_string);
-                    Some(blocked(
-                        &execution,
-                        &format!(
-                            "{reason}, and the agent cannot record an @api scenario yet: write its recording by \
-                             hand (docs/api.md)"
-                        ),
-                    ))
-                }
+                _ if execution.needs_recording && execution.api => Some(blocked(
+                    &execution,
+                    &format!(
+                        "{}, and the agent cannot record an @api scenario yet: write its recording by hand \
+                         (docs/api.md)",
+                        needs_recording(&execution)
+                    ),
+                )),
                 _ if execution.api => {
-                    let (result, _) = replay_api(&execution, &options, masker, &seeds).await;
+                    let (result, _) = replay_api(http, &execution, &options, masker, &seeds).await;
                     Some(with_fixture_floor(result, floor.as_ref()))
                 }
                 _ if execution.needs_recording => match &options.agent {
                     // Recorded after the replays, on the agent workers.
                     Ok(_) => None,
-                    Err(why) => {
-                        let reason = execution
-                            .recording
-                            .as_ref()
-                            .err()
-                            .map_or_else(|| "needs recording".to_string(), ToString::to_string);
-                        Some(blocked(&execution, &format!("{reason}, and no agent can record it: {why}")))
-                    }
+                    Err(why) => Some(blocked(
+                        &execution,
+                        &format!("{}, and no agent can record it: {why}", needs_recording(&execution)),
+                    )),
                 },
                 _ => Some(with_fixture_floor(
                     replay_or_repair(browser, execution, options, masker, repairs).await,
@@ -293,17 +285,17 @@ struct FixtureSeeds {
 /// `options.retries` times (a new execution, with fresh `{unique}` values: its writes are its
 /// own); the result comes back masked, with what a Fixture leaves its scenarios.
 async fn replay_api(
+    medium: &crate::medium::http::HttpMedium,
     execution: &Execution,
     options: &RunOptions,
     masker: Masker,
     seeds: &FixtureSeeds,
 ) -> (ScenarioResult, FixtureSeeds) {
-    let medium = crate::medium::http::HttpMedium::new(Arc::clone(&options.services));
     let mode = ReplayMode::default();
     // A credential the Fixture captured stays masked in every scenario.
     let masker = seeds.masker.clone().unwrap_or(masker);
     let replay =
-        |masker| crate::orchestrator::replay::replay_in(&medium, execution, options, masker, mode, &seeds.captured);
+        |masker| crate::orchestrator::replay::replay_in(medium, execution, options, masker, mode, &seeds.captured);
     let mut replayed = replay(masker).await;
     let mut retried = Vec::new();
     while retried.len() < options.retries as usize
@@ -360,6 +352,11 @@ async fn record_group(
         results.push((index, with_fixture_floor(result, floor.as_ref())));
     }
     results
+}
+
+/// Why a scenario needs recording: what stands in for its recording.
+fn needs_recording(execution: &Execution) -> String {
+    execution.recording.as_ref().err().map_or_else(|| "needs recording".to_string(), ToString::to_string)
 }
 
 /// A scenario whose Fixture failed: not run, red (or blocked) with the Fixture's reason.

@@ -35,6 +35,11 @@ const PICTURES: [&str; 2] = ["jpeg", "screenshot"];
 
 /// Every text of the trace masked, pictures aside.
 pub(crate) fn masked_json<T: serde::Serialize>(trace: &T, masker: &Masker) -> Result<Vec<u8>, serde_json::Error> {
+    serde_json::to_vec(&masked_value(trace, masker)?)
+}
+
+/// [`masked_json`], as a value.
+pub(crate) fn masked_value<T: serde::Serialize>(trace: &T, masker: &Masker) -> Result<Value, serde_json::Error> {
     fn mask(value: &mut Value, masker: &Masker) {
         match value {
             Value::String(text) => *text = masker.mask(text),
@@ -51,7 +56,7 @@ pub(crate) fn masked_json<T: serde::Serialize>(trace: &T, masker: &Masker) -> Re
     }
     let mut value = serde_json::to_value(trace)?;
     mask(&mut value, masker);
-    serde_json::to_vec(&value)
+    Ok(value)
 }
 
 /// The trace file's stem: the scenario's, as the failure screenshot's, then what it traced.
