@@ -1,6 +1,6 @@
 //! Every action type against the demo app, with its waits and its at-most-once dispatch.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -1,7 +1,7 @@
 //! Every assertion type: retried until its timeout, then failing with what was expected and
 //! what was found.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -3,7 +3,7 @@
 //! and what a failed check says. Every context saves its files in a folder of its own, which
 //! goes with it.
 
-mod common;
+use crate::common;
 
 use common::{Scenario, run};
 use saffron_browser::{Browser, FailureKind};

@@ -3,7 +3,7 @@
 //! itself; both get trusted events only, in the page and in a frame of another site. A drop
 //! target that is not there fails the action and lets go of the button.
 
-mod common;
+use crate::common;
 
 use common::{Scenario, run};
 use saffron_browser::{Browser, FailureKind};
@@ -17,10 +17,6 @@ async fn lab(browser: &Browser) -> Scenario {
 }
 
 impl Scenario {
-    async fn shows(&mut self, test_id: &str, text: &str) {
-        self.shows_in(json!({ "testId": test_id }), text).await;
-    }
-
     async fn shows_in(&mut self, target: Value, text: &str) {
         self.ok(json!({ "type": "expectText", "target": target, "text": text, "timeoutMs": 2000 })).await;
     }

@@ -2,7 +2,7 @@
 //! recorded → now while the action still passes, a target without `tier` reports drift too,
 //! and a failure after a fallback names the fallback.
 
-mod common;
+use crate::common;
 
 use common::{Scenario, drift_lines, run};
 use saffron_browser::{FailureKind, Signal};

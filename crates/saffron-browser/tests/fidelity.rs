@@ -2,7 +2,7 @@
 //! `/lab/events` in the demo app, whose controls log every event they receive, in order, and
 //! mark `(synthetic)` the ones a script dispatched rather than the browser.
 
-mod common;
+use crate::common;
 
 use common::{Scenario, run};
 use saffron_browser::Browser;

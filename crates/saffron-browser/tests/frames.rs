@@ -4,7 +4,7 @@
 //! a person's would; a frame that something covers is not clicked through; a frame that is not
 //! there, or is not a frame, fails saying so.
 
-mod common;
+use crate::common;
 
 use common::{Scenario, drift_lines, run};
 use saffron_browser::FailureKind;

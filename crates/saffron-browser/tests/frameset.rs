@@ -3,7 +3,7 @@
 //! navigates the frame, and the next action looks in the new document at once: the locator must
 //! never hold on to the document, or the realm, the frame had before.
 
-mod common;
+use crate::common;
 
 use common::{Scenario, run};
 use saffron_demo::DemoConfig;

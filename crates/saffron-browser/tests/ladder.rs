@@ -1,7 +1,7 @@
 //! The selector ladder: for the element behind a snapshot ref, the sturdiest target replay
 //! finds it by, checked by performing an action with that target and watching the page react.
 
-mod common;
+use crate::common;
 
 use common::{Scenario, run};
 use saffron_browser::{LadderTarget, PageSnapshot};

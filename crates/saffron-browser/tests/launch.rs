@@ -1,6 +1,6 @@
 //! Finding and launching Chromium, and what a missing one says.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

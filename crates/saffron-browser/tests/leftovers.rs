@@ -4,7 +4,7 @@
 //! The owner is this test binary run again as a child (`child_owning_a_browser`), so what is
 //! tested is the library alone, in a process that can be killed.
 
-mod processes;
+use crate::processes;
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -49,7 +49,7 @@ fn child_owning_a_browser() {
 /// A child owning a browser whose profile folder is in `temporary`, and that folder.
 fn start_owner(temporary: &Path) -> (Child, PathBuf) {
     let mut child = Command::new(std::env::current_exe().expect("the test binary"))
-        .args(["--exact", "child_owning_a_browser", "--nocapture", "--test-threads=1"])
+        .args(["--exact", "leftovers::child_owning_a_browser", "--nocapture", "--test-threads=1"])
         .env(CHILD, "1")
         .env("TMPDIR", temporary)
         .stdin(Stdio::piped())

@@ -1,7 +1,7 @@
 //! Target resolution against the demo app: each tier firing, drift when the demo's drift
 //! switches take the sturdier locators away, ambiguity, and what a miss reports.
 
-mod common;
+use crate::common;
 
 use common::{Scenario, drift_lines, run};
 use saffron_browser::FailureKind;

@@ -1,7 +1,7 @@
 //! Per-action overhead: many fills, clicks and assertions on one page, timed.
 //! Run with `--nocapture` to see the numbers.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

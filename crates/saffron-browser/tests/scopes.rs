@@ -2,7 +2,7 @@
 //! scope finds the row by its text, however the list was reordered; a positional selector does
 //! not; an ambiguous or missing scope fails saying so.
 
-mod common;
+use crate::common;
 
 use common::{Scenario, drift_lines, run};
 use saffron_browser::FailureKind;

@@ -1,7 +1,7 @@
 //! Failure screenshots never show a substituted secret: every field holding one is blanked for
 //! the picture (whatever its type) and put back after, and so is any text that holds one.
 
-mod common;
+use crate::common;
 
 use common::{Scenario, run};
 use saffron_demo::DemoConfig;

@@ -1,7 +1,7 @@
 //! The recording agent's snapshot: every interactive element with a ref, refs that name DOM
 //! nodes (stable across snapshots, detached when the node goes), secrets never shown.
 
-mod common;
+use crate::common;
 
 use common::{Scenario, run};
 use expect_test::expect;

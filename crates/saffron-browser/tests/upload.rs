@@ -2,7 +2,7 @@
 //! its styled label, and through a button that opens a hidden input's chooser from a script, as
 //! a person chooses them; and the clear failures of a target that cannot take files.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 
@@ -32,12 +32,6 @@ impl Files {
 
     fn path(&self, name: &str) -> String {
         self.folder.path().join(name).to_string_lossy().into_owned()
-    }
-}
-
-impl Scenario {
-    async fn shows(&mut self, test_id: &str, text: &str) {
-        self.ok(json!({ "type": "expectText", "target": { "testId": test_id }, "text": text })).await;
     }
 }
 

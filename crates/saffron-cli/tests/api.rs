@@ -4,7 +4,7 @@
 //! response reaches the next request, and a wrong total or an order that was never saved is
 //! red.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

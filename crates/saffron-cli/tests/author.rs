@@ -1,7 +1,7 @@
 //! `saffron author` end to end: the real binary against the fake vendor servers, whose scripts
 //! answer from what the request holds (the vocabulary, the repair message), on both wires.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

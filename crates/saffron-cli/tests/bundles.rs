@@ -8,7 +8,7 @@
 //! provider requests. A clone where the scenario changed gets it named stale and not copied; a
 //! checkout of another repository refuses the bundle whole and writes nothing.
 
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use support::agent::{configure_agent, scenario_at, text};

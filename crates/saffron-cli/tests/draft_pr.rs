@@ -3,7 +3,7 @@
 //! `origin`; a stand-in `gh` on PATH that answers `pr create` as the real one does and records
 //! its arguments and the description it was given.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

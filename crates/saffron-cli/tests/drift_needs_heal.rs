@@ -4,7 +4,7 @@
 //! they pass again once the recording holds what a heal would record, so the drifted app still
 //! does what it did.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! them, `status` says why one is stale or matches no scenario, `skeleton` starts one, and the
 //! read-only commands leave the project as they found it.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 //! proven by a replay at zero AI, filed as a proposal, and the run is yellow; Then steps are
 //! never repaired, and an agent's word never makes a scenario pass.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

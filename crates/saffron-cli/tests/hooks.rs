@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use saffron_demo::{DemoConfig, DemoServer};
 
-mod support;
+use crate::support;
 
 fn project(name: &str, config: &str) -> PathBuf {
     let root = support::example_project(name);

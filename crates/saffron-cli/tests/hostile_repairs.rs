@@ -13,7 +13,7 @@
 //! - The honest agent reports both defects: red.
 //! - A Then step checked with something the step does not say is refused while recording.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

@@ -10,7 +10,7 @@
 //!   recorded `goto` in replay; `[secrets] origins` lets a listed origin have it.
 //! - A check the model makes is judged on the masked page: guesses at the secret all fail alike.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

@@ -10,7 +10,7 @@
 //!   session that ends with the post): the run clears it and carries on, and the payment exists
 //!   exactly once.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

@@ -1,7 +1,7 @@
 //! End-to-end tests of `saffron lsp`: the real binary, framed JSON-RPC over stdio, on a copy of
 //! the example project.
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::{LspClient, example_project, position_of, start_saffron_lsp, uri};

@@ -7,7 +7,7 @@
 //! (default: from the clock; the seed is printed either way, and a failure names it). The
 //! longer run is in docs/lsp.md.
 
-mod support;
+use crate::support;
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};

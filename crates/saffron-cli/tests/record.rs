@@ -2,7 +2,7 @@
 //! and a scripted agent on the fake Anthropic and OpenAI servers that reads the snapshots the
 //! gateway sends to find its refs. Then the same run replays at zero provider requests.
 
-mod support;
+use crate::support;
 
 use saffron_agent::testing::{FakeServer, Reply, Wire};
 use saffron_agent::{Request, testing};

@@ -6,7 +6,7 @@
 //! tools through the MCP gateway as `mcp__saffron__<tool>`; the script is written with Saffron's
 //! tool names.
 
-mod support;
+use crate::support;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 //! sent to find its refs. The recording is proof-replayed, saved, and replayed again without
 //! the program.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Command;

@@ -2,7 +2,7 @@
 //! on), red or blocked as the issue says, never green when it should not be, and writes no
 //! recording that was not proven.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

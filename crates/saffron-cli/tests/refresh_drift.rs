@@ -3,7 +3,7 @@
 //! now, leaves every assertion's expected value as it was, and `accept --propagate` carries the
 //! change to the other recordings that hold the same target.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

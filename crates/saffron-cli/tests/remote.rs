@@ -3,7 +3,7 @@
 //! Saffron replays in it over its DevTools endpoint, never launches Chromium of its own (each
 //! test points `SAFFRON_CHROMIUM` nowhere), never closes it, and leaves no context in it.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};

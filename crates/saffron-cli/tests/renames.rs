@@ -2,7 +2,7 @@
 //! reworded (and its recording renamed with it, so the recording is fresh): the new wording is
 //! proven, by identical actions, to be the established one, and a proposal is filed for it.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -2,7 +2,7 @@
 //! Two shards of the example project run in two folders against a demo app with a defect (so
 //! one shard has a red scenario and its screenshot), then merge into a third.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::{Command, Output};

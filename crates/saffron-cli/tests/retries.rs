@@ -3,7 +3,7 @@
 //! JSON, Markdown, HTML and JUnit reports say so. The real binary, real Chromium, and the demo's
 //! `flaky-once` fault (its first sign-in page answers 503, once per server).
 
-mod support;
+use crate::support;
 
 use saffron_demo::{DemoConfig, DemoServer};
 use support::agent::{runtime, scenario_at, text};

@@ -1,7 +1,7 @@
 //! `saffron run` and `saffron demo` end to end: the real binary replays the example project's
 //! recordings in headless Chromium against the demo app.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -3,7 +3,7 @@
 //! secret), `--trace on` keeps a green one with a picture after each action, `--trace off` keeps
 //! none; the HTML report links the viewer, and `saffron trace` writes and opens it.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! `saffron steps` and `saffron status` on the example project (`features/` and its committed
 //! recordings under `.saffron/cache`), run as a user runs them from the repository root.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -125,6 +125,12 @@ impl Scenario {
         }
     }
 
+    /// Expects the element with this test id to show the text.
+    pub async fn shows(&mut self, test_id: &str, text: &str) {
+        self.ok(json!({ "type": "expectText", "target": { "testId": test_id }, "text": text, "timeoutMs": 2000 }))
+            .await;
+    }
+
     /// Performs the action and expects it to fail.
     pub async fn fails(&mut self, action: Value) -> ActionFailure {
         let parsed = act(action.clone());
