@@ -1,6 +1,6 @@
 //! The app with every switch off: the page/DOM contract recordings rely on, and the JSON API.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

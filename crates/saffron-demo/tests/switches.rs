@@ -1,6 +1,6 @@
 //! Every switch changes only what it says, the control plane, and the request log.
 
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 
