@@ -1,10 +1,9 @@
 //! The crate's integration tests, one module per file, linked as one test binary (one link
 //! instead of one per file: each links the whole workspace, about 100 MB on disk).
 
-mod common;
-mod processes;
 mod actions;
 mod assertions;
+mod common;
 mod download;
 mod drag;
 mod drift;
@@ -16,6 +15,7 @@ mod launch;
 mod leftovers;
 mod locate;
 mod overhead;
+mod processes;
 mod scopes;
 mod screenshots;
 mod snapshot;

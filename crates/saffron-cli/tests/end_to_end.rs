@@ -1,9 +1,9 @@
 //! The crate's integration tests, one module per file, linked as one test binary (one link
 //! instead of one per file: each links the whole workspace, about 100 MB on disk).
 
-mod support;
 mod anywhere;
 mod api;
+mod api_servers;
 mod author;
 mod bundles;
 mod check;
@@ -20,6 +20,7 @@ mod leftovers;
 mod lsp;
 mod lsp_fuzz;
 mod record;
+mod record_api;
 mod record_clients;
 mod record_external;
 mod record_faults;
@@ -32,6 +33,7 @@ mod review;
 mod review_gate;
 mod run;
 mod secrets;
+mod support;
 mod targets;
 mod traces;
 mod vocabulary;

@@ -1,8 +1,8 @@
 //! The crate's integration tests, one module per file, linked as one test binary (one link
 //! instead of one per file: each links the whole workspace, about 100 MB on disk).
 
-mod support;
 mod app;
+mod support;
 mod switches;
 
 /// Cargo builds only this file (`autotests = false`), so a test file not declared above would

@@ -33,6 +33,10 @@ pub struct Recording {
     /// The base URL it was recorded against, informational: replay uses the configured one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_url: Option<String>,
+    /// SHA-256 (64 hex digits) of each pinned OpenAPI contract its `expectSchema` checks were
+    /// recorded against, by service: the recording is stale once one of them changes.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub api_contracts: std::collections::BTreeMap<String, String>,
 }
 
 /// One step of the scenario and the actions that perform or check it.
@@ -152,9 +156,31 @@ impl Recording {
             steps_digest: String::new(),
             recorded_at: None,
             base_url: None,
+            api_contracts: Default::default(),
         };
         recording.update_steps_digest();
         recording
+    }
+
+    /// The services whose responses an `expectSchema` check reads: those of the requests
+    /// before each check.
+    pub fn schema_checked_services(&self) -> std::collections::BTreeSet<String> {
+        let mut services = std::collections::BTreeSet::new();
+        let mut latest: std::collections::BTreeMap<Option<&String>, &String> = Default::default();
+        for action in self.steps.iter().flat_map(|step| &step.actions) {
+            match action {
+                Action::Request { service, session, .. } => {
+                    latest.insert(session.as_ref(), service);
+                }
+                Action::ExpectSchema { session, .. } => {
+                    if let Some(service) = latest.get(&session.as_ref()) {
+                        services.insert((*service).clone());
+                    }
+                }
+                _ => {}
+            }
+        }
+        services
     }
 
     /// Sets `stepsDigest` to the digest of the recording's own steps, after they were edited.

@@ -29,6 +29,10 @@ pub enum NotReplayable {
     Stale,
     #[error("needs recording: it has never been recorded")]
     Unrecorded,
+    /// An `@api` recording whose schema checks were recorded against another contract of
+    /// this service.
+    #[error("needs recording: the pinned contract of service `{0}` changed since it was recorded")]
+    ContractChanged(String),
     /// The committed recording does not validate, with the reason.
     #[error("the recording cannot be used: {0}")]
     Unreadable(String),

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use saffron_agent::Request;
-use saffron_agent::testing::{FakeServer, Wire};
+use saffron_agent::testing::{FakeServer, Reply, Wire};
 pub use saffron_benches::agent_script::*;
 
 /// A fake vendor server on the Anthropic wire that plays one plan, `ops` for the session named
@@ -84,6 +84,39 @@ pub fn every_file(root: &Path, files: &mut Vec<PathBuf>) {
             files.push(path);
         }
     }
+}
+
+/// Tool calls by scenario name, for a script that reads ids from what the tools answered.
+pub type CallPlans = std::collections::HashMap<String, Vec<(String, serde_json::Value)>>;
+
+/// Stands in a call's input for the last id a tool answered with (`"id": 3`).
+pub const LAST_ID: &str = "$LAST_ID";
+
+pub fn tool_call(tool: &str, input: serde_json::Value) -> (String, serde_json::Value) {
+    (tool.to_owned(), input)
+}
+
+/// A fake vendor server on the Anthropic wire that plays each scenario's calls, each
+/// [`LAST_ID`] in them replaced by the last id the tools answered with so far.
+pub fn scripted_reading_ids(runtime: &tokio::runtime::Runtime, plans: CallPlans, seen: Seen) -> FakeServer {
+    let pattern = regex::Regex::new(r#""id": (\d+)"#).expect("pattern");
+    runtime
+        .block_on(FakeServer::start(Wire::Anthropic, move |request: &Request| {
+            seen.push(request);
+            let task = request.messages.first().map(|message| message.text()).unwrap_or_default();
+            let scenario = task.lines().find_map(|line| line.strip_prefix("Scenario: ")).unwrap_or_default();
+            let Some(plan) = plans.get(scenario) else { return Reply::text("I have no plan for this scenario.") };
+            let index = request.answers_so_far();
+            let Some((tool, input)) = plan.get(index) else { return Reply::text("I am finished.") };
+            let last_id = tool_results(request)
+                .iter()
+                .rev()
+                .find_map(|(content, _)| Some(pattern.captures_iter(content).last()?[1].to_owned()))
+                .unwrap_or_default();
+            let input = input.to_string().replace(LAST_ID, &last_id);
+            Reply::call(&format!("call-{index}"), tool, serde_json::from_str(&input).expect("json"))
+        }))
+        .expect("fake server")
 }
 
 /// What went wrong in the agent's conversations, for a failing assertion's message.

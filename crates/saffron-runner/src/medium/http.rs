@@ -109,21 +109,36 @@ impl HttpMedium {
     pub(crate) fn new(services: Arc<Services>) -> HttpMedium {
         HttpMedium { services, contracts: Arc::default() }
     }
-}
 
-impl Medium for HttpMedium {
-    type Live = HttpLive;
+    /// An execution the recording agent drives: an error status is shown to the agent, which
+    /// decides whether the step names it, instead of failing the request.
+    pub(crate) fn open_for_recording(&self) -> HttpLive {
+        self.live(false)
+    }
 
-    async fn open(&self, _: &Execution, _: &RunOptions, _: TraceKind) -> Result<HttpLive, String> {
+    pub(crate) fn services(&self) -> &Services {
+        &self.services
+    }
+
+    fn live(&self, unexpected_errors_fail: bool) -> HttpLive {
         saffron_agent::install_crypto_provider();
-        Ok(HttpLive {
+        HttpLive {
             services: Arc::clone(&self.services),
             contracts: Arc::clone(&self.contracts),
             clients: BTreeMap::new(),
             latest: BTreeMap::new(),
             sent: Vec::new(),
             started: Instant::now(),
-        })
+            unexpected_errors_fail,
+        }
+    }
+}
+
+impl Medium for HttpMedium {
+    type Live = HttpLive;
+
+    async fn open(&self, _: &Execution, _: &RunOptions, _: TraceKind) -> Result<HttpLive, String> {
+        Ok(self.live(true))
     }
 
     async fn lost(&self) -> Option<String> {
@@ -142,6 +157,15 @@ pub(crate) struct HttpLive {
     latest: BTreeMap<String, usize>,
     sent: Vec<Sent>,
     started: Instant,
+    /// A response with an error status (4xx, 5xx) fails its request unless the recording
+    /// checks its status next (replay); off while the agent records.
+    unexpected_errors_fail: bool,
+}
+
+/// The latest response of a session, as the recording agent reads it.
+pub(crate) struct Response<'a> {
+    pub exchange: &'a Exchange,
+    pub json: Option<&'a Value>,
 }
 
 /// A request sent, with what the checks read of it.
@@ -208,6 +232,11 @@ impl HttpLive {
 
     fn latest(&self, session: Option<&String>) -> Option<&Sent> {
         self.sent.get(*self.latest.get(session.map_or("", String::as_str))?)
+    }
+
+    /// The latest response `session` got (the scenario's own client when `None`).
+    pub(crate) fn latest_response(&self, session: Option<&String>) -> Option<Response<'_>> {
+        self.latest(session).map(|sent| Response { exchange: &sent.exchange, json: sent.body.as_ref() })
     }
 
     /// The contract of `service`, read once in the run.
@@ -335,9 +364,15 @@ impl HttpLive {
                                 masker.add_as(value, &format!("{{captured:{name}}}"));
                             }
                         }
-                        match missing {
-                            Some(problem) => failed(FailureClass::Application, problem),
-                            None => passed(at.recorded, started, notes, kept),
+                        let status = exchange.status.unwrap_or_default();
+                        // An error answer says more than a field it lacks for that reason.
+                        if status >= 400 && self.unexpected_errors_fail && !status_checked_next(at) {
+                            failed(FailureClass::Application, unexpected_error(status, method, path))
+                        } else {
+                            match missing {
+                                Some(problem) => failed(FailureClass::Application, problem),
+                                None => passed(at.recorded, started, notes, kept),
+                            }
                         }
                     }
                     Err(problem) => failed(FailureClass::Application, problem),
@@ -479,9 +514,29 @@ impl Live for HttpLive {
     async fn close(self) {}
 }
 
+/// Whether the recording checks the status of the request at `at` before the next request
+/// (in this step or a later one: `When` sends, `Then` expects the 404): an error status is
+/// then the check's to judge.
+fn status_checked_next(at: &ActionAt<'_>) -> bool {
+    let Some(step) = at.steps.get(at.step) else { return false };
+    let later = at.steps.iter().skip(at.step + 1).flat_map(|step| step.actions.iter());
+    step.actions
+        .iter()
+        .skip(at.action + 1)
+        .chain(later)
+        .take_while(|action| !matches!(action, Action::Request { .. }))
+        .any(|action| matches!(action, Action::ExpectStatus { .. }))
+}
+
+/// Why a request whose answer is an error status failed.
+pub(crate) fn unexpected_error(status: u16, method: &str, path: &str) -> String {
+    let reason = reqwest::StatusCode::from_u16(status).ok().and_then(|code| code.canonical_reason()).unwrap_or("");
+    format!("{method} {path} was answered {status} {reason}, and no step expects that status").replace("  ", " ")
+}
+
 /// Whether the value kept as `name` is a credential, by its name or its pointer's last segment
 /// (`token`, `/auth/access_token`, `sessionId`, `apiKey`).
-fn is_credential(name: &str, extract: &[saffron_recording::http::Extract]) -> bool {
+pub(crate) fn is_credential(name: &str, extract: &[saffron_recording::http::Extract]) -> bool {
     const WORDS: [&str; 8] = ["token", "secret", "password", "session", "key", "auth", "jwt", "cookie"];
     let pointer = extract.iter().find(|kept| kept.name == name).map_or("", |kept| kept.pointer.as_str());
     let last = pointer.rsplit('/').next().unwrap_or_default();
@@ -583,7 +638,7 @@ pub(crate) async fn read_capped(mut response: reqwest::Response, max: usize) -> 
 }
 
 /// The path and query of `url`, for a failure's words.
-fn path_of(url: &str) -> String {
+pub(crate) fn path_of(url: &str) -> String {
     url::Url::parse(url).map_or_else(
         |_| url.to_owned(),
         |url| {

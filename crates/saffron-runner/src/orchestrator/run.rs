@@ -150,6 +150,7 @@ pub async fn run_with_progress(
     } else {
         None
     };
+    let executions = with_contracts_checked(executions, &options.services);
     let masker = crate::secrets::masker_for(&executions, options);
     // One HTTP medium for the run's `@api` executions: they share the contracts it reads.
     let http = &crate::medium::http::HttpMedium::new(Arc::clone(&options.services));
@@ -196,18 +197,6 @@ pub async fn run_with_progress(
         async move {
             let result = match &floor {
                 Some(fixture) if !fixture.passed() => Some(fixture_failed(&execution, &fixture.verdict)),
-                _ if execution.needs_recording && execution.api => Some(blocked(
-                    &execution,
-                    &format!(
-                        "{}, and the agent cannot record an @api scenario yet: write its recording by hand \
-                         (docs/api.md)",
-                        needs_recording(&execution)
-                    ),
-                )),
-                _ if execution.api => {
-                    let (result, _) = replay_api(http, &execution, &options, masker, &seeds).await;
-                    Some(with_fixture_floor(result, floor.as_ref()))
-                }
                 _ if execution.needs_recording => match &options.agent {
                     // Recorded after the replays, on the agent workers.
                     Ok(_) => None,
@@ -216,44 +205,49 @@ pub async fn run_with_progress(
                         &format!("{}, and no agent can record it: {why}", needs_recording(&execution)),
                     )),
                 },
+                _ if execution.api => {
+                    let (result, _) = replay_api(http, &execution, &options, masker, &seeds).await;
+                    Some(with_fixture_floor(result, floor.as_ref()))
+                }
                 _ => Some(with_fixture_floor(
                     replay_or_repair(browser, execution, options, masker, repairs).await,
                     floor.as_ref(),
                 )),
             };
-            (index, result, floor)
+            (index, result, floor, seeds)
         }
     });
     let mut finished = futures::stream::iter(runs).buffer_unordered(options.workers.max(1));
     let mut results: Vec<Option<ScenarioResult>> = vec![None; executions.len()];
-    let mut to_record: Vec<(usize, Option<ScenarioResult>)> = Vec::new();
-    while let Some((index, result, floor)) = finished.next().await {
+    let mut to_record: Vec<(usize, Option<ScenarioResult>, FixtureSeeds)> = Vec::new();
+    while let Some((index, result, floor, seeds)) = finished.next().await {
         match result {
             Some(result) => {
                 on_result(&result);
                 results[index] = Some(result);
             }
-            None => to_record.push((index, floor)),
+            None => to_record.push((index, floor, seeds)),
         }
     }
     drop(finished);
-    if let (Ok(driver), Some(browser)) = (&options.agent, &browser) {
-        to_record.sort_by_key(|(index, _)| *index);
+    if let Ok(driver) = &options.agent {
+        to_record.sort_by_key(|(index, ..)| *index);
         // An Outline's rows share one recording: the first row is recorded, the others replay it.
-        let mut groups: Vec<Vec<(usize, Option<ScenarioResult>)>> = Vec::new();
-        for (index, floor) in to_record {
+        let mut groups: Vec<Vec<(usize, Option<ScenarioResult>, FixtureSeeds)>> = Vec::new();
+        for (index, floor, seeds) in to_record {
             match groups
                 .iter_mut()
                 .find(|group| executions[group[0].0].recording_path == executions[index].recording_path)
             {
-                Some(group) => group.push((index, floor)),
-                None => groups.push(vec![(index, floor)]),
+                Some(group) => group.push((index, floor, seeds)),
+                None => groups.push(vec![(index, floor, seeds)]),
             }
         }
         let recordings = groups.into_iter().map(|group| {
             let executions = &executions;
             let masker = masker.clone();
-            async move { record_group(browser, executions, group, options, driver, masker).await }
+            let media = Media { browser: browser.as_ref(), http };
+            async move { record_group(media, executions, group, options, driver, masker).await }
         });
         let mut recorded = futures::stream::iter(recordings).buffer_unordered(options.agent_workers.max(1));
         while let Some(group) = recorded.next().await {
@@ -270,6 +264,28 @@ pub async fn run_with_progress(
         .into_iter()
         .zip(&executions)
         .map(|(result, execution)| result.unwrap_or_else(|| blocked(execution, "the worker running it crashed")))
+        .collect()
+}
+
+/// The executions with each `@api` recording whose pinned contract changed since it was
+/// recorded made stale: its schema checks hold for the old contract only.
+fn with_contracts_checked(executions: Vec<Execution>, services: &crate::medium::http::Services) -> Vec<Execution> {
+    executions
+        .into_iter()
+        .map(|execution| {
+            let changed = match (&execution.recording, &execution.pending_proposal) {
+                (Ok(recording), None) if execution.api => crate::record::api::changed_contract(services, recording),
+                _ => None,
+            };
+            match changed {
+                Some(service) => Execution {
+                    recording: Err(crate::plan::NotReplayable::ContractChanged(service)),
+                    needs_recording: true,
+                    ..execution
+                },
+                None => execution,
+            }
+        })
         .collect()
 }
 
@@ -312,30 +328,49 @@ async fn replay_api(
     (masked(replayed.outcome, &replayed.masker), left)
 }
 
+/// Where a run's scenarios are performed: the browser (when one was started) and the HTTP
+/// medium.
+#[derive(Clone, Copy)]
+struct Media<'a> {
+    browser: Option<&'a Browser>,
+    http: &'a crate::medium::http::HttpMedium,
+}
+
 /// Records the first execution of `group` (the rows of one scenario), then replays the others
 /// with the new recording; without a saved recording they share the first row's verdict.
 async fn record_group(
-    browser: &Browser,
+    media: Media<'_>,
     executions: &[Execution],
-    group: Vec<(usize, Option<ScenarioResult>)>,
+    group: Vec<(usize, Option<ScenarioResult>, FixtureSeeds)>,
     options: &RunOptions,
     driver: &Arc<dyn AgentDriver>,
     masker: Masker,
 ) -> Vec<(usize, ScenarioResult)> {
     let mut results = Vec::with_capacity(group.len());
     let mut rows = group.into_iter();
-    let Some((first, floor)) = rows.next() else { return results };
-    let (outcome, recording) =
-        crate::record::record(browser, &executions[first], options, driver, masker.clone()).await;
+    let Some((first, floor, seeds)) = rows.next() else { return results };
+    let execution = &executions[first];
+    let (outcome, recording) = match media.browser {
+        _ if execution.api => {
+            let masker = seeds.masker.clone().unwrap_or_else(|| masker.clone());
+            crate::record::api::record(media.http, execution, options, driver, masker, &seeds.captured).await
+        }
+        Some(browser) => crate::record::record(browser, execution, options, driver, masker.clone()).await,
+        None => (blocked(execution, "no browser was started to record it"), None),
+    };
     let first_name = executions[first].name.clone();
     let verdict = outcome.verdict.clone();
     results.push((first, with_fixture_floor(outcome, floor.as_ref())));
-    for (index, floor) in rows {
+    for (index, floor, seeds) in rows {
         let execution = executions[index].clone();
         let result = match &recording {
             Some(recording) => {
                 let execution = Execution { recording: Ok(recording.clone()), needs_recording: false, ..execution };
-                replay(Some(browser.clone()), execution, options.clone(), masker.clone()).await
+                if execution.api {
+                    replay_api(media.http, &execution, options, masker.clone(), &seeds).await.0
+                } else {
+                    replay(media.browser.cloned(), execution, options.clone(), masker.clone()).await
+                }
             }
             None => {
                 let verdict = match &verdict {

@@ -11,10 +11,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use saffron_agent::{BoxFuture, ToolGateway, ToolOutput, ToolSpec};
-use saffron_recording::{Action, Date, ElementState, Masker, ResponseMatcher, StepKind, StepSpec, TokenKind, tokenize};
+use saffron_recording::{Action, Date, ElementState, Masker, ResponseMatcher, StepSpec, TokenKind, tokenize};
 use serde_json::Value;
 
 use super::lease::{Refusal, Ticket, clock, handback_notice, overtaken_notice};
+use super::ledger::{Ledger, step_values};
 use super::page::{LivePage, PageError};
 use super::takeover::SharedLease;
 use super::tools::{self, AssertInput, CheckKind, StateInput};
@@ -70,10 +71,39 @@ pub struct Values {
     pub upload_files: Vec<String>,
 }
 
+impl Values {
+    /// The values an action is resolved with, `captured` the values kept from responses so far.
+    pub(crate) fn execution<'a>(&'a self, captured: &'a [(String, String)]) -> ExecutionValues<'a> {
+        ExecutionValues {
+            params: &self.params,
+            unique_seed: &self.unique_seed,
+            today: self.today,
+            env: self.env.clone(),
+            root: &self.root,
+            captured,
+        }
+    }
+
+    /// Only secrets the project declares may be used: an agent must not read the environment
+    /// into the application.
+    pub(crate) fn check_secrets(&self, action: &Action) -> Result<(), String> {
+        let json = serde_json::to_string(action).unwrap_or_default();
+        for token in tokenize(&json) {
+            if let TokenKind::Env(name) = token.kind
+                && !self.secret_names.iter().any(|known| known == name)
+            {
+                return Err(format!(
+                    "`{{env:{name}}}` is not a secret this project declares (in the scenario's steps or its .env)"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 pub struct Gateway<P: LivePage> {
     page: P,
-    steps: Vec<StepSpec>,
-    segment: Range<usize>,
+    ledger: Ledger,
     base_url: String,
     values: Arc<Values>,
     masker: Masker,
@@ -82,16 +112,7 @@ pub struct Gateway<P: LivePage> {
     shown: Masker,
     action_timeout: Duration,
     navigation_timeout: Duration,
-    current: Option<usize>,
     entries: Vec<Entry>,
-    verified: Vec<bool>,
-    /// Per Then step, the values its text and table hold (row values filled in); empty for
-    /// the other steps.
-    then_values: Vec<Vec<String>>,
-    /// Per step, those of its values no check of it holds yet: a Then step is verified once
-    /// each is in one of its checks.
-    unchecked: Vec<Vec<String>>,
-    refused_done: bool,
     finish: Option<Finish>,
     /// The target of the action being built is fragile.
     pending_fragile: bool,
@@ -126,35 +147,18 @@ impl<P: LivePage> Gateway<P> {
         action_timeout: Duration,
         navigation_timeout: Duration,
     ) -> Gateway<P> {
-        let verified = vec![false; steps.len()];
-        let then_values: Vec<Vec<String>> = steps
-            .iter()
-            .enumerate()
-            .map(|(index, step)| match step.kind {
-                StepKind::Outcome => {
-                    step_values(&step.text, values.tables.get(index).cloned().flatten(), &values.params)
-                }
-                _ => Vec::new(),
-            })
-            .collect();
-        let unchecked = then_values.clone();
+        let ledger = Ledger::new(steps, segment, &values);
         let shown = shown_masker(&masker, &values);
         Gateway {
             page,
-            steps,
-            segment,
+            ledger,
             base_url,
             values,
             masker,
             shown,
             action_timeout,
             navigation_timeout,
-            current: None,
             entries: Vec::new(),
-            verified,
-            then_values,
-            unchecked,
-            refused_done: false,
             finish: None,
             pending_fragile: false,
             announce_first: false,
@@ -233,10 +237,10 @@ impl<P: LivePage> Gateway<P> {
                 };
                 self.done(input.success, &input.narrative)
             }
-            _ if self.announce_first && self.current.is_none() => Err(format!(
+            _ if self.announce_first && self.ledger.current().is_none() => Err(format!(
                 "announce step {} with saffron_step before you act: until then you may only look \
                  (browser_snapshot, saffron_assert), and nothing is performed",
-                self.segment.start + 1
+                self.ledger.segment().start + 1
             )),
             _ => {
                 let action = self.action(name, input).await?;
@@ -246,68 +250,20 @@ impl<P: LivePage> Gateway<P> {
     }
 
     fn announce(&mut self, number: usize) -> Result<String, String> {
-        let index = number.wrapping_sub(1);
-        if !self.segment.contains(&index) {
-            return Err(format!(
-                "there is no step {number} to perform here: announce one of steps {} to {}",
-                self.segment.start + 1,
-                self.segment.end
-            ));
-        }
-        if self.current.is_some_and(|current| index < current) {
-            return Err(format!(
-                "step {number} comes before the step you announced last ({}): steps are performed in order",
-                self.current.map_or(0, |current| current + 1)
-            ));
-        }
-        self.current = Some(index);
+        let answer = self.ledger.announce(
+            number,
+            " It is a Then step: verify it with saffron_assert; do not change the page to make it pass.",
+        )?;
         self.page.begin_step();
-        let step = &self.steps[index];
-        let then = if step.kind == StepKind::Outcome {
-            " It is a Then step: verify it with saffron_assert; do not change the page to make it pass."
-        } else {
-            ""
-        };
-        Ok(format!("Step {number} announced: {}.{then}", step.text))
+        Ok(answer)
     }
 
     fn done(&mut self, success: bool, narrative: &str) -> Result<String, String> {
-        if !success {
-            self.finish = Some(Finish::Failure(self.masker.mask(narrative)));
-            return Ok("Recorded as a failure of the application.".into());
+        let (answer, finish) = self.ledger.done(success, narrative, &self.masker);
+        if finish.is_some() {
+            self.finish = finish;
         }
-        let missing: Vec<usize> = self
-            .segment
-            .clone()
-            .filter(|&index| self.steps[index].kind == StepKind::Outcome && !self.verified[index])
-            .collect();
-        if missing.is_empty() {
-            self.finish = Some(Finish::Success);
-            return Ok("Done.".into());
-        }
-        if !self.refused_done {
-            self.refused_done = true;
-            let list: Vec<String> = missing
-                .iter()
-                .map(|index| {
-                    let unchecked = &self.unchecked[*index];
-                    let values = if unchecked.is_empty() {
-                        String::new()
-                    } else {
-                        let quoted: Vec<String> = unchecked.iter().map(|value| format!("\"{value}\"")).collect();
-                        format!(" (no check holds {})", quoted.join(", "))
-                    };
-                    format!("{} \"{}\"{values}", index + 1, self.steps[*index].text)
-                })
-                .collect();
-            return Err(format!(
-                "not done: Then step(s) {} have no verified check. Announce each and verify it with saffron_assert, \
-                 or call saffron_done with success=false if the application does not do what it says.",
-                list.join(", ")
-            ));
-        }
-        self.finish = Some(Finish::Unverified(missing));
-        Ok("Ended, unverified: the scenario is not green.".into())
+        answer
     }
 
     /// The recording-format action of a browser tool call, tokens as the agent typed them.
@@ -519,8 +475,8 @@ impl<P: LivePage> Gateway<P> {
     /// The values the step being worked on names (row values filled in): a row the agent
     /// targets is found by them.
     fn current_step_values(&self) -> Vec<String> {
-        let Some(index) = self.current else { return Vec::new() };
-        let step = &self.steps[index];
+        let Some(index) = self.ledger.current() else { return Vec::new() };
+        let step = self.ledger.step(index);
         // An Outline value would end up in a pattern, which the row tokens leave alone: the
         // recording would then only serve this row.
         let params = &self.values.params;
@@ -557,33 +513,21 @@ impl<P: LivePage> Gateway<P> {
     /// Fills the tokens in, performs, records, answers with the new page.
     async fn run(&mut self, action: Action, is_check: bool) -> Result<String, String> {
         let fragile = std::mem::take(&mut self.pending_fragile);
-        self.check_secrets(&action)?;
-        let table = self.current.and_then(|index| self.values.tables.get(index).cloned().flatten());
-        let values = ExecutionValues {
-            params: &self.values.params,
-            unique_seed: &self.values.unique_seed,
-            today: self.values.today,
-            env: self.values.env.clone(),
-            root: &self.values.root,
-            captured: &[],
-        };
-        let (resolved, secrets) = resolve_action(&action, &values, table.as_ref())
+        self.values.check_secrets(&action)?;
+        let table = self.ledger.current().and_then(|index| self.values.tables.get(index).cloned().flatten());
+        let (resolved, secrets) = resolve_action(&action, &self.values.execution(&[]), table.as_ref())
             .map_err(|error| format!("cannot fill in the values of `{action}`: {error}"))?;
         self.masker.add_all(&secrets);
         self.shown.add_all(&secrets);
         // A Then step's check must be about the step: it holds one of the step's values.
-        let then_values: Vec<String> = match self.current {
+        let then_values: Vec<String> = match self.ledger.current() {
             Some(step) if is_check => {
-                let all = &self.then_values[step];
+                let all = self.ledger.then_values(step);
                 if !all.is_empty() && !all.iter().any(|value| check_holds(&resolved, value)) {
-                    let quoted: Vec<String> = all.iter().map(|value| format!("\"{value}\"")).collect();
                     return Err(format!(
-                        "this check is not about step {} \"{}\": it holds none of the step's values ({}), and a Then \
-                         step is verified by checks that do (an expected text, value, count, URL, pattern or response \
-                         that holds them), not by what is merely on the page; nothing was checked or recorded",
-                        step + 1,
-                        self.steps[step].text,
-                        quoted.join(", ")
+                        "{} (an expected text, value, count, URL, pattern or response that holds them), not by what \
+                         is merely on the page; nothing was checked or recorded",
+                        self.ledger.not_about(step)
                     ));
                 }
                 all.iter().filter(|value| check_holds(&resolved, value)).cloned().collect()
@@ -629,29 +573,26 @@ impl<P: LivePage> Gateway<P> {
                 Err(error) => return Err(self.page_error(error)),
             }
         }
-        if let Some(step) = self.current
+        if let Some(step) = self.ledger.current()
             && is_check
             && then_values.is_empty()
-            && !self.then_values[step].is_empty()
+            && !self.ledger.then_values(step).is_empty()
         {
             return Err(format!(
                 "this check holds whether or not the page shows the values of step {} \"{}\" (its pattern matches \
                  without them), so it says nothing about the step; nothing was recorded",
                 step + 1,
-                self.steps[step].text
+                self.ledger.step(step).text
             ));
         }
-        if let Some(step) = self.current
-            && is_check
-        {
-            self.unchecked[step].retain(|value| !then_values.contains(value));
-            self.verified[step] = self.unchecked[step].is_empty();
+        if is_check {
+            self.ledger.credit(&then_values);
         }
-        let fragile = fragile.then(|| match self.current {
+        let fragile = fragile.then(|| match self.ledger.current() {
             Some(step) => format!("step {} `{action}`", step + 1),
             None => format!("`{action}`"),
         });
-        let said = match self.current {
+        let said = match self.ledger.current() {
             Some(step) if is_check => format!("The check holds; recorded under step {}: {action}.", step + 1),
             Some(step) => format!("Performed and recorded under step {}: {action}.", step + 1),
             None if is_check => format!("The check holds; not recorded (no step announced yet): {action}."),
@@ -661,7 +602,7 @@ impl<P: LivePage> Gateway<P> {
         if self.overtaken() {
             return Err(overtaken_notice());
         }
-        self.entries.push(Entry { step: self.current, action, fragile });
+        self.entries.push(Entry { step: self.ledger.current(), action, fragile });
         let mut answer = said;
         for note in notes {
             answer.push_str(&format!("\nNote: {note}"));
@@ -729,22 +670,6 @@ impl<P: LivePage> Gateway<P> {
             (Some(lease), Some(ticket)) => !lease.admits(ticket),
             _ => false,
         }
-    }
-
-    /// Only secrets the project declares may be typed: an agent must not read the environment
-    /// into the page.
-    fn check_secrets(&self, action: &Action) -> Result<(), String> {
-        let json = serde_json::to_string(action).unwrap_or_default();
-        for token in tokenize(&json) {
-            if let TokenKind::Env(name) = token.kind
-                && !self.values.secret_names.iter().any(|known| known == name)
-            {
-                return Err(format!(
-                    "`{{env:{name}}}` is not a secret this project declares (in the scenario's steps or its .env)"
-                ));
-            }
-        }
-        Ok(())
     }
 }
 
@@ -827,24 +752,10 @@ fn without_patterns(check: &Action) -> Action {
     plain
 }
 
-/// The values of a step's text and table, each `<param>` as the row fills it in.
-fn step_values(text: &str, table: Option<Vec<Vec<String>>>, params: &[(String, String)]) -> Vec<String> {
-    saffron_index::repair_rules::step_values(text, table.as_deref())
-        .into_iter()
-        .map(|value| {
-            let name = value.strip_prefix('<').and_then(|rest| rest.strip_suffix('>'));
-            match name.and_then(|name| params.iter().find(|(param, _)| param == name)) {
-                Some((_, row_value)) => row_value.clone(),
-                None => value,
-            }
-        })
-        .collect()
-}
-
 /// The masker of what the model reads: the secrets, then every Outline value as `<name>` and
 /// every value of a step's two-column table as `<table:key>`, as the model was told them (values
 /// shorter than [`Masker::MIN_LEN`] stay: a `3` is in too many places).
-fn shown_masker(masker: &Masker, values: &Values) -> Masker {
+pub(crate) fn shown_masker(masker: &Masker, values: &Values) -> Masker {
     let mut shown = masker.clone();
     for (name, value) in &values.params {
         shown.add_as(value, &format!("<{name}>"));
@@ -898,7 +809,7 @@ fn replace_values(value: &mut Value, key: Option<&str>, params: &[(String, Strin
 mod tests {
     use std::sync::Mutex;
 
-    use saffron_recording::Target;
+    use saffron_recording::{StepKind, Target};
     use serde_json::json;
 
     use super::super::page::{PageView, RefTarget};

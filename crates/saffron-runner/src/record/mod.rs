@@ -10,10 +10,12 @@
 //! - [`page`]: the live page behind the gateway.
 //! - [`evidence`]: what is kept of attempts that were not saved.
 
+pub(crate) mod api;
 pub(crate) mod evidence;
 pub(crate) mod fixtures;
 pub(crate) mod gateway;
 pub(crate) mod lease;
+pub(crate) mod ledger;
 pub(crate) mod page;
 pub(crate) mod prompt;
 pub(crate) mod recorder;
@@ -33,7 +35,7 @@ use self::page::{ContextPage, LivePage};
 use self::recorder::StepSource;
 use crate::orchestrator::run::RunOptions;
 use crate::plan::Execution;
-use crate::resolve::{ExecutionValues, resolve_action};
+use crate::resolve::resolve_action;
 use crate::{AgentRun, ScenarioResult, Verdict};
 
 /// The blocked cause of a scenario that needs recording when no agent can record it: the
@@ -46,14 +48,14 @@ pub fn agent_unavailable(error: &AgentConfigError) -> String {
 const ATTEMPTS: usize = 2;
 
 /// What one attempt left behind.
-struct Attempt {
+pub(crate) struct Attempt {
     recording: Option<Recording>,
     conversation: Vec<Message>,
     proof: Option<ScenarioResult>,
 }
 
 /// The bookkeeping of one scenario's recording, for [`AgentRun`].
-struct Tally {
+pub(crate) struct Tally {
     usage: Usage,
     sessions: u32,
     fragile: Vec<String>,
@@ -69,7 +71,7 @@ pub(crate) async fn record(
     execution: &Execution,
     options: &RunOptions,
     driver: &Arc<dyn AgentDriver>,
-    masker: Masker,
+    mut masker: Masker,
 ) -> (ScenarioResult, Option<Recording>) {
     let started = Instant::now();
     // Steps other recordings already perform are replayed between the agent's segments; more
@@ -85,26 +87,54 @@ pub(crate) async fn record(
             .collect(),
         _ => vec![StepSource::Agent; execution.template_steps.len()],
     };
-    let (mut result, masker, saved) = record_with(browser, execution, options, driver, masker, &sources).await;
+    let values = Arc::new(values_for(execution, options, &mut masker, fixtures::fixture_files(&options.root)));
+    let seeded = sources.iter().filter(|source| matches!(source, StepSource::Given(_))).count();
+    let mut recorder = BrowserRecorder { browser, sources: &sources, values };
+    let (mut result, masker, saved) = record_with(&mut recorder, execution, options, driver, masker, seeded).await;
     result.duration_ms = started.elapsed().as_millis() as u64;
     (crate::orchestrator::run::masked(result, &masker), saved)
 }
 
-async fn record_with(
-    browser: &Browser,
+/// How a scenario is recorded on one medium: an attempt of the agent's, and the proof replay
+/// of what it recorded. The rest (the refine after a failed proof, saving, evidence, the
+/// verdict) is [`record_with`]'s, the same for every medium.
+pub(crate) trait Recorder {
+    /// One recording attempt: the recording, or the verdict that ends the scenario.
+    async fn attempt(
+        &mut self,
+        execution: &Execution,
+        options: &RunOptions,
+        driver: &Arc<dyn AgentDriver>,
+        masker: &mut Masker,
+        tally: &mut Tally,
+        refine: Option<String>,
+    ) -> Result<(Recording, Vec<Message>), Verdict>;
+
+    /// Replays `recording` at zero AI, as `saffron run` will.
+    async fn proof(
+        &mut self,
+        execution: &Execution,
+        options: &RunOptions,
+        recording: &Recording,
+        masker: Masker,
+        agent: crate::trace::AgentTrace,
+    ) -> ScenarioResult;
+}
+
+/// The values a recording's tokens are filled with; the secrets its steps name join `masker`.
+pub(crate) fn values_for(
     execution: &Execution,
     options: &RunOptions,
-    driver: &Arc<dyn AgentDriver>,
-    mut masker: Masker,
-    sources: &[StepSource],
-) -> (ScenarioResult, Masker, Option<Recording>) {
+    masker: &mut Masker,
+    upload_files: Vec<String>,
+) -> Values {
     let secret_names = secret_names(execution, options);
     for name in &secret_names {
         if let Some(value) = (options.env)(name) {
             masker.add(&Secret { name: name.clone(), value });
         }
     }
-    let values = Arc::new(Values {
+    Values {
         params: execution.params.clone(),
         unique_seed: new_unique_seed(),
         today: Date::today_utc(),
@@ -113,20 +143,53 @@ async fn record_with(
         secret_names,
         secret_origins: options.secret_guard_origins(),
         root: options.root.clone(),
-        upload_files: fixtures::fixture_files(&options.root),
-    });
-    let mut tally = Tally {
-        usage: Usage::default(),
-        sessions: 0,
-        fragile: Vec::new(),
-        seeded: sources.iter().filter(|source| matches!(source, StepSource::Given(_))).count(),
-    };
+        upload_files,
+    }
+}
+
+/// The verdict of a session that ended as `finish`, unless it ended in success.
+pub(crate) fn finish_verdict(finish: Option<Finish>, execution: &Execution) -> Result<(), Verdict> {
+    match finish {
+        Some(Finish::Success) => Ok(()),
+        Some(Finish::Failure(narrative)) => Err(Verdict::Red {
+            step: None,
+            step_text: None,
+            message: format!("the recording agent found the application failing: {narrative}"),
+        }),
+        Some(Finish::Unverified(steps)) => {
+            let list: Vec<String> = steps
+                .iter()
+                .map(|index| format!("{} \"{}\"", index + 1, execution.template_steps[*index].text))
+                .collect();
+            Err(Verdict::Red {
+                step: steps.first().map(|index| index + 1),
+                step_text: steps.first().map(|index| execution.template_steps[*index].text.clone()),
+                message: format!(
+                    "unverified: the agent ended without a verified check of Then step(s) {}; nothing was saved",
+                    list.join(", ")
+                ),
+            })
+        }
+        Some(Finish::BrowserLost(cause)) => Err(Verdict::Blocked { cause }),
+        None => Err(Verdict::Blocked { cause: "the recording agent ended without finishing".into() }),
+    }
+}
+
+/// Records with `recorder`: an attempt, its proof, one refine after a failed proof; saves what
+/// passed its proof and nothing else.
+pub(crate) async fn record_with(
+    recorder: &mut impl Recorder,
+    execution: &Execution,
+    options: &RunOptions,
+    driver: &Arc<dyn AgentDriver>,
+    mut masker: Masker,
+    seeded: usize,
+) -> (ScenarioResult, Masker, Option<Recording>) {
+    let mut tally = Tally { usage: Usage::default(), sessions: 0, fragile: Vec::new(), seeded };
     let mut attempts: Vec<Attempt> = Vec::new();
     let mut refine: Option<String> = None;
     for _ in 0..ATTEMPTS {
-        let attempt =
-            attempt(browser, execution, options, driver, &mut masker, sources, &values, &mut tally, refine.take())
-                .await;
+        let attempt = recorder.attempt(execution, options, driver, &mut masker, &mut tally, refine.take()).await;
         let (mut recording, conversation) = match attempt {
             Ok(done) => done,
             Err(verdict) => {
@@ -140,7 +203,7 @@ async fn record_with(
         // What is proven is what is saved: a recording without the secrets the page showed.
         masker.scrub_recording(&mut recording);
         let agent = crate::trace::agent_trace(driver.as_ref(), &conversation);
-        let proof = proof(browser, execution, options, &recording, masker.clone(), agent).await;
+        let proof = recorder.proof(execution, options, &recording, masker.clone(), agent).await;
         match &proof.verdict {
             Verdict::Green => {
                 let path = options.root.join(&execution.recording_path);
@@ -248,6 +311,38 @@ pub(crate) fn secret_names(execution: &Execution, options: &RunOptions) -> Vec<S
     names
 }
 
+/// Recording in the browser: each attempt in a new live context.
+struct BrowserRecorder<'a> {
+    browser: &'a Browser,
+    sources: &'a [StepSource],
+    values: Arc<Values>,
+}
+
+impl Recorder for BrowserRecorder<'_> {
+    async fn attempt(
+        &mut self,
+        execution: &Execution,
+        options: &RunOptions,
+        driver: &Arc<dyn AgentDriver>,
+        masker: &mut Masker,
+        tally: &mut Tally,
+        refine: Option<String>,
+    ) -> Result<(Recording, Vec<Message>), Verdict> {
+        attempt(self.browser, execution, options, driver, masker, self.sources, &self.values, tally, refine).await
+    }
+
+    async fn proof(
+        &mut self,
+        execution: &Execution,
+        options: &RunOptions,
+        recording: &Recording,
+        masker: Masker,
+        agent: crate::trace::AgentTrace,
+    ) -> ScenarioResult {
+        proof(self.browser, execution, options, recording, masker, agent).await
+    }
+}
+
 /// One recording attempt in a new live context: each agent segment in its own session, the
 /// given steps replayed between them. The recording, or the verdict that ends the scenario.
 #[allow(clippy::too_many_arguments)]
@@ -320,31 +415,8 @@ async fn attempt(
         if let Some(cause) = report.outcome.cause() {
             break Err(Verdict::Blocked { cause: format!("the recording agent: {cause}") });
         }
-        match finish {
-            Some(Finish::Success) => {}
-            Some(Finish::Failure(narrative)) => {
-                break Err(Verdict::Red {
-                    step: None,
-                    step_text: None,
-                    message: format!("the recording agent found the application failing: {narrative}"),
-                });
-            }
-            Some(Finish::Unverified(steps)) => {
-                let list: Vec<String> = steps
-                    .iter()
-                    .map(|index| format!("{} \"{}\"", index + 1, execution.template_steps[*index].text))
-                    .collect();
-                break Err(Verdict::Red {
-                    step: steps.first().map(|index| index + 1),
-                    step_text: steps.first().map(|index| execution.template_steps[*index].text.clone()),
-                    message: format!(
-                        "unverified: the agent ended without a verified check of Then step(s) {}; nothing was saved",
-                        list.join(", ")
-                    ),
-                });
-            }
-            Some(Finish::BrowserLost(cause)) => break Err(Verdict::Blocked { cause }),
-            None => break Err(Verdict::Blocked { cause: "the recording agent ended without finishing".into() }),
+        if let Err(verdict) = finish_verdict(finish, execution) {
+            break Err(verdict);
         }
         position = segment.end;
     };
@@ -382,14 +454,7 @@ async fn replay_given(
     values: &Values,
     lease: Option<&takeover::SharedLease>,
 ) -> Result<(), Verdict> {
-    let execution_values = ExecutionValues {
-        params: &values.params,
-        unique_seed: &values.unique_seed,
-        today: values.today,
-        env: values.env.clone(),
-        root: &options.root,
-        captured: &[],
-    };
+    let execution_values = values.execution(&[]);
     for index in range {
         let StepSource::Given(actions) = &sources[index] else { continue };
         page.begin_step();
@@ -479,6 +544,24 @@ async fn session(
     (report, gateway)
 }
 
+/// The execution that proves `recording`, once the `before_proof` hooks ran (the blocked
+/// result when one failed).
+pub(crate) async fn proof_of(
+    execution: &Execution,
+    options: &RunOptions,
+    recording: &Recording,
+) -> Result<Execution, Box<ScenarioResult>> {
+    if let Err(cause) = crate::orchestrator::run::before_proof(options).await {
+        let verdict = Verdict::Blocked { cause: cause.to_string() };
+        return Err(Box::new(crate::orchestrator::run::result(execution, verdict, Instant::now())));
+    }
+    let mut proof = execution.clone();
+    proof.recording = Ok(recording.clone());
+    proof.pending_proposal = None;
+    proof.needs_recording = false;
+    Ok(proof)
+}
+
 /// Replays `recording` at zero AI in a fresh context, as `saffron run` will, after the
 /// `before_proof` hooks.
 async fn proof(
@@ -489,17 +572,10 @@ async fn proof(
     masker: Masker,
     agent: crate::trace::AgentTrace,
 ) -> ScenarioResult {
-    if let Err(cause) = crate::orchestrator::run::before_proof(options).await {
-        return crate::orchestrator::run::result(
-            execution,
-            Verdict::Blocked { cause: cause.to_string() },
-            Instant::now(),
-        );
-    }
-    let mut proof = execution.clone();
-    proof.recording = Ok(recording.clone());
-    proof.pending_proposal = None;
-    proof.needs_recording = false;
+    let proof = match proof_of(execution, options, recording).await {
+        Ok(proof) => proof,
+        Err(blocked) => return *blocked,
+    };
     let mode = crate::orchestrator::run::ReplayMode { trace: crate::trace::TraceKind::Recording, ..Default::default() };
     let mut proven =
         crate::orchestrator::run::replay_live(Some(browser.clone()), proof, options.clone(), masker, mode).await;

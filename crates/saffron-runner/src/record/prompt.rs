@@ -45,14 +45,7 @@ pub fn task(task: &Task<'_>) -> String {
              it replays; choose steadier elements or add a wait where the page was not ready."
         );
     }
-    if !task.params.is_empty() {
-        let names: Vec<String> = task.params.iter().map(|name| format!("<{name}>")).collect();
-        let _ = writeln!(text, "Outline values (type them as written): {}", names.join(", "));
-    }
-    if !task.secret_names.is_empty() {
-        let names: Vec<String> = task.secret_names.iter().map(|name| format!("{{env:{name}}}")).collect();
-        let _ = writeln!(text, "Secrets you may type (as written): {}", names.join(", "));
-    }
+    write_values(&mut text, &task.params, task.secret_names, "type");
     if !task.upload_files.is_empty() {
         let _ = writeln!(text, "Files you may upload (as written): {}", task.upload_files.join(", "));
     }
@@ -67,6 +60,19 @@ pub fn task(task: &Task<'_>) -> String {
         task.snapshot
     );
     text
+}
+
+/// The Outline's columns and the secrets the agent may use, as it writes them (`verb`: type,
+/// send).
+pub fn write_values(text: &mut String, params: &[&str], secret_names: &[String], verb: &str) {
+    if !params.is_empty() {
+        let names: Vec<String> = params.iter().map(|name| format!("<{name}>")).collect();
+        let _ = writeln!(text, "Outline values ({verb} them as written): {}", names.join(", "));
+    }
+    if !secret_names.is_empty() {
+        let names: Vec<String> = secret_names.iter().map(|name| format!("{{env:{name}}}")).collect();
+        let _ = writeln!(text, "Secrets you may {verb} (as written): {}", names.join(", "));
+    }
 }
 
 /// The numbered steps with their tables and doc strings, each step followed by `mark(index)`.

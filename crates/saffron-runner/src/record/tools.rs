@@ -317,7 +317,7 @@ pub fn specs() -> Vec<ToolSpec> {
     ]
 }
 
-fn spec<T: JsonSchema>(name: &str, description: &str) -> ToolSpec {
+pub(crate) fn spec<T: JsonSchema>(name: &str, description: &str) -> ToolSpec {
     let settings = schemars::generate::SchemaSettings::draft07().with(|settings| settings.inline_subschemas = true);
     let mut schema = settings.into_generator().into_root_schema_for::<T>().to_value();
     if let Some(object) = schema.as_object_mut() {

@@ -1,0 +1,351 @@
+//! The agent records `@api` scenarios through the real binary, on the demo shop's JSON API, with
+//! a scripted model on the fake Anthropic wire that reads what each tool answers (the id of the
+//! order it made) and uses it: the recording is proved and saved, replays at zero model
+//! requests and starts no browser. Adversarial scripts prove each guard: a browser tool, an
+//! undeclared secret, an id copied by hand, a status the step does not name, a check that does
+//! not hold or is not about its step, a pattern that holds anything, and a server error the
+//! agent tries to pass off as the expected answer.
+
+use crate::support;
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use saffron_agent::testing::FakeServer;
+use saffron_demo::{DemoConfig, DemoServer, Fault};
+use serde_json::{Value, json};
+use support::agent::{
+    CallPlans, LAST_ID, Seen, errors_told, every_file, runtime, scripted_reading_ids, text, tool_call,
+};
+
+const FEATURE: &str = "\
+@api
+Feature: Orders through the API
+
+  Scenario: An order made through the API reads back
+    Given the API client has signed in as the demo user
+    When the API client orders 2 \"Tea\" for \"Lin\"
+    Then the API answers that the order was made for 900 cents
+    And the order read back through the API holds 2 \"Tea\"
+
+  Scenario: An order that does not exist is not found
+    Given the API client has signed in as the demo user
+    When the API client reads the order \"999999\"
+    Then the API answers 404 Not Found
+";
+
+const MADE: &str = "An order made through the API reads back";
+const NOT_FOUND: &str = "An order that does not exist is not found";
+
+const ORDER_ID: &str = LAST_ID;
+
+type Plans = CallPlans;
+
+fn call(tool: &str, input: Value) -> (String, Value) {
+    tool_call(tool, input)
+}
+
+fn step(number: usize) -> (String, Value) {
+    call("saffron_step", json!({ "step": number }))
+}
+
+fn sign_in() -> Vec<(String, Value)> {
+    vec![
+        step(1),
+        call(
+            "saffron_request",
+            json!({ "method": "POST", "path": "/api/session",
+                    "body": { "email": "demo@saffron.test", "password": "{env:DEMO_PASSWORD}" } }),
+        ),
+    ]
+}
+
+fn order_tea() -> (String, Value) {
+    call(
+        "saffron_request",
+        json!({ "method": "POST", "path": "/api/orders", "body": { "customer": "Lin", "quantity": 2, "product": "Tea" } }),
+    )
+}
+
+fn field(pointer: &str, value: Value) -> (String, Value) {
+    call("saffron_assert", json!({ "check": "field", "pointer": pointer, "value": value }))
+}
+
+fn done(success: bool) -> (String, Value) {
+    call("saffron_done", json!({ "success": success, "narrative": "as the steps say" }))
+}
+
+struct Project {
+    root: PathBuf,
+    password: String,
+}
+
+impl Project {
+    fn new(name: &str, server: &FakeServer, password: &str) -> Project {
+        let root = std::env::temp_dir().join(format!("saffron-record-api-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("features")).expect("mkdir");
+        std::fs::write(root.join("features/orders_api.feature"), FEATURE).expect("feature");
+        std::fs::write(root.join(".env"), format!("DEMO_PASSWORD={password}\n")).expect(".env");
+        // The demo's pinned contract, as the example project has it.
+        let repository = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        std::fs::create_dir_all(root.join("contracts")).expect("mkdir");
+        std::fs::copy(repository.join("contracts/app.openapi.json"), root.join("contracts/app.openapi.json"))
+            .expect("the contract");
+        // No browser is needed: a path Chromium cannot be at proves none is started.
+        let config = format!(
+            "[browser]\npath = \"no-such-chromium\"\n[agent]\nprovider = \"anthropic\"\nmodel = \"fake-model\"\n\
+             base_url = \"{}\"\napi_key_env = \"\"\n",
+            server.base_url()
+        );
+        std::fs::write(root.join("saffron.toml"), config).expect("config");
+        Project { root, password: password.to_owned() }
+    }
+
+    fn run(&self, base_url: &str) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_saffron"))
+            .args(["run", "--base-url", base_url])
+            .current_dir(&self.root)
+            .env_remove("DEMO_PASSWORD")
+            .output()
+            .expect("saffron runs")
+    }
+
+    /// Runs the first scenario only.
+    fn run_made(&self, base_url: &str) -> Output {
+        let line = FEATURE.lines().position(|line| line.contains(MADE)).expect("the scenario") + 1;
+        Command::new(env!("CARGO_BIN_EXE_saffron"))
+            .args(["run", "--base-url", base_url, &format!("features/orders_api.feature:{line}")])
+            .current_dir(&self.root)
+            .env_remove("DEMO_PASSWORD")
+            .output()
+            .expect("saffron runs")
+    }
+
+    fn recording(&self, scenario: &str) -> Option<Value> {
+        let path = self
+            .root
+            .join(".saffron/cache")
+            .join(saffron_recording::feature_slug("features/orders_api.feature"))
+            .join(format!("{}.json", saffron_recording::scenario_slug(scenario)));
+        let text = std::fs::read_to_string(path).ok()?;
+        Some(serde_json::from_str(&text).expect("recording json"))
+    }
+
+    /// No file the run wrote holds the password.
+    fn assert_password_nowhere(&self) {
+        let mut files = Vec::new();
+        every_file(&self.root.join(".saffron"), &mut files);
+        for file in files {
+            let content = String::from_utf8_lossy(&std::fs::read(&file).expect("read")).into_owned();
+            assert!(!content.contains(&self.password), "{} holds the password", file.display());
+        }
+    }
+}
+
+impl Drop for Project {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+fn demo(faults: &[Fault]) -> (tokio::runtime::Runtime, DemoServer, String) {
+    let runtime = runtime();
+    let config = DemoConfig { faults: faults.iter().copied().collect(), ..DemoConfig::default() };
+    let password = config.password.clone();
+    let demo = runtime.block_on(DemoServer::start(config)).expect("demo");
+    (runtime, demo, password)
+}
+
+/// The actions of step `number` (from 1).
+fn actions(recording: &Value, number: usize) -> &Vec<Value> {
+    recording["steps"][number - 1]["actions"].as_array().expect("actions")
+}
+
+fn made_plan() -> Vec<(String, Value)> {
+    let mut plan = sign_in();
+    plan.extend([
+        step(2),
+        order_tea(),
+        call("saffron_assert", json!({ "check": "schema" })),
+        call("saffron_extract", json!({ "name": "order", "pointer": "/id" })),
+        step(3),
+        field("/total_cents", json!(900)),
+        step(4),
+        // The id as the response gave it: Saffron writes it back as the value it kept.
+        call("saffron_request", json!({ "method": "GET", "path": format!("/api/orders/{ORDER_ID}") })),
+        field("/lines/0/quantity", json!(2)),
+        field("/lines/0/product", json!("Tea")),
+        done(true),
+    ]);
+    plan
+}
+
+fn not_found_plan() -> Vec<(String, Value)> {
+    let mut plan = sign_in();
+    plan.extend([
+        step(2),
+        call("saffron_request", json!({ "method": "GET", "path": "/api/orders/999999" })),
+        step(3),
+        call("saffron_assert", json!({ "check": "status", "status": "404" })),
+        done(true),
+    ]);
+    plan
+}
+
+#[test]
+fn the_agent_records_api_scenarios_that_replay_at_zero_requests_with_no_browser() {
+    let (runtime, demo, password) = demo(&[]);
+    let seen = Seen::default();
+    let plans: Plans = [(MADE.to_owned(), made_plan()), (NOT_FOUND.to_owned(), not_found_plan())].into();
+    let server = scripted_reading_ids(&runtime, plans, seen.clone());
+    let project = Project::new("green", &server, &password);
+    let output = project.run(&demo.url());
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{said}\n{}", errors_told(&seen));
+    assert!(said.contains("2 scenario(s): 2 green"), "{said}");
+
+    let made = project.recording(MADE).expect("the recording was saved");
+    // The sign-in sends the secret's token; the order's quantity is a number, as sent.
+    assert_eq!(actions(&made, 1)[0]["body"]["password"], "{env:DEMO_PASSWORD}");
+    assert_eq!(actions(&made, 2)[0]["body"]["quantity"], 2);
+    assert_eq!(actions(&made, 2)[0]["extract"], json!([{ "name": "order", "pointer": "/id" }]));
+    // The id the agent copied is recorded as the value it kept, never as this run's number.
+    assert_eq!(actions(&made, 4)[0]["path"], "/api/orders/{captured:order}");
+    assert_eq!(actions(&made, 3), &vec![json!({ "type": "expectField", "pointer": "/total_cents", "value": 900 })]);
+    let not_found = project.recording(NOT_FOUND).expect("saved");
+    assert_eq!(actions(&not_found, 3), &vec![json!({ "type": "expectStatus", "status": "404" })]);
+    // The model never read the password: every request to it is masked.
+    for request in seen.all() {
+        assert!(!format!("{:?}", request.messages).contains(&password), "the model read the password");
+    }
+    project.assert_password_nowhere();
+
+    // Replay: green with no model request, and still no browser.
+    let before = seen.all().len();
+    let output = project.run(&demo.url());
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{said}");
+    assert!(said.contains("2 scenario(s): 2 green"), "{said}");
+    assert_eq!(seen.all().len(), before, "a replay asks the model nothing");
+
+    // The schema check was recorded against the pinned contract, whose digest the recording
+    // carries: a contract pinned again and different makes the unchanged scenario stale.
+    let contract = project.root.join("contracts/app.openapi.json");
+    let bytes = std::fs::read(&contract).expect("contract");
+    assert_eq!(actions(&made, 2)[1], json!({ "type": "expectSchema" }));
+    assert_eq!(made["apiContracts"]["app"], sha256(&bytes));
+    let changed = String::from_utf8(bytes).expect("utf-8").replacen('{', "{\"x-note\": \"pinned again\", ", 1);
+    std::fs::write(&contract, &changed).expect("contract");
+    let config = std::fs::read_to_string(project.root.join("saffron.toml")).expect("config");
+    std::fs::write(project.root.join("saffron.toml"), "[browser]\npath = \"no-such-chromium\"\n").expect("config");
+    let said = text(&project.run(&demo.url()));
+    assert!(
+        said.contains("needs recording: the pinned contract of service `app` changed since it was recorded"),
+        "{said}"
+    );
+    assert!(said.contains("1 green") && said.contains("1 blocked"), "the 404 scenario has no schema check: {said}");
+    std::fs::write(project.root.join("saffron.toml"), config).expect("config");
+    let output = project.run(&demo.url());
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(0), "recorded again: {said}");
+    assert!(seen.all().len() > before, "the agent recorded it again");
+    let made = project.recording(MADE).expect("saved");
+    assert_eq!(made["apiContracts"]["app"], sha256(changed.as_bytes()));
+    let _ = runtime.block_on(demo.shutdown());
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    saffron_runner::contract::digest(bytes)
+}
+
+#[test]
+fn an_agent_that_cheats_is_refused_at_each_guard_and_the_recording_holds_none_of_it() {
+    let (runtime, demo, password) = demo(&[]);
+    let seen = Seen::default();
+    let read = || call("saffron_request", json!({ "method": "GET", "path": format!("/api/orders/{ORDER_ID}") }));
+    let mut plan = vec![
+        call("browser_click", json!({ "ref": "e1" })),
+        step(1),
+        call(
+            "saffron_request",
+            json!({ "method": "POST", "path": "/api/session", "headers": { "X-Home": "{env:HOME}" },
+                    "body": { "email": "demo@saffron.test", "password": "{env:DEMO_PASSWORD}" } }),
+        ),
+    ];
+    plan.extend(sign_in().into_iter().skip(1));
+    plan.extend([
+        step(2),
+        order_tea(),
+        step(3),
+        call("saffron_assert", json!({ "check": "status", "status": "201" })),
+        field("/customer", json!("Lin")),
+        field("/total_cents", json!("900")),
+        call("saffron_assert", json!({ "check": "field", "pointer": "/total_cents", "pattern": "900|.*" })),
+        field("/total_cents", json!(900)),
+        step(4),
+        // The order's id copied by hand, before it was kept: refused, nothing sent.
+        read(),
+        call("saffron_extract", json!({ "name": "order", "pointer": "/id" })),
+        read(),
+        field("/lines/0/quantity", json!(2)),
+        field("/lines/0/product", json!("Tea")),
+        done(true),
+    ]);
+    let plans: Plans = [(MADE.to_owned(), plan)].into();
+    let server = scripted_reading_ids(&runtime, plans, seen.clone());
+    let project = Project::new("cheats", &server, &password);
+    let output = project.run_made(&demo.url());
+    let said = text(&output);
+    let told = errors_told(&seen);
+    assert_eq!(output.status.code(), Some(0), "{said}\n{told}");
+    for refusal in [
+        "there is no tool `browser_click` in an @api scenario",
+        "`{env:HOME}` is not a secret this project declares",
+        "does not name status 201",
+        "this check is not about step 3",
+        "the check does not hold, so it is not recorded: field /total_cents is 900, expected \"900\"",
+        "this pattern matches whether or not the field holds the values of step 3",
+        "is the /id of the response to request 2 (POST /api/orders)",
+    ] {
+        assert!(told.contains(refusal), "refused with {refusal:?}:\n{told}");
+    }
+    let recording = serde_json::to_string(&project.recording(MADE).expect("saved")).expect("json");
+    for absent in ["HOME", "\"900\"", "\"201\"", "/customer", "900|", "browser"] {
+        assert!(!recording.contains(absent), "the recording holds {absent}: {recording}");
+    }
+    assert!(recording.contains("/api/orders/{captured:order}"), "{recording}");
+    project.assert_password_nowhere();
+    let _ = runtime.block_on(demo.shutdown());
+}
+
+#[test]
+fn a_server_error_cannot_be_recorded_as_the_expected_answer_and_ends_red() {
+    let (runtime, demo, password) = demo(&[Fault::ServerError]);
+    let seen = Seen::default();
+    let mut plan = sign_in();
+    plan.extend([
+        step(2),
+        order_tea(),
+        step(3),
+        call("saffron_assert", json!({ "check": "status", "status": "500" })),
+        call("saffron_assert", json!({ "check": "status", "status": "5xx" })),
+        done(true),
+        done(true),
+        call("saffron_done", json!({ "success": false, "narrative": "the order was answered 500" })),
+    ]);
+    let plans: Plans = [(MADE.to_owned(), plan)].into();
+    let server = scripted_reading_ids(&runtime, plans, seen.clone());
+    let project = Project::new("server-error", &server, &password);
+    let output = project.run_made(&demo.url());
+    let said = text(&output);
+    let told = errors_told(&seen);
+    assert_eq!(output.status.code(), Some(1), "{said}\n{told}");
+    assert!(said.contains("1 red"), "{said}");
+    assert!(said.contains("the recording agent found the application failing: the order was answered 500"), "{said}");
+    assert!(told.contains("does not name status 500"), "{told}");
+    assert!(told.contains("does not name status 5xx"), "{told}");
+    assert!(told.contains("not done: request 2 (POST /api/orders) was answered 500"), "{told}");
+    assert!(project.recording(MADE).is_none(), "nothing is saved");
+    let _ = runtime.block_on(demo.shutdown());
+}

@@ -1,0 +1,720 @@
+//! The `@api` recording gateway: the agent's requests and checks, performed on the HTTP
+//! medium and recorded as performed, tokens kept.
+//!
+//! Three guards keep a recording honest:
+//! - a check is run on the latest response first, and one that does not hold is refused;
+//! - a value the agent kept from a response is written back as `{captured:name}` wherever it
+//!   reuses it, and an id it copies without keeping it is refused: a recording never holds the
+//!   id its recording run happened to get;
+//! - a status is expected only where the step names it, and an error status that no step names
+//!   stops `saffron_done` from claiming success: the agent cannot make a failure the expected
+//!   answer.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use saffron_agent::{BoxFuture, ToolGateway, ToolOutput, ToolSpec};
+use saffron_recording::http::{Extract, Header, JsonTemplate};
+use saffron_recording::{Action, Masker};
+use serde_json::Value;
+
+use super::tools::{self as api_tools, ApiAssertInput, ApiCheck, ExtractInput, RequestInput};
+use crate::medium::http::{APP_SERVICE, HttpLive, is_credential, path_of};
+use crate::medium::{ActionAt, Live, Outcome};
+use crate::orchestrator::run::RunOptions;
+use crate::plan::Execution;
+use crate::record::gateway::{Entry, Finish, Values, shown_masker, with_row_tokens};
+use crate::record::ledger::Ledger;
+use crate::record::tools::{self, DoneInput, StepInput};
+use crate::resolve::resolve_action;
+
+/// The most of a response body the agent reads (it is told when there is more).
+const SHOWN_BODY: usize = 6000;
+
+/// One request the agent sent and Saffron recorded.
+struct Sent {
+    /// Its entry (the recorded request).
+    entry: usize,
+    session: Option<String>,
+    /// 1-based, in the order sent: how the agent is told of it.
+    number: usize,
+    line: String,
+    status: u16,
+    /// An error status some check of its step expects.
+    status_checked: bool,
+    /// It carried a secret: what it answers is a credential.
+    carried_secret: bool,
+    /// The id-like fields of its response (pointer, value as text).
+    ids: Vec<(String, String)>,
+}
+
+pub(crate) struct ApiGateway {
+    live: HttpLive,
+    execution: Execution,
+    options: RunOptions,
+    ledger: Ledger,
+    values: Arc<Values>,
+    masker: Masker,
+    shown: Masker,
+    /// Values kept so far, the Fixture's first: (name, value).
+    captured: Vec<(String, String)>,
+    entries: Vec<Entry>,
+    sent: Vec<Sent>,
+    finish: Option<Finish>,
+}
+
+impl ApiGateway {
+    pub(crate) fn new(
+        live: HttpLive,
+        execution: &Execution,
+        options: &RunOptions,
+        values: Arc<Values>,
+        masker: Masker,
+        seeds: &[(String, String)],
+    ) -> ApiGateway {
+        let segment = 0..execution.template_steps.len();
+        let shown = shown_masker(&masker, &values);
+        ApiGateway {
+            live,
+            ledger: Ledger::new(execution.template_steps.clone(), segment, &values),
+            execution: execution.clone(),
+            options: options.clone(),
+            values,
+            masker,
+            shown,
+            captured: seeds.to_vec(),
+            entries: Vec::new(),
+            sent: Vec::new(),
+            finish: None,
+        }
+    }
+
+    pub(crate) fn finish(&self) -> Option<&Finish> {
+        self.finish.as_ref()
+    }
+
+    pub(crate) fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    pub(crate) fn masker(&self) -> &Masker {
+        &self.masker
+    }
+
+    async fn call_inner(&mut self, name: &str, input: &Value) -> Result<String, String> {
+        match name {
+            tools::STEP => {
+                let input: StepInput = tools::parse(name, input)?;
+                self.ledger.announce(
+                    input.step,
+                    " It is a Then step: verify it with saffron_assert on the response; do not send a request to \
+                     make it pass.",
+                )
+            }
+            api_tools::REQUEST => {
+                let input: RequestInput = tools::parse(name, input)?;
+                self.request(input).await
+            }
+            api_tools::EXTRACT => {
+                let input: ExtractInput = tools::parse(name, input)?;
+                self.extract(input)
+            }
+            tools::ASSERT => {
+                let input: ApiAssertInput = tools::parse(name, input)?;
+                self.assert(input).await
+            }
+            tools::DONE => {
+                let input: DoneInput = tools::parse(name, input)?;
+                self.done(input.success, &input.narrative)
+            }
+            other => {
+                let names: Vec<String> = api_tools::specs().into_iter().map(|spec| spec.name).collect();
+                Err(format!(
+                    "there is no tool `{other}` in an @api scenario (it has no browser); the tools are: {}",
+                    names.join(", ")
+                ))
+            }
+        }
+    }
+
+    async fn request(&mut self, input: RequestInput) -> Result<String, String> {
+        let service = match input.service {
+            Some(service) => service,
+            None => self.default_service(),
+        };
+        let method = input.method.to_ascii_uppercase();
+        if !matches!(method.as_str(), "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS") {
+            return Err(format!(
+                "{method} is not a method a request may use (GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS)"
+            ));
+        }
+        let mut path = input.path;
+        let mut headers: Vec<Header> = input.headers.into_iter().map(|(name, value)| Header { name, value }).collect();
+        let mut body = input.body;
+        // Values kept from responses are written back as their names, before anything is checked.
+        path = self.path_with_captured(&path);
+        for header in &mut headers {
+            header.value = self.text_with_captured(&header.value);
+        }
+        if let Some(body) = &mut body {
+            self.json_with_captured(body, None);
+        }
+        self.refuse_copied_ids(&path, body.as_ref())?;
+        let action = Action::Request {
+            service,
+            method,
+            path,
+            session: input.session.clone(),
+            headers,
+            body: body.map(JsonTemplate),
+            extract: Vec::new(),
+            idempotent: input.idempotent,
+            timeout_ms: None,
+        };
+        self.values.check_secrets(&action)?;
+        let (resolved, secrets) = self.resolve(&action)?;
+        self.masker.add_all(&secrets);
+        let outcome = self.perform(&action, &resolved, &secrets).await;
+        if let Outcome::Failed(failure) = outcome {
+            return Err(format!("{}; nothing was recorded", failure.reason));
+        }
+        let Some(response) = self.live.latest_response(input.session.as_ref()) else {
+            return Err("the request got no response; nothing was recorded".into());
+        };
+        let status = response.exchange.status.unwrap_or_default();
+        let mut ids = Vec::new();
+        if let Some(json) = response.json {
+            id_fields(json, "", None, &mut ids);
+        }
+        let shown_response = describe(
+            response.exchange.status,
+            &response.exchange.response_headers,
+            response.exchange.response_body.as_deref(),
+        );
+        let line = format!("{} {}", response.exchange.method, path_of(&response.exchange.url));
+        let recorded = with_row_tokens(action, &self.values.params);
+        let step = self.ledger.current();
+        self.entries.push(Entry { step, action: recorded.clone(), fragile: None });
+        let number = self.sent.len() + 1;
+        self.sent.push(Sent {
+            entry: self.entries.len() - 1,
+            session: input.session,
+            number,
+            line: line.clone(),
+            status,
+            status_checked: false,
+            carried_secret: !secrets.is_empty(),
+            ids,
+        });
+        self.shown = shown_masker(&self.masker, &self.values);
+        let mut answer = match step {
+            Some(step) => format!("Request {number}, recorded under step {}: {recorded}\n{shown_response}", step + 1),
+            None => {
+                format!("Request {number}, sent but not recorded (no step announced yet): {line}\n{shown_response}")
+            }
+        };
+        if status >= 400 && step.is_some() {
+            answer.push_str(
+                "\nNote: an error status. Expect it with saffron_assert (check status) only if the step names \
+                 it; otherwise the step fails here when replayed. If the application should not answer this, call \
+                 saffron_done with success=false.",
+            );
+        }
+        Ok(answer)
+    }
+
+    /// The service a request without one goes to: `app` (the run's base URL) unless the
+    /// project names others.
+    fn default_service(&self) -> String {
+        let names: Vec<&String> = self.live_services();
+        names
+            .iter()
+            .find(|name| name.as_str() != APP_SERVICE)
+            .or_else(|| names.first())
+            .map_or_else(|| APP_SERVICE.to_owned(), |name| (*name).clone())
+    }
+
+    fn live_services(&self) -> Vec<&String> {
+        self.options.services.by_name.keys().collect()
+    }
+
+    fn extract(&mut self, input: ExtractInput) -> Result<String, String> {
+        let valid = input.name.chars().next().is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
+            && input.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            return Err(format!("{:?} cannot be a name: use letters, digits and _", input.name));
+        }
+        if self.captured.iter().any(|(name, _)| *name == input.name) {
+            return Err(format!("a value is kept as {:?} already: choose another name", input.name));
+        }
+        let Some(sent) = self.sent.last() else {
+            return Err("no request was sent yet: a value is kept from the latest response".into());
+        };
+        let (entry, carried_secret, session) = (sent.entry, sent.carried_secret, sent.session.clone());
+        let response = self.live.latest_response(session.as_ref()).ok_or("no response to keep a value from")?;
+        let Some(json) = response.json else {
+            return Err("the latest response has no JSON body".into());
+        };
+        let Some(found) = json.pointer(&input.pointer) else {
+            let fields: Vec<String> = match json {
+                Value::Object(map) => map.keys().map(|key| format!("/{key}")).collect(),
+                _ => Vec::new(),
+            };
+            return Err(format!(
+                "the latest response has no field {} (its fields: {})",
+                input.pointer,
+                fields.join(", ")
+            ));
+        };
+        let value = match found {
+            Value::String(text) => text.clone(),
+            Value::Number(_) | Value::Bool(_) => found.to_string(),
+            _ => return Err(format!("{} is not a single value (a string, number or boolean)", input.pointer)),
+        };
+        let kept = Extract { name: input.name.clone(), pointer: input.pointer.clone() };
+        if let Some(Entry { action: Action::Request { extract, .. }, .. }) = self.entries.get_mut(entry) {
+            extract.push(kept.clone());
+        }
+        if carried_secret || is_credential(&input.name, &[kept]) {
+            self.masker.add_as(&value, &format!("{{captured:{}}}", input.name));
+            self.shown = shown_masker(&self.masker, &self.values);
+        }
+        self.captured.push((input.name.clone(), value.clone()));
+        Ok(format!("Kept {} as {{captured:{}}}: {value}", input.pointer, input.name))
+    }
+
+    async fn assert(&mut self, input: ApiAssertInput) -> Result<String, String> {
+        let session = input.session.clone();
+        if self.live.latest_response(session.as_ref()).is_none() {
+            return Err("no request was sent yet: a check reads the latest response".into());
+        }
+        let action = match input.check {
+            ApiCheck::Status => {
+                let status = input.status.ok_or("check `status` needs `status`")?;
+                let valid = status.len() == 3
+                    && (status.chars().all(|c| c.is_ascii_digit())
+                        || (status.starts_with(['1', '2', '3', '4', '5']) && status.ends_with("xx")));
+                if !valid {
+                    return Err(format!("{status:?} is not a status: write 404, or a class such as 4xx"));
+                }
+                if let Some(step) = self.ledger.current()
+                    && !self.step_names_status(step, &status)
+                {
+                    return Err(format!(
+                        "step {} \"{}\" does not name status {status}: a status is expected only where the step \
+                         says it. If the application should have answered otherwise, call saffron_done with \
+                         success=false; nothing was checked or recorded",
+                        step + 1,
+                        self.ledger.step(step).text
+                    ));
+                }
+                Action::ExpectStatus { status, session: session.clone(), timeout_ms: None }
+            }
+            ApiCheck::Field => {
+                let pointer = input.pointer.ok_or("check `field` needs `pointer`")?;
+                let value = match input.value {
+                    Some(mut value) => {
+                        self.json_with_captured(&mut value, None);
+                        Some(JsonTemplate(value))
+                    }
+                    None => None,
+                };
+                if value.is_some() == input.pattern.is_some() {
+                    return Err("check `field` needs one of `value` and `pattern`".into());
+                }
+                Action::ExpectField {
+                    pointer,
+                    value,
+                    pattern: input.pattern,
+                    session: session.clone(),
+                    timeout_ms: None,
+                }
+            }
+            ApiCheck::Schema => Action::ExpectSchema { session: session.clone(), timeout_ms: None },
+        };
+        self.values.check_secrets(&action)?;
+        let (resolved, secrets) = self.resolve(&action)?;
+        // A Then step's check must be about the step: it holds one of the step's values.
+        let mut credited: Vec<String> = match self.ledger.current() {
+            Some(step) => {
+                let all = self.ledger.then_values(step);
+                if !all.is_empty() && !all.iter().any(|value| holds_value(&resolved, value)) {
+                    return Err(format!(
+                        "{} (an expected status or field value, or a pattern that holds them); nothing was checked \
+                         or recorded",
+                        self.ledger.not_about(step)
+                    ));
+                }
+                all.iter().filter(|value| holds_value(&resolved, value)).cloned().collect()
+            }
+            None => Vec::new(),
+        };
+        if let Outcome::Failed(failure) = self.perform(&action, &resolved, &secrets).await {
+            return Err(format!("the check does not hold, so it is not recorded: {}", failure.reason));
+        }
+        // A pattern can hold a value and match without it (`3|.*`): a value counts only if the
+        // pattern stops matching once that value can match nothing.
+        if let Action::ExpectField { pointer, pattern: Some(pattern), .. } = &resolved {
+            let text = self.field_text(session.as_ref(), pointer);
+            credited.retain(|value| !matches_without(pattern, value, &text));
+            if let Some(step) = self.ledger.current()
+                && credited.is_empty()
+                && !self.ledger.then_values(step).is_empty()
+            {
+                return Err(format!(
+                    "this pattern matches whether or not the field holds the values of step {} \"{}\", so it says \
+                     nothing about the step; nothing was recorded",
+                    step + 1,
+                    self.ledger.step(step).text
+                ));
+            }
+        }
+        let Some(step) = self.ledger.current() else {
+            return Ok(format!("The check holds; not recorded (no step announced yet): {action}."));
+        };
+        self.ledger.credit(&credited);
+        if matches!(action, Action::ExpectStatus { .. })
+            && let Some(sent) = self.sent.iter_mut().rev().find(|sent| sent.session == session)
+        {
+            sent.status_checked = true;
+        }
+        let action = with_row_tokens(action, &self.values.params);
+        self.entries.push(Entry { step: Some(step), action: action.clone(), fragile: None });
+        Ok(format!("The check holds; recorded under step {}: {action}.", step + 1))
+    }
+
+    fn done(&mut self, success: bool, narrative: &str) -> Result<String, String> {
+        if success {
+            let unexpected: Vec<String> = self
+                .sent
+                .iter()
+                .filter(|sent| sent.status >= 400 && !sent.status_checked)
+                .filter(|sent| self.entries.get(sent.entry).is_some_and(|entry| entry.step.is_some()))
+                .map(|sent| format!("request {} ({}) was answered {}", sent.number, sent.line, sent.status))
+                .collect();
+            if !unexpected.is_empty() {
+                return Err(format!(
+                    "not done: {}, and no step names that status. If a step says it, announce that step and check \
+                     the status; otherwise the application does not do what the scenario says: call saffron_done \
+                     with success=false",
+                    unexpected.join("; ")
+                ));
+            }
+        }
+        let (answer, finish) = self.ledger.done(success, narrative, &self.masker);
+        if finish.is_some() {
+            self.finish = finish;
+        }
+        answer
+    }
+
+    /// Whether step `index` (with its row's values and table) names `status`: its code, its
+    /// class, or its reason phrase ("Not Found").
+    fn step_names_status(&self, index: usize, status: &str) -> bool {
+        let step = self.ledger.step(index);
+        let mut text = step.text.clone();
+        for (name, value) in &self.values.params {
+            text = text.replace(&format!("<{name}>"), value);
+        }
+        for row in self.values.tables.get(index).cloned().flatten().unwrap_or_default() {
+            text.push(' ');
+            text.push_str(&row.join(" "));
+        }
+        let words: Vec<&str> = text.split(|c: char| !c.is_ascii_alphanumeric()).collect();
+        if words.iter().any(|word| word.eq_ignore_ascii_case(status)) {
+            return true;
+        }
+        let reason = status
+            .parse::<u16>()
+            .ok()
+            .and_then(|code| reqwest::StatusCode::from_u16(code).ok())
+            .and_then(|code| code.canonical_reason());
+        reason.is_some_and(|reason| text.to_ascii_lowercase().contains(&reason.to_ascii_lowercase()))
+    }
+
+    fn resolve(&self, action: &Action) -> Result<(Action, Vec<saffron_recording::Secret>), String> {
+        let table = self.ledger.current().and_then(|index| self.values.tables.get(index).cloned().flatten());
+        resolve_action(action, &self.values.execution(&self.captured), table.as_ref())
+            .map_err(|error| format!("cannot fill in the values of `{action}`: {error}"))
+    }
+
+    async fn perform(
+        &mut self,
+        recorded: &Action,
+        resolved: &Action,
+        secrets: &[saffron_recording::Secret],
+    ) -> Outcome<()> {
+        let table = self.ledger.current().and_then(|index| self.values.tables.get(index).cloned().flatten());
+        let values = self.values.execution(&self.captured);
+        let at = ActionAt {
+            execution: &self.execution,
+            steps: &[],
+            step: self.ledger.current().unwrap_or(0),
+            action: 0,
+            recorded,
+            resolved,
+            secrets,
+            table: table.as_ref(),
+            values: &values,
+            options: &self.options,
+            cleared: 0,
+            may_clear: false,
+        };
+        self.live.perform(&at, &mut self.masker).await
+    }
+
+    /// The text of the field at `pointer` of `session`'s latest response.
+    fn field_text(&self, session: Option<&String>, pointer: &str) -> String {
+        let found = self.live.latest_response(session).and_then(|response| response.json?.pointer(pointer).cloned());
+        match found {
+            Some(Value::String(text)) => text,
+            Some(other) => other.to_string(),
+            None => String::new(),
+        }
+    }
+
+    /// `path` with each segment that is a kept value written as its name.
+    fn path_with_captured(&self, path: &str) -> String {
+        let (route, query) = path.split_once('?').map_or((path, None), |(route, query)| (route, Some(query)));
+        let swap = |part: &str| match self.captured_name(part) {
+            Some(name) => format!("{{captured:{name}}}"),
+            None => part.to_owned(),
+        };
+        let route: Vec<String> = route.split('/').map(swap).collect();
+        let mut written = route.join("/");
+        if let Some(query) = query {
+            let pairs: Vec<String> = query
+                .split('&')
+                .map(|pair| match pair.split_once('=') {
+                    Some((key, value)) => format!("{key}={}", swap(value)),
+                    None => pair.to_owned(),
+                })
+                .collect();
+            written.push('?');
+            written.push_str(&pairs.join("&"));
+        }
+        written
+    }
+
+    /// A header value with each kept value of eight characters or more written as its name
+    /// (a bearer token), or the whole value when it is one.
+    fn text_with_captured(&self, text: &str) -> String {
+        if let Some(name) = self.captured_name(text) {
+            return format!("{{captured:{name}}}");
+        }
+        let mut written = text.to_owned();
+        for (name, value) in self.captured.iter().filter(|(_, value)| value.chars().count() >= 8) {
+            written = written.replace(value.as_str(), &format!("{{captured:{name}}}"));
+        }
+        written
+    }
+
+    /// Each leaf of `json` that is a kept value, written as its name: a number or boolean as a
+    /// typed leaf, so it is sent as the type it was.
+    fn json_with_captured(&self, json: &mut Value, key: Option<&str>) {
+        match json {
+            Value::Object(map) => {
+                if map.len() == 2 && map.contains_key("$value") && map.contains_key("$type") {
+                    return;
+                }
+                for (name, item) in map.iter_mut() {
+                    self.json_with_captured(item, Some(name));
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|item| self.json_with_captured(item, key)),
+            Value::String(text) => {
+                if let Some(name) = self.captured_name(text) {
+                    *json = Value::String(format!("{{captured:{name}}}"));
+                }
+            }
+            Value::Number(_) | Value::Bool(_) => {
+                let text = json.to_string();
+                // A small number is in too many places (a quantity of 1): only an id-like field's.
+                let distinct = text.len() >= 4 || key.is_some_and(is_id_key);
+                if distinct && let Some(name) = self.captured_name(&text) {
+                    let kind = if json.is_boolean() { "boolean" } else { "number" };
+                    *json = serde_json::json!({ "$value": format!("{{captured:{name}}}"), "$type": kind });
+                }
+            }
+            Value::Null => {}
+        }
+    }
+
+    /// The name a value was kept as (the latest), when it was.
+    fn captured_name(&self, value: &str) -> Option<&str> {
+        if value.is_empty() {
+            return None;
+        }
+        self.captured.iter().rev().find(|(_, kept)| kept == value).map(|(name, _)| name.as_str())
+    }
+
+    /// Refuses an id copied from a response without being kept: replay would send the id this
+    /// run happened to get.
+    fn refuse_copied_ids(&self, path: &str, body: Option<&Value>) -> Result<(), String> {
+        let mut used: Vec<String> = path
+            .split(['/', '?', '&', '='])
+            .filter(|part| !part.is_empty() && !part.contains('{') && !part.contains('<'))
+            .map(str::to_owned)
+            .collect();
+        if let Some(body) = body {
+            let mut ids = Vec::new();
+            id_fields(body, "", None, &mut ids);
+            used.extend(ids.into_iter().map(|(_, value)| value));
+        }
+        let step_values: Vec<String> = match self.ledger.current() {
+            Some(index) => crate::record::ledger::step_values(
+                &self.ledger.step(index).text,
+                self.values.tables.get(index).cloned().flatten(),
+                &self.values.params,
+            ),
+            None => Vec::new(),
+        };
+        for sent in &self.sent {
+            for (pointer, value) in &sent.ids {
+                let copied = used.iter().any(|part| part == value);
+                let given = step_values.contains(value) || self.values.params.iter().any(|(_, row)| row == value);
+                if copied && !given {
+                    return Err(format!(
+                        "{value} is the {pointer} of the response to request {} ({}): a recording must not hold an id \
+                         one run happened to get. Keep it with saffron_extract (pointer {pointer}) and write \
+                         {{captured:NAME}} instead; nothing was sent",
+                        sent.number, sent.line
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl ToolGateway for ApiGateway {
+    fn tools(&self) -> Vec<ToolSpec> {
+        api_tools::specs()
+    }
+
+    fn call<'a>(&'a mut self, name: &'a str, input: &'a Value) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(async move {
+            if self.finish.is_some() {
+                return ToolOutput::error("the session is over");
+            }
+            match self.call_inner(name, input).await {
+                Ok(text) => ToolOutput::ok(self.shown.mask(&text)),
+                Err(text) => ToolOutput::error(self.shown.mask(&text)),
+            }
+        })
+    }
+
+    fn is_done(&self) -> bool {
+        self.finish.is_some()
+    }
+
+    fn nudge(&self) -> String {
+        "You answered without calling a tool. Act only through the tools: announce each step with saffron_step, \
+         send its requests with saffron_request, verify each Then step with saffron_assert, and end with \
+         saffron_done."
+            .into()
+    }
+}
+
+/// `id`, `orderId`, `order_id`, `uuid`: a field whose value names a record.
+fn is_id_key(key: &str) -> bool {
+    let lower = key.to_ascii_lowercase();
+    lower == "id" || lower == "uuid" || lower.ends_with("_id") || lower.ends_with("uuid") || key.ends_with("Id")
+}
+
+/// The id-like fields of `json`, as (pointer, value text).
+fn id_fields(json: &Value, pointer: &str, key: Option<&str>, out: &mut Vec<(String, String)>) {
+    match json {
+        Value::Object(map) => {
+            for (name, item) in map {
+                let child = format!("{pointer}/{}", saffron_recording::http::escape_pointer(name));
+                id_fields(item, &child, Some(name), out);
+            }
+        }
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                id_fields(item, &format!("{pointer}/{index}"), key, out);
+            }
+        }
+        Value::String(text) if key.is_some_and(is_id_key) && !text.is_empty() => {
+            out.push((pointer.to_owned(), text.clone()));
+        }
+        Value::Number(number) if key.is_some_and(is_id_key) => out.push((pointer.to_owned(), number.to_string())),
+        _ => {}
+    }
+}
+
+/// Whether a check holds `value` of a Then step: an expected status that is it, an expected
+/// field value with a leaf that is or holds it, or a pattern that spells it.
+fn holds_value(check: &Action, value: &str) -> bool {
+    match check {
+        Action::ExpectStatus { status, .. } => status == value,
+        Action::ExpectField { value: Some(expected), .. } => {
+            let Ok(json) = expected.to_json() else { return false };
+            let mut leaves = Vec::new();
+            json_leaves(&json, &mut leaves);
+            let number = value.parse::<f64>().ok();
+            leaves.iter().any(|leaf| match leaf {
+                Value::String(text) => text.contains(value),
+                Value::Number(found) => found.to_string() == value || (number.is_some() && found.as_f64() == number),
+                Value::Bool(found) => found.to_string() == value,
+                _ => false,
+            })
+        }
+        Action::ExpectField { pattern: Some(pattern), .. } => {
+            pattern.contains(value) || pattern.contains(&regex::escape(value))
+        }
+        _ => false,
+    }
+}
+
+fn json_leaves<'a>(json: &'a Value, out: &mut Vec<&'a Value>) {
+    match json {
+        Value::Object(map) => map.values().for_each(|item| json_leaves(item, out)),
+        Value::Array(items) => items.iter().for_each(|item| json_leaves(item, out)),
+        leaf => out.push(leaf),
+    }
+}
+
+/// Whether `pattern` still matches `text` once `value` in it can match nothing.
+fn matches_without(pattern: &str, value: &str, text: &str) -> bool {
+    let escaped = regex::escape(value);
+    // `[^\s\S]` matches no character (the regex crate has no lookaround to say it otherwise).
+    let without = pattern.replace(&escaped, "[^\\s\\S]").replace(value, "[^\\s\\S]");
+    regex::Regex::new(&without).is_ok_and(|regex| regex.is_match(text))
+}
+
+/// The response as the agent reads it: status, headers that say something, and the body
+/// (the start of it when long).
+fn describe(status: Option<u16>, headers: &[(String, String)], body: Option<&str>) -> String {
+    let Some(status) = status else { return "no response".into() };
+    let reason = reqwest::StatusCode::from_u16(status).ok().and_then(|code| code.canonical_reason()).unwrap_or("");
+    let mut text = format!("→ {status} {reason}\n");
+    let shown: BTreeMap<&str, &str> = headers
+        .iter()
+        .filter(|(name, _)| matches!(name.as_str(), "content-type" | "location" | "www-authenticate"))
+        .map(|(name, value)| (name.as_str(), value.as_str()))
+        .collect();
+    for (name, value) in shown {
+        text.push_str(&format!("{name}: {value}\n"));
+    }
+    if headers.iter().any(|(name, _)| name == "set-cookie") {
+        text.push_str("set-cookie: (kept by the session's client, sent with its next requests)\n");
+    }
+    match body {
+        Some(body) if !body.trim().is_empty() => {
+            let pretty = serde_json::from_str::<Value>(body)
+                .ok()
+                .and_then(|json| serde_json::to_string_pretty(&json).ok())
+                .unwrap_or_else(|| body.to_owned());
+            if pretty.len() > SHOWN_BODY {
+                let cut = (0..=SHOWN_BODY).rev().find(|index| pretty.is_char_boundary(*index)).unwrap_or(0);
+                text.push_str(&format!("{}\n… ({} bytes in all)", &pretty[..cut], pretty.len()));
+            } else {
+                text.push_str(&pretty);
+            }
+        }
+        _ => text.push_str("(no body)"),
+    }
+    text
+}

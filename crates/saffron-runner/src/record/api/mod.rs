@@ -1,0 +1,148 @@
+//! Recording an `@api` scenario: one agent session with request tools on the HTTP medium (no
+//! browser), its recording proof-replayed on a fresh execution, and saved only when the proof
+//! is green. The flow around it (refine, evidence, saving, verdicts) is the browser's.
+//!
+//! - [`gateway`]: the tools, performed and recorded, with the guards against a dishonest
+//!   recording.
+//! - [`tools`]: their inputs.
+//! - [`prompt`]: what the agent is told.
+
+pub(crate) mod gateway;
+pub(crate) mod prompt;
+pub(crate) mod tools;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use saffron_agent::{AgentDriver, Message};
+use saffron_recording::{Masker, Recording};
+
+use self::gateway::ApiGateway;
+use super::recorder::{self, StepSource};
+use super::{Recorder, Tally, finish_verdict, record_with, values_for};
+use crate::medium::http::{HttpMedium, Services};
+use crate::orchestrator::run::RunOptions;
+use crate::plan::Execution;
+use crate::record::gateway::Values;
+use crate::{ScenarioResult, Verdict};
+
+/// Records `execution` (the first row of an Outline) on the HTTP medium, with the values a
+/// Fixture captured as `seeds`. The result comes back masked.
+pub(crate) async fn record(
+    http: &HttpMedium,
+    execution: &Execution,
+    options: &RunOptions,
+    driver: &Arc<dyn AgentDriver>,
+    mut masker: Masker,
+    seeds: &[(String, String)],
+) -> (ScenarioResult, Option<Recording>) {
+    let started = Instant::now();
+    let values = Arc::new(values_for(execution, options, &mut masker, Vec::new()));
+    let mut recorder = ApiRecorder { http, values, seeds };
+    let (mut result, masker, saved) = record_with(&mut recorder, execution, options, driver, masker, 0).await;
+    result.duration_ms = started.elapsed().as_millis() as u64;
+    (crate::orchestrator::run::masked(result, &masker), saved)
+}
+
+/// The digest of each pinned contract the recording's schema checks read, by service.
+fn contract_digests(services: &Services, recording: &Recording) -> BTreeMap<String, String> {
+    recording
+        .schema_checked_services()
+        .into_iter()
+        .filter_map(|name| {
+            let bytes = std::fs::read(&services.by_name.get(&name)?.contract).ok()?;
+            Some((name, crate::contract::digest(&bytes)))
+        })
+        .collect()
+}
+
+/// Why an `@api` recording no longer holds for the project's contracts: the first service
+/// whose pinned contract is not the one its schema checks were recorded against.
+pub(crate) fn changed_contract(services: &Services, recording: &Recording) -> Option<String> {
+    recording.api_contracts.iter().find_map(|(name, recorded)| {
+        let current = services
+            .by_name
+            .get(name)
+            .and_then(|service| std::fs::read(&service.contract).ok())
+            .map(|bytes| crate::contract::digest(&bytes));
+        (current.as_ref() != Some(recorded)).then(|| name.clone())
+    })
+}
+
+struct ApiRecorder<'a> {
+    http: &'a HttpMedium,
+    values: Arc<Values>,
+    seeds: &'a [(String, String)],
+}
+
+impl Recorder for ApiRecorder<'_> {
+    async fn attempt(
+        &mut self,
+        execution: &Execution,
+        options: &RunOptions,
+        driver: &Arc<dyn AgentDriver>,
+        masker: &mut Masker,
+        tally: &mut Tally,
+        refine: Option<String>,
+    ) -> Result<(Recording, Vec<Message>), Verdict> {
+        let live = self.http.open_for_recording();
+        let mut gateway =
+            ApiGateway::new(live, execution, options, Arc::clone(&self.values), masker.clone(), self.seeds);
+        let feature = execution.file.to_string_lossy().replace('\\', "/");
+        let services: Vec<(String, String, bool)> = self
+            .http
+            .services()
+            .by_name
+            .iter()
+            .map(|(name, service)| {
+                (name.clone(), service.base_url.to_string(), options.root.join(&service.contract).is_file())
+            })
+            .collect();
+        let seed_names: Vec<&str> = self.seeds.iter().map(|(name, _)| name.as_str()).collect();
+        let task = prompt::task(&prompt::Task {
+            feature: &feature,
+            scenario: &execution.template_name,
+            steps: &execution.template_steps,
+            services: &services,
+            params: execution.params.iter().map(|(name, _)| name.as_str()).collect(),
+            secret_names: &self.values.secret_names,
+            captured: &seed_names,
+            refine,
+        });
+        let session_masker = gateway.masker().clone();
+        let report = driver.run(&mut gateway, &session_masker, prompt::SYSTEM, &task).await;
+        tally.usage += &report.usage;
+        tally.sessions += 1;
+        *masker = gateway.masker().clone();
+        if let Some(cause) = report.outcome.cause() {
+            return Err(Verdict::Blocked { cause: format!("the recording agent: {cause}") });
+        }
+        finish_verdict(gateway.finish().cloned(), execution)?;
+        let sources = vec![StepSource::Agent; execution.template_steps.len()];
+        let actions = recorder::step_actions(&sources, gateway.entries());
+        let mut recording = recorder::build(&feature, &execution.template_name, &execution.template_steps, actions);
+        recording.api_contracts = contract_digests(self.http.services(), &recording);
+        Ok((recording, report.conversation))
+    }
+
+    async fn proof(
+        &mut self,
+        execution: &Execution,
+        options: &RunOptions,
+        recording: &Recording,
+        masker: Masker,
+        _agent: crate::trace::AgentTrace,
+    ) -> ScenarioResult {
+        let proof = match super::proof_of(execution, options, recording).await {
+            Ok(proof) => proof,
+            Err(blocked) => return *blocked,
+        };
+        let mode = crate::orchestrator::run::ReplayMode::default();
+        let mut proven =
+            crate::orchestrator::replay::replay_in(self.http, &proof, options, masker, mode, self.seeds).await;
+        let exchanges = std::mem::take(&mut proven.exchanges);
+        crate::transcript::keep(options, &mut proven.outcome, exchanges, &proven.masker);
+        proven.outcome
+    }
+}
