@@ -61,6 +61,8 @@ def project(tmp_path):
     root = tmp_path / "project"
     shutil.copytree(REPOSITORY / "features", root / "features")
     shutil.copytree(REPOSITORY / ".saffron" / "cache", root / ".saffron" / "cache")
+    # The @api scenario's pinned contract (its schema checks were recorded against it).
+    shutil.copytree(REPOSITORY / "contracts", root / "contracts")
     return root
 
 
@@ -737,6 +739,21 @@ def test_run_replays_scenarios_and_masks_the_password(project):
         run(green(url))
     with demo_app() as url:
         run(red(url))
+
+
+def test_run_sends_api_scenarios_to_the_urls_it_is_given(project):
+    async def body(url):
+        async with connect(project, env=dict(os.environ, DEMO_PASSWORD="saffron-demo")) as (session, _):
+            # The application's base URL answers nothing; apiUrls sends the @api scenario's
+            # requests to the demo, which is all it needs.
+            args = {"targets": ["features/orders_api.feature"], "baseUrl": "http://127.0.0.1:9", "apiUrls": {"app": url}}
+            result, text = await ok(session, "run", args)
+            assert (result["green"], result["red"], result["blocked"]) == (1, 0, 0), text
+            text = await fails(session, "run", dict(args, apiUrls={"nope": url}))
+            assert "nope" in text and "apiUrls names services" in text, text
+
+    with demo_app() as url:
+        run(body(url))
 
 
 # ---- secrets in every spelling --------------------------------------------------------------------

@@ -164,7 +164,7 @@ impl std::fmt::Debug for Context {
     }
 }
 
-fn protocol(error: CdpFail) -> BrowserError {
+pub(crate) fn protocol(error: CdpFail) -> BrowserError {
     match error {
         CdpFail::Dead(message) => BrowserError::Closed(message),
         other => BrowserError::Protocol(other.to_string()),

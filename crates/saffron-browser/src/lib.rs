@@ -42,6 +42,7 @@
 mod browser;
 mod cdp;
 mod context;
+mod cookies;
 mod downloads;
 mod drift;
 mod error;
@@ -71,6 +72,7 @@ pub mod testing;
 
 pub use browser::{Browser, BrowserConfig, CHROMIUM_ENV, DEFAULT_CHROMIUM, find_chromium};
 pub use context::{Context, ContextOptions};
+pub use cookies::SetCookie;
 pub use drift::{Drift, Signal};
 pub use error::{ActionFailure, BrowserError, FailureKind};
 pub use guard::{Fence, Guard, HandlerBounds, SecretOrigins};

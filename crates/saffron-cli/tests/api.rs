@@ -491,3 +491,134 @@ fn the_example_contract_is_the_demos_document() {
         "run `saffron api pin app` against the demo"
     );
 }
+
+const BESIDE_THE_PAGE: &str = "\
+Feature: The shop's API beside its pages
+
+  Scenario: Orders read through the API after signing in on the page
+    Given I am on the sign-in page
+    When I sign in with the demo account
+    Then the page's session reads the orders through the API
+
+  Scenario: The API reads no orders without a session
+    Given I am on the sign-in page
+    Then the page's session reads the orders through the API
+
+  Scenario: The page is signed in by the API
+    Given the API client signs in as the demo user
+    When I open the orders page
+    Then I see the orders page
+";
+
+fn actions(value: serde_json::Value) -> Vec<Action> {
+    serde_json::from_value(value).expect("actions")
+}
+
+/// A browser scenario sends its requests with the browser context's cookies: after a sign-in
+/// in the page the API answers as the signed-in user, without one it answers 401, and a cookie
+/// the API sets signs the page in.
+#[test]
+fn a_browser_scenario_sends_requests_with_the_pages_session_and_keeps_the_cookies_they_set() {
+    let (runtime, demo, password) = demo_with(&[]);
+    let root = std::env::temp_dir().join(format!("saffron-api-beside-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(root.join("features")).expect("mkdir");
+    let feature = "features/beside.feature";
+    std::fs::write(root.join(feature), BESIDE_THE_PAGE).expect("feature");
+    std::fs::write(root.join(".env"), format!("DEMO_PASSWORD={password}\n")).expect(".env");
+    std::fs::write(root.join("saffron.toml"), "[api]\ntranscript = \"on\"\n").expect("config");
+    let on_sign_in = actions(json!([
+        { "type": "goto", "url": "/login" },
+        { "type": "expectVisible", "target": { "role": "heading", "name": "Sign in" } }
+    ]));
+    let sign_in = actions(json!([
+        { "type": "fill", "target": { "testId": "email" }, "value": "demo@saffron.test" },
+        { "type": "fill", "target": { "testId": "password" }, "value": "{env:DEMO_PASSWORD}" },
+        { "type": "click", "target": { "testId": "sign-in" } },
+        { "type": "waitForResponse", "response": { "urlRegex": "^/api/session$", "method": "POST", "status": "2xx" } }
+    ]));
+    let read_orders = actions(json!([
+        { "type": "request", "service": "app", "method": "GET", "path": "/api/orders" },
+        { "type": "expectField", "pointer": "/count", "pattern": "^[0-9]+$" }
+    ]));
+    let step = |kind, text: &str, actions: &Vec<Action>| RecordedStep::new(StepSpec::new(kind, text), actions.clone());
+    let scenarios = [
+        Recording::new(
+            feature,
+            "Orders read through the API after signing in on the page",
+            vec![
+                step(StepKind::Context, "I am on the sign-in page", &on_sign_in),
+                step(StepKind::Action, "I sign in with the demo account", &sign_in),
+                step(StepKind::Outcome, "the page's session reads the orders through the API", &read_orders),
+            ],
+        ),
+        Recording::new(
+            feature,
+            "The API reads no orders without a session",
+            vec![
+                step(StepKind::Context, "I am on the sign-in page", &on_sign_in),
+                step(StepKind::Outcome, "the page's session reads the orders through the API", &read_orders),
+            ],
+        ),
+        Recording::new(
+            feature,
+            "The page is signed in by the API",
+            vec![
+                step(
+                    StepKind::Context,
+                    "the API client signs in as the demo user",
+                    &actions(json!([{ "type": "request", "service": "app", "method": "POST", "path": "/api/session",
+                        "body": { "email": "demo@saffron.test", "password": "{env:DEMO_PASSWORD}" } }])),
+                ),
+                step(
+                    StepKind::Action,
+                    "I open the orders page",
+                    &actions(json!([{ "type": "goto", "url": "/orders" }])),
+                ),
+                step(
+                    StepKind::Outcome,
+                    "I see the orders page",
+                    &actions(json!([
+                        { "type": "expectUrl", "url": "/orders" },
+                        { "type": "expectVisible", "target": { "role": "heading", "name": "Orders" } }
+                    ])),
+                ),
+            ],
+        ),
+    ];
+    for recording in &scenarios {
+        save(&root, feature, recording);
+    }
+    let output = Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .args(["run", "--base-url", &demo.url()])
+        .current_dir(&root)
+        .env_remove("DEMO_PASSWORD")
+        .output()
+        .expect("saffron runs");
+    let said = text(&output);
+    assert!(said.contains("3 scenario(s): 2 green, 0 yellow, 1 red"), "{said}");
+    assert!(said.contains("GET /api/orders was answered 401 Unauthorized, and no step expects that status"), "{said}");
+    // The signed-in scenario's transcript: the page's session went with the request, masked.
+    let latest = std::fs::read_to_string(root.join(".saffron/reports/latest.json")).expect("latest");
+    let latest: serde_json::Value = serde_json::from_str(&latest).expect("json");
+    let signed_in = latest["scenarios"]
+        .as_array()
+        .expect("scenarios")
+        .iter()
+        .find(|scenario| scenario["name"] == "Orders read through the API after signing in on the page")
+        .expect("the scenario");
+    let path = signed_in["transcript"].as_str().expect("a transcript");
+    let transcript: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join(path)).expect("transcript")).expect("json");
+    let headers = transcript["exchanges"][0]["requestHeaders"].to_string();
+    assert!(headers.contains("session={cookie:session}"), "{headers}");
+    assert_eq!(transcript["exchanges"][0]["status"], 200);
+    let mut files = Vec::new();
+    support::agent::every_file(&root.join(".saffron"), &mut files);
+    for file in files {
+        let content = String::from_utf8_lossy(&std::fs::read(&file).expect("read")).into_owned();
+        assert!(!content.contains(&password), "{} holds the password", file.display());
+    }
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = runtime.block_on(demo.shutdown());
+}

@@ -498,6 +498,18 @@ impl Action {
         }
     }
 
+    /// True for the HTTP family (`request` and the checks of its response), which Saffron's HTTP
+    /// client performs in any scenario.
+    pub fn is_http(&self) -> bool {
+        matches!(
+            self,
+            Action::Request { .. }
+                | Action::ExpectStatus { .. }
+                | Action::ExpectField { .. }
+                | Action::ExpectSchema { .. }
+        )
+    }
+
     /// True for the `expect*` actions. Assertions are sacred: a heal never rewrites them.
     pub fn is_assertion(&self) -> bool {
         matches!(

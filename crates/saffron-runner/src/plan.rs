@@ -29,9 +29,9 @@ pub enum NotReplayable {
     Stale,
     #[error("needs recording: it has never been recorded")]
     Unrecorded,
-    /// An `@api` recording whose schema checks were recorded against another contract of
-    /// this service.
-    #[error("needs recording: the pinned contract of service `{0}` changed since it was recorded")]
+    /// An `@api` recording whose schema checks were recorded against another contract than
+    /// the one pinned now (or one that is gone): why.
+    #[error("needs recording: {0}")]
     ContractChanged(String),
     /// The committed recording does not validate, with the reason.
     #[error("the recording cannot be used: {0}")]

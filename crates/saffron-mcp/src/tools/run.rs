@@ -48,6 +48,10 @@ pub struct RunArgs {
     /// that passes on a retry is flaky (default: `[run] retries` in saffron.toml).
     #[serde(default)]
     pub retries: Option<u32>,
+    /// Base URLs of `[api.services]` for this run, by service name, over saffron.toml's:
+    /// `{"shop": "http://127.0.0.1:8080/api"}`.
+    #[serde(default)]
+    pub api_urls: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -145,7 +149,7 @@ pub fn prepare(project: &Project, args: RunArgs) -> Result<Session, ToolError> {
         refresh_drift: args.refresh_drift,
         retries: args.retries.map(|retries| retries.min(MAX_RETRIES)),
         trace: None,
-        api_urls: Vec::new(),
+        api_urls: args.api_urls.into_iter().collect(),
     };
     let mut session = Session::prepare(project.root(), &project.snapshot(), request).map_err(|error| {
         let hint = match error {
@@ -159,6 +163,9 @@ pub fn prepare(project: &Project, args: RunArgs) -> Result<Session, ToolError> {
             }
             saffron_runner::SessionError::NoScenario => {
                 "call list_scenarios to see the scenarios, then pass their files or FILE:LINE"
+            }
+            saffron_runner::SessionError::Api(_) => {
+                "apiUrls names services of [api.services] in saffron.toml (or app), each with an http:// or https:// URL"
             }
             _ => "fix saffron.toml, or ask the user to",
         };

@@ -5,8 +5,13 @@
 
 use std::sync::Arc;
 
-use saffron_browser::{ActionFailure, ActionTrail, Browser, Context, ContextOptions, FailureKind, Performed, Signal};
+use saffron_browser::{
+    ActionFailure, ActionTrail, Browser, Context, ContextOptions, FailureKind, Performed, SetCookie, Signal,
+};
+use saffron_recording::http::Header;
 use saffron_recording::{Action, Masker};
+
+use super::http::{HttpLive, HttpMedium, Services};
 
 use super::{ActionAt, Done, Evidence, Failure, FailureClass, Live, Medium, Outcome};
 use crate::ActionResult;
@@ -45,7 +50,17 @@ impl Medium for BrowserMedium {
         // Where the page was before an accepted action matters only to a handler that returns
         // to the page: only then is it read.
         let returns = handlers.list.iter().any(|handler| handler.resume == saffron_recording::Resume::ReturnToPage);
-        Ok(BrowserLive { context, tracer, handlers, returns, urls_before: Vec::new(), action_mark: 0, failed: None })
+        Ok(BrowserLive {
+            context,
+            tracer,
+            handlers,
+            returns,
+            urls_before: Vec::new(),
+            action_mark: 0,
+            failed: None,
+            services: Arc::clone(&options.services),
+            http: None,
+        })
     }
 
     async fn lost(&self) -> Option<String> {
@@ -70,6 +85,10 @@ pub(crate) struct BrowserLive {
     action_mark: u64,
     /// The last failure and how the action went on its way, until its evidence is taken.
     failed: Option<(ActionFailure, ActionTrail)>,
+    services: Arc<Services>,
+    /// The requests the recording sends beside the page, with the context's cookies (opened at
+    /// the first).
+    http: Option<HttpLive>,
 }
 
 impl BrowserLive {
@@ -77,6 +96,106 @@ impl BrowserLive {
     pub(crate) fn into_context(self) -> Context {
         self.context
     }
+
+    /// A request or a check of its response, sent beside the page with the context's cookies;
+    /// a cookie the response sets is the context's from then on, as if the page had sent it.
+    /// No repair works on one: a failure is red, as a refused action is.
+    async fn perform_http(&mut self, at: &ActionAt<'_>, masker: &mut Masker) -> Outcome<FailureKind> {
+        let services = Arc::clone(&self.services);
+        let http = self.http.get_or_insert_with(|| HttpMedium::new(services).open_beside_browser());
+        let mut sent = None;
+        let with_cookies = match at.resolved {
+            Action::Request { service, path, headers, .. } => {
+                let url = match http.url_of(service, path) {
+                    Ok(url) => url,
+                    Err(reason) => return refused(reason),
+                };
+                let mut action = at.resolved.clone();
+                let has_cookie = headers.iter().any(|header| header.name.eq_ignore_ascii_case("cookie"));
+                match self.context.cookie_header(url.as_str()).await {
+                    Ok(Some(cookie)) if !has_cookie => {
+                        // The page's session is a credential: masked wherever it would show.
+                        for pair in cookie.split("; ") {
+                            if let Some((name, value)) = pair.split_once('=') {
+                                masker.add_as(value, &format!("{{cookie:{name}}}"));
+                            }
+                        }
+                        if let Action::Request { headers, .. } = &mut action {
+                            headers.push(Header { name: "Cookie".into(), value: cookie });
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(error) => return refused(format!("the context's cookies cannot be read: {error}")),
+                }
+                sent = Some((url, at.resolved.clone()));
+                Some(action)
+            }
+            _ => None,
+        };
+        let resolved = with_cookies.as_ref().unwrap_or(at.resolved);
+        let http_at = ActionAt { resolved, ..*at };
+        let outcome = http.perform(&http_at, masker).await;
+        if let Some((url, Action::Request { session, .. })) = sent
+            && let Some(response) = http.latest_response(session.as_ref())
+        {
+            for (name, value) in &response.exchange.response_headers {
+                if !name.eq_ignore_ascii_case("set-cookie") {
+                    continue;
+                }
+                if let Some(cookie) = set_cookie(value)
+                    && let Err(error) = self.context.store_cookie(url.as_str(), &cookie).await
+                {
+                    return refused(format!("a cookie the response set cannot be kept: {error}"));
+                }
+            }
+        }
+        match outcome {
+            Outcome::Done(done) => Outcome::Done(done),
+            Outcome::Cleared { name, next } => Outcome::Cleared { name, next },
+            Outcome::Failed(failure) => Outcome::Failed(Failure {
+                class: FailureClass::Refused,
+                reason: failure.reason,
+                found_by: failure.found_by,
+                locator: failure.locator,
+                attempts: failure.attempts,
+                waited: failure.waited,
+                detail: FailureKind::Refused,
+            }),
+        }
+    }
+}
+
+/// A failure no repair works on.
+fn refused(reason: String) -> Outcome<FailureKind> {
+    Outcome::Failed(Failure {
+        class: FailureClass::Refused,
+        reason,
+        found_by: String::new(),
+        locator: None,
+        attempts: 1,
+        waited: Vec::new(),
+        detail: FailureKind::Refused,
+    })
+}
+
+/// A `Set-Cookie` header as the browser stores it.
+fn set_cookie(header: &str) -> Option<SetCookie> {
+    let cookie = cookie::Cookie::parse(header.to_owned()).ok()?;
+    let expires = match (cookie.max_age(), cookie.expires_datetime()) {
+        (Some(age), _) => Some(cookie::time::OffsetDateTime::now_utc().unix_timestamp() + age.whole_seconds()),
+        (None, Some(at)) => Some(at.unix_timestamp()),
+        (None, None) => None,
+    };
+    Some(SetCookie {
+        name: cookie.name().to_owned(),
+        value: cookie.value().to_owned(),
+        domain: cookie.domain().map(str::to_owned),
+        path: cookie.path().map(str::to_owned),
+        secure: cookie.secure().unwrap_or(false),
+        http_only: cookie.http_only().unwrap_or(false),
+        same_site: cookie.same_site().map(|same_site| same_site.to_string()),
+        expires,
+    })
 }
 
 impl Live for BrowserLive {
@@ -98,6 +217,9 @@ impl Live for BrowserLive {
     }
 
     async fn perform(&mut self, at: &ActionAt<'_>, masker: &mut Masker) -> Outcome<FailureKind> {
+        if at.resolved.is_http() {
+            return self.perform_http(at, masker).await;
+        }
         let step = &at.steps[at.step];
         if self.urls_before.len() < step.actions.len() {
             self.urls_before.resize(step.actions.len(), None);
@@ -247,6 +369,10 @@ impl Live for BrowserLive {
         let mut tracer = self.tracer.take()?;
         tracer.observe(&self.context);
         Some(tracer.finish(verdict, duration_ms))
+    }
+
+    fn exchanges(&mut self) -> Vec<crate::transcript::Exchange> {
+        self.http.as_mut().map(Live::exchanges).unwrap_or_default()
     }
 
     async fn close(self) {

@@ -120,6 +120,12 @@ impl HttpMedium {
         &self.services
     }
 
+    /// An execution beside a browser context, whose cookies its requests carry: its clients
+    /// keep no cookies of their own.
+    pub(crate) fn open_beside_browser(&self) -> HttpLive {
+        HttpLive { own_cookies: false, ..self.live(true) }
+    }
+
     fn live(&self, unexpected_errors_fail: bool) -> HttpLive {
         saffron_agent::install_crypto_provider();
         HttpLive {
@@ -130,6 +136,7 @@ impl HttpMedium {
             sent: Vec::new(),
             started: Instant::now(),
             unexpected_errors_fail,
+            own_cookies: true,
         }
     }
 }
@@ -160,6 +167,9 @@ pub(crate) struct HttpLive {
     /// A response with an error status (4xx, 5xx) fails its request unless the recording
     /// checks its status next (replay); off while the agent records.
     unexpected_errors_fail: bool,
+    /// Each session's client keeps the cookies its responses set (off beside a browser, whose
+    /// context holds them).
+    own_cookies: bool,
 }
 
 /// The latest response of a session, as the recording agent reads it.
@@ -216,7 +226,7 @@ impl HttpLive {
             return Ok(client.clone());
         }
         let client = reqwest::Client::builder()
-            .cookie_store(true)
+            .cookie_store(self.own_cookies)
             // A redirect is followed only within the origin it started from: a secret sent to
             // a service never follows a redirect to another host.
             .redirect(reqwest::redirect::Policy::custom(|attempt| {
@@ -232,6 +242,12 @@ impl HttpLive {
 
     fn latest(&self, session: Option<&String>) -> Option<&Sent> {
         self.sent.get(*self.latest.get(session.map_or("", String::as_str))?)
+    }
+
+    /// Where a request of `service` to `path` goes.
+    pub(crate) fn url_of(&self, service: &str, path: &str) -> Result<url::Url, String> {
+        let target = self.services.by_name.get(service).ok_or_else(|| format!("there is no service `{service}`"))?;
+        join(&target.base_url, path)
     }
 
     /// The latest response `session` got (the scenario's own client when `None`).

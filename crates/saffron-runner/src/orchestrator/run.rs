@@ -278,8 +278,8 @@ fn with_contracts_checked(executions: Vec<Execution>, services: &crate::medium::
                 _ => None,
             };
             match changed {
-                Some(service) => Execution {
-                    recording: Err(crate::plan::NotReplayable::ContractChanged(service)),
+                Some(why) => Execution {
+                    recording: Err(crate::plan::NotReplayable::ContractChanged(why)),
                     needs_recording: true,
                     ..execution
                 },
@@ -739,7 +739,10 @@ pub(crate) async fn replay_live(
     mode: ReplayMode,
 ) -> Replayed {
     let medium = crate::medium::browser::BrowserMedium::new(browser);
-    let replay = crate::orchestrator::replay::replay_in(&medium, &execution, &options, masker, mode, &[]).await;
+    let mut replay = crate::orchestrator::replay::replay_in(&medium, &execution, &options, masker, mode, &[]).await;
+    // The requests a browser scenario sent beside its page.
+    let exchanges = std::mem::take(&mut replay.exchanges);
+    crate::transcript::keep(&options, &mut replay.outcome, exchanges, &replay.masker);
     Replayed {
         outcome: replay.outcome,
         masker: replay.masker,

@@ -58,15 +58,20 @@ fn contract_digests(services: &Services, recording: &Recording) -> BTreeMap<Stri
 }
 
 /// Why an `@api` recording no longer holds for the project's contracts: the first service
-/// whose pinned contract is not the one its schema checks were recorded against.
+/// whose pinned contract is not the one its schema checks were recorded against, or is gone.
 pub(crate) fn changed_contract(services: &Services, recording: &Recording) -> Option<String> {
     recording.api_contracts.iter().find_map(|(name, recorded)| {
-        let current = services
-            .by_name
-            .get(name)
-            .and_then(|service| std::fs::read(&service.contract).ok())
-            .map(|bytes| crate::contract::digest(&bytes));
-        (current.as_ref() != Some(recorded)).then(|| name.clone())
+        let Some(service) = services.by_name.get(name) else {
+            return Some(format!("its schema checks read service `{name}`, which [api.services] no longer names"));
+        };
+        match std::fs::read(&service.contract) {
+            Ok(bytes) if crate::contract::digest(&bytes) == *recorded => None,
+            Ok(_) => Some(format!("the pinned contract of service `{name}` changed since it was recorded")),
+            Err(_) => Some(format!(
+                "the pinned contract of service `{name}` ({}) is missing (`saffron api pin {name}` writes it)",
+                service.contract.display()
+            )),
+        }
     })
 }
 
