@@ -129,9 +129,12 @@ impl Project {
         self.root.path()
     }
 
+    /// `saffron run`, one scenario at a time: json-server gives a deleted record's id to the
+    /// next one it creates, so a scenario that deletes and then reads its record would read
+    /// another scenario's new one if they ran side by side.
     fn run(&self, extra: &[&str]) -> Output {
         Command::new(env!("CARGO_BIN_EXE_saffron"))
-            .arg("run")
+            .args(["run", "--workers", "1"])
             .args(extra)
             .current_dir(self.path())
             .output()
@@ -161,6 +164,11 @@ Feature: Todos on a json-server
     Given the client has created the todo \"Walk the dog\"
     When the client deletes that todo
     Then reading that todo answers 404 Not Found
+
+  Scenario: A todo is marked done
+    Given the client has created the todo \"Water the plants\"
+    When the client marks that todo done
+    Then the todo read back is done
 ";
 
 #[test]
@@ -195,6 +203,20 @@ fn json_server_crud_is_recorded_replayed_at_zero_requests_and_red_when_the_serve
                 done(),
             ],
         ),
+        (
+            "A todo is marked done".to_owned(),
+            vec![
+                step(1),
+                request("POST", "/todos", Some(json!({ "title": "Water the plants", "completed": false }))),
+                keep_id(),
+                step(2),
+                request("PATCH", &format!("/todos/{ID}"), Some(json!({ "completed": true }))),
+                step(3),
+                request("GET", &format!("/todos/{ID}"), None),
+                call("saffron_assert", json!({ "check": "field", "pointer": "/completed", "value": true })),
+                done(),
+            ],
+        ),
     ]
     .into();
     let agent = scripted_reading_ids(&runtime, plans, seen.clone());
@@ -202,7 +224,7 @@ fn json_server_crud_is_recorded_replayed_at_zero_requests_and_red_when_the_serve
     let output = project.run(&[]);
     let said = text(&output);
     assert_eq!(output.status.code(), Some(0), "{said}\n{}", errors_told(&seen));
-    assert!(said.contains("2 scenario(s): 2 green"), "{said}");
+    assert!(said.contains("3 scenario(s): 3 green"), "{said}");
     let deleted = project.recording("A deleted todo is gone");
     let paths: Vec<&str> = deleted["steps"]
         .as_array()
@@ -225,7 +247,7 @@ fn json_server_crud_is_recorded_replayed_at_zero_requests_and_red_when_the_serve
     let output = project.run(&["--api-url", &format!("todos={}", read_only.url())]);
     let said = text(&output);
     assert_eq!(output.status.code(), Some(1), "{said}");
-    assert!(said.contains("2 red"), "{said}");
+    assert!(said.contains("3 red"), "{said}");
     assert!(said.contains("POST /todos was answered 403 Forbidden, and no step expects that status"), "{said}");
     assert_eq!(seen.all().len(), before, "a red replay is not recorded again");
 }
@@ -322,6 +344,20 @@ fn prism_refuses_an_invalid_body_and_a_contract_pinned_again_makes_the_schema_ch
     let output = project.run(&[]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
     assert_eq!(seen.all().len(), before, "a replay asks the model nothing");
+
+    // A server that leaves out a field the pinned contract requires: the schema check is red
+    // and names it; the other scenario, which checks no schema, stays green.
+    let broken = NpmServer::start(
+        "prism",
+        &["mock", "-h", "127.0.0.1", "-p", "{port}", "todos.openapi.json"],
+        &[("todos.openapi.json", &CONTRACT.replace(r#", "completed": false }"#, " }"))],
+        "Prism is listening",
+    );
+    let output = project.run(&["--api-url", &format!("todos={}", broken.url())]);
+    let said = text(&output);
+    assert!(said.contains("1 green") && said.contains("1 red"), "{said}");
+    assert!(said.contains("\"completed\" is a required property"), "{said}");
+    assert_eq!(seen.all().len(), before, "a red replay is not recorded again");
 
     // The contract pinned again, different: the schema-checked scenario needs recording, the
     // other still replays.

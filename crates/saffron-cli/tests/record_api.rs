@@ -349,3 +349,79 @@ fn a_server_error_cannot_be_recorded_as_the_expected_answer_and_ends_red() {
     assert!(project.recording(MADE).is_none(), "nothing is saved");
     let _ = runtime.block_on(demo.shutdown());
 }
+
+const WITH_FIXTURE: &str = "\
+@api
+Feature: One order for every scenario
+
+  Fixture: an order to read
+    Given the API client has signed in as the demo user
+    And an order for \"Zelda\" of 2 \"Tea\" exists
+
+  Scenario: The fixture's order reads back
+    Given the API client has signed in as the demo user
+    When the API client reads the order of the fixture
+    Then it shows 2 \"Tea\"
+";
+
+/// A Fixture with no recording is recorded by the agent before its feature's scenarios (it
+/// used to make them red), and the id it kept seeds the scenario the agent records next.
+#[test]
+fn an_unrecorded_fixture_is_recorded_first_and_what_it_kept_seeds_the_scenario() {
+    let (runtime, demo, password) = demo(&[]);
+    let seen = Seen::default();
+    let mut fixture = sign_in();
+    fixture.extend([
+        step(2),
+        call(
+            "saffron_request",
+            json!({ "method": "POST", "path": "/api/orders", "body": { "customer": "Zelda", "quantity": 2, "product": "Tea" } }),
+        ),
+        call("saffron_extract", json!({ "name": "order", "pointer": "/id" })),
+        done(true),
+    ]);
+    let mut scenario = sign_in();
+    scenario.extend([
+        step(2),
+        call("saffron_request", json!({ "method": "GET", "path": "/api/orders/{captured:order}" })),
+        step(3),
+        field("/lines/0/quantity", json!(2)),
+        field("/lines/0/product", json!("Tea")),
+        done(true),
+    ]);
+    let plans: Plans =
+        [("an order to read".to_owned(), fixture), ("The fixture's order reads back".to_owned(), scenario)].into();
+    let server = scripted_reading_ids(&runtime, plans, seen.clone());
+    let project = Project::new("fixture", &server, &password);
+    std::fs::remove_file(project.root.join("features/orders_api.feature")).expect("only the Fixture's feature");
+    std::fs::write(project.root.join("features/one_order.saffron"), WITH_FIXTURE).expect("feature");
+    let output = project.run(&demo.url());
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{said}\n{}", errors_told(&seen));
+    assert!(said.contains("1 scenario(s): 1 green"), "{said}");
+    let tasks: Vec<String> = seen
+        .all()
+        .iter()
+        .filter(|request| request.answers_so_far() == 0)
+        .map(|request| request.messages[0].text())
+        .collect();
+    assert_eq!(tasks.len(), 2, "one session for the Fixture, one for the scenario");
+    assert!(tasks[0].contains("Scenario: an order to read"), "the Fixture first: {}", tasks[0]);
+    assert!(tasks[1].contains("Kept by the feature's Fixture: {captured:order}"), "{}", tasks[1]);
+    let cache = project.root.join(".saffron/cache").join(saffron_recording::feature_slug("features/one_order.saffron"));
+    let mut saved: Vec<String> = std::fs::read_dir(&cache)
+        .expect("the feature's recordings")
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    saved.sort();
+    assert_eq!(saved, ["an-order-to-read.json", "the-fixture-s-order-reads-back.json"]);
+
+    // Replayed: the Fixture once, then the scenario with the id it kept, at zero model requests.
+    let before = seen.all().len();
+    let output = project.run(&demo.url());
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(seen.all().len(), before);
+    project.assert_password_nowhere();
+    let _ = runtime.block_on(demo.shutdown());
+}

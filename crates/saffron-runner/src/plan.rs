@@ -151,6 +151,8 @@ pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
             |((template, (recording_path, proposal_path)), state)| {
                 (template.scenario.kind == saffron_syntax::ScenarioKind::Fixture).then(|| {
                     let (recording, pending_proposal, _) = replayable(snapshot, recording_path, state);
+                    let needs_recording = pending_proposal.is_none()
+                        && matches!(state.recording, RecordingState::Stale | RecordingState::Unrecorded);
                     Arc::new(Execution {
                         file: path.to_path_buf(),
                         name: template.scenario.header.name.clone(),
@@ -162,7 +164,7 @@ pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
                         pending_proposal,
                         held_for_review: None,
                         fixture: None,
-                        needs_recording: false,
+                        needs_recording,
                         template_name: template.scenario.header.name.clone(),
                         template_steps: step_specs(template),
                         seeding: None,

@@ -135,7 +135,9 @@ pub async fn run_with_progress(
     // An `@api` scenario (and its Fixture) needs no browser.
     let needs_browser = executions.iter().any(|e| {
         (!e.api && (e.recording.is_ok() || (e.needs_recording && options.agent.is_ok())))
-            || e.fixture.as_ref().is_some_and(|f| !f.api && f.recording.is_ok())
+            || e.fixture
+                .as_ref()
+                .is_some_and(|f| !f.api && (f.recording.is_ok() || (f.needs_recording && options.agent.is_ok())))
     });
     let browser = if needs_browser {
         match Browser::start(options.browser.clone()).await {
@@ -167,10 +169,14 @@ pub async fn run_with_progress(
         let fixture = Execution::clone(fixture);
         let masker = masker.clone();
         async move {
-            let (result, seeds) = if fixture.api {
-                replay_api(http, &fixture, &options, masker, &FixtureSeeds::default()).await
-            } else {
-                (replay(browser, fixture.clone(), options, masker).await, FixtureSeeds::default())
+            let (result, seeds) = match &options.agent {
+                // A Fixture without a fresh recording is recorded first, as a scenario is.
+                Ok(driver) if fixture.needs_recording => {
+                    let media = Media { browser: browser.as_ref(), http };
+                    record_fixture(media, &fixture, &options, driver, masker).await
+                }
+                _ if fixture.api => replay_api(http, &fixture, &options, masker, &FixtureSeeds::default()).await,
+                _ => (replay(browser, fixture.clone(), options, masker).await, FixtureSeeds::default()),
             };
             (fixture.recording_path.clone(), (result, seeds))
         }
@@ -336,6 +342,27 @@ struct Media<'a> {
     http: &'a crate::medium::http::HttpMedium,
 }
 
+/// Records a Fixture that has no fresh recording: on the HTTP medium its proof's captured
+/// values seed the feature's scenarios; in the browser it leaves nothing but its verdict.
+async fn record_fixture(
+    media: Media<'_>,
+    fixture: &Execution,
+    options: &RunOptions,
+    driver: &Arc<dyn AgentDriver>,
+    masker: Masker,
+) -> (ScenarioResult, FixtureSeeds) {
+    if fixture.api {
+        let recorded = crate::record::api::record(media.http, fixture, options, driver, masker, &[]).await;
+        let seeds = FixtureSeeds { captured: recorded.captured, masker: Some(recorded.masker) };
+        return (recorded.result, seeds);
+    }
+    let result = match media.browser {
+        Some(browser) => crate::record::record(browser, fixture, options, driver, masker).await.0,
+        None => blocked(fixture, "no browser was started to record it"),
+    };
+    (result, FixtureSeeds::default())
+}
+
 /// Records the first execution of `group` (the rows of one scenario), then replays the others
 /// with the new recording; without a saved recording they share the first row's verdict.
 async fn record_group(
@@ -353,7 +380,9 @@ async fn record_group(
     let (outcome, recording) = match media.browser {
         _ if execution.api => {
             let masker = seeds.masker.clone().unwrap_or_else(|| masker.clone());
-            crate::record::api::record(media.http, execution, options, driver, masker, &seeds.captured).await
+            let recorded =
+                crate::record::api::record(media.http, execution, options, driver, masker, &seeds.captured).await;
+            (recorded.result, recorded.recording)
         }
         Some(browser) => crate::record::record(browser, execution, options, driver, masker.clone()).await,
         None => (blocked(execution, "no browser was started to record it"), None),

@@ -27,8 +27,19 @@ use crate::plan::Execution;
 use crate::record::gateway::Values;
 use crate::{ScenarioResult, Verdict};
 
-/// Records `execution` (the first row of an Outline) on the HTTP medium, with the values a
-/// Fixture captured as `seeds`. The result comes back masked.
+/// What recording an `@api` execution left.
+pub(crate) struct ApiRecorded {
+    /// Masked.
+    pub result: ScenarioResult,
+    pub recording: Option<Recording>,
+    /// The values its last proof replay kept, and the masker that knows its credentials: what a
+    /// Fixture leaves its scenarios.
+    pub captured: Vec<(String, String)>,
+    pub masker: Masker,
+}
+
+/// Records `execution` (the first row of an Outline, or a Fixture) on the HTTP medium, with the
+/// values a Fixture captured as `seeds`.
 pub(crate) async fn record(
     http: &HttpMedium,
     execution: &Execution,
@@ -36,13 +47,14 @@ pub(crate) async fn record(
     driver: &Arc<dyn AgentDriver>,
     mut masker: Masker,
     seeds: &[(String, String)],
-) -> (ScenarioResult, Option<Recording>) {
+) -> ApiRecorded {
     let started = Instant::now();
     let values = Arc::new(values_for(execution, options, &mut masker, Vec::new()));
-    let mut recorder = ApiRecorder { http, values, seeds };
-    let (mut result, masker, saved) = record_with(&mut recorder, execution, options, driver, masker, 0).await;
+    let mut recorder = ApiRecorder { http, values, seeds, captured: Vec::new() };
+    let (mut result, masker, recording) = record_with(&mut recorder, execution, options, driver, masker, 0).await;
     result.duration_ms = started.elapsed().as_millis() as u64;
-    (crate::orchestrator::run::masked(result, &masker), saved)
+    let result = crate::orchestrator::run::masked(result, &masker);
+    ApiRecorded { result, recording, captured: recorder.captured, masker }
 }
 
 /// The digest of each pinned contract the recording's schema checks read, by service.
@@ -79,6 +91,8 @@ struct ApiRecorder<'a> {
     http: &'a HttpMedium,
     values: Arc<Values>,
     seeds: &'a [(String, String)],
+    /// What the last proof replay kept.
+    captured: Vec<(String, String)>,
 }
 
 impl Recorder for ApiRecorder<'_> {
@@ -148,6 +162,7 @@ impl Recorder for ApiRecorder<'_> {
             crate::orchestrator::replay::replay_in(self.http, &proof, options, masker, mode, self.seeds).await;
         let exchanges = std::mem::take(&mut proven.exchanges);
         crate::transcript::keep(options, &mut proven.outcome, exchanges, &proven.masker);
+        self.captured = proven.captured;
         proven.outcome
     }
 }
