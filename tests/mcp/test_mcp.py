@@ -216,6 +216,10 @@ def test_vocabulary_filters_pages_and_refuses_bad_arguments(project):
             assert {"file": "features/shared.steps.saffron", "line": 7, "block": "stepSet",
                     "blockName": "signed in as the demo user"} in seen["uses"]
             assert "✓ recorded  I see the orders page" in text
+            # The @api scenario's steps are recorded as requests: marked so; page steps are not.
+            api = {s["text"] for s in steps if s.get("api")}
+            assert "the API client orders 2 \"Tea\" for \"Lin\"" in api, api
+            assert all("API" in text for text in api) and "api" not in seen, api
 
             divergent, _ = await ok(session, "vocabulary", {"status": "divergent"})
             assert [s["text"] for s in divergent["steps"]] == ["I save the order"]

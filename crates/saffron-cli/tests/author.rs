@@ -428,3 +428,48 @@ fn the_editor_drafts_scenarios_from_prose_selected_in_the_description() {
     assert_eq!(client.shutdown(), Some(0));
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// What a model that follows the prompt drafts for prose about the API: an `@api` feature that
+/// reuses the steps the vocabulary marks API.
+const API_DRAFT: &str = "@api\nFeature: Orders through the API\n  Ordering tea without the browser.\n\n  \
+                         Scenario: Two teas for Lin cost 900 cents\n    \
+                         Given the API client has signed in as the demo user\n    \
+                         When the API client orders 2 \"Tea\" for \"Lin\"\n    \
+                         Then the API answers that the order was made for 900 cents\n";
+
+/// Prose about the API gets an `@api` draft: the prompt says when to tag one, marks the steps
+/// recorded as requests, and names the project's services; the steps it reuses replay free.
+#[test]
+fn prose_about_the_api_is_drafted_as_an_api_feature_from_the_api_steps() {
+    let runtime = runtime();
+    let seen: Arc<Mutex<Vec<Request>>> = Arc::default();
+    let kept = Arc::clone(&seen);
+    let server = runtime
+        .block_on(FakeServer::start(Wire::Anthropic, move |request: &Request| {
+            kept.lock().expect("requests").push(request.clone());
+            requires(request, "[1×, API] the API client orders 2 \"Tea\" for \"Lin\"")
+                .unwrap_or_else(|| fenced(API_DRAFT))
+        }))
+        .expect("server");
+    let root = project("api", &server, "anthropic");
+    let config = std::fs::read_to_string(root.join("saffron.toml")).expect("config");
+    std::fs::write(
+        root.join("saffron.toml"),
+        format!("{config}[api.services.billing]\nbase_url = \"http://127.0.0.1:9\"\n"),
+    )
+    .expect("config");
+    let output =
+        author(&root, &["order two teas for Lin through the API and check the total it answers", "--format", "json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let request = seen.lock().expect("requests")[0].clone();
+    assert!(request.system.contains("tagged @api"), "{}", request.system);
+    let task = task_of(&request);
+    assert!(task.contains("API services an @api feature's requests go to: app, billing"), "{task}");
+    // A page step is not marked API.
+    assert!(!task.contains("API] I sign in with the demo account"), "{task}");
+    let report: Value = serde_json::from_slice(&output.stdout).expect("json");
+    assert_eq!(report["draft"]["totals"]["free"], 3, "{report:#}");
+    let written = std::fs::read_to_string(root.join(report["written"].as_str().expect("written"))).expect("draft");
+    assert!(written.starts_with("@api\n"), "{written}");
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -70,6 +70,9 @@ pub(crate) fn entry_markdown(snapshot: &Snapshot, entry: &Arc<Entry>) -> String 
         }
     );
     out.push_str(&format!("\n\n_{}_", status_detail(status)));
+    if entry.over_http() {
+        out.push_str("\n\n_an API step: Saffron's HTTP client sends its requests, in an `@api` scenario_");
+    }
     let lists = entry.action_lists();
     for (index, actions) in lists.iter().enumerate() {
         if lists.len() > 1 {

@@ -190,6 +190,40 @@ Feature: Orders
 }
 
 #[test]
+fn hover_on_an_api_step_says_so_and_shows_its_requests() {
+    let orders = recording(
+        "features/orders_api.feature",
+        "Order",
+        &[(
+            "action",
+            "the API client orders 2 \"Tea\"",
+            r#"[{"type":"request","service":"app","method":"POST","path":"/api/orders","body":{"quantity":2}},{"type":"expectStatus","status":"201"}]"#,
+        )],
+    );
+    let (host, path, offset) = fixture(&format!(
+        "//- features/orders_api.feature
+@api
+Feature: Orders
+  Scenario: Order
+    When the API client ord$0ers 2 \"Tea\"
+//- .saffron/cache/orders-api/order.json
+{orders}"
+    ));
+    let hover = hover(&host.snapshot(), &path, offset).expect("hover");
+    expect![[r#"
+        **✓ recorded** · written 1× · in 1 recording
+
+        _recorded: replays for free_
+
+        _an API step: Saffron's HTTP client sends its requests, in an `@api` scenario_
+
+        recorded as:
+        - `send POST /api/orders to app`
+        - `expect status 201`"#]]
+    .assert_eq(&hover.markdown);
+}
+
+#[test]
 fn hover_shows_the_scope_of_a_recorded_target() {
     let cache = recording(
         "features/tasks.feature",

@@ -130,6 +130,16 @@ impl Entry {
         }
     }
 
+    /// Whether every recording performs the text with requests and their checks only: a step
+    /// of an `@api` scenario, performed by Saffron's HTTP client.
+    pub fn over_http(&self) -> bool {
+        !self.recordings.is_empty()
+            && self
+                .recordings
+                .iter()
+                .all(|recorded| !recorded.actions.is_empty() && recorded.actions.iter().all(Action::is_http))
+    }
+
     /// How many places the text is written.
     pub fn count(&self) -> usize {
         self.uses.len()

@@ -85,7 +85,8 @@ pub fn run(args: AuthorArgs) -> Result<ExitCode> {
         // pass for the project's own and keep a paraphrase from being matched.
         snapshot = snapshot.with_changes([Change::RemoveFile { path: relative.clone() }]);
     }
-    let vocabulary = author::vocabulary::select(&snapshot, &prose, args.vocabulary_tokens);
+    let mut vocabulary = author::vocabulary::select(&snapshot, &prose, args.vocabulary_tokens);
+    vocabulary.api_services = author::vocabulary::api_services(&root);
     let masker = agent.masker(&vocabulary);
     let request = AuthorRequest { prose, path: relative.clone(), vocabulary_budget: args.vocabulary_tokens };
     let runtime =

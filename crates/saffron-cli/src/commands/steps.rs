@@ -43,6 +43,9 @@ enum Format {
 struct JsonStep {
     text: String,
     status: &'static str,
+    /// Recorded as requests (an `@api` scenario's step).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    api: bool,
     uses: Vec<JsonUse>,
     count: usize,
     near_duplicates: Vec<String>,
@@ -101,6 +104,7 @@ pub fn run(args: StepsArgs) -> Result<ExitCode> {
                     JsonStep {
                         text: entry.text.to_string(),
                         status: entry.status().as_str(),
+                        api: entry.over_http(),
                         uses: entry
                             .uses
                             .iter()
@@ -136,7 +140,8 @@ pub fn run(args: StepsArgs) -> Result<ExitCode> {
                 let near = snapshot.near_duplicates_of_each(texts);
                 for (entry, near) in entries.iter().zip(&near) {
                     let text = escape_controls(&entry.text);
-                    writeln!(out, "{:<13} {:>4}×  {text}", badge(entry.status()), entry.count())?;
+                    let api = if entry.over_http() { "  (API)" } else { "" };
+                    writeln!(out, "{:<13} {:>4}×  {text}{api}", badge(entry.status()), entry.count())?;
                     for duplicate in near.iter().take(3) {
                         let text = escape_controls(&duplicate.text);
                         writeln!(out, "{:20}~ near-duplicate of \"{text}\" ({:.2})", "", duplicate.similarity)?;

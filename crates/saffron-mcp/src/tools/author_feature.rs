@@ -113,7 +113,8 @@ pub fn prepare(project: &Project, args: AuthorFeatureArgs) -> Result<Prepared, T
         // from being matched), as `saffron author --force` has it.
         snapshot = snapshot.with_changes([saffron_index::Change::RemoveFile { path: path.clone() }]);
     }
-    let vocabulary = author::vocabulary::select(&snapshot, &prose, budget);
+    let mut vocabulary = author::vocabulary::select(&snapshot, &prose, budget);
+    vocabulary.api_services = author::vocabulary::api_services(project.root());
     let masker = agent.masker(&vocabulary);
     Ok(Prepared {
         snapshot,

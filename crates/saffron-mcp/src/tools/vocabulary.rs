@@ -53,6 +53,9 @@ pub struct StepInfo {
     /// The exact text, without its keyword: a recording's identity.
     pub text: String,
     pub status: Status,
+    /// Recorded as requests and their checks (an `@api` scenario's step), not page actions.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub api: bool,
     /// How many places write it (a StepSet's step counts once, where the set defines it).
     pub count: usize,
     /// Where it is written (the first ten).
@@ -119,6 +122,7 @@ pub fn step_info(snapshot: &Snapshot, entry: &Entry) -> StepInfo {
     StepInfo {
         text: entry.text.to_string(),
         status: entry.status().into(),
+        api: entry.over_http(),
         count: entry.count(),
         uses: entry
             .uses

@@ -212,6 +212,10 @@ pub fn system_prompt(kind: SourceKind) -> String {
          {sets}\
          - Tokens such as {{env:NAME}}, <column> and <table:Key> are written as they are; never \
          invent a secret.\n\
+         - Behaviour of the application's HTTP API (requests, status codes, JSON fields), when the \
+         description asks for it, goes in a Feature tagged @api: Saffron sends its requests with no \
+         browser. Reuse the steps marked API there and the others for pages; a Then step names a \
+         status only where it matters, by code and name (the API answers 404 Not Found).\n\
          - One Feature with a short description, then its scenarios; Then steps check what the \
          user sees.\n\
          - Answer with the whole file only, in one ```gherkin code block."

@@ -241,6 +241,7 @@ fn the_prompt_masker_knows_the_vocabulary_secrets_and_the_key() {
             text: "I sign in with the password \"{env:SHOP_PASSWORD}\"".into(),
             uses: 1,
             status: StepStatus::Recorded,
+            api: false,
         }],
         ..Vocabulary::default()
     };

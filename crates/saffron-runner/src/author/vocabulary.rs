@@ -18,6 +18,9 @@ pub struct VocabularyStep {
     /// How many places the project writes it.
     pub uses: usize,
     pub status: StepStatus,
+    /// Recorded as requests (an `@api` scenario's step), not page actions.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub api: bool,
 }
 
 /// One StepSet offered to the model: its name and the steps it runs.
@@ -41,6 +44,17 @@ pub struct Vocabulary {
     pub unrecorded: Vec<VocabularyStep>,
     /// Items the budget left out (the least relevant).
     pub left_out: usize,
+    /// The services an `@api` feature's requests may name (`[api.services]`, and `app`).
+    pub api_services: Vec<String>,
+}
+
+/// The services of the project's `[api.services]`, after `app` (the application itself), for
+/// the drafting model; just `app` when the configuration cannot be read.
+pub fn api_services(root: &std::path::Path) -> Vec<String> {
+    let configured = crate::session::load_config(root).map(|config| config.api.services).unwrap_or_default();
+    let mut names = vec![crate::medium::http::APP_SERVICE.to_owned()];
+    names.extend(configured.into_keys().filter(|name| name != crate::medium::http::APP_SERVICE));
+    names
 }
 
 /// Tokens of a text, roughly, as models count them: about four characters each.
@@ -57,6 +71,7 @@ impl Item {
     fn line(&self) -> String {
         match self {
             Item::Step(step) if step.status == StepStatus::Unrecorded => format!("- {}", step.text),
+            Item::Step(step) if step.api => format!("- [{}×, API] {}", step.uses, step.text),
             Item::Step(step) => format!("- [{}×] {}", step.uses, step.text),
             Item::Set(set) => format!("- StepSet {}: {}", set.name, set.steps.join(" / ")),
         }
@@ -101,7 +116,12 @@ pub fn select(snapshot: &Snapshot, prose: &str, budget: usize) -> Vocabulary {
     let mut items: Vec<Item> = by_pattern
         .into_values()
         .map(|entry| {
-            Item::Step(VocabularyStep { text: entry.text.to_string(), uses: entry.count(), status: entry.status() })
+            Item::Step(VocabularyStep {
+                text: entry.text.to_string(),
+                uses: entry.count(),
+                status: entry.status(),
+                api: entry.over_http(),
+            })
         })
         .collect();
     for set in snapshot.step_sets().definitions() {
@@ -176,6 +196,9 @@ impl Vocabulary {
         }
         if self.left_out > 0 {
             let _ = writeln!(out, "\n({} less relevant items left out)", self.left_out);
+        }
+        if !self.api_services.is_empty() {
+            let _ = writeln!(out, "\nAPI services an @api feature's requests go to: {}", self.api_services.join(", "));
         }
         out
     }
