@@ -208,6 +208,26 @@ fn a_wrong_total_and_an_order_never_saved_are_red_at_their_check() {
     assert_eq!(exchanges[1]["status"], 201);
     let html = std::fs::read_to_string(project.root.join(".saffron/reports/report.html")).expect("html");
     assert!(html.contains("class=\"exchanges\"") && html.contains("/api/orders"), "the HTML report shows them");
+    // The red attempt's trace carries the same exchanges, for the trace viewer's API tab.
+    let latest: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(project.root.join(".saffron/reports/latest.json")).expect("latest"),
+    )
+    .expect("json");
+    let red = &latest["scenarios"][0];
+    let trace_path = red["traces"][0].as_str().expect("a trace of the red attempt");
+    let trace: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(project.root.join(trace_path)).expect("trace")).expect("json");
+    assert_eq!(trace["exchanges"].as_array().map(Vec::len), exchanges.len().into(), "{trace}");
+    assert!(trace["actions"].as_array().is_some_and(|actions| actions.iter().any(|action| action["passed"] == false)));
+    let target = format!("{}:{}", red["file"].as_str().expect("file"), red["line"]);
+    let viewer = Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .args(["trace", &target, "--no-open"])
+        .current_dir(&project.root)
+        .output()
+        .expect("saffron trace");
+    assert_eq!(viewer.status.code(), Some(0), "{}", text(&viewer));
+    let page = std::fs::read_to_string(project.root.join(".saffron/reports/trace.html")).expect("the viewer");
+    assert!(page.contains("\"exchanges\"") && !page.contains(&password), "the viewer holds them, masked");
     let mut files = Vec::new();
     support::agent::every_file(&project.root.join(".saffron"), &mut files);
     for file in files {

@@ -10,6 +10,7 @@
 use saffron_browser::{Browser, BrowserConfig, Context, ContextOptions};
 use saffron_recording::Action;
 use saffron_runner::trace::{ConsoleLine, Request, Trace, viewer_html};
+use saffron_runner::transcript::Exchange;
 use serde_json::{Value, json};
 
 const RED: &str = include_str!("fixtures/trace/red.trace.json");
@@ -272,5 +273,50 @@ fn the_attempt_buttons_switch_between_the_attempts() {
         ok(c, json!({ "type": "click", "target": { "role": "button", "name": "attempt 2" } })).await;
         ok(c, json!({ "type": "expectText", "target": css("#verdict"), "text": "✓ green" })).await;
         ok(c, count("#snapshot", 0)).await;
+    });
+}
+
+fn exchange(method: &str, path: &str, status: u16, request_body: Option<&str>, response_body: &str) -> Exchange {
+    Exchange {
+        step: 1,
+        service: "app".into(),
+        session: None,
+        method: method.into(),
+        url: format!("http://127.0.0.1:8080{path}"),
+        request_headers: vec![("content-type".into(), "application/json".into())],
+        request_body: request_body.map(str::to_owned),
+        status: Some(status),
+        response_headers: vec![("content-type".into(), "application/json".into())],
+        response_body: Some(response_body.into()),
+        error: None,
+        duration_ms: 12,
+    }
+}
+
+/// An `@api` attempt has no page: the viewer opens on its requests (the API tab), each row
+/// unfolding into its headers and bodies, an error status marked; a browser attempt without
+/// requests of Saffron's own shows no API tab.
+#[test]
+fn the_api_tab_shows_the_requests_of_an_api_attempt_with_their_bodies() {
+    let mut api = sample(GREEN);
+    api.network.clear();
+    api.frames.clear();
+    for action in &mut api.actions {
+        action.frame = None;
+    }
+    api.exchanges = vec![
+        exchange("POST", "/api/orders", 201, Some(r#"{"quantity":2}"#), r#"{"id":1001,"total_cents":900}"#),
+        exchange("GET", "/api/orders/1002", 404, None, r#"{"error":"order #1002 not found"}"#),
+    ];
+    in_viewer(&[api], async |c| {
+        ok(c, attribute(css("#tab-api"), "aria-selected", "true")).await;
+        ok(c, count("[data-exchange]", 2)).await;
+        ok(c, attribute(css("[data-exchange=\"1\"]"), "class", "err")).await;
+        ok(c, json!({ "type": "click", "target": css("[data-exchange=\"0\"]") })).await;
+        ok(c, text_matching(css("#api .expanded"), &literal(r#"{"quantity":2}"#))).await;
+        ok(c, text_matching(css("#api .expanded"), &literal(r#"{"id":1001,"total_cents":900}"#))).await;
+    });
+    in_viewer(&[sample(GREEN)], async |c| {
+        ok(c, json!({ "type": "expectHidden", "target": css("#tab-api") })).await;
     });
 }

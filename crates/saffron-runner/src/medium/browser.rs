@@ -368,6 +368,9 @@ impl Live for BrowserLive {
     fn finish(&mut self, verdict: &crate::Verdict, duration_ms: u64) -> Option<Trace> {
         let mut tracer = self.tracer.take()?;
         tracer.observe(&self.context);
+        if let Some(http) = &self.http {
+            tracer.exchanges(http.sent_exchanges());
+        }
         Some(tracer.finish(verdict, duration_ms))
     }
 

@@ -23,7 +23,7 @@ use crate::ActionResult;
 use crate::contract::Contract;
 use crate::orchestrator::run::RunOptions;
 use crate::plan::Execution;
-use crate::trace::{Trace, TraceKind};
+use crate::trace::{Trace, TraceKind, Tracer};
 use crate::transcript::Exchange;
 
 /// How long a request waits for its response when the recording sets no timeout.
@@ -137,6 +137,7 @@ impl HttpMedium {
             started: Instant::now(),
             unexpected_errors_fail,
             own_cookies: true,
+            tracer: None,
         }
     }
 }
@@ -144,8 +145,9 @@ impl HttpMedium {
 impl Medium for HttpMedium {
     type Live = HttpLive;
 
-    async fn open(&self, _: &Execution, _: &RunOptions, _: TraceKind) -> Result<HttpLive, String> {
-        Ok(self.live(true))
+    async fn open(&self, execution: &Execution, options: &RunOptions, trace: TraceKind) -> Result<HttpLive, String> {
+        let tracer = Tracer::start(options.trace, trace, execution, &options.base_url);
+        Ok(HttpLive { tracer, ..self.live(true) })
     }
 
     async fn lost(&self) -> Option<String> {
@@ -170,6 +172,9 @@ pub(crate) struct HttpLive {
     /// Each session's client keeps the cookies its responses set (off beside a browser, whose
     /// context holds them).
     own_cookies: bool,
+    /// The trace of an `@api` execution (none beside a browser, whose trace takes the
+    /// exchanges, nor while the agent records).
+    tracer: Option<Tracer>,
 }
 
 /// The latest response of a session, as the recording agent reads it.
@@ -248,6 +253,11 @@ impl HttpLive {
     pub(crate) fn url_of(&self, service: &str, path: &str) -> Result<url::Url, String> {
         let target = self.services.by_name.get(service).ok_or_else(|| format!("there is no service `{service}`"))?;
         join(&target.base_url, path)
+    }
+
+    /// Every exchange so far (they stay for the transcript).
+    pub(crate) fn sent_exchanges(&self) -> Vec<Exchange> {
+        self.sent.iter().map(|sent| sent.exchange.clone()).collect()
     }
 
     /// The latest response `session` got (the scenario's own client when `None`).
@@ -491,16 +501,24 @@ impl Live for HttpLive {
     type Detail = ();
 
     fn mark(&self) -> u64 {
-        self.started.elapsed().as_millis() as u64
+        match &self.tracer {
+            Some(tracer) => tracer.mark(),
+            None => self.started.elapsed().as_millis() as u64,
+        }
     }
 
     fn begin_step(&mut self) {}
 
-    fn end_step(&mut self, _: &crate::StepResult, _: u64) {}
+    fn end_step(&mut self, report: &crate::StepResult, mark: u64) {
+        if let Some(tracer) = self.tracer.as_mut() {
+            tracer.step(report, mark);
+        }
+    }
 
     async fn perform(&mut self, at: &ActionAt<'_>, masker: &mut Masker) -> Outcome<()> {
         let started = Instant::now();
-        match at.resolved {
+        let mark = self.mark();
+        let outcome = match at.resolved {
             Action::Request { .. } => self.send(at, masker, started).await,
             Action::ExpectStatus { .. } | Action::ExpectField { .. } | Action::ExpectSchema { .. } => {
                 self.check(at, started)
@@ -509,7 +527,15 @@ impl Live for HttpLive {
                 FailureClass::Refused,
                 format!("an @api scenario performs only requests and their checks, not `{}`", other.type_name()),
             ),
+        };
+        if let Some(tracer) = self.tracer.as_mut() {
+            let failure = match &outcome {
+                Outcome::Failed(failure) => Some(failure.reason.as_str()),
+                _ => None,
+            };
+            tracer.http_action(at.step + 1, at.recorded, mark, failure);
         }
+        outcome
     }
 
     async fn evidence(&mut self, _: &ActionAt<'_>, _: &Masker) -> Evidence {
@@ -519,8 +545,10 @@ impl Live for HttpLive {
 
     async fn failed(&mut self, _: &str, _: &Evidence, _: &Masker) {}
 
-    fn finish(&mut self, _: &crate::Verdict, _: u64) -> Option<Trace> {
-        None
+    fn finish(&mut self, verdict: &crate::Verdict, duration_ms: u64) -> Option<Trace> {
+        let mut tracer = self.tracer.take()?;
+        tracer.exchanges(self.sent_exchanges());
+        Some(tracer.finish(verdict, duration_ms))
     }
 
     fn exchanges(&mut self) -> Vec<Exchange> {

@@ -330,6 +330,7 @@ async fn replay_api(
     replayed.outcome.retried = retried;
     let exchanges = std::mem::take(&mut replayed.exchanges);
     crate::transcript::keep(options, &mut replayed.outcome, exchanges, &replayed.masker);
+    crate::trace::keep(options, &mut replayed.outcome, replayed.trace.take(), &replayed.masker);
     let left = FixtureSeeds { captured: replayed.captured, masker: Some(replayed.masker.clone()) };
     (masked(replayed.outcome, &replayed.masker), left)
 }

@@ -50,6 +50,10 @@ pub struct Trace {
     /// The agent's conversation, when the agent recorded or repaired the scenario.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<AgentTrace>,
+    /// The requests Saffron's HTTP client sent (an `@api` scenario's, or a browser scenario's
+    /// beside its page), as its transcript has them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exchanges: Vec<crate::transcript::Exchange>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

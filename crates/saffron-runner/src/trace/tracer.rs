@@ -56,6 +56,7 @@ impl Tracer {
             tabs: Vec::new(),
             failure: None,
             agent: None,
+            exchanges: Vec::new(),
         };
         Some(Tracer { trace, switches: Vec::new(), started: Instant::now(), started_wall: SystemTime::now() })
     }
@@ -148,6 +149,41 @@ impl Tracer {
             }
         }
         self.trace.actions.push(traced);
+    }
+
+    /// A request or a check of its response, performed by the HTTP client (no page to read).
+    pub(crate) fn http_action(&mut self, step: usize, action: &Action, start_ms: u64, failure: Option<&str>) {
+        self.trace.browser = "none (HTTP)".to_owned();
+        let duration_ms = self.now_ms().saturating_sub(start_ms);
+        self.trace.actions.push(TraceAction {
+            step,
+            action: action.to_string(),
+            kind: action.type_name().to_owned(),
+            start_ms,
+            duration_ms,
+            passed: failure.is_none(),
+            tier: None,
+            locator: None,
+            bounds: None,
+            attempts: 1,
+            waited: Vec::new(),
+            drift: Vec::new(),
+            notes: Vec::new(),
+            matched: None,
+            url: None,
+            frame: None,
+            error: failure.map(|message| TraceError {
+                kind: "http".to_owned(),
+                message: message.to_owned(),
+                expected: None,
+                found: None,
+            }),
+        });
+    }
+
+    /// The exchanges of the attempt, for the viewer's API tab.
+    pub(crate) fn exchanges(&mut self, exchanges: Vec<crate::transcript::Exchange>) {
+        self.trace.exchanges = exchanges;
     }
 
     /// A step finished (or was skipped).
