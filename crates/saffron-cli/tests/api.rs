@@ -642,3 +642,41 @@ fn a_browser_scenario_sends_requests_with_the_pages_session_and_keeps_the_cookie
     let _ = std::fs::remove_dir_all(&root);
     let _ = runtime.block_on(demo.shutdown());
 }
+
+/// A project of `@api` scenarios only, which names its services, needs no base URL: there is no
+/// application page to open. A browser scenario in the run still does.
+#[test]
+fn an_api_only_run_needs_no_base_url() {
+    let (runtime, demo, password) = demo_with(&[]);
+    let project = Project::new("no-base-url", &format!("{}/api", demo.url()), &password);
+    let config = std::fs::read_to_string(project.root.join("saffron.toml")).expect("config");
+    // The top-level base_url goes; the service's own stays.
+    let without_base = config.replacen("base_url = \"http://127.0.0.1:9\"\n", "", 1);
+    assert!(
+        without_base.contains("[api.services.shop]\nbase_url") && !without_base.starts_with("base_url"),
+        "{without_base}"
+    );
+    std::fs::write(project.root.join("saffron.toml"), &without_base).expect("config");
+    let output = Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .arg("run")
+        .current_dir(&project.root)
+        .env_remove("SAFFRON_BASE_URL")
+        .output()
+        .expect("saffron runs");
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{said}");
+    assert!(said.contains("against the API services shop") && said.contains("2 green"), "{said}");
+    std::fs::write(
+        project.root.join("features/pages.feature"),
+        "Feature: Pages\n  Scenario: A page\n    Given I am on the sign-in page\n",
+    )
+    .expect("a browser feature");
+    let output = Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .arg("run")
+        .current_dir(&project.root)
+        .env_remove("SAFFRON_BASE_URL")
+        .output()
+        .expect("saffron runs");
+    assert!(text(&output).contains("no base URL"), "{}", text(&output));
+    let _ = runtime.block_on(demo.shutdown());
+}

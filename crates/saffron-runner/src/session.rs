@@ -240,28 +240,6 @@ impl Session {
     /// Reads the config and plans the run against `snapshot` (the project's index).
     pub fn prepare(root: &Path, snapshot: &Snapshot, request: RunRequest) -> Result<Session, SessionError> {
         let config = load_config(root)?;
-        let (base_url, browser) = browser_setup(root, &config, request.base_url, request.browser_url, request.headed)?;
-        let mut options = options_with_env(root, Vec::new());
-        options.base_url = base_url;
-        options.workers = request.workers.max(1);
-        options.agent_workers = agent_workers(request.agent_workers, config.agent.as_ref());
-        options.browser = browser;
-        options.timeouts = config.timeouts.clone();
-        options.refresh_drift = request.refresh_drift || config.run.refresh_drift;
-        options.retries = request.retries.unwrap_or(config.run.retries);
-        options.trace = request.trace.unwrap_or(config.trace.mode);
-        options.services = Arc::new(
-            crate::medium::http::Services::from_config(root, &config.api, &request.api_urls, &options.base_url)
-                .map_err(SessionError::Api)?,
-        );
-        options.transcript = config.api.transcript;
-        saffron_browser::SecretOrigins::new(&options.base_url, &config.secrets.origins).map_err(|reason| {
-            SessionError::Config {
-                path: root.join("saffron.toml").display().to_string(),
-                reason: format!("[secrets] origins: {reason}"),
-            }
-        })?;
-        options.secret_origins = config.secrets.origins.clone();
         let selection = Selection { targets: request.targets, tags: request.tags };
         let mut executions = crate::plan(snapshot, &selection);
         if let Some((index, count)) = request.shard {
@@ -276,6 +254,38 @@ impl Session {
         if executions.is_empty() {
             return Err(SessionError::NoScenario);
         }
+        // A run of `@api` scenarios only, in a project that names its services, talks to no
+        // application page: it needs no base URL.
+        let api_only = !config.api.services.is_empty()
+            && executions.iter().all(|e| e.api && e.fixture.as_ref().is_none_or(|fixture| fixture.api));
+        let (base_url, browser) =
+            match browser_setup(root, &config, request.base_url, request.browser_url, request.headed) {
+                Err(SessionError::NoBaseUrl) if api_only => (String::new(), BrowserConfig::default()),
+                setup => setup?,
+            };
+        let mut options = options_with_env(root, Vec::new());
+        options.base_url = base_url;
+        options.workers = request.workers.max(1);
+        options.agent_workers = agent_workers(request.agent_workers, config.agent.as_ref());
+        options.browser = browser;
+        options.timeouts = config.timeouts.clone();
+        options.refresh_drift = request.refresh_drift || config.run.refresh_drift;
+        options.retries = request.retries.unwrap_or(config.run.retries);
+        options.trace = request.trace.unwrap_or(config.trace.mode);
+        options.services = Arc::new(
+            crate::medium::http::Services::from_config(root, &config.api, &request.api_urls, &options.base_url)
+                .map_err(SessionError::Api)?,
+        );
+        options.transcript = config.api.transcript;
+        if !options.base_url.is_empty() {
+            saffron_browser::SecretOrigins::new(&options.base_url, &config.secrets.origins).map_err(|reason| {
+                SessionError::Config {
+                    path: root.join("saffron.toml").display().to_string(),
+                    reason: format!("[secrets] origins: {reason}"),
+                }
+            })?;
+        }
+        options.secret_origins = config.secrets.origins.clone();
         options.handlers = Arc::new(project_handlers(root, snapshot).map_err(SessionError::Handlers)?);
         let hooks = if request.hooks {
             config.hooks

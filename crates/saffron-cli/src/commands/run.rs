@@ -344,7 +344,13 @@ async fn replay_with_progress(executions: Vec<Execution>, options: &RunOptions) 
         Some(Ok(endpoint)) => format!(" in the browser at {endpoint}"),
         _ => String::new(),
     };
-    err!("replaying {count} scenario(s) on {workers} worker(s) against {}{browser}", options.base_url);
+    let target = if options.base_url.is_empty() {
+        let names: Vec<&str> = options.services.by_name.keys().map(String::as_str).collect();
+        format!("the API services {}", names.join(", "))
+    } else {
+        options.base_url.clone()
+    };
+    err!("replaying {count} scenario(s) on {workers} worker(s) against {target}{browser}");
     let bar = indicatif::ProgressBar::new(count as u64);
     if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {wide_msg}") {
         bar.set_style(style);
