@@ -140,7 +140,7 @@ impl ApiGateway {
     async fn request(&mut self, input: RequestInput) -> Result<String, String> {
         let service = match input.service {
             Some(service) => service,
-            None => self.default_service(),
+            None => self.default_service()?,
         };
         let method = input.method.to_ascii_uppercase();
         if !matches!(method.as_str(), "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS") {
@@ -223,19 +223,10 @@ impl ApiGateway {
         Ok(answer)
     }
 
-    /// The service a request without one goes to: `app` (the run's base URL) unless the
-    /// project names others.
-    fn default_service(&self) -> String {
-        let names: Vec<&String> = self.live_services();
-        names
-            .iter()
-            .find(|name| name.as_str() != APP_SERVICE)
-            .or_else(|| names.first())
-            .map_or_else(|| APP_SERVICE.to_owned(), |name| (*name).clone())
-    }
-
-    fn live_services(&self) -> Vec<&String> {
-        self.options.services.by_name.keys().collect()
+    /// The service a request without one goes to: the one service the project configures,
+    /// else `app` (the application itself); with several and no `app`, the agent must say.
+    fn default_service(&self) -> Result<String, String> {
+        default_service(&self.options.services.by_name.keys().map(String::as_str).collect::<Vec<_>>())
     }
 
     fn extract(&mut self, input: ExtractInput) -> Result<String, String> {
@@ -616,6 +607,16 @@ impl ToolGateway for ApiGateway {
     }
 }
 
+/// See [`ApiGateway::default_service`].
+pub(crate) fn default_service(names: &[&str]) -> Result<String, String> {
+    let configured: Vec<&&str> = names.iter().filter(|name| **name != APP_SERVICE).collect();
+    match (configured.as_slice(), names.contains(&APP_SERVICE)) {
+        ([only], _) => Ok((**only).to_owned()),
+        (_, true) => Ok(APP_SERVICE.to_owned()),
+        _ => Err(format!("name the request's service: one of {}", names.join(", "))),
+    }
+}
+
 /// `id`, `orderId`, `order_id`, `uuid`: a field whose value names a record.
 fn is_id_key(key: &str) -> bool {
     let lower = key.to_ascii_lowercase();
@@ -717,4 +718,41 @@ fn describe(status: Option<u16>, headers: &[(String, String)], body: Option<&str
         _ => text.push_str("(no body)"),
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_without_a_service_goes_to_the_one_configured_else_to_app() {
+        assert_eq!(default_service(&["app", "shop"]), Ok("shop".to_owned()));
+        assert_eq!(default_service(&["app"]), Ok("app".to_owned()));
+        assert_eq!(default_service(&["app", "billing", "shop"]), Ok("app".to_owned()));
+        assert!(default_service(&["billing", "shop"]).is_err_and(|why| why.contains("billing, shop")));
+    }
+
+    #[test]
+    fn a_pattern_counts_for_a_value_only_if_it_stops_matching_without_it() {
+        assert!(matches_without("900|.*", "900", "900"));
+        assert!(!matches_without("^900$", "900", "900"));
+        assert!(!matches_without(r"^Total: 9\.00$", "9.00", "Total: 9.00"));
+    }
+
+    #[test]
+    fn id_fields_are_found_by_their_names_at_any_depth() {
+        let mut ids = Vec::new();
+        let json =
+            serde_json::json!({ "id": 7, "quantity": 1, "lines": [{ "productId": "p-9", "sku": "x" }], "order_id": 3 });
+        id_fields(&json, "", None, &mut ids);
+        ids.sort();
+        assert_eq!(
+            ids,
+            [
+                ("/id".to_owned(), "7".to_owned()),
+                ("/lines/0/productId".to_owned(), "p-9".to_owned()),
+                ("/order_id".to_owned(), "3".to_owned())
+            ]
+        );
+    }
 }

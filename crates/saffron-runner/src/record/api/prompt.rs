@@ -40,7 +40,12 @@ pub struct Task<'a> {
 pub fn task(task: &Task<'_>) -> String {
     let mut text = String::new();
     let _ = writeln!(text, "Feature file: {}\nScenario: {}", task.feature, task.scenario);
-    let _ = writeln!(text, "Services:");
+    let names: Vec<&str> = task.services.iter().map(|(name, _, _)| name.as_str()).collect();
+    let default = crate::record::api::gateway::default_service(&names).map_or_else(
+        |_| "name one in each request".to_owned(),
+        |name| format!("without one, a request goes to {name}"),
+    );
+    let _ = writeln!(text, "Services ({default}):");
     for (name, base_url, pinned) in task.services {
         let contract = if *pinned { "contract pinned: check schema works" } else { "no contract pinned" };
         let _ = writeln!(text, "- {name}: {base_url} ({contract})");

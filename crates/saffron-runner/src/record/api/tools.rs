@@ -16,7 +16,8 @@ pub const EXTRACT: &str = "saffron_extract";
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RequestInput {
-    /// The service's name, from the task's list (the first one when absent).
+    /// The service's name, from the task's list; when absent, the one service the project
+    /// configures, else `app`.
     #[serde(default)]
     pub service: Option<String>,
     /// GET, POST, PUT, PATCH, DELETE, HEAD or OPTIONS.
