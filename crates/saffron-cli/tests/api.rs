@@ -238,9 +238,20 @@ fn a_wrong_total_and_an_order_never_saved_are_red_at_their_check() {
 
     let (runtime, demo, password) = demo_with(&[Defect::SaveFails]);
     let project = Project::new("save-fails", &format!("{}/api", demo.url()), &password);
-    let said = text(&project.run(&[]));
+    let said = text(&project.run(&["--retries", "1"]));
     assert!(said.contains("2 red"), "{said}");
     assert!(said.contains("expected status 200, found 404"), "{said}");
+    // Retried once: the transcript keeps both attempts' exchanges, each marked with its own.
+    let line = said.lines().find_map(|line| line.trim().strip_prefix("transcript: ")).expect("a transcript line");
+    let transcript: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(project.root.join(line)).expect("transcript")).expect("json");
+    let attempts: Vec<u64> = transcript["exchanges"]
+        .as_array()
+        .expect("exchanges")
+        .iter()
+        .map(|exchange| exchange["attempt"].as_u64().unwrap_or(1))
+        .collect();
+    assert_eq!(attempts, [1, 1, 1, 2, 2, 2], "sign-in, order, read back, twice: {transcript}");
     let _ = runtime.block_on(demo.shutdown());
 }
 

@@ -28,6 +28,10 @@ pub struct Transcript {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Exchange {
+    /// The attempt it was sent in (from 1): a scenario retried (`--retries`) keeps every
+    /// attempt's exchanges.
+    #[serde(default = "first_attempt", skip_serializing_if = "is_first_attempt")]
+    pub attempt: u32,
     /// The step it was sent under (from 1).
     pub step: usize,
     pub service: String,
@@ -49,6 +53,14 @@ pub struct Exchange {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     pub duration_ms: u64,
+}
+
+fn first_attempt() -> u32 {
+    1
+}
+
+fn is_first_attempt(attempt: &u32) -> bool {
+    *attempt == 1
 }
 
 /// Whether `mode` keeps the transcript of a scenario with `verdict`.

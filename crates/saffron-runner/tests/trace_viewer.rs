@@ -278,6 +278,7 @@ fn the_attempt_buttons_switch_between_the_attempts() {
 
 fn exchange(method: &str, path: &str, status: u16, request_body: Option<&str>, response_body: &str) -> Exchange {
     Exchange {
+        attempt: 1,
         step: 1,
         service: "app".into(),
         session: None,

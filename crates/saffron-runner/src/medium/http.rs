@@ -339,6 +339,7 @@ impl HttpLive {
             notes.push(format!("sent {attempts} times: the service did not accept the connection at first"));
         }
         let mut exchange = Exchange {
+            attempt: 1,
             step: at.step + 1,
             service: service.clone(),
             session: session.clone(),

@@ -320,15 +320,26 @@ async fn replay_api(
         |masker| crate::orchestrator::replay::replay_in(medium, execution, options, masker, mode, &seeds.captured);
     let mut replayed = replay(masker).await;
     let mut retried = Vec::new();
+    // Every attempt's exchanges, each marked with its attempt: a retry that passed still shows
+    // what the failed one sent.
+    let mut exchanges = Vec::new();
+    let mut keep_exchanges = |replayed: &mut crate::orchestrator::replay::Replay<_>, attempt: usize| {
+        exchanges.extend(
+            std::mem::take(&mut replayed.exchanges)
+                .into_iter()
+                .map(|exchange| crate::transcript::Exchange { attempt: attempt as u32, ..exchange }),
+        );
+    };
     while retried.len() < options.retries as usize
         && let Some(attempt) = red_attempt(retried.len() + 1, &replayed.outcome.verdict)
     {
         retried.push(attempt);
+        keep_exchanges(&mut replayed, retried.len());
         replayed = replay(replayed.masker.clone()).await;
     }
+    keep_exchanges(&mut replayed, retried.len() + 1);
     replayed.outcome.flaky = !retried.is_empty() && !matches!(replayed.outcome.verdict, Verdict::Red { .. });
     replayed.outcome.retried = retried;
-    let exchanges = std::mem::take(&mut replayed.exchanges);
     crate::transcript::keep(options, &mut replayed.outcome, exchanges, &replayed.masker);
     crate::trace::keep(options, &mut replayed.outcome, replayed.trace.take(), &replayed.masker);
     let left = FixtureSeeds { captured: replayed.captured, masker: Some(replayed.masker.clone()) };

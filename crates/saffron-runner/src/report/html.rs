@@ -294,7 +294,14 @@ fn transcript_section(out: &mut String, path: &str, exchanges: &[crate::transcri
         return;
     }
     out.push_str("<ol class=\"exchanges\">");
+    // A retried scenario's exchanges are headed by their attempt.
+    let retried = exchanges.iter().any(|exchange| exchange.attempt > 1);
+    let mut heading = 0;
     for exchange in exchanges {
+        if retried && exchange.attempt != heading {
+            heading = exchange.attempt;
+            let _ = write!(out, "<li class=\"attempt\">attempt {heading}</li>");
+        }
         let answer = match (exchange.status, &exchange.error) {
             (Some(status), _) => status.to_string(),
             (None, Some(error)) => format!("no response: {error}"),
