@@ -498,6 +498,21 @@ fn a_pinned_contract_checks_responses_and_a_broken_one_is_red_naming_the_field()
     assert!(said.contains("1 red"), "{said}");
     assert!(said.contains("POST /orders 201") && said.contains("\"warehouse\" is a required property"), "{said}");
 
+    // A document served as YAML is pinned as the JSON it says, and checks the same.
+    let served_json: serde_json::Value = serde_json::from_str(served).expect("json");
+    let yaml_url = saffron_browser::testing::serve_page(block_yaml(&served_json, 0));
+    let pinned = Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .args(["api", "pin", "shop", "--url", &yaml_url])
+        .current_dir(&project.root)
+        .output()
+        .expect("pin runs");
+    let said = text(&pinned);
+    assert!(said.contains("(5 operations, sha256 ") && said.contains("; converted from YAML)"), "{said}");
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&contract_file).expect("pinned")).expect("JSON");
+    assert_eq!(written, served_json);
+    std::fs::write(&contract_file, served).expect("the served document again");
+
     // Pinning what is not an OpenAPI 3 document, or an unknown service, is refused.
     let refused = |args: &[&str]| {
         let output =
@@ -505,10 +520,28 @@ fn a_pinned_contract_checks_responses_and_a_broken_one_is_red_naming_the_field()
         assert_eq!(output.status.code(), Some(2), "{}", text(&output));
         text(&output)
     };
-    let not_json = format!("{}/login", demo.url());
-    assert!(refused(&["api", "pin", "--url", &not_json]).contains("Saffron reads OpenAPI documents written as JSON"));
+    let a_page = format!("{}/login", demo.url());
+    assert!(refused(&["api", "pin", "--url", &a_page]).contains("neither JSON nor YAML"));
     assert!(refused(&["api", "pin", "billing"]).contains("there is no service `billing`"));
     let _ = runtime.block_on(demo.shutdown());
+}
+
+/// `value` as block YAML: every mapping and sequence on lines of its own, every key and scalar
+/// written as JSON writes it (a JSON scalar is a YAML flow scalar).
+fn block_yaml(value: &serde_json::Value, indent: usize) -> String {
+    let pad = " ".repeat(indent);
+    let nested = |item: &serde_json::Value| match item {
+        serde_json::Value::Object(map) if !map.is_empty() => format!("\n{}", block_yaml(item, indent + 2)),
+        serde_json::Value::Array(items) if !items.is_empty() => format!("\n{}", block_yaml(item, indent + 2)),
+        scalar => format!(" {scalar}\n"),
+    };
+    match value {
+        serde_json::Value::Object(map) => {
+            map.iter().map(|(key, item)| format!("{pad}{}:{}", json!(key), nested(item))).collect()
+        }
+        serde_json::Value::Array(items) => items.iter().map(|item| format!("{pad}-{}", nested(item))).collect(),
+        scalar => format!("{pad}{scalar}\n"),
+    }
 }
 
 /// The example project's pinned contract is the demo's document as served: they never drift.

@@ -38,8 +38,8 @@ impl std::fmt::Debug for Contract {
 /// Why a document is not a contract Saffron can use.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ContractError {
-    #[error("it is not JSON ({0}): Saffron reads OpenAPI documents written as JSON")]
-    NotJson(String),
+    #[error("it is neither JSON nor YAML that describes an object ({0})")]
+    NotReadable(String),
     #[error("it is not an OpenAPI 3 document (its `openapi` field is {0})")]
     NotOpenApi3(String),
     #[error("it is over {} MB", MAX_CONTRACT_BYTES / 1024 / 1024)]
@@ -52,8 +52,7 @@ impl Contract {
         if bytes.len() > MAX_CONTRACT_BYTES {
             return Err(ContractError::TooLarge);
         }
-        let document: Value =
-            serde_json::from_slice(bytes).map_err(|error| ContractError::NotJson(error.to_string()))?;
+        let (document, _) = document_json(bytes)?;
         let version = document.get("openapi").and_then(Value::as_str).unwrap_or_default().to_owned();
         if !version.starts_with("3.") {
             let shown = document.get("openapi").map_or_else(|| "missing".to_owned(), Value::to_string);
@@ -64,7 +63,7 @@ impl Contract {
         Ok(Contract { document, legacy, validators: std::sync::Mutex::default() })
     }
 
-    /// Reads the document at `path`.
+    /// Reads the document at `path` (JSON or YAML).
     pub fn load(path: &Path) -> Result<Contract, String> {
         let bytes =
             std::fs::read(path).map_err(|error| format!("the contract {} cannot be read: {error}", path.display()))?;
@@ -303,6 +302,29 @@ pub fn contract_path(root: &Path, name: &str, service: &crate::config::ServiceSe
     }
 }
 
+/// A document's JSON, read as JSON or else as YAML (many OpenAPI documents are written in
+/// YAML), and whether it was YAML. It must be an object.
+pub fn document_json(bytes: &[u8]) -> Result<(Value, bool), ContractError> {
+    if bytes.len() > MAX_CONTRACT_BYTES {
+        return Err(ContractError::TooLarge);
+    }
+    let json_error = match serde_json::from_slice::<Value>(bytes) {
+        Ok(document) if document.is_object() => return Ok((document, false)),
+        Ok(_) => "a JSON value that is not an object".to_owned(),
+        Err(error) => format!("as JSON: {error}"),
+    };
+    let text =
+        std::str::from_utf8(bytes).map_err(|_| ContractError::NotReadable(format!("{json_error}; not UTF-8")))?;
+    match serde_saphyr::from_str::<Value>(text) {
+        Ok(document) if document.is_object() => Ok((document, true)),
+        Ok(_) => Err(ContractError::NotReadable(format!("{json_error}; as YAML: not a mapping"))),
+        Err(error) => {
+            let first = error.to_string().lines().next().unwrap_or_default().to_owned();
+            Err(ContractError::NotReadable(format!("{json_error}; as YAML: {first}")))
+        }
+    }
+}
+
 /// The SHA-256 of a contract file's bytes, in hex.
 pub fn digest(bytes: &[u8]) -> String {
     use sha2::Digest as _;
@@ -382,12 +404,48 @@ mod tests {
     }
 
     #[test]
-    fn only_json_openapi_3_documents_are_contracts() {
-        assert!(matches!(Contract::parse(b"openapi: 3.0.0"), Err(ContractError::NotJson(_))));
+    fn only_openapi_3_documents_in_json_or_yaml_are_contracts() {
+        assert!(matches!(Contract::parse(b"just some text"), Err(ContractError::NotReadable(_))));
+        assert!(matches!(Contract::parse(b"[1, 2]"), Err(ContractError::NotReadable(_))));
+        assert!(matches!(Contract::parse(b"paths: [unclosed"), Err(ContractError::NotReadable(_))));
         assert_eq!(
             Contract::parse(br#"{"swagger": "2.0"}"#).expect_err("v2"),
             ContractError::NotOpenApi3("missing".into())
         );
         assert_eq!(digest(b"abc").len(), 64);
+    }
+
+    #[test]
+    fn a_yaml_document_is_read_as_the_json_it_says() {
+        let yaml = r##"
+openapi: 3.0.3
+info: { title: shop, version: "1" }
+paths:
+  /orders/{id}:
+    get:
+      responses:
+        "200":
+          description: one
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/Order" }
+components:
+  schemas:
+    Order:
+      type: object
+      required: [id]
+      properties:
+        id: { type: integer, minimum: 0, exclusiveMinimum: true }
+"##;
+        let (document, was_yaml) = document_json(yaml.as_bytes()).expect("YAML");
+        assert!(was_yaml);
+        assert_eq!(document["paths"]["/orders/{id}"]["get"]["responses"]["200"]["description"], "one");
+        let contract = Contract::parse(yaml.as_bytes()).expect("a contract");
+        assert_eq!(contract.operations(), 1);
+        assert_eq!(contract.check("GET", "/orders/7", 200, Some(&json!({ "id": 7 }))), Ok(()));
+        let zero = contract.check("GET", "/orders/7", 200, Some(&json!({ "id": 0 }))).expect_err("exclusive");
+        assert!(zero.contains("GET /orders/{id} 200"), "{zero}");
+        let (_, was_yaml) = document_json(br#"{"openapi": "3.1.0"}"#).expect("JSON");
+        assert!(!was_yaml);
     }
 }

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, Result, bail};
 use clap::{Args, Subcommand};
-use saffron_runner::contract::{Contract, contract_path, digest, fetch};
+use saffron_runner::contract::{Contract, contract_path, digest, document_json, fetch};
 
 use crate::project;
 use crate::terminal::{escape_controls, out};
@@ -66,6 +66,15 @@ fn pin_contract(args: PinArgs) -> Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let bytes = runtime.block_on(fetch(url.trim())).map_err(anyhow::Error::msg)?;
     let contract = Contract::parse(&bytes).with_context(|| format!("the document at {url} cannot be pinned"))?;
+    // A YAML document is pinned as the JSON it says: one format in the project, read everywhere.
+    let (document, was_yaml) = document_json(&bytes)?;
+    let bytes = if was_yaml {
+        let mut json = serde_json::to_vec_pretty(&document)?;
+        json.push(b'\n');
+        json
+    } else {
+        bytes
+    };
     let path = contract_path(&root, &name, service);
     if let Some(folder) = path.parent() {
         std::fs::create_dir_all(folder).with_context(|| format!("cannot create {}", folder.display()))?;
@@ -73,10 +82,11 @@ fn pin_contract(args: PinArgs) -> Result<ExitCode> {
     saffron_recording::write_atomic(&path, &bytes).with_context(|| format!("cannot write {}", path.display()))?;
     let shown = path.strip_prefix(&root).unwrap_or(&path).display().to_string();
     out!(
-        "pinned {name}: {} ({} operations, sha256 {})",
+        "pinned {name}: {} ({} operations, sha256 {}{})",
         escape_controls(&shown),
         contract.operations(),
-        digest(&bytes)
+        digest(&bytes),
+        if was_yaml { "; converted from YAML" } else { "" }
     );
     Ok(ExitCode::SUCCESS)
 }
