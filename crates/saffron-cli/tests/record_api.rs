@@ -425,3 +425,64 @@ fn an_unrecorded_fixture_is_recorded_first_and_what_it_kept_seeds_the_scenario()
     project.assert_password_nowhere();
     let _ = runtime.block_on(demo.shutdown());
 }
+
+const TWO_CLIENTS: &str = "\
+@api
+Feature: Two clients
+
+  Scenario: Only the client that signed in reads the orders
+    Given As \"alice\" the API client has signed in as the demo user
+    Then As \"bob\" reading the orders answers 401 Unauthorized
+    And As \"alice\" reading the orders lists them
+";
+
+/// Each session named in a step has its own client and cookies: the agent records the sessions
+/// the steps name, and replay keeps them apart (bob, who never signed in, is refused).
+#[test]
+fn sessions_named_in_the_steps_are_recorded_and_replayed_with_their_own_cookies() {
+    let (runtime, demo, password) = demo(&[]);
+    let seen = Seen::default();
+    let plan = vec![
+        step(1),
+        call(
+            "saffron_request",
+            json!({ "method": "POST", "path": "/api/session", "session": "alice",
+                    "body": { "email": "demo@saffron.test", "password": "{env:DEMO_PASSWORD}" } }),
+        ),
+        step(2),
+        call("saffron_request", json!({ "method": "GET", "path": "/api/orders", "session": "bob" })),
+        call("saffron_assert", json!({ "check": "status", "status": "401", "session": "bob" })),
+        step(3),
+        call("saffron_request", json!({ "method": "GET", "path": "/api/orders", "session": "alice" })),
+        call("saffron_assert", json!({ "check": "status", "status": "200", "session": "alice" })),
+        call(
+            "saffron_assert",
+            json!({ "check": "field", "pointer": "/count", "pattern": "^[0-9]+$", "session": "alice" }),
+        ),
+        done(true),
+    ];
+    let scenario = "Only the client that signed in reads the orders";
+    let server = scripted_reading_ids(&runtime, [(scenario.to_owned(), plan)].into(), seen.clone());
+    let project = Project::new("sessions", &server, &password);
+    std::fs::write(project.root.join("features/orders_api.feature"), TWO_CLIENTS).expect("feature");
+    let output = project.run(&demo.url());
+    let said = text(&output);
+    let told = errors_told(&seen);
+    assert_eq!(output.status.code(), Some(0), "{said}\n{told}");
+    // Step 3 names no status: its 200 check was refused, and its Then stood on the field check.
+    assert!(told.contains("does not name status 200"), "{told}");
+    let recording = project.recording(scenario).expect("saved");
+    let sessions: Vec<&str> = recording["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .flat_map(|step| step["actions"].as_array().expect("actions"))
+        .map(|action| action["session"].as_str().unwrap_or("-"))
+        .collect();
+    assert_eq!(sessions, ["alice", "bob", "bob", "alice", "alice"]);
+    let before = seen.all().len();
+    let output = project.run(&demo.url());
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(seen.all().len(), before);
+    let _ = runtime.block_on(demo.shutdown());
+}

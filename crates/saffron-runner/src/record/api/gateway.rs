@@ -347,7 +347,7 @@ impl ApiGateway {
         // pattern stops matching once that value can match nothing.
         if let Action::ExpectField { pointer, pattern: Some(pattern), .. } = &resolved {
             let text = self.field_text(session.as_ref(), pointer);
-            credited.retain(|value| !matches_without(pattern, value, &text));
+            credited.retain(|value| session.as_ref() == Some(value) || !matches_without(pattern, value, &text));
             if let Some(step) = self.ledger.current()
                 && credited.is_empty()
                 && !self.ledger.then_values(step).is_empty()
@@ -645,9 +645,20 @@ fn id_fields(json: &Value, pointer: &str, key: Option<&str>, out: &mut Vec<(Stri
     }
 }
 
-/// Whether a check holds `value` of a Then step: an expected status that is it, an expected
-/// field value with a leaf that is or holds it, or a pattern that spells it.
+/// Whether a check holds `value` of a Then step: the session whose response it reads, an
+/// expected status that is it, an expected field value with a leaf that is or holds it, or a
+/// pattern that spells it.
 fn holds_value(check: &Action, value: &str) -> bool {
+    // `As "alice"`: a check of alice's latest response is about alice.
+    let session = match check {
+        Action::ExpectStatus { session, .. }
+        | Action::ExpectField { session, .. }
+        | Action::ExpectSchema { session, .. } => session.as_deref(),
+        _ => None,
+    };
+    if session == Some(value) {
+        return true;
+    }
     match check {
         Action::ExpectStatus { status, .. } => status == value,
         Action::ExpectField { value: Some(expected), .. } => {

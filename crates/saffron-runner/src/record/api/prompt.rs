@@ -16,6 +16,8 @@ Rules:
 every run (a name or an email a record must not share). Never invent data the step does not give.
 - A value you need from a response (an id, a token): keep it with saffron_extract and write \
 `{captured:name}`. Never copy it by hand.
+- A step that names who acts (As \"alice\", \"bob\" signs in) sends its requests with that session \
+(session: \"alice\"): each session has its own client and cookies; checks read that session's latest response.
 - Verify every Then step with saffron_assert (status, field or schema) under its announcement. Expect a \
 status only where the step names it.
 - If the application does not do what a step says, call saffron_done with success=false and say what you saw.
