@@ -20,6 +20,8 @@ pub enum CompletionKind {
     Step,
     StepSet,
     Keyword,
+    /// A session named in a step (`As "alice"`): a client of its own in an `@api` scenario.
+    Session,
 }
 
 /// A completion item. A step item borrows its text from the snapshot and keeps its badge and
@@ -156,6 +158,12 @@ pub fn completions_on_line<'s, Line: AsRef<str>>(
             let typed = &line_text[keyword_end..offset];
             if keyword == INVOCATION {
                 return (step_set_items(snapshot, typed, replace), false);
+            }
+            if let Some(name) = typed.strip_prefix(SESSION_PREFIX).filter(|name| !name.contains('"')) {
+                let start = keyword_end + SESSION_PREFIX.len();
+                let end = line_text[offset..].find('"').map_or(line_text.len(), |quote| offset + quote);
+                let replace = Span::new(start, end);
+                return (session_items(snapshot, (path, line_number), name, replace), false);
             }
             let above = steps_above(lines_above, language, is_saffron);
             let role = StepRole::of_keyword(keyword_type).or(above.role).unwrap_or(StepRole::Context);
@@ -570,6 +578,60 @@ fn step_detail(status: StepStatus, variants: usize) -> Cow<'static, str> {
 /// The documentation of a step item, computed when the editor shows it.
 pub fn completion_documentation(snapshot: &Snapshot, text: &str) -> Option<String> {
     snapshot.entry(text).map(|entry| crate::hover::entry_markdown(snapshot, entry))
+}
+
+/// How a step names the session it acts as: `As "alice" …`.
+const SESSION_PREFIX: &str = "As \"";
+
+/// The sessions the project uses (named in steps as `As "…"`, or in recordings' requests),
+/// most used first, for the name being typed after `As "` on the line `at` (whose own half-typed
+/// name is not one).
+fn session_items(snapshot: &Snapshot, at: (&Path, u32), typed: &str, replace: Span) -> Vec<CompletionItem<'static>> {
+    let mut uses: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    for entry in snapshot.entries_unordered() {
+        let Some((name, _)) = entry.text.strip_prefix(SESSION_PREFIX).and_then(|rest| rest.split_once('"')) else {
+            continue;
+        };
+        let elsewhere = entry.uses.iter().filter(|written| !(&*written.file == at.0 && written.location.line == at.1));
+        let count = elsewhere.count();
+        if count > 0 {
+            *uses.entry(name.to_owned()).or_default() += count;
+        }
+    }
+    for recording in snapshot.recordings() {
+        for action in recording.recording.steps.iter().flat_map(|step| &step.actions) {
+            let session = match action {
+                saffron_recording::Action::Request { session, .. }
+                | saffron_recording::Action::ExpectStatus { session, .. }
+                | saffron_recording::Action::ExpectField { session, .. }
+                | saffron_recording::Action::ExpectSchema { session, .. } => session,
+                _ => &None,
+            };
+            if let Some(name) = session {
+                uses.entry(name.clone()).or_default();
+            }
+        }
+    }
+    let typed = typed.to_lowercase();
+    let mut found: Vec<(String, usize)> =
+        uses.into_iter().filter(|(name, _)| name.to_lowercase().starts_with(&typed)).collect();
+    found.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    found
+        .into_iter()
+        .enumerate()
+        .map(|(rank, (name, count))| CompletionItem {
+            label: Cow::Owned(name),
+            kind: CompletionKind::Session,
+            description: Some(Description::Text(format!("session · in {count} step(s)"))),
+            detail: Some(Cow::Borrowed("a client of its own, with its own cookies")),
+            documentation: None,
+            insert_text: None,
+            is_snippet: false,
+            replace,
+            rank,
+            filter_text: None,
+        })
+        .collect()
 }
 
 fn step_set_items(snapshot: &Snapshot, typed: &str, replace: Span) -> Vec<CompletionItem<'static>> {

@@ -190,6 +190,40 @@ Feature: Orders
 }
 
 #[test]
+fn completion_after_as_offers_the_sessions_the_project_uses() {
+    let recorded = recording(
+        "features/orders_api.feature",
+        "Two clients",
+        &[(
+            "action",
+            "As \"carol\" the API client signs in",
+            r#"[{"type":"request","service":"app","method":"POST","path":"/api/session","session":"carol"}]"#,
+        )],
+    );
+    let source = format!(
+        "//- features/orders_api.feature
+@api
+Feature: Orders
+  Scenario: Two clients
+    Given As \"alice\" the API client signs in
+    And As \"alice\" the API client orders tea
+    When As \"bob\" the API client reads the orders
+    Then As \"a$0\" the orders are listed
+//- .saffron/cache/orders-api/two-clients.json
+{recorded}"
+    );
+    let (host, path, offset) = fixture(&source);
+    expect![[r#"Session alice | session · in 2 step(s) | insert "alice""#]]
+        .assert_eq(&render_completions(&host, &path, offset));
+    let (host, path, offset) = fixture(&source.replace("As \"a$0\"", "As \"$0"));
+    expect![[r#"
+        Session alice | session · in 2 step(s) | insert "alice"
+        Session bob | session · in 1 step(s) | insert "bob"
+        Session carol | session · in 0 step(s) | insert "carol""#]]
+    .assert_eq(&render_completions(&host, &path, offset));
+}
+
+#[test]
 fn hover_on_an_api_step_says_so_and_shows_its_requests() {
     let orders = recording(
         "features/orders_api.feature",

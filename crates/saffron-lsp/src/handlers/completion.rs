@@ -133,6 +133,7 @@ fn kind(kind: CompletionKind) -> lsp::CompletionItemKind {
         CompletionKind::Step => lsp::CompletionItemKind::TEXT,
         CompletionKind::StepSet => lsp::CompletionItemKind::MODULE,
         CompletionKind::Keyword => lsp::CompletionItemKind::KEYWORD,
+        CompletionKind::Session => lsp::CompletionItemKind::VARIABLE,
     }
 }
 
