@@ -377,6 +377,7 @@ fn an_unrecorded_fixture_is_recorded_first_and_what_it_kept_seeds_the_scenario()
             "saffron_request",
             json!({ "method": "POST", "path": "/api/orders", "body": { "customer": "Zelda", "quantity": 2, "product": "Tea" } }),
         ),
+        call("saffron_assert", json!({ "check": "schema" })),
         call("saffron_extract", json!({ "name": "order", "pointer": "/id" })),
         done(true),
     ]);
@@ -423,6 +424,16 @@ fn an_unrecorded_fixture_is_recorded_first_and_what_it_kept_seeds_the_scenario()
     assert_eq!(output.status.code(), Some(0), "{}", text(&output));
     assert_eq!(seen.all().len(), before);
     project.assert_password_nowhere();
+
+    // The Fixture's schema check was recorded against the pinned contract: pinned again and
+    // different, the Fixture needs recording, and without an agent its scenario is blocked.
+    let contract = project.root.join("contracts/app.openapi.json");
+    let pinned = std::fs::read_to_string(&contract).expect("contract");
+    std::fs::write(&contract, pinned.replacen('{', "{\"x-note\": \"pinned again\", ", 1)).expect("contract");
+    std::fs::write(project.root.join("saffron.toml"), "[browser]\npath = \"no-such-chromium\"\n").expect("config");
+    let said = text(&project.run(&demo.url()));
+    assert!(said.contains("1 blocked"), "{said}");
+    assert!(said.contains("the pinned contract of service `app` changed since it was recorded"), "{said}");
     let _ = runtime.block_on(demo.shutdown());
 }
 

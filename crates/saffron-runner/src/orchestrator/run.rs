@@ -175,6 +175,11 @@ pub async fn run_with_progress(
                     let media = Media { browser: browser.as_ref(), http };
                     record_fixture(media, &fixture, &options, driver, masker).await
                 }
+                // As a scenario that needs recording: no verdict about the application.
+                Err(why) if fixture.needs_recording => {
+                    let cause = format!("{}, and no agent can record it: {why}", needs_recording(&fixture));
+                    (blocked(&fixture, &cause), FixtureSeeds::default())
+                }
                 _ if fixture.api => replay_api(http, &fixture, &options, masker, &FixtureSeeds::default()).await,
                 _ => (replay(browser, fixture.clone(), options, masker).await, FixtureSeeds::default()),
             };
@@ -274,23 +279,27 @@ pub async fn run_with_progress(
 }
 
 /// The executions with each `@api` recording whose pinned contract changed since it was
-/// recorded made stale: its schema checks hold for the old contract only.
+/// recorded made stale (their Fixtures' too): its schema checks hold for the old contract only.
 fn with_contracts_checked(executions: Vec<Execution>, services: &crate::medium::http::Services) -> Vec<Execution> {
+    let checked = |execution: Execution| -> Execution {
+        let changed = match (&execution.recording, &execution.pending_proposal) {
+            (Ok(recording), None) if execution.api => crate::record::api::changed_contract(services, recording),
+            _ => None,
+        };
+        match changed {
+            Some(why) => Execution {
+                recording: Err(crate::plan::NotReplayable::ContractChanged(why)),
+                needs_recording: true,
+                ..execution
+            },
+            None => execution,
+        }
+    };
     executions
         .into_iter()
         .map(|execution| {
-            let changed = match (&execution.recording, &execution.pending_proposal) {
-                (Ok(recording), None) if execution.api => crate::record::api::changed_contract(services, recording),
-                _ => None,
-            };
-            match changed {
-                Some(why) => Execution {
-                    recording: Err(crate::plan::NotReplayable::ContractChanged(why)),
-                    needs_recording: true,
-                    ..execution
-                },
-                None => execution,
-            }
+            let fixture = execution.fixture.clone().map(|fixture| Arc::new(checked(Execution::clone(&fixture))));
+            Execution { fixture, ..checked(execution) }
         })
         .collect()
 }
