@@ -15,8 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
-use saffron_benches::{median_ms, peers_dir};
-use saffron_demo::{DemoConfig, DemoServer};
+use saffron_benches::{against_fresh_demo, median_ms, peers_dir};
 use serde_json::Value;
 
 /// One scenario of one run: wall time and how many actions it performed.
@@ -119,19 +118,6 @@ fn run_playwright(url: &str, password: &str) -> Result<Run, String> {
     Ok(Run { scenarios, wall_ms })
 }
 
-/// Runs `tool` against a fresh demo app.
-fn against_fresh_app(
-    runtime: &tokio::runtime::Runtime,
-    tool: impl FnOnce(&str, &str) -> Result<Run, String>,
-) -> Result<Run, String> {
-    let config = DemoConfig::default();
-    let password = config.password.clone();
-    let server = runtime.block_on(DemoServer::start(config)).map_err(|error| error.to_string())?;
-    let run = tool(&server.url(), &password);
-    let _ = runtime.block_on(server.shutdown());
-    run
-}
-
 fn main() -> ExitCode {
     match bench() {
         Ok(()) => ExitCode::SUCCESS,
@@ -156,12 +142,12 @@ fn bench() -> Result<(), String> {
         .map_err(|error| error.to_string())?;
     let (mut saffron, mut playwright) = (Vec::new(), Vec::new());
     // A warm-up of each, untimed: the first Chromium start of a run pays for disk caches.
-    against_fresh_app(&runtime, |url, password| run_saffron(&binary, url, password, "retain-on-failure"))?;
-    against_fresh_app(&runtime, run_playwright)?;
+    against_fresh_demo(&runtime, |url, password| run_saffron(&binary, url, password, "retain-on-failure"))?;
+    against_fresh_demo(&runtime, run_playwright)?;
     for round in 0..rounds {
         let saffron_run =
-            || against_fresh_app(&runtime, |url, password| run_saffron(&binary, url, password, "retain-on-failure"));
-        let playwright_run = || against_fresh_app(&runtime, run_playwright);
+            || against_fresh_demo(&runtime, |url, password| run_saffron(&binary, url, password, "retain-on-failure"));
+        let playwright_run = || against_fresh_demo(&runtime, run_playwright);
         if round % 2 == 0 {
             saffron.push(saffron_run()?);
             playwright.push(playwright_run()?);
@@ -242,14 +228,14 @@ fn bench_traces() -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|error| error.to_string())?;
-    against_fresh_app(&runtime, |url, password| run_saffron(&binary, url, password, "off"))?;
+    against_fresh_demo(&runtime, |url, password| run_saffron(&binary, url, password, "off"))?;
     let mut runs: Vec<Vec<Run>> = vec![Vec::new(), Vec::new(), Vec::new()];
     let mut kept_bytes = Vec::new();
     for round in 0..rounds {
         for turn in 0..TRACE_MODES.len() {
             let mode = (round + turn) % TRACE_MODES.len();
             let run =
-                against_fresh_app(&runtime, |url, password| run_saffron(&binary, url, password, TRACE_MODES[mode]))?;
+                against_fresh_demo(&runtime, |url, password| run_saffron(&binary, url, password, TRACE_MODES[mode]))?;
             if TRACE_MODES[mode] == "on" {
                 kept_bytes.push(latest_traces_bytes()?);
             }

@@ -11,8 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
-use saffron_benches::{median_ms, peers_dir};
-use saffron_demo::{DemoConfig, DemoServer};
+use saffron_benches::{against_fresh_demo, median_ms, peers_dir};
 use serde_json::Value;
 
 /// One run of a tool: the scenario's own time and the process's wall time.
@@ -62,18 +61,6 @@ fn run_playwright(url: &str, password: &str) -> Result<Timed, String> {
     Ok(Timed { scenario_ms: result["ms"].as_f64().unwrap_or(f64::NAN), wall_ms })
 }
 
-fn against_fresh_app(
-    runtime: &tokio::runtime::Runtime,
-    tool: impl FnOnce(&str, &str) -> Result<Timed, String>,
-) -> Result<Timed, String> {
-    let config = DemoConfig::default();
-    let password = config.password.clone();
-    let server = runtime.block_on(DemoServer::start(config)).map_err(|error| error.to_string())?;
-    let timed = tool(&server.url(), &password);
-    let _ = runtime.block_on(server.shutdown());
-    timed
-}
-
 fn main() -> ExitCode {
     match bench() {
         Ok(()) => ExitCode::SUCCESS,
@@ -97,16 +84,16 @@ fn bench() -> Result<(), String> {
         .build()
         .map_err(|error| error.to_string())?;
     // A warm-up of each, untimed.
-    against_fresh_app(&runtime, |url, password| run_saffron(&binary, url, password))?;
-    against_fresh_app(&runtime, run_playwright)?;
+    against_fresh_demo(&runtime, |url, password| run_saffron(&binary, url, password))?;
+    against_fresh_demo(&runtime, run_playwright)?;
     let (mut saffron, mut playwright) = (Vec::new(), Vec::new());
     for round in 0..rounds {
         if round % 2 == 0 {
-            saffron.push(against_fresh_app(&runtime, |url, password| run_saffron(&binary, url, password))?);
-            playwright.push(against_fresh_app(&runtime, run_playwright)?);
+            saffron.push(against_fresh_demo(&runtime, |url, password| run_saffron(&binary, url, password))?);
+            playwright.push(against_fresh_demo(&runtime, run_playwright)?);
         } else {
-            playwright.push(against_fresh_app(&runtime, run_playwright)?);
-            saffron.push(against_fresh_app(&runtime, |url, password| run_saffron(&binary, url, password))?);
+            playwright.push(against_fresh_demo(&runtime, run_playwright)?);
+            saffron.push(against_fresh_demo(&runtime, |url, password| run_saffron(&binary, url, password))?);
         }
     }
     let median = |runs: &[Timed], of: fn(&Timed) -> f64| median_ms(&runs.iter().map(of).collect::<Vec<_>>());

@@ -97,3 +97,17 @@ pub fn children_usage() -> (f64, f64) {
     let seconds = |time: nix::sys::time::TimeVal| time.tv_sec() as f64 + time.tv_usec() as f64 / 1_000_000.0;
     (usage.max_rss() as f64 / 1024.0, seconds(usage.user_time()) + seconds(usage.system_time()))
 }
+
+/// Runs `tool` with the URL and password of a fresh demo app (the scenarios change its data),
+/// stopped after.
+pub fn against_fresh_demo<T>(
+    runtime: &tokio::runtime::Runtime,
+    tool: impl FnOnce(&str, &str) -> Result<T, String>,
+) -> Result<T, String> {
+    let config = saffron_demo::DemoConfig::default();
+    let password = config.password.clone();
+    let server = runtime.block_on(saffron_demo::DemoServer::start(config)).map_err(|error| error.to_string())?;
+    let result = tool(&server.url(), &password);
+    let _ = runtime.block_on(server.shutdown());
+    result
+}
