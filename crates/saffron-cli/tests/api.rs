@@ -1,8 +1,8 @@
 //! `@api` scenarios on the HTTP medium, through the real binary against the demo shop's JSON
-//! API: a recording written by hand (the agent does not record `@api` scenarios yet) replays
+//! API, with recordings written by hand (`record_api.rs` has the agent record them): one replays
 //! green with no browser, its typed body sends a number for a number, a value kept from one
 //! response reaches the next request, and a wrong total or an order that was never saved is
-//! red.
+//! red; contracts, transcripts, traces, Fixtures, and requests beside a browser scenario's page.
 
 use crate::support;
 
