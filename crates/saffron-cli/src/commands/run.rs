@@ -85,11 +85,27 @@ fn parse_shard(text: &str) -> Result<(usize, usize)> {
     }
 }
 
+/// A target as the plan reads it: relative to the project root. An absolute path inside the
+/// root (`saffron author --record` passes one, a shell's completion may) is made relative; a
+/// `:LINE` after it is kept.
+fn relative_target(root: &std::path::Path, target: &str) -> String {
+    let (path, line) = match target.rsplit_once(':') {
+        Some((path, line)) if !line.is_empty() && line.bytes().all(|byte| byte.is_ascii_digit()) => (path, Some(line)),
+        _ => (target, None),
+    };
+    let Ok(inside) = std::path::Path::new(path).strip_prefix(root) else { return target.to_owned() };
+    let relative = inside.to_string_lossy().replace('\\', "/");
+    match line {
+        Some(line) => format!("{relative}:{line}"),
+        None => relative,
+    }
+}
+
 pub fn run(args: RunArgs) -> Result<ExitCode> {
     let root = project::find_root()?;
     let shard = args.shard.as_deref().map(parse_shard).transpose()?;
     let request = RunRequest {
-        targets: args.targets,
+        targets: args.targets.iter().map(|target| relative_target(&root, target)).collect(),
         tags: args.tags.as_deref().map(TagExpression::parse).transpose()?,
         workers: args.workers,
         base_url: args.base_url,
@@ -647,6 +663,15 @@ mod tests {
     use saffron_runner::{AgentRun, AgentUsage};
 
     use super::*;
+
+    #[test]
+    fn an_absolute_target_inside_the_project_is_made_relative_with_its_line() {
+        let root = std::path::Path::new("/work/shop");
+        assert_eq!(relative_target(root, "/work/shop/features/export.saffron"), "features/export.saffron");
+        assert_eq!(relative_target(root, "/work/shop/features/export.saffron:12"), "features/export.saffron:12");
+        assert_eq!(relative_target(root, "features/x.feature:3"), "features/x.feature:3");
+        assert_eq!(relative_target(root, "/elsewhere/x.feature"), "/elsewhere/x.feature");
+    }
 
     fn result(name: &str, agent: Option<AgentRun>) -> ScenarioResult {
         ScenarioResult {
