@@ -240,6 +240,12 @@ impl Session {
     /// Reads the config and plans the run against `snapshot` (the project's index).
     pub fn prepare(root: &Path, snapshot: &Snapshot, request: RunRequest) -> Result<Session, SessionError> {
         let config = load_config(root)?;
+        // An address that is wrong is said first, whatever the plan holds; a missing base URL
+        // only once the plan says whether one is needed.
+        let setup = match browser_setup(root, &config, request.base_url, request.browser_url, request.headed) {
+            Err(SessionError::NoBaseUrl) => None,
+            setup => Some(setup?),
+        };
         let selection = Selection { targets: request.targets, tags: request.tags };
         let mut executions = crate::plan(snapshot, &selection);
         if let Some((index, count)) = request.shard {
@@ -251,18 +257,19 @@ impl Session {
                 .map(|(_, execution)| execution)
                 .collect();
         }
+        // A run of `@api` scenarios only, in a project that names its services, talks to no
+        // application page: it needs no base URL.
+        let api_only = !executions.is_empty()
+            && !config.api.services.is_empty()
+            && executions.iter().all(|e| e.api && e.fixture.as_ref().is_none_or(|fixture| fixture.api));
+        let (base_url, browser) = match setup {
+            Some(setup) => setup,
+            None if api_only => (String::new(), BrowserConfig::default()),
+            None => return Err(SessionError::NoBaseUrl),
+        };
         if executions.is_empty() {
             return Err(SessionError::NoScenario);
         }
-        // A run of `@api` scenarios only, in a project that names its services, talks to no
-        // application page: it needs no base URL.
-        let api_only = !config.api.services.is_empty()
-            && executions.iter().all(|e| e.api && e.fixture.as_ref().is_none_or(|fixture| fixture.api));
-        let (base_url, browser) =
-            match browser_setup(root, &config, request.base_url, request.browser_url, request.headed) {
-                Err(SessionError::NoBaseUrl) if api_only => (String::new(), BrowserConfig::default()),
-                setup => setup?,
-            };
         let mut options = options_with_env(root, Vec::new());
         options.base_url = base_url;
         options.workers = request.workers.max(1);
