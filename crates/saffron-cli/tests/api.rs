@@ -131,6 +131,8 @@ impl Project {
             .arg("run")
             .args(extra)
             .current_dir(&self.root)
+            // The project's own configuration decides, not the environment of whoever runs this.
+            .env_remove("SAFFRON_BASE_URL")
             .output()
             .expect("saffron runs")
     }
@@ -701,12 +703,7 @@ fn an_api_only_run_needs_no_base_url() {
         "{without_base}"
     );
     std::fs::write(project.root.join("saffron.toml"), &without_base).expect("config");
-    let output = Command::new(env!("CARGO_BIN_EXE_saffron"))
-        .arg("run")
-        .current_dir(&project.root)
-        .env_remove("SAFFRON_BASE_URL")
-        .output()
-        .expect("saffron runs");
+    let output = project.run(&[]);
     let said = text(&output);
     assert_eq!(output.status.code(), Some(0), "{said}");
     assert!(said.contains("against the API services shop") && said.contains("2 green"), "{said}");
@@ -715,12 +712,7 @@ fn an_api_only_run_needs_no_base_url() {
         "Feature: Pages\n  Scenario: A page\n    Given I am on the sign-in page\n",
     )
     .expect("a browser feature");
-    let output = Command::new(env!("CARGO_BIN_EXE_saffron"))
-        .arg("run")
-        .current_dir(&project.root)
-        .env_remove("SAFFRON_BASE_URL")
-        .output()
-        .expect("saffron runs");
+    let output = project.run(&[]);
     assert!(text(&output).contains("no base URL"), "{}", text(&output));
     let _ = runtime.block_on(demo.shutdown());
 }

@@ -600,15 +600,8 @@ fn session_items(snapshot: &Snapshot, at: (&Path, u32), typed: &str, replace: Sp
     }
     for recording in snapshot.recordings() {
         for action in recording.recording.steps.iter().flat_map(|step| &step.actions) {
-            let session = match action {
-                saffron_recording::Action::Request { session, .. }
-                | saffron_recording::Action::ExpectStatus { session, .. }
-                | saffron_recording::Action::ExpectField { session, .. }
-                | saffron_recording::Action::ExpectSchema { session, .. } => session,
-                _ => &None,
-            };
-            if let Some(name) = session {
-                uses.entry(name.clone()).or_default();
+            if let Some(name) = action.session() {
+                uses.entry(name.to_owned()).or_default();
             }
         }
     }

@@ -510,6 +510,18 @@ impl Action {
         )
     }
 
+    /// The session (`As "alice"`) whose client sends a request, or whose latest response a
+    /// check reads; `None` for the scenario's own, and for every other action.
+    pub fn session(&self) -> Option<&str> {
+        match self {
+            Action::Request { session, .. }
+            | Action::ExpectStatus { session, .. }
+            | Action::ExpectField { session, .. }
+            | Action::ExpectSchema { session, .. } => session.as_deref(),
+            _ => None,
+        }
+    }
+
     /// True for the `expect*` actions. Assertions are sacred: a heal never rewrites them.
     pub fn is_assertion(&self) -> bool {
         matches!(

@@ -52,7 +52,7 @@ impl JsonTemplate {
 }
 
 /// The leaf `{"$value": …, "$type": …}` in `object`, when it is one.
-pub(crate) fn typed_leaf(object: &serde_json::Map<String, Value>) -> Option<(&Value, &str)> {
+pub fn typed_leaf(object: &serde_json::Map<String, Value>) -> Option<(&Value, &str)> {
     if object.len() != 2 {
         return None;
     }
@@ -137,6 +137,15 @@ pub struct Extract {
 /// True for the methods a replay may send again: they change nothing on the server.
 pub fn is_safe_method(method: &str) -> bool {
     matches!(method.to_ascii_uppercase().as_str(), "GET" | "HEAD" | "OPTIONS")
+}
+
+/// True for a status an `expectStatus` names: a code (`"201"`) or a class (`"4xx"`).
+pub fn is_status(status: &str) -> bool {
+    let (code, digits) = match status.strip_suffix("xx") {
+        Some(class) => (class, 1),
+        None => (status, 3),
+    };
+    code.len() == digits && code.chars().all(|c| c.is_ascii_digit()) && !code.starts_with('0')
 }
 
 /// True when `status` is `expected`: an exact code (`"201"`) or a class (`"2xx"`).

@@ -772,10 +772,8 @@ fn check_http(action: &Action, path: &str) -> Check {
             Ok(())
         }
         Action::ExpectStatus { status, .. } => {
-            let digits = status.strip_suffix("xx").map_or(3, |_| 1);
-            let code = status.trim_end_matches("xx");
             let token = status.starts_with('<') || status.starts_with('{');
-            if token || (code.len() == digits && code.chars().all(|c| c.is_ascii_digit()) && !code.starts_with('0')) {
+            if token || crate::http::is_status(status) {
                 Ok(())
             } else {
                 Err(invalid(&key(path, "status"), "a status code such as \"201\", or a class such as \"4xx\""))

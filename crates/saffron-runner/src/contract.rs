@@ -47,12 +47,13 @@ pub enum ContractError {
 }
 
 impl Contract {
-    /// Reads a document.
+    /// Reads a document (JSON or YAML).
     pub fn parse(bytes: &[u8]) -> Result<Contract, ContractError> {
-        if bytes.len() > MAX_CONTRACT_BYTES {
-            return Err(ContractError::TooLarge);
-        }
-        let (document, _) = document_json(bytes)?;
+        Contract::from_document(document_json(bytes)?.0)
+    }
+
+    /// The contract a document read by [`document_json`] describes.
+    pub fn from_document(document: Value) -> Result<Contract, ContractError> {
         let version = document.get("openapi").and_then(Value::as_str).unwrap_or_default().to_owned();
         if !version.starts_with("3.") {
             let shown = document.get("openapi").map_or_else(|| "missing".to_owned(), Value::to_string);

@@ -65,9 +65,9 @@ fn pin_contract(args: PinArgs) -> Result<ExitCode> {
     };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let bytes = runtime.block_on(fetch(url.trim())).map_err(anyhow::Error::msg)?;
-    let contract = Contract::parse(&bytes).with_context(|| format!("the document at {url} cannot be pinned"))?;
+    let cannot = || format!("the document at {url} cannot be pinned");
+    let (document, was_yaml) = document_json(&bytes).with_context(cannot)?;
     // A YAML document is pinned as the JSON it says: one format in the project, read everywhere.
-    let (document, was_yaml) = document_json(&bytes)?;
     let bytes = if was_yaml {
         let mut json = serde_json::to_vec_pretty(&document)?;
         json.push(b'\n');
@@ -75,6 +75,7 @@ fn pin_contract(args: PinArgs) -> Result<ExitCode> {
     } else {
         bytes
     };
+    let contract = Contract::from_document(document).with_context(cannot)?;
     let path = contract_path(&root, &name, service);
     if let Some(folder) = path.parent() {
         std::fs::create_dir_all(folder).with_context(|| format!("cannot create {}", folder.display()))?;

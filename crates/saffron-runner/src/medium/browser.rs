@@ -11,7 +11,7 @@ use saffron_browser::{
 use saffron_recording::http::Header;
 use saffron_recording::{Action, Masker};
 
-use super::http::{HttpLive, HttpMedium, Services};
+use super::http::{HttpLive, HttpMedium};
 
 use super::{ActionAt, Done, Evidence, Failure, FailureClass, Live, Medium, Outcome};
 use crate::ActionResult;
@@ -58,7 +58,6 @@ impl Medium for BrowserMedium {
             urls_before: Vec::new(),
             action_mark: 0,
             failed: None,
-            services: Arc::clone(&options.services),
             http: None,
         })
     }
@@ -85,7 +84,6 @@ pub(crate) struct BrowserLive {
     action_mark: u64,
     /// The last failure and how the action went on its way, until its evidence is taken.
     failed: Option<(ActionFailure, ActionTrail)>,
-    services: Arc<Services>,
     /// The requests the recording sends beside the page, with the context's cookies (opened at
     /// the first).
     http: Option<HttpLive>,
@@ -101,11 +99,12 @@ impl BrowserLive {
     /// a cookie the response sets is the context's from then on, as if the page had sent it.
     /// No repair works on one: a failure is red, as a refused action is.
     async fn perform_http(&mut self, at: &ActionAt<'_>, masker: &mut Masker) -> Outcome<FailureKind> {
-        let services = Arc::clone(&self.services);
+        let services = Arc::clone(&at.options.services);
         let http = self.http.get_or_insert_with(|| HttpMedium::new(services).open_beside_browser());
+        // Where a request went and whose it was: the cookies its answer sets are kept for that URL.
         let mut sent = None;
         let with_cookies = match at.resolved {
-            Action::Request { service, path, headers, .. } => {
+            Action::Request { service, path, headers, session, .. } => {
                 let url = match http.url_of(service, path) {
                     Ok(url) => url,
                     Err(reason) => return refused(reason),
@@ -127,7 +126,7 @@ impl BrowserLive {
                     Ok(_) => {}
                     Err(error) => return refused(format!("the context's cookies cannot be read: {error}")),
                 }
-                sent = Some((url, at.resolved.clone()));
+                sent = Some((url, session.as_deref()));
                 Some(action)
             }
             _ => None,
@@ -135,8 +134,8 @@ impl BrowserLive {
         let resolved = with_cookies.as_ref().unwrap_or(at.resolved);
         let http_at = ActionAt { resolved, ..*at };
         let outcome = http.perform(&http_at, masker).await;
-        if let Some((url, Action::Request { session, .. })) = sent
-            && let Some(response) = http.latest_response(session.as_ref())
+        if let Some((url, session)) = sent
+            && let Some(response) = http.latest_response(session)
         {
             for (name, value) in &response.exchange.response_headers {
                 if !name.eq_ignore_ascii_case("set-cookie") {
@@ -152,15 +151,7 @@ impl BrowserLive {
         match outcome {
             Outcome::Done(done) => Outcome::Done(done),
             Outcome::Cleared { name, next } => Outcome::Cleared { name, next },
-            Outcome::Failed(failure) => Outcome::Failed(Failure {
-                class: FailureClass::Refused,
-                reason: failure.reason,
-                found_by: failure.found_by,
-                locator: failure.locator,
-                attempts: failure.attempts,
-                waited: failure.waited,
-                detail: FailureKind::Refused,
-            }),
+            Outcome::Failed(failure) => refused(failure.reason),
         }
     }
 }

@@ -41,6 +41,9 @@ pub const APP_SERVICE: &str = "app";
 #[derive(Debug, Clone, Default)]
 pub struct Services {
     pub by_name: BTreeMap<String, Service>,
+    /// Each service's contract as read once in the run (or why it could not be): every HTTP
+    /// execution of the run, `@api` or beside a page, reads it from here.
+    contracts: Arc<Contracts>,
 }
 
 /// One service.
@@ -82,7 +85,7 @@ impl Services {
             let contract = crate::contract::contract_path(root, APP_SERVICE, &crate::config::ServiceSection::default());
             by_name.insert(APP_SERVICE.to_owned(), Service { base_url: parse_base(APP_SERVICE, base)?, contract });
         }
-        Ok(Services { by_name })
+        Ok(Services { by_name, contracts: Arc::default() })
     }
 }
 
@@ -95,11 +98,9 @@ fn parse_base(name: &str, base: &str) -> Result<url::Url, String> {
     Ok(url)
 }
 
-/// The HTTP medium of a run: one for all its `@api` executions, which share the contracts it
-/// has read.
+/// The HTTP medium of a run.
 pub(crate) struct HttpMedium {
     services: Arc<Services>,
-    contracts: Arc<Contracts>,
 }
 
 /// Each service's contract as read once in a run (or why it could not be), by service.
@@ -107,7 +108,7 @@ type Contracts = std::sync::Mutex<BTreeMap<String, Result<Arc<Contract>, String>
 
 impl HttpMedium {
     pub(crate) fn new(services: Arc<Services>) -> HttpMedium {
-        HttpMedium { services, contracts: Arc::default() }
+        HttpMedium { services }
     }
 
     /// An execution the recording agent drives: an error status is shown to the agent, which
@@ -130,7 +131,6 @@ impl HttpMedium {
         saffron_agent::install_crypto_provider();
         HttpLive {
             services: Arc::clone(&self.services),
-            contracts: Arc::clone(&self.contracts),
             clients: BTreeMap::new(),
             latest: BTreeMap::new(),
             sent: Vec::new(),
@@ -146,7 +146,7 @@ impl Medium for HttpMedium {
     type Live = HttpLive;
 
     async fn open(&self, execution: &Execution, options: &RunOptions, trace: TraceKind) -> Result<HttpLive, String> {
-        let tracer = Tracer::start(options.trace, trace, execution, &options.base_url);
+        let tracer = Tracer::start(options.trace, trace, execution, &options.base_url).map(Tracer::over_http);
         Ok(HttpLive { tracer, ..self.live(true) })
     }
 
@@ -159,7 +159,6 @@ impl Medium for HttpMedium {
 /// One execution: a client per session.
 pub(crate) struct HttpLive {
     services: Arc<Services>,
-    contracts: Arc<Contracts>,
     /// By session ("" for the scenario's own).
     clients: BTreeMap<String, reqwest::Client>,
     /// By session: its latest request, in `sent`.
@@ -245,8 +244,8 @@ impl HttpLive {
         Ok(client)
     }
 
-    fn latest(&self, session: Option<&String>) -> Option<&Sent> {
-        self.sent.get(*self.latest.get(session.map_or("", String::as_str))?)
+    fn latest(&self, session: Option<&str>) -> Option<&Sent> {
+        self.sent.get(*self.latest.get(session.unwrap_or_default())?)
     }
 
     /// Where a request of `service` to `path` goes.
@@ -261,13 +260,13 @@ impl HttpLive {
     }
 
     /// The latest response `session` got (the scenario's own client when `None`).
-    pub(crate) fn latest_response(&self, session: Option<&String>) -> Option<Response<'_>> {
+    pub(crate) fn latest_response(&self, session: Option<&str>) -> Option<Response<'_>> {
         self.latest(session).map(|sent| Response { exchange: &sent.exchange, json: sent.body.as_ref() })
     }
 
     /// The contract of `service`, read once in the run.
     fn contract(&self, service: &str, path: &std::path::Path) -> Result<Arc<Contract>, String> {
-        let mut contracts = self.contracts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut contracts = self.services.contracts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         contracts.entry(service.to_owned()).or_insert_with(|| Contract::load(path).map(Arc::new)).clone()
     }
 
@@ -413,12 +412,7 @@ impl HttpLive {
     }
 
     fn check(&self, at: &ActionAt<'_>, started: Instant) -> Outcome<()> {
-        let session = match at.resolved {
-            Action::ExpectStatus { session, .. }
-            | Action::ExpectField { session, .. }
-            | Action::ExpectSchema { session, .. } => session.as_ref(),
-            _ => None,
-        };
+        let session = at.resolved.session();
         let Some(Sent { exchange: latest, body, path: relative }) = self.latest(session) else {
             let whose = session.map_or_else(String::new, |session| format!(" as {session:?}"));
             return failed(

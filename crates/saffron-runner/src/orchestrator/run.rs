@@ -154,7 +154,7 @@ pub async fn run_with_progress(
     };
     let executions = with_contracts_checked(executions, &options.services);
     let masker = crate::secrets::masker_for(&executions, options);
-    // One HTTP medium for the run's `@api` executions: they share the contracts it reads.
+    // One HTTP medium for the run's `@api` executions (the contracts they read are the run's, in `Services`).
     let http = &crate::medium::http::HttpMedium::new(Arc::clone(&options.services));
     // Each feature's Fixture once, before any scenario: their verdicts are the scenarios' floors.
     let mut fixtures: Vec<Arc<Execution>> = Vec::new();
@@ -281,9 +281,12 @@ pub async fn run_with_progress(
 /// The executions with each `@api` recording whose pinned contract changed since it was
 /// recorded made stale (their Fixtures' too): its schema checks hold for the old contract only.
 fn with_contracts_checked(executions: Vec<Execution>, services: &crate::medium::http::Services) -> Vec<Execution> {
-    let checked = |execution: Execution| -> Execution {
+    let mut digests = crate::record::api::ContractDigests::default();
+    let mut checked = |execution: Execution| -> Execution {
         let changed = match (&execution.recording, &execution.pending_proposal) {
-            (Ok(recording), None) if execution.api => crate::record::api::changed_contract(services, recording),
+            (Ok(recording), None) if execution.api => {
+                crate::record::api::changed_contract(services, recording, &mut digests)
+            }
             _ => None,
         };
         match changed {

@@ -72,6 +72,11 @@ pub struct Values {
 }
 
 impl Values {
+    /// The data table of step `index` (0-based), with the row's values, for `<table:key>`.
+    pub(crate) fn table(&self, index: usize) -> Option<&Vec<Vec<String>>> {
+        self.tables.get(index)?.as_ref()
+    }
+
     /// The values an action is resolved with, `captured` the values kept from responses so far.
     pub(crate) fn execution<'a>(&'a self, captured: &'a [(String, String)]) -> ExecutionValues<'a> {
         ExecutionValues {
@@ -480,7 +485,7 @@ impl<P: LivePage> Gateway<P> {
         // An Outline value would end up in a pattern, which the row tokens leave alone: the
         // recording would then only serve this row.
         let params = &self.values.params;
-        step_values(&step.text, self.values.tables.get(index).cloned().flatten(), params)
+        step_values(&step.text, self.values.table(index), params)
             .into_iter()
             .filter(|value| !params.iter().any(|(_, row_value)| row_value == value))
             .collect()
@@ -514,8 +519,8 @@ impl<P: LivePage> Gateway<P> {
     async fn run(&mut self, action: Action, is_check: bool) -> Result<String, String> {
         let fragile = std::mem::take(&mut self.pending_fragile);
         self.values.check_secrets(&action)?;
-        let table = self.ledger.current().and_then(|index| self.values.tables.get(index).cloned().flatten());
-        let (resolved, secrets) = resolve_action(&action, &self.values.execution(&[]), table.as_ref())
+        let table = self.ledger.current().and_then(|index| self.values.table(index));
+        let (resolved, secrets) = resolve_action(&action, &self.values.execution(&[]), table)
             .map_err(|error| format!("cannot fill in the values of `{action}`: {error}"))?;
         self.masker.add_all(&secrets);
         self.shown.add_all(&secrets);

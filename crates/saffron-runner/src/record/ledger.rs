@@ -30,9 +30,7 @@ impl Ledger {
             .iter()
             .enumerate()
             .map(|(index, step)| match step.kind {
-                StepKind::Outcome => {
-                    step_values(&step.text, values.tables.get(index).cloned().flatten(), &values.params)
-                }
+                StepKind::Outcome => step_values(&step.text, values.table(index), &values.params),
                 _ => Vec::new(),
             })
             .collect();
@@ -156,8 +154,8 @@ impl Ledger {
 }
 
 /// The values of a step's text and table, each `<param>` as the row fills it in.
-pub(crate) fn step_values(text: &str, table: Option<Vec<Vec<String>>>, params: &[(String, String)]) -> Vec<String> {
-    saffron_index::repair_rules::step_values(text, table.as_deref())
+pub(crate) fn step_values(text: &str, table: Option<&Vec<Vec<String>>>, params: &[(String, String)]) -> Vec<String> {
+    saffron_index::repair_rules::step_values(text, table.map(Vec::as_slice))
         .into_iter()
         .map(|value| {
             let name = value.strip_prefix('<').and_then(|rest| rest.strip_suffix('>'));

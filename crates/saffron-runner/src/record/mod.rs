@@ -319,6 +319,8 @@ struct BrowserRecorder<'a> {
 }
 
 impl Recorder for BrowserRecorder<'_> {
+    /// One recording attempt in a new live context: each agent segment in its own session, the
+    /// given steps replayed between them.
     async fn attempt(
         &mut self,
         execution: &Execution,
@@ -328,7 +330,94 @@ impl Recorder for BrowserRecorder<'_> {
         tally: &mut Tally,
         refine: Option<String>,
     ) -> Result<(Recording, Vec<Message>), Verdict> {
-        attempt(self.browser, execution, options, driver, masker, self.sources, &self.values, tally, refine).await
+        let (browser, sources, values) = (self.browser, self.sources, &self.values);
+        let context = match browser.new_context(ContextOptions { base_url: options.base_url.clone() }).await {
+            Ok(context) => context,
+            Err(error) => {
+                let cause = browser.lost_connection().await.unwrap_or_else(|| error.to_string());
+                return Err(Verdict::Blocked { cause });
+            }
+        };
+        // In a run a person watches, they may take the browser over: the bar in the page and the
+        // lease every agent call takes a ticket of.
+        let wired = match &options.takeover {
+            Some(takeover) => match takeover::wire(&context, takeover).await {
+                Ok(wired) => Some(wired),
+                Err(error) => {
+                    context.close().await;
+                    return Err(Verdict::Blocked { cause: format!("the takeover bar cannot be added: {error}") });
+                }
+            },
+            None => None,
+        };
+        let lease = wired.as_ref().map(|wired| wired.lease.clone());
+        let mut page = match ContextPage::start(context, browser.clone()) {
+            Ok(page) => page,
+            Err(cause) => return Err(Verdict::Blocked { cause: cause.to_string() }),
+        };
+        let mut entries: Vec<Entry> = Vec::new();
+        let mut conversation: Vec<Message> = Vec::new();
+        let mut position = 0;
+        let outcome = loop {
+            let Some(segment) = next_segment(sources, position) else { break Ok(()) };
+            if let Err(verdict) = replay_given(
+                &mut page,
+                execution,
+                options,
+                masker,
+                sources,
+                position..segment.start,
+                values,
+                lease.as_ref(),
+            )
+            .await
+            {
+                break Err(verdict);
+            }
+            let (report, gateway) = session(
+                page,
+                execution,
+                options,
+                driver,
+                masker,
+                segment.clone(),
+                values,
+                refine.clone(),
+                lease.clone(),
+            )
+            .await;
+            tally.usage += &report.usage;
+            tally.sessions += 1;
+            conversation.extend(report.conversation.iter().cloned());
+            *masker = gateway.masker().clone();
+            let finish = gateway.finish().cloned();
+            entries.extend(
+                gateway
+                    .entries()
+                    .iter()
+                    .filter(|entry| entry.step.is_some_and(|step| segment.contains(&step)))
+                    .cloned(),
+            );
+            page = gateway.into_page();
+            if let Some(cause) = report.outcome.cause() {
+                break Err(Verdict::Blocked { cause: format!("the recording agent: {cause}") });
+            }
+            if let Err(verdict) = finish_verdict(finish, execution) {
+                break Err(verdict);
+            }
+            position = segment.end;
+        };
+        page.close().await;
+        drop(wired);
+        outcome?;
+        let actions = recorder::step_actions(sources, &entries);
+        for line in recorder::fragile_lines(&entries, &actions) {
+            if !tally.fragile.contains(&line) {
+                tally.fragile.push(line);
+            }
+        }
+        let feature = execution.file.to_string_lossy().replace('\\', "/");
+        Ok((recorder::build(&feature, &execution.template_name, &execution.template_steps, actions), conversation))
     }
 
     async fn proof(
@@ -339,98 +428,19 @@ impl Recorder for BrowserRecorder<'_> {
         masker: Masker,
         agent: crate::trace::AgentTrace,
     ) -> ScenarioResult {
-        proof(self.browser, execution, options, recording, masker, agent).await
+        // After the `before_proof` hooks, in a fresh context, as `saffron run` will.
+        let browser = self.browser;
+        let proof = match proof_of(execution, options, recording).await {
+            Ok(proof) => proof,
+            Err(blocked) => return *blocked,
+        };
+        let mode =
+            crate::orchestrator::run::ReplayMode { trace: crate::trace::TraceKind::Recording, ..Default::default() };
+        let mut proven =
+            crate::orchestrator::run::replay_live(Some(browser.clone()), proof, options.clone(), masker, mode).await;
+        crate::trace::keep_proof(options, &mut proven.outcome, proven.trace.take(), agent, &proven.masker);
+        proven.outcome
     }
-}
-
-/// One recording attempt in a new live context: each agent segment in its own session, the
-/// given steps replayed between them. The recording, or the verdict that ends the scenario.
-#[allow(clippy::too_many_arguments)]
-async fn attempt(
-    browser: &Browser,
-    execution: &Execution,
-    options: &RunOptions,
-    driver: &Arc<dyn AgentDriver>,
-    masker: &mut Masker,
-    sources: &[StepSource],
-    values: &Arc<Values>,
-    tally: &mut Tally,
-    refine: Option<String>,
-) -> Result<(Recording, Vec<Message>), Verdict> {
-    let context = match browser.new_context(ContextOptions { base_url: options.base_url.clone() }).await {
-        Ok(context) => context,
-        Err(error) => {
-            let cause = browser.lost_connection().await.unwrap_or_else(|| error.to_string());
-            return Err(Verdict::Blocked { cause });
-        }
-    };
-    // In a run a person watches, they may take the browser over: the bar in the page and the
-    // lease every agent call takes a ticket of.
-    let wired = match &options.takeover {
-        Some(takeover) => match takeover::wire(&context, takeover).await {
-            Ok(wired) => Some(wired),
-            Err(error) => {
-                context.close().await;
-                return Err(Verdict::Blocked { cause: format!("the takeover bar cannot be added: {error}") });
-            }
-        },
-        None => None,
-    };
-    let lease = wired.as_ref().map(|wired| wired.lease.clone());
-    let mut page = match ContextPage::start(context, browser.clone()) {
-        Ok(page) => page,
-        Err(cause) => return Err(Verdict::Blocked { cause: cause.to_string() }),
-    };
-    let mut entries: Vec<Entry> = Vec::new();
-    let mut conversation: Vec<Message> = Vec::new();
-    let mut position = 0;
-    let outcome = loop {
-        let Some(segment) = next_segment(sources, position) else { break Ok(()) };
-        if let Err(verdict) = replay_given(
-            &mut page,
-            execution,
-            options,
-            masker,
-            sources,
-            position..segment.start,
-            values,
-            lease.as_ref(),
-        )
-        .await
-        {
-            break Err(verdict);
-        }
-        let (report, gateway) =
-            session(page, execution, options, driver, masker, segment.clone(), values, refine.clone(), lease.clone())
-                .await;
-        tally.usage += &report.usage;
-        tally.sessions += 1;
-        conversation.extend(report.conversation.iter().cloned());
-        *masker = gateway.masker().clone();
-        let finish = gateway.finish().cloned();
-        entries.extend(
-            gateway.entries().iter().filter(|entry| entry.step.is_some_and(|step| segment.contains(&step))).cloned(),
-        );
-        page = gateway.into_page();
-        if let Some(cause) = report.outcome.cause() {
-            break Err(Verdict::Blocked { cause: format!("the recording agent: {cause}") });
-        }
-        if let Err(verdict) = finish_verdict(finish, execution) {
-            break Err(verdict);
-        }
-        position = segment.end;
-    };
-    page.close().await;
-    drop(wired);
-    outcome?;
-    let actions = recorder::step_actions(sources, &entries);
-    for line in recorder::fragile_lines(&entries, &actions) {
-        if !tally.fragile.contains(&line) {
-            tally.fragile.push(line);
-        }
-    }
-    let feature = execution.file.to_string_lossy().replace('\\', "/");
-    Ok((recorder::build(&feature, &execution.template_name, &execution.template_steps, actions), conversation))
 }
 
 /// The next run of steps the agent records, from `position` on.
@@ -560,25 +570,4 @@ pub(crate) async fn proof_of(
     proof.pending_proposal = None;
     proof.needs_recording = false;
     Ok(proof)
-}
-
-/// Replays `recording` at zero AI in a fresh context, as `saffron run` will, after the
-/// `before_proof` hooks.
-async fn proof(
-    browser: &Browser,
-    execution: &Execution,
-    options: &RunOptions,
-    recording: &Recording,
-    masker: Masker,
-    agent: crate::trace::AgentTrace,
-) -> ScenarioResult {
-    let proof = match proof_of(execution, options, recording).await {
-        Ok(proof) => proof,
-        Err(blocked) => return *blocked,
-    };
-    let mode = crate::orchestrator::run::ReplayMode { trace: crate::trace::TraceKind::Recording, ..Default::default() };
-    let mut proven =
-        crate::orchestrator::run::replay_live(Some(browser.clone()), proof, options.clone(), masker, mode).await;
-    crate::trace::keep_proof(options, &mut proven.outcome, proven.trace.take(), agent, &proven.masker);
-    proven.outcome
 }

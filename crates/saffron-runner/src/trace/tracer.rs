@@ -151,9 +151,14 @@ impl Tracer {
         self.trace.actions.push(traced);
     }
 
+    /// The trace of an `@api` execution: no browser took part.
+    pub(crate) fn over_http(mut self) -> Tracer {
+        self.trace.browser = "none (HTTP)".to_owned();
+        self
+    }
+
     /// A request or a check of its response, performed by the HTTP client (no page to read).
     pub(crate) fn http_action(&mut self, step: usize, action: &Action, start_ms: u64, failure: Option<&str>) {
-        self.trace.browser = "none (HTTP)".to_owned();
         let duration_ms = self.now_ms().saturating_sub(start_ms);
         self.trace.actions.push(TraceAction {
             step,

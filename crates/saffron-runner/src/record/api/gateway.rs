@@ -36,8 +36,6 @@ struct Sent {
     /// Its entry (the recorded request).
     entry: usize,
     session: Option<String>,
-    /// 1-based, in the order sent: how the agent is told of it.
-    number: usize,
     line: String,
     status: u16,
     /// An error status some check of its step expects.
@@ -174,11 +172,12 @@ impl ApiGateway {
         self.values.check_secrets(&action)?;
         let (resolved, secrets) = self.resolve(&action)?;
         self.masker.add_all(&secrets);
+        self.shown.add_all(&secrets);
         let outcome = self.perform(&action, &resolved, &secrets).await;
         if let Outcome::Failed(failure) = outcome {
             return Err(format!("{}; nothing was recorded", failure.reason));
         }
-        let Some(response) = self.live.latest_response(input.session.as_ref()) else {
+        let Some(response) = self.live.latest_response(input.session.as_deref()) else {
             return Err("the request got no response; nothing was recorded".into());
         };
         let status = response.exchange.status.unwrap_or_default();
@@ -195,18 +194,17 @@ impl ApiGateway {
         let recorded = with_row_tokens(action, &self.values.params);
         let step = self.ledger.current();
         self.entries.push(Entry { step, action: recorded.clone(), fragile: None });
+        // 1-based, in the order sent: how the agent is told of it.
         let number = self.sent.len() + 1;
         self.sent.push(Sent {
             entry: self.entries.len() - 1,
             session: input.session,
-            number,
             line: line.clone(),
             status,
             status_checked: false,
             carried_secret: !secrets.is_empty(),
             ids,
         });
-        self.shown = shown_masker(&self.masker, &self.values);
         let mut answer = match step {
             Some(step) => format!("Request {number}, recorded under step {}: {recorded}\n{shown_response}", step + 1),
             None => {
@@ -242,7 +240,7 @@ impl ApiGateway {
             return Err("no request was sent yet: a value is kept from the latest response".into());
         };
         let (entry, carried_secret, session) = (sent.entry, sent.carried_secret, sent.session.clone());
-        let response = self.live.latest_response(session.as_ref()).ok_or("no response to keep a value from")?;
+        let response = self.live.latest_response(session.as_deref()).ok_or("no response to keep a value from")?;
         let Some(json) = response.json else {
             return Err("the latest response has no JSON body".into());
         };
@@ -267,8 +265,9 @@ impl ApiGateway {
             extract.push(kept.clone());
         }
         if carried_secret || is_credential(&input.name, &[kept]) {
-            self.masker.add_as(&value, &format!("{{captured:{}}}", input.name));
-            self.shown = shown_masker(&self.masker, &self.values);
+            let token = format!("{{captured:{}}}", input.name);
+            self.masker.add_as(&value, &token);
+            self.shown.add_as(&value, &token);
         }
         self.captured.push((input.name.clone(), value.clone()));
         Ok(format!("Kept {} as {{captured:{}}}: {value}", input.pointer, input.name))
@@ -276,16 +275,13 @@ impl ApiGateway {
 
     async fn assert(&mut self, input: ApiAssertInput) -> Result<String, String> {
         let session = input.session.clone();
-        if self.live.latest_response(session.as_ref()).is_none() {
+        if self.live.latest_response(session.as_deref()).is_none() {
             return Err("no request was sent yet: a check reads the latest response".into());
         }
         let action = match input.check {
             ApiCheck::Status => {
                 let status = input.status.ok_or("check `status` needs `status`")?;
-                let valid = status.len() == 3
-                    && (status.chars().all(|c| c.is_ascii_digit())
-                        || (status.starts_with(['1', '2', '3', '4', '5']) && status.ends_with("xx")));
-                if !valid {
+                if !saffron_recording::http::is_status(&status) {
                     return Err(format!("{status:?} is not a status: write 404, or a class such as 4xx"));
                 }
                 if let Some(step) = self.ledger.current()
@@ -346,7 +342,7 @@ impl ApiGateway {
         // A pattern can hold a value and match without it (`3|.*`): a value counts only if the
         // pattern stops matching once that value can match nothing.
         if let Action::ExpectField { pointer, pattern: Some(pattern), .. } = &resolved {
-            let text = self.field_text(session.as_ref(), pointer);
+            let text = self.field_text(session.as_deref(), pointer);
             credited.retain(|value| session.as_ref() == Some(value) || !matches_without(pattern, value, &text));
             if let Some(step) = self.ledger.current()
                 && credited.is_empty()
@@ -379,9 +375,10 @@ impl ApiGateway {
             let unexpected: Vec<String> = self
                 .sent
                 .iter()
-                .filter(|sent| sent.status >= 400 && !sent.status_checked)
-                .filter(|sent| self.entries.get(sent.entry).is_some_and(|entry| entry.step.is_some()))
-                .map(|sent| format!("request {} ({}) was answered {}", sent.number, sent.line, sent.status))
+                .enumerate()
+                .filter(|(_, sent)| sent.status >= 400 && !sent.status_checked)
+                .filter(|(_, sent)| self.entries.get(sent.entry).is_some_and(|entry| entry.step.is_some()))
+                .map(|(index, sent)| format!("request {} ({}) was answered {}", index + 1, sent.line, sent.status))
                 .collect();
             if !unexpected.is_empty() {
                 return Err(format!(
@@ -402,12 +399,10 @@ impl ApiGateway {
     /// Whether step `index` (with its row's values and table) names `status`: its code, its
     /// class, or its reason phrase ("Not Found").
     fn step_names_status(&self, index: usize, status: &str) -> bool {
-        let step = self.ledger.step(index);
+        // The step as this row runs it: its values and table filled in.
+        let step = &self.execution.steps[index];
         let mut text = step.text.clone();
-        for (name, value) in &self.values.params {
-            text = text.replace(&format!("<{name}>"), value);
-        }
-        for row in self.values.tables.get(index).cloned().flatten().unwrap_or_default() {
+        for row in step.table.iter().flatten() {
             text.push(' ');
             text.push_str(&row.join(" "));
         }
@@ -424,8 +419,8 @@ impl ApiGateway {
     }
 
     fn resolve(&self, action: &Action) -> Result<(Action, Vec<saffron_recording::Secret>), String> {
-        let table = self.ledger.current().and_then(|index| self.values.tables.get(index).cloned().flatten());
-        resolve_action(action, &self.values.execution(&self.captured), table.as_ref())
+        let table = self.ledger.current().and_then(|index| self.values.table(index));
+        resolve_action(action, &self.values.execution(&self.captured), table)
             .map_err(|error| format!("cannot fill in the values of `{action}`: {error}"))
     }
 
@@ -435,7 +430,6 @@ impl ApiGateway {
         resolved: &Action,
         secrets: &[saffron_recording::Secret],
     ) -> Outcome<()> {
-        let table = self.ledger.current().and_then(|index| self.values.tables.get(index).cloned().flatten());
         let values = self.values.execution(&self.captured);
         let at = ActionAt {
             execution: &self.execution,
@@ -445,7 +439,7 @@ impl ApiGateway {
             recorded,
             resolved,
             secrets,
-            table: table.as_ref(),
+            table: self.ledger.current().and_then(|index| self.values.table(index)),
             values: &values,
             options: &self.options,
             cleared: 0,
@@ -455,7 +449,7 @@ impl ApiGateway {
     }
 
     /// The text of the field at `pointer` of `session`'s latest response.
-    fn field_text(&self, session: Option<&String>, pointer: &str) -> String {
+    fn field_text(&self, session: Option<&str>, pointer: &str) -> String {
         let found = self.live.latest_response(session).and_then(|response| response.json?.pointer(pointer).cloned());
         match found {
             Some(Value::String(text)) => text,
@@ -505,7 +499,7 @@ impl ApiGateway {
     fn json_with_captured(&self, json: &mut Value, key: Option<&str>) {
         match json {
             Value::Object(map) => {
-                if map.len() == 2 && map.contains_key("$value") && map.contains_key("$type") {
+                if saffron_recording::http::typed_leaf(map).is_some() {
                     return;
                 }
                 for (name, item) in map.iter_mut() {
@@ -555,12 +549,12 @@ impl ApiGateway {
         let step_values: Vec<String> = match self.ledger.current() {
             Some(index) => crate::record::ledger::step_values(
                 &self.ledger.step(index).text,
-                self.values.tables.get(index).cloned().flatten(),
+                self.values.table(index),
                 &self.values.params,
             ),
             None => Vec::new(),
         };
-        for sent in &self.sent {
+        for (index, sent) in self.sent.iter().enumerate() {
             for (pointer, value) in &sent.ids {
                 let copied = used.iter().any(|part| part == value);
                 let given = step_values.contains(value) || self.values.params.iter().any(|(_, row)| row == value);
@@ -569,7 +563,8 @@ impl ApiGateway {
                         "{value} is the {pointer} of the response to request {} ({}): a recording must not hold an id \
                          one run happened to get. Keep it with saffron_extract (pointer {pointer}) and write \
                          {{captured:NAME}} instead; nothing was sent",
-                        sent.number, sent.line
+                        index + 1,
+                        sent.line
                     ));
                 }
             }
@@ -650,13 +645,7 @@ fn id_fields(json: &Value, pointer: &str, key: Option<&str>, out: &mut Vec<(Stri
 /// pattern that spells it.
 fn holds_value(check: &Action, value: &str) -> bool {
     // `As "alice"`: a check of alice's latest response is about alice.
-    let session = match check {
-        Action::ExpectStatus { session, .. }
-        | Action::ExpectField { session, .. }
-        | Action::ExpectSchema { session, .. } => session.as_deref(),
-        _ => None,
-    };
-    if session == Some(value) {
+    if check.session() == Some(value) {
         return true;
     }
     match check {

@@ -71,20 +71,38 @@ fn contract_digests(services: &Services, recording: &Recording) -> BTreeMap<Stri
 
 /// Why an `@api` recording no longer holds for the project's contracts: the first service
 /// whose pinned contract is not the one its schema checks were recorded against, or is gone.
-pub(crate) fn changed_contract(services: &Services, recording: &Recording) -> Option<String> {
+pub(crate) fn changed_contract(
+    services: &Services,
+    recording: &Recording,
+    digests: &mut ContractDigests,
+) -> Option<String> {
     recording.api_contracts.iter().find_map(|(name, recorded)| {
         let Some(service) = services.by_name.get(name) else {
             return Some(format!("its schema checks read service `{name}`, which [api.services] no longer names"));
         };
-        match std::fs::read(&service.contract) {
-            Ok(bytes) if crate::contract::digest(&bytes) == *recorded => None,
-            Ok(_) => Some(format!("the pinned contract of service `{name}` changed since it was recorded")),
-            Err(_) => Some(format!(
+        match digests.of(name, &service.contract) {
+            Some(current) if current == recorded => None,
+            Some(_) => Some(format!("the pinned contract of service `{name}` changed since it was recorded")),
+            None => Some(format!(
                 "the pinned contract of service `{name}` ({}) is missing (`saffron api pin {name}` writes it)",
                 service.contract.display()
             )),
         }
     })
+}
+
+/// The SHA-256 of each service's pinned contract file, read once however many recordings ask
+/// (`None`: the file cannot be read).
+#[derive(Default)]
+pub(crate) struct ContractDigests(BTreeMap<String, Option<String>>);
+
+impl ContractDigests {
+    fn of(&mut self, service: &str, path: &std::path::Path) -> Option<&String> {
+        self.0
+            .entry(service.to_owned())
+            .or_insert_with(|| std::fs::read(path).ok().map(|bytes| crate::contract::digest(&bytes)))
+            .as_ref()
+    }
 }
 
 struct ApiRecorder<'a> {
@@ -114,9 +132,7 @@ impl Recorder for ApiRecorder<'_> {
             .services()
             .by_name
             .iter()
-            .map(|(name, service)| {
-                (name.clone(), service.base_url.to_string(), options.root.join(&service.contract).is_file())
-            })
+            .map(|(name, service)| (name.clone(), service.base_url.to_string(), service.contract.is_file()))
             .collect();
         let seed_names: Vec<&str> = self.seeds.iter().map(|(name, _)| name.as_str()).collect();
         let task = prompt::task(&prompt::Task {
