@@ -15,7 +15,9 @@ use std::time::Duration;
 use saffron_agent::testing::FakeServer;
 use serde_json::{Value, json};
 
-use crate::support::agent::{CallPlans, LAST_ID, Seen, errors_told, runtime, scripted_reading_ids, text, tool_call};
+use crate::support::agent::{
+    CallPlans, LAST_ID, REPAIR, Seen, errors_told, runtime, scripted_reading_ids, text, tool_call,
+};
 
 const ID: &str = LAST_ID;
 
@@ -219,6 +221,12 @@ fn json_server_crud_is_recorded_replayed_at_zero_requests_and_red_when_the_serve
         ),
     ]
     .into();
+    let mut plans = plans;
+    // Asked to repair a scenario the read-only server breaks, the agent diagnoses a defect.
+    let scenarios: Vec<String> = plans.keys().cloned().collect();
+    for scenario in scenarios {
+        plans.insert(format!("{REPAIR}{scenario}"), vec![defect("the server answers 403 Forbidden to every write")]);
+    }
     let agent = scripted_reading_ids(&runtime, plans, seen.clone());
     let project = Project::new(TODOS, &server.url(), &agent);
     let output = project.run(&[]);
@@ -248,8 +256,19 @@ fn json_server_crud_is_recorded_replayed_at_zero_requests_and_red_when_the_serve
     let said = text(&output);
     assert_eq!(output.status.code(), Some(1), "{said}");
     assert!(said.contains("3 red"), "{said}");
-    assert!(said.contains("POST /todos was answered 403 Forbidden, and no step expects that status"), "{said}");
-    assert_eq!(seen.all().len(), before, "a red replay is not recorded again");
+    assert!(said.contains("POST /todos was answered 403 Forbidden ("), "{said}");
+    assert!(said.contains("and no step expects that status"), "{said}");
+    // Each failed at a When step's write, so the agent was asked to repair it, and said why it
+    // would not: red, nothing recorded again, nothing filed.
+    assert_eq!(said.matches("the repairing agent diagnosed an application defect").count(), 3, "{said}");
+    assert!(!project.path().join(".saffron/proposals").exists(), "nothing was filed");
+    let repairs = seen.all()[before..].iter().filter(|request| request.answers_so_far() == 0).count();
+    assert_eq!(repairs, 3, "one repair session per scenario, no recording");
+}
+
+/// The agent's end of a repair that finds the application at fault.
+fn defect(narrative: &str) -> (String, Value) {
+    call("saffron_done", json!({ "success": false, "narrative": narrative }))
 }
 
 const CONTRACT: &str = r##"{
@@ -326,6 +345,11 @@ fn prism_refuses_an_invalid_body_and_a_contract_pinned_again_makes_the_schema_ch
         ),
     ]
     .into();
+    let mut plans = plans;
+    plans.insert(
+        format!("{REPAIR}A created todo is what the contract says"),
+        vec![defect("the created todo has no `completed`, which the contract requires")],
+    );
     let agent = scripted_reading_ids(&runtime, plans, seen.clone());
     let project = Project::new(VALIDATED, &prism.url(), &agent);
     std::fs::create_dir_all(project.path().join("contracts")).expect("mkdir");
@@ -357,7 +381,15 @@ fn prism_refuses_an_invalid_body_and_a_contract_pinned_again_makes_the_schema_ch
     let said = text(&output);
     assert!(said.contains("1 green") && said.contains("1 red"), "{said}");
     assert!(said.contains("\"completed\" is a required property"), "{said}");
-    assert_eq!(seen.all().len(), before, "a red replay is not recorded again");
+    // The schema check is in the When step: the agent was asked, and found the server at fault.
+    assert!(said.contains("the repairing agent diagnosed an application defect"), "{said}");
+    let asked: Vec<String> = seen.all()[before..]
+        .iter()
+        .filter(|request| request.answers_so_far() == 0)
+        .map(|request| request.messages[0].text())
+        .collect();
+    assert_eq!(asked.len(), 1, "one repair session, nothing recorded again");
+    assert!(asked[0].contains("Scenario: A created todo is what the contract says"), "{}", asked[0]);
 
     // The contract pinned again, different: the schema-checked scenario needs recording, the
     // other still replays.

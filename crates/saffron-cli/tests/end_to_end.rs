@@ -11,6 +11,7 @@ mod draft_pr;
 mod drift_needs_heal;
 mod handwritten;
 mod heal;
+mod heal_api;
 mod hooks;
 mod hostile_repairs;
 mod hostile_secrets;

@@ -18,7 +18,7 @@ use support::agent::{
     CallPlans, LAST_ID, Seen, errors_told, every_file, runtime, scripted_reading_ids, text, tool_call,
 };
 
-const FEATURE: &str = "\
+pub(crate) const FEATURE: &str = "\
 @api
 Feature: Orders through the API
 
@@ -34,22 +34,22 @@ Feature: Orders through the API
     Then the API answers 404 Not Found
 ";
 
-const MADE: &str = "An order made through the API reads back";
+pub(crate) const MADE: &str = "An order made through the API reads back";
 const NOT_FOUND: &str = "An order that does not exist is not found";
 
 const ORDER_ID: &str = LAST_ID;
 
 type Plans = CallPlans;
 
-fn call(tool: &str, input: Value) -> (String, Value) {
+pub(crate) fn call(tool: &str, input: Value) -> (String, Value) {
     tool_call(tool, input)
 }
 
-fn step(number: usize) -> (String, Value) {
+pub(crate) fn step(number: usize) -> (String, Value) {
     call("saffron_step", json!({ "step": number }))
 }
 
-fn sign_in() -> Vec<(String, Value)> {
+pub(crate) fn sign_in() -> Vec<(String, Value)> {
     vec![
         step(1),
         call(
@@ -60,28 +60,28 @@ fn sign_in() -> Vec<(String, Value)> {
     ]
 }
 
-fn order_tea() -> (String, Value) {
+pub(crate) fn order_tea() -> (String, Value) {
     call(
         "saffron_request",
         json!({ "method": "POST", "path": "/api/orders", "body": { "customer": "Lin", "quantity": 2, "product": "Tea" } }),
     )
 }
 
-fn field(pointer: &str, value: Value) -> (String, Value) {
+pub(crate) fn field(pointer: &str, value: Value) -> (String, Value) {
     call("saffron_assert", json!({ "check": "field", "pointer": pointer, "value": value }))
 }
 
-fn done(success: bool) -> (String, Value) {
+pub(crate) fn done(success: bool) -> (String, Value) {
     call("saffron_done", json!({ "success": success, "narrative": "as the steps say" }))
 }
 
-struct Project {
-    root: PathBuf,
+pub(crate) struct Project {
+    pub(crate) root: PathBuf,
     password: String,
 }
 
 impl Project {
-    fn new(name: &str, server: &FakeServer, password: &str) -> Project {
+    pub(crate) fn new(name: &str, server: &FakeServer, password: &str) -> Project {
         let root = std::env::temp_dir().join(format!("saffron-record-api-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         std::fs::create_dir_all(root.join("features")).expect("mkdir");
@@ -102,7 +102,7 @@ impl Project {
         Project { root, password: password.to_owned() }
     }
 
-    fn run(&self, base_url: &str) -> Output {
+    pub(crate) fn run(&self, base_url: &str) -> Output {
         Command::new(env!("CARGO_BIN_EXE_saffron"))
             .args(["run", "--base-url", base_url])
             .current_dir(&self.root)
@@ -112,7 +112,7 @@ impl Project {
     }
 
     /// Runs the first scenario only.
-    fn run_made(&self, base_url: &str) -> Output {
+    pub(crate) fn run_made(&self, base_url: &str) -> Output {
         let line = FEATURE.lines().position(|line| line.contains(MADE)).expect("the scenario") + 1;
         Command::new(env!("CARGO_BIN_EXE_saffron"))
             .args(["run", "--base-url", base_url, &format!("features/orders_api.feature:{line}")])
@@ -122,7 +122,7 @@ impl Project {
             .expect("saffron runs")
     }
 
-    fn recording(&self, scenario: &str) -> Option<Value> {
+    pub(crate) fn recording(&self, scenario: &str) -> Option<Value> {
         let path = self
             .root
             .join(".saffron/cache")
@@ -133,7 +133,7 @@ impl Project {
     }
 
     /// No file the run wrote holds the password.
-    fn assert_password_nowhere(&self) {
+    pub(crate) fn assert_password_nowhere(&self) {
         let mut files = Vec::new();
         every_file(&self.root.join(".saffron"), &mut files);
         for file in files {
@@ -149,7 +149,7 @@ impl Drop for Project {
     }
 }
 
-fn demo(faults: &[Fault]) -> (tokio::runtime::Runtime, DemoServer, String) {
+pub(crate) fn demo(faults: &[Fault]) -> (tokio::runtime::Runtime, DemoServer, String) {
     let runtime = runtime();
     let config = DemoConfig { faults: faults.iter().copied().collect(), ..DemoConfig::default() };
     let password = config.password.clone();
@@ -158,11 +158,11 @@ fn demo(faults: &[Fault]) -> (tokio::runtime::Runtime, DemoServer, String) {
 }
 
 /// The actions of step `number` (from 1).
-fn actions(recording: &Value, number: usize) -> &Vec<Value> {
+pub(crate) fn actions(recording: &Value, number: usize) -> &Vec<Value> {
     recording["steps"][number - 1]["actions"].as_array().expect("actions")
 }
 
-fn made_plan() -> Vec<(String, Value)> {
+pub(crate) fn made_plan() -> Vec<(String, Value)> {
     let mut plan = sign_in();
     plan.extend([
         step(2),
@@ -350,7 +350,7 @@ fn a_server_error_cannot_be_recorded_as_the_expected_answer_and_ends_red() {
     let _ = runtime.block_on(demo.shutdown());
 }
 
-const WITH_FIXTURE: &str = "\
+pub(crate) const WITH_FIXTURE: &str = "\
 @api
 Feature: One order for every scenario
 
@@ -364,12 +364,8 @@ Feature: One order for every scenario
     Then it shows 2 \"Tea\"
 ";
 
-/// A Fixture with no recording is recorded by the agent before its feature's scenarios (it
-/// used to make them red), and the id it kept seeds the scenario the agent records next.
-#[test]
-fn an_unrecorded_fixture_is_recorded_first_and_what_it_kept_seeds_the_scenario() {
-    let (runtime, demo, password) = demo(&[]);
-    let seen = Seen::default();
+/// The recordings of [`WITH_FIXTURE`]'s Fixture and scenario.
+pub(crate) fn fixture_plans() -> Plans {
     let mut fixture = sign_in();
     fixture.extend([
         step(2),
@@ -390,8 +386,16 @@ fn an_unrecorded_fixture_is_recorded_first_and_what_it_kept_seeds_the_scenario()
         field("/lines/0/product", json!("Tea")),
         done(true),
     ]);
-    let plans: Plans =
-        [("an order to read".to_owned(), fixture), ("The fixture's order reads back".to_owned(), scenario)].into();
+    [("an order to read".to_owned(), fixture), ("The fixture's order reads back".to_owned(), scenario)].into()
+}
+
+/// A Fixture with no recording is recorded by the agent before its feature's scenarios (it
+/// used to make them red), and the id it kept seeds the scenario the agent records next.
+#[test]
+fn an_unrecorded_fixture_is_recorded_first_and_what_it_kept_seeds_the_scenario() {
+    let (runtime, demo, password) = demo(&[]);
+    let seen = Seen::default();
+    let plans = fixture_plans();
     let server = scripted_reading_ids(&runtime, plans, seen.clone());
     let project = Project::new("fixture", &server, &password);
     std::fs::remove_file(project.root.join("features/orders_api.feature")).expect("only the Fixture's feature");

@@ -19,7 +19,7 @@ use serde::de::DeserializeOwned;
 use serde_json::json;
 
 use crate::app::{App, SessionCtx};
-use crate::config::{DEMO_EMAIL, Defect, DemoConfig, Fault};
+use crate::config::{DEMO_EMAIL, Defect, DemoConfig, Drift, Fault};
 use crate::shop::{ExportStatus, OrderView, money, product};
 
 /// Surcharge `Defect::WrongTotal` adds to every new order.
@@ -66,6 +66,11 @@ fn parse<T: DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
 /// Order ids in paths; anything that is not one is an order that does not exist.
 fn order_id(raw: &str) -> Result<u32, ApiError> {
     raw.parse().map_err(|_| ApiError::not_found(format!("order #{raw} not found")))
+}
+
+/// The field `POST /api/orders` reads the quantity from right now.
+pub fn quantity_field(config: &DemoConfig) -> &'static str {
+    if config.has_drift(Drift::RenamedApiField) { "count" } else { "quantity" }
 }
 
 /// What `Defect::WrongTotal` adds to a new order's total right now (0 while it is off).
@@ -122,6 +127,8 @@ pub async fn get_order(State(app): State<Arc<App>>, Path(id): Path<String>) -> A
 struct NewOrder {
     customer: Option<String>,
     quantity: Option<i64>,
+    /// The quantity under drift `renamed-api-field`.
+    count: Option<i64>,
     product: Option<String>,
     #[serde(default)]
     gift: bool,
@@ -137,8 +144,13 @@ pub async fn create_order(State(app): State<Arc<App>>, body: Bytes) -> ApiResult
     if customer.is_empty() {
         return Err(ApiError::bad_request("Customer is required"));
     }
-    let quantity = match form.quantity {
-        None => return Err(ApiError::bad_request("Quantity is required")),
+    let (quantity, missing) = if config.has_drift(Drift::RenamedApiField) {
+        (form.count, "Quantity is required (the field is `count` now)")
+    } else {
+        (form.quantity, "Quantity is required")
+    };
+    let quantity = match quantity {
+        None => return Err(ApiError::bad_request(missing)),
         Some(q) if q < 1 => return Err(ApiError::bad_request("Quantity must be at least 1")),
         Some(q) => u32::try_from(q).map_err(|_| ApiError::bad_request("Quantity is too large"))?,
     };

@@ -269,7 +269,14 @@ pub async fn new_order(State(app): State<Arc<App>>, Extension(session): Extensio
     );
     let prices = PRODUCTS.iter().map(|p| format!("\"{}\": {}", p.name, p.price_cents)).collect::<Vec<_>>().join(", ");
     let surcharge = surcharge_cents(&config).to_string();
-    let script = render(NEW_ORDER_JS, &[("prices", &format!("{{ {prices} }}")), ("surcharge_cents", &surcharge)]);
+    let script = render(
+        NEW_ORDER_JS,
+        &[
+            ("prices", &format!("{{ {prices} }}")),
+            ("surcharge_cents", &surcharge),
+            ("quantity_field", crate::api::quantity_field(&config)),
+        ],
+    );
     let page = Page {
         status: StatusCode::OK,
         title: "New order",

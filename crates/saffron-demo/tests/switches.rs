@@ -589,3 +589,26 @@ async fn servers_are_independent_and_url_is_loopback() {
     a.shutdown().await.expect("clean shutdown");
     b.shutdown().await.expect("clean shutdown");
 }
+
+#[tokio::test]
+async fn renamed_api_field_reads_the_quantity_from_count_and_the_page_sends_count() {
+    let normal = start(DemoConfig::default()).await;
+    let drifted = start(config_with(|c| {
+        c.drift.insert(Drift::RenamedApiField);
+    }))
+    .await;
+    let order = |field: &str| json!({ "customer": "Ada", field: 1, "product": "Tea" });
+    let client = Client::signed_in(&drifted).await;
+    let refused = client.post("/api/orders", &order("quantity")).await;
+    assert_eq!(refused.status, 400);
+    assert_eq!(refused.json(), json!({ "error": "Quantity is required (the field is `count` now)" }));
+    assert_eq!(client.post("/api/orders", &order("count")).await.status, 201);
+    assert!(client.get("/orders/new").await.body.contains(r#"const QUANTITY_FIELD = "count";"#));
+    // Without the drift nothing changed.
+    let client = Client::signed_in(&normal).await;
+    assert_eq!(client.post("/api/orders", &order("quantity")).await.status, 201);
+    assert_eq!(client.post("/api/orders", &order("count")).await.status, 400);
+    assert!(client.get("/orders/new").await.body.contains(r#"const QUANTITY_FIELD = "quantity";"#));
+    normal.shutdown().await.expect("clean shutdown");
+    drifted.shutdown().await.expect("clean shutdown");
+}

@@ -75,8 +75,67 @@ pub fn review_repair(committed: &Recording, proposed: &Recording) -> RepairRevie
             }
         }
         review.different_controls.extend(different_controls(&step, &after.text, &before.actions, &after.actions));
+        review.different_controls.extend(different_operations(&step, &after.text, &before.actions, &after.actions));
     }
     review
+}
+
+/// A request's operation: its service, method and route (the path without its query).
+fn operations(actions: &[Action]) -> Vec<(&Action, &str, &str, &str)> {
+    actions
+        .iter()
+        .filter_map(|action| match action {
+            Action::Request { service, method, path, .. } => {
+                let route = path.split_once('?').map_or(path.as_str(), |(route, _)| route);
+                Some((action, service.as_str(), method.as_str(), route))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The requests of a repaired step that call another operation than the committed ones: the
+/// same method on the same service, at a route that shares a word with the one it replaces or
+/// with the step (`/orders` moved to `/v2/orders`), is the same operation; another method or
+/// service, or a route that shares none, acts on something else. A committed request dropped
+/// with nothing in its place is one too.
+fn different_operations(step: &str, step_text: &str, before: &[Action], after: &[Action]) -> Vec<String> {
+    let old = operations(before);
+    let new = operations(after);
+    let same = |a: &(&Action, &str, &str, &str), b: &(&Action, &str, &str, &str)| (a.1, a.2, a.3) == (b.1, b.2, b.3);
+    let gone: Vec<_> = old.iter().filter(|was| !new.iter().any(|now| same(was, now))).collect();
+    let added: Vec<_> = new.iter().filter(|now| !old.iter().any(|was| same(was, now))).collect();
+    if gone.is_empty() {
+        return Vec::new();
+    }
+    let step_words = words(step_text);
+    let mut found = Vec::new();
+    for now in &added {
+        let moved = gone.iter().any(|was| {
+            let route = route_words(now.3);
+            was.1 == now.1
+                && was.2 == now.2
+                && (shares_a_word(&route, &route_words(was.3)) || shares_a_word(&route, &step_words))
+        });
+        if moved {
+            continue;
+        }
+        let replaced = gone.iter().find(|was| was.1 == now.1 && was.2 == now.2).or(gone.first());
+        let was = match replaced {
+            Some(was) => format!("`{}` became `{}`", was.0, now.0),
+            None => format!("`{}` was added", now.0),
+        };
+        found.push(format!(
+            "{step}: {was}, another operation (a method, a service, or a route that shares no word with the one it \
+             replaces nor with the step): it acts on something else"
+        ));
+    }
+    if added.is_empty() {
+        for was in &gone {
+            found.push(format!("{step}: `{}` was dropped, and no request is sent in its place", was.0));
+        }
+    }
+    found
 }
 
 /// The values a step is used with: its quoted strings (unescaped), `<placeholders>`, numbers
@@ -233,6 +292,20 @@ fn different_controls(step: &str, step_text: &str, before: &[Action], after: &[A
         }
     }
     found
+}
+
+/// The words of a route that name what it is about: not its values (`{captured:id}`,
+/// `<sku>`), nor the prefixes every route of an API shares (`api`, `v2`).
+fn route_words(route: &str) -> Vec<String> {
+    route
+        .split('/')
+        .filter(|segment| !segment.contains('{') && !segment.contains('<'))
+        .flat_map(words)
+        .filter(|word| {
+            let version = word.strip_prefix('v').is_some_and(|rest| rest.chars().all(|c| c.is_ascii_digit()));
+            word != "api" && !version && !word.chars().all(|c| c.is_ascii_digit())
+        })
+        .collect()
 }
 
 /// The content words that name a control: its name, text, label, placeholder and test id, and
@@ -409,6 +482,53 @@ mod tests {
         assert_eq!(review.refused.len(), 2, "{review:?}");
         assert!(review.refused[0].contains("its check `expect text of status"), "{review:?}");
         assert!(review.refused[1].contains("is a Then step"), "{review:?}");
+    }
+
+    fn request(method: &str, service: &str, path: &str) -> Action {
+        action(json!({ "type": "request", "service": service, "method": method, "path": path,
+                       "body": { "sku": "<sku>", "quantity": 2 } }))
+    }
+
+    #[test]
+    fn a_request_moved_to_a_route_that_shares_a_word_is_the_same_operation() {
+        let committed = recording(vec![(
+            StepKind::Action,
+            "I order 2 \"<sku>\"",
+            vec![request("POST", "shop", "/api/orders?notify=1")],
+        )]);
+        let moved =
+            recording(vec![(StepKind::Action, "I order 2 \"<sku>\"", vec![request("POST", "shop", "/api/v2/orders")])]);
+        assert!(review_repair(&committed, &moved).is_clean(), "{:?}", review_repair(&committed, &moved));
+        // A route named by the step's words is the step's operation too.
+        let purchases =
+            recording(vec![(StepKind::Action, "I order 2 \"<sku>\"", vec![request("POST", "shop", "/order")])]);
+        assert!(review_repair(&committed, &purchases).is_clean());
+    }
+
+    #[test]
+    fn another_method_service_or_route_is_another_operation() {
+        let committed = recording(vec![(
+            StepKind::Action,
+            "I order 2 \"<sku>\"",
+            vec![request("POST", "shop", "/api/orders/{captured:cart}")],
+        )]);
+        for (method, service, path) in [
+            ("PUT", "shop", "/api/orders/{captured:cart}"),
+            ("POST", "billing", "/api/orders/{captured:cart}"),
+            // Neither the API's prefix nor a value makes two routes one operation.
+            ("POST", "shop", "/api/carts/{captured:cart}"),
+        ] {
+            let other =
+                recording(vec![(StepKind::Action, "I order 2 \"<sku>\"", vec![request(method, service, path)])]);
+            let review = review_repair(&committed, &other);
+            assert_eq!(review.different_controls.len(), 1, "{method} {service} {path}: {review:?}");
+            assert!(review.different_controls[0].contains("another operation"), "{review:?}");
+        }
+        let dropped = recording(vec![(StepKind::Action, "I order 2 \"<sku>\"", vec![])]);
+        let review = review_repair(&committed, &dropped);
+        assert!(review.different_controls.iter().any(|line| line.contains("no request is sent in its place")));
+        // Its values are the step's too: a body that no longer sends them is refused.
+        assert!(review.refused.iter().any(|line| line.contains("\"<sku>\"")), "{review:?}");
     }
 
     #[test]

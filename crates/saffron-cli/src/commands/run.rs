@@ -551,7 +551,8 @@ pub struct DemoArgs {
     headed: bool,
     /// Turn on UI drift in the demo app (repeatable): renamed-label, removed-test-id,
     /// moved-element, restyled-button (survived through a lower locator tier); relocated-save,
-    /// confirm-step (no fallback survives them: they need a heal).
+    /// confirm-step (no fallback survives them: they need a heal); renamed-api-field (POST
+    /// /api/orders reads `count`: the @api scenario needs a repair).
     #[arg(long, value_name = "SWITCH", value_parser = |s: &str| s.parse::<saffron_demo::Drift>())]
     drift: Vec<saffron_demo::Drift>,
     /// Turn on a runtime fault (repeatable): server-error, latency, interstitial, session-expiry,

@@ -89,6 +89,9 @@ pub fn every_file(root: &Path, files: &mut Vec<PathBuf>) {
 /// Tool calls by scenario name, for a script that reads ids from what the tools answered.
 pub type CallPlans = std::collections::HashMap<String, Vec<(String, serde_json::Value)>>;
 
+/// The prefix of a plan's key that a repair session of the scenario plays (`repair: NAME`).
+pub const REPAIR: &str = "repair: ";
+
 /// Stands in a call's input for the last id a tool answered with (`"id": 3`).
 pub const LAST_ID: &str = "$LAST_ID";
 
@@ -97,7 +100,8 @@ pub fn tool_call(tool: &str, input: serde_json::Value) -> (String, serde_json::V
 }
 
 /// A fake vendor server on the Anthropic wire that plays each scenario's calls, each
-/// [`LAST_ID`] in them replaced by the last id the tools answered with so far.
+/// [`LAST_ID`] in them replaced by the last id the tools answered with so far. A repair session
+/// plays the scenario's [`REPAIR`] plan when it has one.
 pub fn scripted_reading_ids(runtime: &tokio::runtime::Runtime, plans: CallPlans, seen: Seen) -> FakeServer {
     let pattern = regex::Regex::new(r#""id": (\d+)"#).expect("pattern");
     runtime
@@ -105,7 +109,11 @@ pub fn scripted_reading_ids(runtime: &tokio::runtime::Runtime, plans: CallPlans,
             seen.push(request);
             let task = request.messages.first().map(|message| message.text()).unwrap_or_default();
             let scenario = task.lines().find_map(|line| line.strip_prefix("Scenario: ")).unwrap_or_default();
-            let Some(plan) = plans.get(scenario) else { return Reply::text("I have no plan for this scenario.") };
+            // A repair session plays `repair: <scenario>` when there is one.
+            let repair = request.system.starts_with("You repair").then(|| plans.get(&format!("{REPAIR}{scenario}")));
+            let Some(plan) = repair.flatten().or_else(|| plans.get(scenario)) else {
+                return Reply::text("I have no plan for this scenario.");
+            };
             let index = request.answers_so_far();
             let Some((tool, input)) = plan.get(index) else { return Reply::text("I am finished.") };
             let last_id = tool_results(request)

@@ -2,6 +2,8 @@
 // server fills both in, so the live total and the saved total are computed the same way.
 const PRICES = {{prices}};
 const SURCHARGE_CENTS = {{surcharge_cents}};
+// The field `POST /api/orders` reads the quantity from: `count` under drift "renamed-api-field".
+const QUANTITY_FIELD = "{{quantity_field}}";
 
 const form = document.getElementById("order-form");
 const customer = document.getElementById("customer");
@@ -77,7 +79,7 @@ form.addEventListener("submit", async (event) => {
   saveButton.disabled = true;
   const r = await api("POST", "/api/orders", {
     customer: customer.value.trim(),
-    quantity: q,
+    [QUANTITY_FIELD]: q,
     product: product.value,
     gift: gift.checked,
   });

@@ -10,6 +10,7 @@
 //!   a second death leaves the scenario blocked, with nothing filed.
 //! - The agent's word decides nothing: its "success" only leads to the proof.
 
+pub(crate) mod api;
 pub(crate) mod file;
 pub(crate) mod interruption;
 pub(crate) mod merge;
@@ -235,13 +236,42 @@ async fn heal_inner(
     };
 
     let cost = Cost::of(&tally.usage, driver.prices());
-    let repaired = Some(first_step);
+    let judged = judge(options, execution, &repair, &replayed, &tally.usage, &cost, proof, &masker);
+    let proven = judged.proven.then_some(repair.recording);
+    (finished(&context, &tally, judged.outcome, judged.proposal, Some(first_step), &masker, started), proven, None)
+}
+
+/// What a repair's proof came to, before what the agent did is added to it.
+pub(crate) struct Judged {
+    pub outcome: ScenarioResult,
+    /// Where the repair was filed, if it was.
+    pub proposal: Option<String>,
+    /// It passed its proof and was filed for review: the scenario is yellow, and the other
+    /// rows of its Outline may replay it.
+    pub proven: bool,
+}
+
+/// Files `repair` by what its `proof` came to: green, a proposal and yellow (red when it acts
+/// on a different control: filed for a person, and not replayed until one accepts it); red,
+/// kept unverified; a proof that could not run, nothing.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn judge(
+    options: &RunOptions,
+    execution: &Execution,
+    repair: &Repair,
+    replayed: &Recording,
+    usage: &Usage,
+    cost: &Cost,
+    proof: ScenarioResult,
+    masker: &Masker,
+) -> Judged {
+    let first_step = repair.from_step;
     let different_controls = &repair.review.different_controls;
     match proof.verdict.clone() {
         // It works, and it changes what a step acts on: filed for a person, and red meanwhile
         // (yellow exits 0, and a defect the repair worked around would pass in CI).
         Verdict::Green if !different_controls.is_empty() => {
-            let filed = file::file(options, execution, &repair, &replayed, &tally.usage, &cost, None, &masker);
+            let filed = file::file(options, execution, repair, replayed, usage, cost, None, masker);
             let kept = match &filed {
                 Ok(path) => format!(
                     "filed for review, and not replayed until a person accepts it (saffron diff, then saffron accept \
@@ -257,41 +287,72 @@ async fn heal_inner(
                 different_controls.join("; ")
             );
             let outcome = ScenarioResult { verdict: Verdict::Red { step, step_text, message }, ..proof };
-            (finished(&context, &tally, outcome, filed.ok(), repaired, &masker, started), None, None)
+            Judged { outcome, proposal: filed.ok(), proven: false }
         }
-        Verdict::Green => {
-            match file::file(options, execution, &repair, &replayed, &tally.usage, &cost, None, &masker) {
-                Ok(path) => {
-                    let outcome = ScenarioResult { verdict: Verdict::Yellow { proposal: path.clone() }, ..proof };
-                    (
-                        finished(&context, &tally, outcome, Some(path), repaired, &masker, started),
-                        Some(repair.recording),
-                        None,
-                    )
-                }
-                Err(error) => {
-                    let cause = format!("the repair passed its proof but cannot be filed: {error}");
-                    let outcome = ScenarioResult { verdict: Verdict::Blocked { cause }, ..proof };
-                    (finished(&context, &tally, outcome, None, repaired, &masker, started), None, None)
-                }
+        Verdict::Green => match file::file(options, execution, repair, replayed, usage, cost, None, masker) {
+            Ok(path) => {
+                let outcome = ScenarioResult { verdict: Verdict::Yellow { proposal: path.clone() }, ..proof };
+                Judged { outcome, proposal: Some(path), proven: true }
             }
-        }
+            Err(error) => {
+                let cause = format!("the repair passed its proof but cannot be filed: {error}");
+                let outcome = ScenarioResult { verdict: Verdict::Blocked { cause }, ..proof };
+                Judged { outcome, proposal: None, proven: false }
+            }
+        },
         Verdict::Red { step, step_text, message } => {
             let failure = match (step, &step_text) {
                 (Some(step), Some(text)) => format!("step {step} \"{text}\": {message}"),
                 _ => message.clone(),
             };
             let unverified = Some(failure.clone());
-            let filed = file::file(options, execution, &repair, &replayed, &tally.usage, &cost, unverified, &masker);
+            let filed = file::file(options, execution, repair, replayed, usage, cost, unverified, masker);
             let kept = match &filed {
                 Ok(path) => format!("the proposal is kept for review, unverified: {path}"),
                 Err(error) => format!("the proposal could not be kept: {error}"),
             };
             let message = format!("the repair did not pass its proof replay ({failure}); {kept}");
             let outcome = ScenarioResult { verdict: Verdict::Red { step, step_text, message }, ..proof };
-            (finished(&context, &tally, outcome, filed.ok(), repaired, &masker, started), None, None)
+            Judged { outcome, proposal: filed.ok(), proven: false }
         }
-        _ => (finished(&context, &tally, proof, None, repaired, &masker, started), None, None),
+        _ => Judged { outcome: proof, proposal: None, proven: false },
+    }
+}
+
+/// How a repair session ended, unless the agent ended it in success: a defect it diagnosed, an
+/// unverified end, a lost medium, or no end at all (worth a retry).
+fn session_ended(
+    finish: Option<Finish>,
+    steps: &[saffron_recording::StepSpec],
+    failed_step: usize,
+    failed_action: &saffron_recording::Action,
+    failure: &str,
+) -> Result<(), SessionEnd> {
+    let step_text = steps.get(failed_step).map(|step| step.text.clone());
+    match finish {
+        Some(Finish::Success) => Ok(()),
+        Some(Finish::Failure(narrative)) => Err(SessionEnd::Verdict(Verdict::Red {
+            step: Some(failed_step + 1),
+            step_text,
+            message: format!(
+                "`{failed_action}`: {failure}; the repairing agent diagnosed an application defect: {narrative}"
+            ),
+        })),
+        Some(Finish::Unverified(unverified)) => {
+            let list: Vec<String> =
+                unverified.iter().map(|index| format!("{} \"{}\"", index + 1, steps[*index].text)).collect();
+            Err(SessionEnd::Verdict(Verdict::Red {
+                step: Some(failed_step + 1),
+                step_text,
+                message: format!(
+                    "`{failed_action}`: {failure}; the repair ended without a verified check of Then step(s) {}, \
+                     nothing was filed",
+                    list.join(", ")
+                ),
+            }))
+        }
+        Some(Finish::BrowserLost(cause)) => Err(SessionEnd::Verdict(Verdict::Blocked { cause })),
+        None => Err(SessionEnd::AgentFailed("the repairing agent ended without finishing".into())),
     }
 }
 
@@ -425,33 +486,8 @@ impl Context<'_> {
         if let Some(cause) = report.outcome.cause() {
             return SessionEnd::AgentFailed(format!("the repairing agent: {cause}"));
         }
-        let step_text = steps.get(failed_step).map(|step| step.text.clone());
-        match finish {
-            Some(Finish::Success) => {}
-            Some(Finish::Failure(narrative)) => {
-                return SessionEnd::Verdict(Verdict::Red {
-                    step: Some(failed_step + 1),
-                    step_text,
-                    message: format!(
-                        "`{failed_action}`: {failure}; the repairing agent diagnosed an application defect: {narrative}"
-                    ),
-                });
-            }
-            Some(Finish::Unverified(unverified)) => {
-                let list: Vec<String> =
-                    unverified.iter().map(|index| format!("{} \"{}\"", index + 1, steps[*index].text)).collect();
-                return SessionEnd::Verdict(Verdict::Red {
-                    step: Some(failed_step + 1),
-                    step_text,
-                    message: format!(
-                        "`{failed_action}`: {failure}; the repair ended without a verified check of Then step(s) {}, \
-                         nothing was filed",
-                        list.join(", ")
-                    ),
-                });
-            }
-            Some(Finish::BrowserLost(cause)) => return SessionEnd::Verdict(Verdict::Blocked { cause }),
-            None => return SessionEnd::AgentFailed("the repairing agent ended without finishing".into()),
+        if let Err(end) = session_ended(finish, steps, failed_step, &failed_action, &failure) {
+            return end;
         }
         let sources = vec![StepSource::Agent; steps.len()];
         let agent = recorder::step_actions(&sources, &entries);
@@ -606,19 +642,28 @@ impl Context<'_> {
 fn finished(
     context: &Context<'_>,
     tally: &Tally,
+    outcome: ScenarioResult,
+    proposal: Option<String>,
+    repaired_step: Option<usize>,
+    masker: &Masker,
+    started: Instant,
+) -> ScenarioResult {
+    let agent = (context.driver.as_ref(), context.execution);
+    with_agent_run(agent, tally, outcome, proposal, repaired_step, masker, started)
+}
+
+/// `outcome` with what the agent did (`agent`: the repairing driver, and the execution it
+/// repaired) and the traces kept so far, masked.
+fn with_agent_run(
+    (driver, execution): (&dyn AgentDriver, &Execution),
+    tally: &Tally,
     mut outcome: ScenarioResult,
     proposal: Option<String>,
     repaired_step: Option<usize>,
     masker: &Masker,
     started: Instant,
 ) -> ScenarioResult {
-    let run = AgentRun::of(
-        context.driver.as_ref(),
-        &tally.usage,
-        context.execution.template_steps.len(),
-        tally.sessions,
-        tally.fragile.clone(),
-    );
+    let run = AgentRun::of(driver, &tally.usage, execution.template_steps.len(), tally.sessions, tally.fragile.clone());
     if tally.sessions > 0 {
         outcome.agent = Some(AgentRun { proposal, repaired_from_step: repaired_step.map(|step| step + 1), ..run });
     }

@@ -191,7 +191,8 @@ struct Sent {
     path: String,
 }
 
-/// A failure: no repair works on an HTTP execution yet, so it carries nothing for one.
+/// A failure: a repair reads what it needs from the execution it takes over (its sessions and
+/// latest responses), so a failure carries nothing for one.
 fn failed(class: FailureClass, reason: String) -> Outcome<()> {
     Outcome::Failed(Failure {
         class,
@@ -252,6 +253,13 @@ impl HttpLive {
     pub(crate) fn url_of(&self, service: &str, path: &str) -> Result<url::Url, String> {
         let target = self.services.by_name.get(service).ok_or_else(|| format!("there is no service `{service}`"))?;
         join(&target.base_url, path)
+    }
+
+    /// The execution a replay stopped in, for the repairing agent: its sessions keep their
+    /// cookies and latest responses, and an error status is shown to the agent, which decides
+    /// whether a step names it, instead of failing the request.
+    pub(crate) fn for_repair(self) -> HttpLive {
+        HttpLive { unexpected_errors_fail: false, tracer: None, ..self }
     }
 
     /// Every exchange so far (they stay for the transcript).
@@ -373,11 +381,16 @@ impl HttpLive {
                                 Some(Value::String(text)) => kept.push((wanted.name.clone(), text.clone())),
                                 Some(value) => kept.push((wanted.name.clone(), value.to_string())),
                                 None => {
+                                    let status = exchange.status.unwrap_or_default();
+                                    // An error answer's body says why the field is not there.
+                                    let said = if status >= 400 {
+                                        said_of(exchange.response_body.as_deref())
+                                    } else {
+                                        String::new()
+                                    };
                                     missing = Some(format!(
-                                        "the response ({}) has no field {} to keep as {:?}",
-                                        exchange.status.unwrap_or_default(),
-                                        wanted.pointer,
-                                        wanted.name
+                                        "the response ({status}{said}) has no field {} to keep as {:?}",
+                                        wanted.pointer, wanted.name
                                     ));
                                     break;
                                 }
@@ -393,7 +406,10 @@ impl HttpLive {
                         let status = exchange.status.unwrap_or_default();
                         // An error answer says more than a field it lacks for that reason.
                         if status >= 400 && self.unexpected_errors_fail && !status_checked_next(at) {
-                            failed(FailureClass::Application, unexpected_error(status, method, path))
+                            failed(
+                                FailureClass::Application,
+                                unexpected_error(status, method, path, exchange.response_body.as_deref()),
+                            )
                         } else {
                             match missing {
                                 Some(problem) => failed(FailureClass::Application, problem),
@@ -547,7 +563,8 @@ impl Live for HttpLive {
     }
 
     fn exchanges(&mut self) -> Vec<Exchange> {
-        std::mem::take(&mut self.sent).into_iter().map(|sent| sent.exchange).collect()
+        // Copies: a repair that takes the execution over reads its latest responses.
+        self.sent_exchanges()
     }
 
     async fn close(self) {}
@@ -568,10 +585,23 @@ fn status_checked_next(at: &ActionAt<'_>) -> bool {
 }
 
 /// Why a request whose answer is an error status failed.
-pub(crate) fn unexpected_error(status: u16, method: &str, path: &str) -> String {
+pub(crate) fn unexpected_error(status: u16, method: &str, path: &str, body: Option<&str>) -> String {
     let reason = reqwest::StatusCode::from_u16(status).ok().and_then(|code| code.canonical_reason()).unwrap_or("");
-    format!("{method} {path} was answered {status} {reason}, and no step expects that status").replace("  ", " ")
+    let said = said_of(body);
+    format!("{method} {path} was answered {status} {reason}{said}, and no step expects that status").replace("  ", " ")
 }
+
+/// ` (what the body says)`, its start, on one line: an error answer's body names the problem.
+fn said_of(body: Option<&str>) -> String {
+    let said = body.map(|body| body.split_whitespace().collect::<Vec<_>>().join(" ")).filter(|body| !body.is_empty());
+    said.map_or_else(String::new, |body| match body.char_indices().nth(SAID_CHARS) {
+        Some((cut, _)) => format!(" ({}…)", &body[..cut]),
+        None => format!(" ({body})"),
+    })
+}
+
+/// How much of an error answer's body a failure quotes.
+const SAID_CHARS: usize = 200;
 
 /// Whether the value kept as `name` is a credential, by its name or its pointer's last segment
 /// (`token`, `/auth/access_token`, `sessionId`, `apiKey`).

@@ -49,7 +49,7 @@ pub(crate) struct Stop<L: Live> {
 }
 
 impl<L: Live> Replay<L> {
-    fn ended(outcome: ScenarioResult, masker: Masker) -> Replay<L> {
+    pub(crate) fn ended(outcome: ScenarioResult, masker: Masker) -> Replay<L> {
         Replay {
             outcome,
             masker,

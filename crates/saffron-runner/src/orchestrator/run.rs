@@ -156,6 +156,7 @@ pub async fn run_with_progress(
     let masker = crate::secrets::masker_for(&executions, options);
     // One HTTP medium for the run's `@api` executions (the contracts they read are the run's, in `Services`).
     let http = &crate::medium::http::HttpMedium::new(Arc::clone(&options.services));
+    let repairs = Repairs::default();
     // Each feature's Fixture once, before any scenario: their verdicts are the scenarios' floors.
     let mut fixtures: Vec<Arc<Execution>> = Vec::new();
     for fixture in executions.iter().filter_map(|e| e.fixture.clone()) {
@@ -168,6 +169,7 @@ pub async fn run_with_progress(
         let options = options.clone();
         let fixture = Execution::clone(fixture);
         let masker = masker.clone();
+        let repairs = repairs.clone();
         async move {
             let (result, seeds) = match &options.agent {
                 // A Fixture without a fresh recording is recorded first, as a scenario is.
@@ -180,7 +182,9 @@ pub async fn run_with_progress(
                     let cause = format!("{}, and no agent can record it: {why}", needs_recording(&fixture));
                     (blocked(&fixture, &cause), FixtureSeeds::default())
                 }
-                _ if fixture.api => replay_api(http, &fixture, &options, masker, &FixtureSeeds::default()).await,
+                _ if fixture.api => {
+                    replay_api(http, &fixture, &options, masker, &FixtureSeeds::default(), Some(&repairs)).await
+                }
                 _ => (replay(browser, fixture.clone(), options, masker).await, FixtureSeeds::default()),
             };
             (fixture.recording_path.clone(), (result, seeds))
@@ -188,7 +192,6 @@ pub async fn run_with_progress(
     });
     let fixture_results: Vec<(std::path::PathBuf, (ScenarioResult, FixtureSeeds))> =
         futures::stream::iter(fixture_runs).buffer_unordered(options.workers.max(1)).collect().await;
-    let repairs = Repairs::default();
     // The workers are futures driven together on this task: CDP calls wait on I/O, so they
     // overlap, and nothing has to be `Send` across threads.
     let runs = executions.iter().cloned().enumerate().map(|(index, execution)| {
@@ -217,7 +220,7 @@ pub async fn run_with_progress(
                     )),
                 },
                 _ if execution.api => {
-                    let (result, _) = replay_api(http, &execution, &options, masker, &seeds).await;
+                    let (result, _) = replay_api(http, &execution, &options, masker, &seeds, Some(&repairs)).await;
                     Some(with_fixture_floor(result, floor.as_ref()))
                 }
                 _ => Some(with_fixture_floor(
@@ -317,15 +320,22 @@ struct FixtureSeeds {
 
 /// Replays an `@api` execution on the HTTP medium, and a red one again from the start up to
 /// `options.retries` times (a new execution, with fresh `{unique}` values: its writes are its
-/// own); the result comes back masked, with what a Fixture leaves its scenarios.
+/// own). With an agent and `repairs` (the run's repairs so far), a replay that still fails on
+/// an action a repair may take over is repaired (see [`crate::heal::api`]). The result comes
+/// back masked, with what a Fixture leaves its scenarios.
 async fn replay_api(
     medium: &crate::medium::http::HttpMedium,
     execution: &Execution,
     options: &RunOptions,
     masker: Masker,
     seeds: &FixtureSeeds,
+    repairs: Option<&Repairs>,
 ) -> (ScenarioResult, FixtureSeeds) {
-    let mode = ReplayMode::default();
+    let repairing = match (&options.agent, repairs) {
+        (Ok(driver), Some(repairs)) if execution.held_for_review.is_none() => Some((driver, repairs)),
+        _ => None,
+    };
+    let mode = if repairing.is_some() { crate::heal::api::ESCALATING } else { ReplayMode::default() };
     // A credential the Fixture captured stays masked in every scenario.
     let masker = seeds.masker.clone().unwrap_or(masker);
     let replay =
@@ -349,13 +359,39 @@ async fn replay_api(
         keep_exchanges(&mut replayed, retried.len());
         replayed = replay(replayed.masker.clone()).await;
     }
-    keep_exchanges(&mut replayed, retried.len() + 1);
+    let attempts = retried.len() + 1;
+    keep_exchanges(&mut replayed, attempts);
     replayed.outcome.flaky = !retried.is_empty() && !matches!(replayed.outcome.verdict, Verdict::Red { .. });
     replayed.outcome.retried = retried;
-    crate::transcript::keep(options, &mut replayed.outcome, exchanges, &replayed.masker);
     crate::trace::keep(options, &mut replayed.outcome, replayed.trace.take(), &replayed.masker);
+    if let (Some((driver, repairs)), Some(_)) = (repairing, &replayed.stopped) {
+        let mut proven = repairs.lock().await;
+        // Another row of the scenario was repaired in this run: its proven repair is replayed.
+        if let Some((recording, proposal)) = proven.recordings.get(&execution.recording_path).cloned() {
+            drop(proven);
+            let again =
+                Execution { recording: Ok(recording), pending_proposal: Some(proposal.into()), ..execution.clone() };
+            return Box::pin(replay_api(medium, &again, options, replayed.masker, seeds, None)).await;
+        }
+        let healed =
+            crate::heal::api::heal(medium, execution, options, driver, replayed, &seeds.captured, attempts as u32)
+                .await;
+        if let (Some(recording), Verdict::Yellow { proposal }) = (&healed.recording, &healed.result.verdict) {
+            proven.recordings.insert(execution.recording_path.clone(), (recording.clone(), proposal.clone()));
+        }
+        let mut result = healed.result;
+        exchanges.extend(healed.exchanges);
+        crate::transcript::keep(options, &mut result, exchanges, &healed.masker);
+        let left = FixtureSeeds { captured: healed.captured, masker: Some(healed.masker) };
+        return (result, left);
+    }
+    crate::transcript::keep(options, &mut replayed.outcome, exchanges, &replayed.masker);
     let left = FixtureSeeds { captured: replayed.captured, masker: Some(replayed.masker.clone()) };
-    (masked(replayed.outcome, &replayed.masker), left)
+    let outcome = match &execution.held_for_review {
+        Some(held) => held_for_review(replayed.outcome, held),
+        None => replayed.outcome,
+    };
+    (masked(outcome, &replayed.masker), left)
 }
 
 /// Where a run's scenarios are performed: the browser (when one was started) and the HTTP
@@ -420,7 +456,7 @@ async fn record_group(
             Some(recording) => {
                 let execution = Execution { recording: Ok(recording.clone()), needs_recording: false, ..execution };
                 if execution.api {
-                    replay_api(media.http, &execution, options, masker.clone(), &seeds).await.0
+                    replay_api(media.http, &execution, options, masker.clone(), &seeds, None).await.0
                 } else {
                     replay(media.browser.cloned(), execution, options.clone(), masker.clone()).await
                 }

@@ -23,7 +23,7 @@ use crate::medium::http::{APP_SERVICE, HttpLive, is_credential, path_of};
 use crate::medium::{ActionAt, Live, Outcome};
 use crate::orchestrator::run::RunOptions;
 use crate::plan::Execution;
-use crate::record::gateway::{Entry, Finish, Values, shown_masker, with_row_tokens};
+use crate::record::gateway::{Account, Entry, Finish, Values, shown_masker, with_row_tokens};
 use crate::record::ledger::Ledger;
 use crate::record::tools::{self, DoneInput, StepInput};
 use crate::resolve::resolve_action;
@@ -33,8 +33,9 @@ const SHOWN_BODY: usize = 6000;
 
 /// One request the agent sent and Saffron recorded.
 struct Sent {
-    /// Its entry (the recorded request).
-    entry: usize,
+    /// Its entry (the recorded request); none for a request the replay sent before a repair
+    /// took over.
+    entry: Option<usize>,
     session: Option<String>,
     line: String,
     status: u16,
@@ -59,6 +60,10 @@ pub(crate) struct ApiGateway {
     entries: Vec<Entry>,
     sent: Vec<Sent>,
     finish: Option<Finish>,
+    /// What the agent said when it ended (a repair files it).
+    account: Account,
+    /// How many requests the replay a repair took over had sent.
+    prior: usize,
 }
 
 impl ApiGateway {
@@ -71,6 +76,56 @@ impl ApiGateway {
         seeds: &[(String, String)],
     ) -> ApiGateway {
         let segment = 0..execution.template_steps.len();
+        ApiGateway::over(live, execution, options, values, masker, seeds, segment)
+    }
+
+    /// A repair's gateway, on the execution a replay stopped in (its sessions' cookies and
+    /// latest responses kept), from step `from` (0-based) on. `captured` holds what the replay
+    /// kept; an id of a response the replay got counts as one a request may not copy by hand.
+    pub(crate) fn repairing(
+        live: HttpLive,
+        execution: &Execution,
+        options: &RunOptions,
+        values: Arc<Values>,
+        masker: Masker,
+        captured: &[(String, String)],
+        from: usize,
+    ) -> ApiGateway {
+        let segment = from..execution.template_steps.len();
+        let prior: Vec<Sent> = live
+            .sent_exchanges()
+            .into_iter()
+            .map(|exchange| {
+                let mut ids = Vec::new();
+                if let Some(json) = exchange.response_body.as_deref().and_then(|body| serde_json::from_str(body).ok()) {
+                    id_fields(&json, "", None, &mut ids);
+                }
+                Sent {
+                    entry: None,
+                    session: exchange.session.clone(),
+                    line: format!("{} {}, sent by the replay", exchange.method, path_of(&exchange.url)),
+                    status: exchange.status.unwrap_or_default(),
+                    status_checked: true,
+                    carried_secret: false,
+                    ids,
+                }
+            })
+            .collect();
+        let mut gateway = ApiGateway::over(live, execution, options, values, masker, captured, segment);
+        gateway.prior = prior.len();
+        gateway.sent = prior;
+        gateway
+    }
+
+    fn over(
+        live: HttpLive,
+        execution: &Execution,
+        options: &RunOptions,
+        values: Arc<Values>,
+        masker: Masker,
+        seeds: &[(String, String)],
+        segment: std::ops::Range<usize>,
+    ) -> ApiGateway {
         let shown = shown_masker(&masker, &values);
         ApiGateway {
             live,
@@ -84,7 +139,27 @@ impl ApiGateway {
             entries: Vec::new(),
             sent: Vec::new(),
             finish: None,
+            account: Account::default(),
+            prior: 0,
         }
+    }
+
+    /// The exchanges of this session (not those of the replay it took over).
+    pub(crate) fn own_exchanges(&self) -> Vec<crate::transcript::Exchange> {
+        self.live.sent_exchanges().into_iter().skip(self.prior).collect()
+    }
+
+    /// The latest response of `session`, as the agent reads one (masked).
+    pub(crate) fn latest_shown(&self, session: Option<&str>) -> Option<String> {
+        let response = self.live.latest_response(session)?;
+        let exchange = response.exchange;
+        let line = format!("{} {}", exchange.method, path_of(&exchange.url));
+        let described = describe(exchange.status, &exchange.response_headers, exchange.response_body.as_deref());
+        Some(self.shown.mask(&format!("{line}\n{described}")))
+    }
+
+    pub(crate) fn account(&self) -> &Account {
+        &self.account
     }
 
     pub(crate) fn finish(&self) -> Option<&Finish> {
@@ -123,6 +198,15 @@ impl ApiGateway {
             }
             tools::DONE => {
                 let input: DoneInput = tools::parse(name, input)?;
+                self.account = Account {
+                    narrative: self.masker.mask(&input.narrative),
+                    change: input.change,
+                    rewrites: input
+                        .rewrites
+                        .iter()
+                        .map(|rewrite| (rewrite.step.wrapping_sub(1), self.masker.mask(&rewrite.text)))
+                        .collect(),
+                };
                 self.done(input.success, &input.narrative)
             }
             other => {
@@ -197,7 +281,7 @@ impl ApiGateway {
         // 1-based, in the order sent: how the agent is told of it.
         let number = self.sent.len() + 1;
         self.sent.push(Sent {
-            entry: self.entries.len() - 1,
+            entry: Some(self.entries.len() - 1),
             session: input.session,
             line: line.clone(),
             status,
@@ -240,6 +324,11 @@ impl ApiGateway {
             return Err("no request was sent yet: a value is kept from the latest response".into());
         };
         let (entry, carried_secret, session) = (sent.entry, sent.carried_secret, sent.session.clone());
+        let Some(entry) = entry else {
+            return Err("the latest response is the one the replay got, and no request of yours keeps values from \
+                        it: send the request again under its step, then keep the value"
+                .into());
+        };
         let response = self.live.latest_response(session.as_deref()).ok_or("no response to keep a value from")?;
         let Some(json) = response.json else {
             return Err("the latest response has no JSON body".into());
@@ -377,7 +466,9 @@ impl ApiGateway {
                 .iter()
                 .enumerate()
                 .filter(|(_, sent)| sent.status >= 400 && !sent.status_checked)
-                .filter(|(_, sent)| self.entries.get(sent.entry).is_some_and(|entry| entry.step.is_some()))
+                .filter(|(_, sent)| {
+                    sent.entry.and_then(|entry| self.entries.get(entry)).is_some_and(|entry| entry.step.is_some())
+                })
                 .map(|(index, sent)| format!("request {} ({}) was answered {}", index + 1, sent.line, sent.status))
                 .collect();
             if !unexpected.is_empty() {

@@ -57,8 +57,17 @@ pub(crate) async fn record(
     ApiRecorded { result, recording, captured: recorder.captured, masker }
 }
 
+/// Each service as the agent is told of it: name, base URL, whether its contract is pinned.
+pub(crate) fn service_lines(services: &Services) -> Vec<(String, String, bool)> {
+    services
+        .by_name
+        .iter()
+        .map(|(name, service)| (name.clone(), service.base_url.to_string(), service.contract.is_file()))
+        .collect()
+}
+
 /// The digest of each pinned contract the recording's schema checks read, by service.
-fn contract_digests(services: &Services, recording: &Recording) -> BTreeMap<String, String> {
+pub(crate) fn contract_digests(services: &Services, recording: &Recording) -> BTreeMap<String, String> {
     recording
         .schema_checked_services()
         .into_iter()
@@ -127,13 +136,7 @@ impl Recorder for ApiRecorder<'_> {
         let mut gateway =
             ApiGateway::new(live, execution, options, Arc::clone(&self.values), masker.clone(), self.seeds);
         let feature = execution.file.to_string_lossy().replace('\\', "/");
-        let services: Vec<(String, String, bool)> = self
-            .http
-            .services()
-            .by_name
-            .iter()
-            .map(|(name, service)| (name.clone(), service.base_url.to_string(), service.contract.is_file()))
-            .collect();
+        let services = service_lines(self.http.services());
         let seed_names: Vec<&str> = self.seeds.iter().map(|(name, _)| name.as_str()).collect();
         let task = prompt::task(&prompt::Task {
             feature: &feature,
