@@ -47,23 +47,47 @@ struct Sent {
     ids: Vec<(String, String)>,
 }
 
-pub(crate) struct ApiGateway {
+/// The request tools of a recording or repair session: `saffron_request`, `saffron_extract` and
+/// the checks of a response, on an HTTP execution of their own. The `@api` gateway is these and
+/// nothing else; the browser gateway adds them beside the page in a project with API services.
+pub(crate) struct Requests {
     live: HttpLive,
     execution: Execution,
     options: RunOptions,
-    ledger: Ledger,
     values: Arc<Values>,
-    masker: Masker,
-    shown: Masker,
     /// Values kept so far, the Fixture's first: (name, value).
     captured: Vec<(String, String)>,
-    entries: Vec<Entry>,
     sent: Vec<Sent>,
+    /// How many requests the replay a repair took over had sent.
+    prior: usize,
+}
+
+/// What the session the requests belong to keeps, that a request adds to.
+pub(crate) struct Books<'a> {
+    pub ledger: &'a mut Ledger,
+    pub entries: &'a mut Vec<Entry>,
+    pub masker: &'a mut Masker,
+    /// What the model reads is masked with this.
+    pub shown: &'a mut Masker,
+}
+
+/// The cookies of the browser context requests are sent beside.
+pub(crate) trait CookieJar: Send {
+    /// The `Cookie` header the context would send to `url`.
+    fn cookie_header<'a>(&'a mut self, url: &'a str) -> BoxFuture<'a, Result<Option<String>, String>>;
+    /// Keeps the cookies a response from `url` set (its `Set-Cookie` headers).
+    fn store<'a>(&'a mut self, url: &'a str, set_cookies: Vec<String>) -> BoxFuture<'a, Result<(), String>>;
+}
+
+pub(crate) struct ApiGateway {
+    requests: Requests,
+    ledger: Ledger,
+    masker: Masker,
+    shown: Masker,
+    entries: Vec<Entry>,
     finish: Option<Finish>,
     /// What the agent said when it ended (a repair files it).
     account: Account,
-    /// How many requests the replay a repair took over had sent.
-    prior: usize,
 }
 
 impl ApiGateway {
@@ -76,7 +100,8 @@ impl ApiGateway {
         seeds: &[(String, String)],
     ) -> ApiGateway {
         let segment = 0..execution.template_steps.len();
-        ApiGateway::over(live, execution, options, values, masker, seeds, segment)
+        let requests = Requests::new(live, execution, options, Arc::clone(&values), seeds);
+        ApiGateway::over(requests, execution, &values, masker, segment)
     }
 
     /// A repair's gateway, on the execution a replay stopped in (its sessions' cookies and
@@ -92,70 +117,37 @@ impl ApiGateway {
         from: usize,
     ) -> ApiGateway {
         let segment = from..execution.template_steps.len();
-        let prior: Vec<Sent> = live
-            .sent_exchanges()
-            .into_iter()
-            .map(|exchange| {
-                let mut ids = Vec::new();
-                if let Some(json) = exchange.response_body.as_deref().and_then(|body| serde_json::from_str(body).ok()) {
-                    id_fields(&json, "", None, &mut ids);
-                }
-                Sent {
-                    entry: None,
-                    session: exchange.session.clone(),
-                    line: format!("{} {}, sent by the replay", exchange.method, path_of(&exchange.url)),
-                    status: exchange.status.unwrap_or_default(),
-                    status_checked: true,
-                    carried_secret: false,
-                    ids,
-                }
-            })
-            .collect();
-        let mut gateway = ApiGateway::over(live, execution, options, values, masker, captured, segment);
-        gateway.prior = prior.len();
-        gateway.sent = prior;
-        gateway
+        let requests = Requests::taking_over(live, execution, options, Arc::clone(&values), captured);
+        ApiGateway::over(requests, execution, &values, masker, segment)
     }
 
     fn over(
-        live: HttpLive,
+        requests: Requests,
         execution: &Execution,
-        options: &RunOptions,
-        values: Arc<Values>,
+        values: &Values,
         masker: Masker,
-        seeds: &[(String, String)],
         segment: std::ops::Range<usize>,
     ) -> ApiGateway {
-        let shown = shown_masker(&masker, &values);
+        let shown = shown_masker(&masker, values);
         ApiGateway {
-            live,
-            ledger: Ledger::new(execution.template_steps.clone(), segment, &values),
-            execution: execution.clone(),
-            options: options.clone(),
-            values,
+            requests,
+            ledger: Ledger::new(execution.template_steps.clone(), segment, values),
             masker,
             shown,
-            captured: seeds.to_vec(),
             entries: Vec::new(),
-            sent: Vec::new(),
             finish: None,
             account: Account::default(),
-            prior: 0,
         }
     }
 
     /// The exchanges of this session (not those of the replay it took over).
     pub(crate) fn own_exchanges(&self) -> Vec<crate::transcript::Exchange> {
-        self.live.sent_exchanges().into_iter().skip(self.prior).collect()
+        self.requests.own_exchanges()
     }
 
     /// The latest response of `session`, as the agent reads one (masked).
     pub(crate) fn latest_shown(&self, session: Option<&str>) -> Option<String> {
-        let response = self.live.latest_response(session)?;
-        let exchange = response.exchange;
-        let line = format!("{} {}", exchange.method, path_of(&exchange.url));
-        let described = describe(exchange.status, &exchange.response_headers, exchange.response_body.as_deref());
-        Some(self.shown.mask(&format!("{line}\n{described}")))
+        self.requests.latest_shown(&self.shown, session)
     }
 
     pub(crate) fn account(&self) -> &Account {
@@ -174,6 +166,17 @@ impl ApiGateway {
         &self.masker
     }
 
+    /// The requests, and the books they add to.
+    fn parts(&mut self) -> (&mut Requests, Books<'_>) {
+        let books = Books {
+            ledger: &mut self.ledger,
+            entries: &mut self.entries,
+            masker: &mut self.masker,
+            shown: &mut self.shown,
+        };
+        (&mut self.requests, books)
+    }
+
     async fn call_inner(&mut self, name: &str, input: &Value) -> Result<String, String> {
         match name {
             tools::STEP => {
@@ -186,15 +189,18 @@ impl ApiGateway {
             }
             api_tools::REQUEST => {
                 let input: RequestInput = tools::parse(name, input)?;
-                self.request(input).await
+                let (requests, mut books) = self.parts();
+                requests.request(&mut books, None, input).await
             }
             api_tools::EXTRACT => {
                 let input: ExtractInput = tools::parse(name, input)?;
-                self.extract(input)
+                let (requests, mut books) = self.parts();
+                requests.extract(&mut books, input)
             }
             tools::ASSERT => {
                 let input: ApiAssertInput = tools::parse(name, input)?;
-                self.assert(input).await
+                let (requests, mut books) = self.parts();
+                requests.assert(&mut books, input).await
             }
             tools::DONE => {
                 let input: DoneInput = tools::parse(name, input)?;
@@ -219,7 +225,93 @@ impl ApiGateway {
         }
     }
 
-    async fn request(&mut self, input: RequestInput) -> Result<String, String> {
+    fn done(&mut self, success: bool, narrative: &str) -> Result<String, String> {
+        if success && let Some(refused) = self.requests.unexpected_errors(&self.entries) {
+            return Err(refused);
+        }
+        let (answer, finish) = self.ledger.done(success, narrative, &self.masker);
+        if finish.is_some() {
+            self.finish = finish;
+        }
+        answer
+    }
+}
+
+impl Requests {
+    pub(crate) fn new(
+        live: HttpLive,
+        execution: &Execution,
+        options: &RunOptions,
+        values: Arc<Values>,
+        seeds: &[(String, String)],
+    ) -> Requests {
+        Requests {
+            live,
+            execution: execution.clone(),
+            options: options.clone(),
+            values,
+            captured: seeds.to_vec(),
+            sent: Vec::new(),
+            prior: 0,
+        }
+    }
+
+    /// Requests on the execution a replay stopped in: what it sent counts as sent (an id its
+    /// responses hold may not be copied by hand), and its responses are the latest.
+    pub(crate) fn taking_over(
+        live: HttpLive,
+        execution: &Execution,
+        options: &RunOptions,
+        values: Arc<Values>,
+        captured: &[(String, String)],
+    ) -> Requests {
+        let prior: Vec<Sent> = live
+            .sent_exchanges()
+            .into_iter()
+            .map(|exchange| {
+                let mut ids = Vec::new();
+                if let Some(json) = exchange.response_body.as_deref().and_then(|body| serde_json::from_str(body).ok()) {
+                    id_fields(&json, "", None, &mut ids);
+                }
+                Sent {
+                    entry: None,
+                    session: exchange.session.clone(),
+                    line: format!("{} {}, sent by the replay", exchange.method, path_of(&exchange.url)),
+                    status: exchange.status.unwrap_or_default(),
+                    status_checked: true,
+                    carried_secret: false,
+                    ids,
+                }
+            })
+            .collect();
+        let mut requests = Requests::new(live, execution, options, values, captured);
+        requests.prior = prior.len();
+        requests.sent = prior;
+        requests
+    }
+
+    /// The exchanges of this session (not those of the replay it took over).
+    pub(crate) fn own_exchanges(&self) -> Vec<crate::transcript::Exchange> {
+        self.live.sent_exchanges().into_iter().skip(self.prior).collect()
+    }
+
+    /// The latest response of `session`, as the agent reads one (masked with `shown`).
+    pub(crate) fn latest_shown(&self, shown: &Masker, session: Option<&str>) -> Option<String> {
+        let response = self.live.latest_response(session)?;
+        let exchange = response.exchange;
+        let line = format!("{} {}", exchange.method, path_of(&exchange.url));
+        let described = describe(exchange.status, &exchange.response_headers, exchange.response_body.as_deref());
+        Some(shown.mask(&format!("{line}\n{described}")))
+    }
+
+    /// `saffron_request`: sends the request (beside a browser context, with its cookies from
+    /// `jar`), shows the response, and records it under the announced step.
+    pub(crate) async fn request(
+        &mut self,
+        books: &mut Books<'_>,
+        jar: Option<&mut dyn CookieJar>,
+        input: RequestInput,
+    ) -> Result<String, String> {
         let service = match input.service {
             Some(service) => service,
             None => self.default_service()?,
@@ -241,7 +333,7 @@ impl ApiGateway {
         if let Some(body) = &mut body {
             self.json_with_captured(body, None);
         }
-        self.refuse_copied_ids(&path, body.as_ref())?;
+        self.refuse_copied_ids(books.ledger, &path, body.as_ref())?;
         let action = Action::Request {
             service,
             method,
@@ -254,12 +346,47 @@ impl ApiGateway {
             timeout_ms: None,
         };
         self.values.check_secrets(&action)?;
-        let (resolved, secrets) = self.resolve(&action)?;
-        self.masker.add_all(&secrets);
-        self.shown.add_all(&secrets);
-        let outcome = self.perform(&action, &resolved, &secrets).await;
+        let (mut resolved, secrets) = self.resolve(books.ledger.current(), &action)?;
+        books.masker.add_all(&secrets);
+        books.shown.add_all(&secrets);
+        // Beside a browser context, the request carries the context's cookies (not recorded:
+        // replay sends the context's cookies of its own run), and a cookie it sets is the
+        // context's from then on.
+        let mut jar = jar;
+        let url = match (&jar, &resolved) {
+            (Some(_), Action::Request { service, path, .. }) => Some(self.live.url_of(service, path)?),
+            _ => None,
+        };
+        if let (Some(jar), Some(url)) = (jar.as_deref_mut(), &url) {
+            let cookie = jar.cookie_header(url.as_str()).await?;
+            if let (Some(cookie), Action::Request { headers, .. }) = (cookie, &mut resolved)
+                && !headers.iter().any(|header| header.name.eq_ignore_ascii_case("cookie"))
+            {
+                for (name, value) in cookie.split("; ").filter_map(|pair| pair.split_once('=')) {
+                    books.masker.add_as(value, &format!("{{cookie:{name}}}"));
+                    books.shown.add_as(value, &format!("{{cookie:{name}}}"));
+                }
+                headers.push(Header { name: "Cookie".into(), value: cookie });
+            }
+        }
+        let outcome = self.perform(books.ledger.current(), books.masker, &action, &resolved, &secrets).await;
         if let Outcome::Failed(failure) = outcome {
             return Err(format!("{}; nothing was recorded", failure.reason));
+        }
+        let Some(response) = self.live.latest_response(input.session.as_deref()) else {
+            return Err("the request got no response; nothing was recorded".into());
+        };
+        if let (Some(jar), Some(url)) = (jar, &url) {
+            let set: Vec<String> = response
+                .exchange
+                .response_headers
+                .iter()
+                .filter(|(name, _)| name.eq_ignore_ascii_case("set-cookie"))
+                .map(|(_, value)| value.clone())
+                .collect();
+            if !set.is_empty() {
+                jar.store(url.as_str(), set).await?;
+            }
         }
         let Some(response) = self.live.latest_response(input.session.as_deref()) else {
             return Err("the request got no response; nothing was recorded".into());
@@ -276,12 +403,12 @@ impl ApiGateway {
         );
         let line = format!("{} {}", response.exchange.method, path_of(&response.exchange.url));
         let recorded = with_row_tokens(action, &self.values.params);
-        let step = self.ledger.current();
-        self.entries.push(Entry { step, action: recorded.clone(), fragile: None });
+        let step = books.ledger.current();
+        books.entries.push(Entry { step, action: recorded.clone(), fragile: None });
         // 1-based, in the order sent: how the agent is told of it.
         let number = self.sent.len() + 1;
         self.sent.push(Sent {
-            entry: Some(self.entries.len() - 1),
+            entry: Some(books.entries.len() - 1),
             session: input.session,
             line: line.clone(),
             status,
@@ -311,7 +438,8 @@ impl ApiGateway {
         default_service(&self.options.services.by_name.keys().map(String::as_str).collect::<Vec<_>>())
     }
 
-    fn extract(&mut self, input: ExtractInput) -> Result<String, String> {
+    /// `saffron_extract`: keeps a field of the latest response, on the request that got it.
+    pub(crate) fn extract(&mut self, books: &mut Books<'_>, input: ExtractInput) -> Result<String, String> {
         let valid = input.name.chars().next().is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
             && input.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         if !valid {
@@ -350,19 +478,20 @@ impl ApiGateway {
             _ => return Err(format!("{} is not a single value (a string, number or boolean)", input.pointer)),
         };
         let kept = Extract { name: input.name.clone(), pointer: input.pointer.clone() };
-        if let Some(Entry { action: Action::Request { extract, .. }, .. }) = self.entries.get_mut(entry) {
+        if let Some(Entry { action: Action::Request { extract, .. }, .. }) = books.entries.get_mut(entry) {
             extract.push(kept.clone());
         }
         if carried_secret || is_credential(&input.name, &[kept]) {
             let token = format!("{{captured:{}}}", input.name);
-            self.masker.add_as(&value, &token);
-            self.shown.add_as(&value, &token);
+            books.masker.add_as(&value, &token);
+            books.shown.add_as(&value, &token);
         }
         self.captured.push((input.name.clone(), value.clone()));
         Ok(format!("Kept {} as {{captured:{}}}: {value}", input.pointer, input.name))
     }
 
-    async fn assert(&mut self, input: ApiAssertInput) -> Result<String, String> {
+    /// A check of the latest response, run first and recorded only if it holds.
+    pub(crate) async fn assert(&mut self, books: &mut Books<'_>, input: ApiAssertInput) -> Result<String, String> {
         let session = input.session.clone();
         if self.live.latest_response(session.as_deref()).is_none() {
             return Err("no request was sent yet: a check reads the latest response".into());
@@ -373,7 +502,7 @@ impl ApiGateway {
                 if !saffron_recording::http::is_status(&status) {
                     return Err(format!("{status:?} is not a status: write 404, or a class such as 4xx"));
                 }
-                if let Some(step) = self.ledger.current()
+                if let Some(step) = books.ledger.current()
                     && !self.step_names_status(step, &status)
                 {
                     return Err(format!(
@@ -381,7 +510,7 @@ impl ApiGateway {
                          says it. If the application should have answered otherwise, call saffron_done with \
                          success=false; nothing was checked or recorded",
                         step + 1,
-                        self.ledger.step(step).text
+                        books.ledger.step(step).text
                     ));
                 }
                 Action::ExpectStatus { status, session: session.clone(), timeout_ms: None }
@@ -409,23 +538,25 @@ impl ApiGateway {
             ApiCheck::Schema => Action::ExpectSchema { session: session.clone(), timeout_ms: None },
         };
         self.values.check_secrets(&action)?;
-        let (resolved, secrets) = self.resolve(&action)?;
+        let (resolved, secrets) = self.resolve(books.ledger.current(), &action)?;
         // A Then step's check must be about the step: it holds one of the step's values.
-        let mut credited: Vec<String> = match self.ledger.current() {
+        let mut credited: Vec<String> = match books.ledger.current() {
             Some(step) => {
-                let all = self.ledger.then_values(step);
+                let all = books.ledger.then_values(step);
                 if !all.is_empty() && !all.iter().any(|value| holds_value(&resolved, value)) {
                     return Err(format!(
                         "{} (an expected status or field value, or a pattern that holds them); nothing was checked \
                          or recorded",
-                        self.ledger.not_about(step)
+                        books.ledger.not_about(step)
                     ));
                 }
                 all.iter().filter(|value| holds_value(&resolved, value)).cloned().collect()
             }
             None => Vec::new(),
         };
-        if let Outcome::Failed(failure) = self.perform(&action, &resolved, &secrets).await {
+        if let Outcome::Failed(failure) =
+            self.perform(books.ledger.current(), books.masker, &action, &resolved, &secrets).await
+        {
             return Err(format!("the check does not hold, so it is not recorded: {}", failure.reason));
         }
         // A pattern can hold a value and match without it (`3|.*`): a value counts only if the
@@ -433,58 +564,53 @@ impl ApiGateway {
         if let Action::ExpectField { pointer, pattern: Some(pattern), .. } = &resolved {
             let text = self.field_text(session.as_deref(), pointer);
             credited.retain(|value| session.as_ref() == Some(value) || !matches_without(pattern, value, &text));
-            if let Some(step) = self.ledger.current()
+            if let Some(step) = books.ledger.current()
                 && credited.is_empty()
-                && !self.ledger.then_values(step).is_empty()
+                && !books.ledger.then_values(step).is_empty()
             {
                 return Err(format!(
                     "this pattern matches whether or not the field holds the values of step {} \"{}\", so it says \
                      nothing about the step; nothing was recorded",
                     step + 1,
-                    self.ledger.step(step).text
+                    books.ledger.step(step).text
                 ));
             }
         }
-        let Some(step) = self.ledger.current() else {
+        let Some(step) = books.ledger.current() else {
             return Ok(format!("The check holds; not recorded (no step announced yet): {action}."));
         };
-        self.ledger.credit(&credited);
+        books.ledger.credit(&credited);
         if matches!(action, Action::ExpectStatus { .. })
             && let Some(sent) = self.sent.iter_mut().rev().find(|sent| sent.session == session)
         {
             sent.status_checked = true;
         }
         let action = with_row_tokens(action, &self.values.params);
-        self.entries.push(Entry { step: Some(step), action: action.clone(), fragile: None });
+        books.entries.push(Entry { step: Some(step), action: action.clone(), fragile: None });
         Ok(format!("The check holds; recorded under step {}: {action}.", step + 1))
     }
 
-    fn done(&mut self, success: bool, narrative: &str) -> Result<String, String> {
-        if success {
-            let unexpected: Vec<String> = self
-                .sent
-                .iter()
-                .enumerate()
-                .filter(|(_, sent)| sent.status >= 400 && !sent.status_checked)
-                .filter(|(_, sent)| {
-                    sent.entry.and_then(|entry| self.entries.get(entry)).is_some_and(|entry| entry.step.is_some())
-                })
-                .map(|(index, sent)| format!("request {} ({}) was answered {}", index + 1, sent.line, sent.status))
-                .collect();
-            if !unexpected.is_empty() {
-                return Err(format!(
-                    "not done: {}, and no step names that status. If a step says it, announce that step and check \
-                     the status; otherwise the application does not do what the scenario says: call saffron_done \
-                     with success=false",
-                    unexpected.join("; ")
-                ));
-            }
-        }
-        let (answer, finish) = self.ledger.done(success, narrative, &self.masker);
-        if finish.is_some() {
-            self.finish = finish;
-        }
-        answer
+    /// Why the agent may not end in success: each request of a step answered with an error
+    /// status that no check expects.
+    pub(crate) fn unexpected_errors(&self, entries: &[Entry]) -> Option<String> {
+        let unexpected: Vec<String> = self
+            .sent
+            .iter()
+            .enumerate()
+            .filter(|(_, sent)| sent.status >= 400 && !sent.status_checked)
+            .filter(|(_, sent)| {
+                sent.entry.and_then(|entry| entries.get(entry)).is_some_and(|entry| entry.step.is_some())
+            })
+            .map(|(index, sent)| format!("request {} ({}) was answered {}", index + 1, sent.line, sent.status))
+            .collect();
+        (!unexpected.is_empty()).then(|| {
+            format!(
+                "not done: {}, and no step names that status. If a step says it, announce that step and check \
+                 the status; otherwise the application does not do what the scenario says: call saffron_done \
+                 with success=false",
+                unexpected.join("; ")
+            )
+        })
     }
 
     /// Whether step `index` (with its row's values and table) names `status`: its code, its
@@ -509,14 +635,20 @@ impl ApiGateway {
         reason.is_some_and(|reason| text.to_ascii_lowercase().contains(&reason.to_ascii_lowercase()))
     }
 
-    fn resolve(&self, action: &Action) -> Result<(Action, Vec<saffron_recording::Secret>), String> {
-        let table = self.ledger.current().and_then(|index| self.values.table(index));
+    fn resolve(
+        &self,
+        current: Option<usize>,
+        action: &Action,
+    ) -> Result<(Action, Vec<saffron_recording::Secret>), String> {
+        let table = current.and_then(|index| self.values.table(index));
         resolve_action(action, &self.values.execution(&self.captured), table)
             .map_err(|error| format!("cannot fill in the values of `{action}`: {error}"))
     }
 
     async fn perform(
         &mut self,
+        current: Option<usize>,
+        masker: &mut Masker,
         recorded: &Action,
         resolved: &Action,
         secrets: &[saffron_recording::Secret],
@@ -525,18 +657,18 @@ impl ApiGateway {
         let at = ActionAt {
             execution: &self.execution,
             steps: &[],
-            step: self.ledger.current().unwrap_or(0),
+            step: current.unwrap_or(0),
             action: 0,
             recorded,
             resolved,
             secrets,
-            table: self.ledger.current().and_then(|index| self.values.table(index)),
+            table: current.and_then(|index| self.values.table(index)),
             values: &values,
             options: &self.options,
             cleared: 0,
             may_clear: false,
         };
-        self.live.perform(&at, &mut self.masker).await
+        self.live.perform(&at, masker).await
     }
 
     /// The text of the field at `pointer` of `session`'s latest response.
@@ -626,7 +758,7 @@ impl ApiGateway {
 
     /// Refuses an id copied from a response without being kept: replay would send the id this
     /// run happened to get.
-    fn refuse_copied_ids(&self, path: &str, body: Option<&Value>) -> Result<(), String> {
+    fn refuse_copied_ids(&self, ledger: &Ledger, path: &str, body: Option<&Value>) -> Result<(), String> {
         let mut used: Vec<String> = path
             .split(['/', '?', '&', '='])
             .filter(|part| !part.is_empty() && !part.contains('{') && !part.contains('<'))
@@ -637,9 +769,9 @@ impl ApiGateway {
             id_fields(body, "", None, &mut ids);
             used.extend(ids.into_iter().map(|(_, value)| value));
         }
-        let step_values: Vec<String> = match self.ledger.current() {
+        let step_values: Vec<String> = match ledger.current() {
             Some(index) => crate::record::ledger::step_values(
-                &self.ledger.step(index).text,
+                &ledger.step(index).text,
                 self.values.table(index),
                 &self.values.params,
             ),
