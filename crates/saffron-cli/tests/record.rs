@@ -323,11 +323,24 @@ fn record_one(
     scenario: &str,
     ops: Vec<support::agent::Op>,
 ) -> Recorded {
+    record_in(project_name, wire, feature, scenario, ops, |_| {})
+}
+
+/// [`record_one`] in a project `setup` adds to.
+fn record_in(
+    project_name: &str,
+    wire: Wire,
+    feature: (&str, &str),
+    scenario: &str,
+    ops: Vec<support::agent::Op>,
+    setup: impl FnOnce(&std::path::Path),
+) -> Recorded {
     let runtime = runtime();
     let config = DemoConfig::default();
     let password = config.password.clone();
     let demo = runtime.block_on(DemoServer::start(config)).expect("demo");
     let root = project(project_name, &password);
+    setup(&root);
     let (path, feature_text) = feature;
     std::fs::write(root.join(path), feature_text).expect("write the feature");
     let mut plans = Plans::new();
@@ -470,5 +483,65 @@ fn a_check_on_a_list_item_is_recorded_by_the_text_it_holds_saved_and_replayed() 
     assert_eq!(then["target"]["role"], "listitem", "{}", recorded.saved);
     assert_eq!(then["target"]["hasText"], "walk the dog", "{}", recorded.saved);
     assert!(!recorded.saved.contains("nth-of-type"), "{}", recorded.saved);
+    recorded.replays_without_the_provider();
+}
+
+/// In a project with an API (the application's contract pinned), the agent recording a browser
+/// scenario also sends requests beside the page, with its cookies: a Then step about the API,
+/// after a sign-in on the page, is verified on the response it got. The recording holds the
+/// request and its check, never the session's cookie (replay sends its own run's), and the model
+/// never read that cookie.
+#[test]
+fn a_browser_scenario_step_about_the_api_is_recorded_with_the_pages_session() {
+    let feature = "Feature: The page's session in the API\n  Scenario: Orders through the API after signing in\n    \
+                   Given I am on the sign-in page\n    When I sign in with the demo account\n    \
+                   Then the API answers 200 to the orders of the signed-in user\n";
+    let ops = vec![
+        step(1),
+        goto("/login"),
+        check_on("h1", json!({ "check": "visible" })),
+        step(2),
+        fill("textbox \"Email\"", "demo@saffron.test"),
+        fill("textbox \"Password\"", "{env:DEMO_PASSWORD}"),
+        click("button \"Sign in\""),
+        wait("^/api/session$", "POST", "2xx"),
+        step(3),
+        op("saffron_request", json!({ "method": "GET", "path": "/api/orders" })),
+        op("saffron_assert_response", json!({ "check": "status", "status": "200" })),
+        // Holds none of the Then step's values: refused, not recorded.
+        op("saffron_assert_response", json!({ "check": "schema" })),
+        done(),
+    ];
+    let pin = |root: &std::path::Path| {
+        let repository = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        std::fs::create_dir_all(root.join("contracts")).expect("mkdir");
+        std::fs::copy(repository.join("contracts/app.openapi.json"), root.join("contracts/app.openapi.json"))
+            .expect("the contract");
+    };
+    let name = "Orders through the API after signing in";
+    let recorded = record_in("beside", Wire::Anthropic, ("features/beside.feature", feature), name, ops, pin);
+    let then = recorded.recording["steps"][2]["actions"].as_array().expect("actions").clone();
+    assert_eq!(
+        then,
+        vec![
+            json!({ "type": "request", "service": "app", "method": "GET", "path": "/api/orders" }),
+            json!({ "type": "expectStatus", "status": "200" }),
+        ],
+        "{}",
+        recorded.saved
+    );
+    // The agent was told it may, and the request carried the page's session: the demo answers
+    // 401 to a request without one, and the check of 200 held. The recording holds no cookie.
+    let first = recorded.seen.all().first().cloned().expect("asked");
+    assert!(first.tools.iter().any(|tool| tool.name == "saffron_request"));
+    assert!(first.messages[0].text().contains("send its request with saffron_request"), "{}", first.messages[0].text());
+    let told: Vec<String> = recorded.seen.all().iter().map(|request| format!("{:?}", request.messages)).collect();
+    assert!(told.iter().any(|text| text.contains("→ 200 OK")), "the agent read the response");
+    assert!(!recorded.saved.to_ascii_lowercase().contains("cookie"), "{}", recorded.saved);
+    assert!(
+        errors_told(&recorded.seen).contains("this check is not about step 3"),
+        "a schema check says nothing of \"200\": {}",
+        errors_told(&recorded.seen)
+    );
     recorded.replays_without_the_provider();
 }

@@ -425,6 +425,8 @@ impl Context<'_> {
         });
         use crate::record::page::LivePage as _;
         page.begin_step();
+        let requests = crate::record::api::requests_beside_page(execution, self.options, &values, &[]);
+        let services = crate::record::api::services_told(&requests, self.options);
         let mut gateway = Gateway::new(
             page,
             steps.clone(),
@@ -436,7 +438,8 @@ impl Context<'_> {
             Duration::from_millis(self.options.timeouts.navigation_ms),
         )
         .announcing_first()
-        .with_lease(wired.as_ref().map(|wired| wired.lease.clone()));
+        .with_lease(wired.as_ref().map(|wired| wired.lease.clone()))
+        .with_requests(requests);
         let snapshot = match gateway.snapshot_text().await {
             Ok(text) => text,
             Err(error) => format!("(no snapshot: {error:?})"),
@@ -464,6 +467,7 @@ impl Context<'_> {
             url: &masker.mask(&url),
             params: execution.params.iter().map(|(name, _)| name.as_str()).collect(),
             secret_names: self.secret_names,
+            services: &services,
             snapshot: &snapshot,
             refine,
         });

@@ -33,6 +33,8 @@ pub struct Task<'a> {
     pub url: &'a str,
     pub params: Vec<&'a str>,
     pub secret_names: &'a [String],
+    /// The API services requests beside the page may go to; empty without request tools.
+    pub services: &'a [(String, String, bool)],
     pub snapshot: &'a str,
     /// Set for the refine after a failed proof replay.
     pub refine: bool,
@@ -55,6 +57,7 @@ pub fn task(task: &Task<'_>) -> String {
         let names: Vec<String> = task.secret_names.iter().map(|name| format!("{{env:{name}}}")).collect();
         let _ = writeln!(text, "Secrets you may type (as written): {}", names.join(", "));
     }
+    crate::record::prompt::write_requests_beside(&mut text, task.services);
     crate::record::prompt::write_steps(&mut text, task.steps, |index| {
         if index < task.failed_step {
             " (replayed, passed)"
@@ -110,6 +113,7 @@ mod tests {
             url: "http://127.0.0.1:1/orders/new",
             params: vec![],
             secret_names: &[],
+            services: &[],
             snapshot: "- button \"Place order\" [ref=e4]",
             refine: false,
         });

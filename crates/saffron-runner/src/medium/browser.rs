@@ -170,7 +170,7 @@ fn refused(reason: String) -> Outcome<FailureKind> {
 }
 
 /// A `Set-Cookie` header as the browser stores it.
-fn set_cookie(header: &str) -> Option<SetCookie> {
+pub(crate) fn set_cookie(header: &str) -> Option<SetCookie> {
     let cookie = cookie::Cookie::parse(header.to_owned()).ok()?;
     let expires = match (cookie.max_age(), cookie.expires_datetime()) {
         (Some(age), _) => Some(cookie::time::OffsetDateTime::now_utc().unix_timestamp() + age.whole_seconds()),

@@ -127,6 +127,12 @@ impl HttpMedium {
         HttpLive { own_cookies: false, ..self.live(true) }
     }
 
+    /// The requests the recording or repairing agent sends beside a browser context (whose
+    /// cookies they carry): an error status is shown to the agent, as in an `@api` recording.
+    pub(crate) fn open_beside_page_for_agent(&self) -> HttpLive {
+        HttpLive { own_cookies: false, ..self.live(false) }
+    }
+
     fn live(&self, unexpected_errors_fail: bool) -> HttpLive {
         saffron_agent::install_crypto_provider();
         HttpLive {

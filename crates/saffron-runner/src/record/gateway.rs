@@ -129,6 +129,8 @@ pub struct Gateway<P: LivePage> {
     lease: Option<SharedLease>,
     /// The ticket of the call under way.
     ticket: Option<Ticket>,
+    /// The request tools, beside the page, in a project with an API.
+    requests: Option<crate::record::api::gateway::Requests>,
 }
 
 /// What the agent said about its work when it ended the session (repairs use it).
@@ -170,6 +172,38 @@ impl<P: LivePage> Gateway<P> {
             account: Account::default(),
             lease: None,
             ticket: None,
+            requests: None,
+        }
+    }
+
+    /// A gateway that also sends requests beside the page, with its cookies.
+    pub(crate) fn with_requests(mut self, requests: Option<crate::record::api::gateway::Requests>) -> Gateway<P> {
+        self.requests = requests;
+        self
+    }
+
+    /// A request tool's call, on the requests beside the page.
+    async fn request_tool(&mut self, name: &str, input: &Value) -> Result<String, String> {
+        use crate::record::api::tools as api_tools;
+        let Some(requests) = self.requests.as_mut() else {
+            return Err(format!(
+                "there is no tool `{name}` here: this project configures no API ([api.services] in saffron.toml)"
+            ));
+        };
+        let mut books = crate::record::api::gateway::Books {
+            ledger: &mut self.ledger,
+            entries: &mut self.entries,
+            masker: &mut self.masker,
+            shown: &mut self.shown,
+        };
+        match name {
+            api_tools::REQUEST => {
+                let input = tools::parse(name, input)?;
+                let mut jar = PageJar(&mut self.page);
+                requests.request(&mut books, Some(&mut jar), input).await
+            }
+            api_tools::EXTRACT => requests.extract(&mut books, tools::parse(name, input)?),
+            _ => requests.assert(&mut books, tools::parse(name, input)?).await,
         }
     }
 
@@ -242,11 +276,16 @@ impl<P: LivePage> Gateway<P> {
                 };
                 self.done(input.success, &input.narrative)
             }
+            // Reading a response is looking; sending a request is acting.
+            crate::record::api::tools::EXTRACT | crate::record::api::tools::ASSERT_RESPONSE => {
+                self.request_tool(name, input).await
+            }
             _ if self.announce_first && self.ledger.current().is_none() => Err(format!(
                 "announce step {} with saffron_step before you act: until then you may only look \
                  (browser_snapshot, saffron_assert), and nothing is performed",
                 self.ledger.segment().start + 1
             )),
+            crate::record::api::tools::REQUEST => self.request_tool(name, input).await,
             _ => {
                 let action = self.action(name, input).await?;
                 self.run(action, false).await
@@ -264,6 +303,11 @@ impl<P: LivePage> Gateway<P> {
     }
 
     fn done(&mut self, success: bool, narrative: &str) -> Result<String, String> {
+        if success
+            && let Some(refused) = self.requests.as_ref().and_then(|requests| requests.unexpected_errors(&self.entries))
+        {
+            return Err(refused);
+        }
         let (answer, finish) = self.ledger.done(success, narrative, &self.masker);
         if finish.is_some() {
             self.finish = finish;
@@ -678,9 +722,34 @@ impl<P: LivePage> Gateway<P> {
     }
 }
 
+/// The page's cookies, for a request sent beside it.
+struct PageJar<'a, P: LivePage>(&'a mut P);
+
+impl<P: LivePage> crate::record::api::gateway::CookieJar for PageJar<'_, P> {
+    fn cookie_header<'a>(&'a mut self, url: &'a str) -> BoxFuture<'a, Result<Option<String>, String>> {
+        Box::pin(async move { self.0.cookie_header(url).await.map_err(page_error_text) })
+    }
+
+    fn store<'a>(&'a mut self, url: &'a str, set_cookies: Vec<String>) -> BoxFuture<'a, Result<(), String>> {
+        Box::pin(async move { self.0.store_cookies(url, set_cookies).await.map_err(page_error_text) })
+    }
+}
+
+fn page_error_text(error: PageError) -> String {
+    match error {
+        PageError::Refused(reason) | PageError::BrowserLost(reason) => reason,
+    }
+}
+
 impl<P: LivePage> ToolGateway for Gateway<P> {
     fn tools(&self) -> Vec<ToolSpec> {
-        tools::specs()
+        let mut specs = tools::specs();
+        if self.requests.is_some() {
+            // Beside the page's own check, before the end.
+            let at = specs.len().saturating_sub(1);
+            specs.splice(at..at, crate::record::api::tools::beside_page_specs());
+        }
+        specs
     }
 
     fn call<'a>(&'a mut self, name: &'a str, input: &'a Value) -> BoxFuture<'a, ToolOutput> {

@@ -531,7 +531,9 @@ async fn session(
         Duration::from_millis(options.timeouts.action_ms),
         Duration::from_millis(options.timeouts.navigation_ms),
     );
-    let mut gateway = gateway.with_lease(lease);
+    let requests = api::requests_beside_page(execution, options, values, &[]);
+    let services = api::services_told(&requests, options);
+    let mut gateway = gateway.with_lease(lease).with_requests(requests);
     let snapshot = match gateway.snapshot_text().await {
         Ok(text) => text,
         Err(error) => format!("(no snapshot: {error:?})"),
@@ -546,6 +548,7 @@ async fn session(
         params: execution.params.iter().map(|(name, _)| name.as_str()).collect(),
         secret_names: &values.secret_names,
         upload_files: &values.upload_files,
+        services: &services,
         snapshot: &snapshot,
         refine,
     });

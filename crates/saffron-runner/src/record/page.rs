@@ -56,6 +56,18 @@ pub trait LivePage: Send {
 
     /// A new step begins: response waits look from here on.
     fn begin_step(&mut self);
+
+    /// The `Cookie` header the context would send to `url` (a request sent beside the page
+    /// carries it). A page with no cookies of its own has none.
+    fn cookie_header<'a>(&'a mut self, _url: &'a str) -> BoxFuture<'a, Result<Option<String>, PageError>> {
+        Box::pin(async { Ok(None) })
+    }
+
+    /// Keeps the cookies a response from `url` set (its `Set-Cookie` headers), as if the page
+    /// had sent the request.
+    fn store_cookies<'a>(&'a mut self, _url: &'a str, _set: Vec<String>) -> BoxFuture<'a, Result<(), PageError>> {
+        Box::pin(async { Ok(()) })
+    }
 }
 
 /// A live browser context, driven on a thread of its own.
@@ -76,6 +88,8 @@ enum Command {
     Target(String, Vec<String>, Reply<RefTarget>),
     Perform(Box<Action>, Duration, Box<Guard>, Reply<Vec<String>>),
     BeginStep,
+    CookieHeader(String, Reply<Option<String>>),
+    StoreCookies(String, Vec<String>, Reply<()>),
 }
 
 const GONE: &str = "the thread driving the browser context stopped";
@@ -165,6 +179,16 @@ impl LivePage for ContextPage {
     fn begin_step(&mut self) {
         let _ = self.commands.send(Command::BeginStep);
     }
+
+    fn cookie_header<'a>(&'a mut self, url: &'a str) -> BoxFuture<'a, Result<Option<String>, PageError>> {
+        let url = url.to_owned();
+        self.ask(move |reply| Command::CookieHeader(url, reply))
+    }
+
+    fn store_cookies<'a>(&'a mut self, url: &'a str, set: Vec<String>) -> BoxFuture<'a, Result<(), PageError>> {
+        let url = url.to_owned();
+        self.ask(move |reply| Command::StoreCookies(url, set, reply))
+    }
 }
 
 struct Live {
@@ -198,6 +222,23 @@ impl Live {
                 let _ = reply.send(answer);
             }
             Command::BeginStep => self.context.begin_step(),
+            Command::CookieHeader(url, reply) => {
+                let answer = match self.context.cookie_header(&url).await {
+                    Ok(header) => Ok(header),
+                    Err(error) => Err(self.lost_or(format!("the context's cookies cannot be read: {error}")).await),
+                };
+                let _ = reply.send(answer);
+            }
+            Command::StoreCookies(url, set, reply) => {
+                let mut answer = Ok(());
+                for cookie in set.iter().filter_map(|header| crate::medium::browser::set_cookie(header)) {
+                    if let Err(error) = self.context.store_cookie(&url, &cookie).await {
+                        answer = Err(self.lost_or(format!("a cookie the response set cannot be kept: {error}")).await);
+                        break;
+                    }
+                }
+                let _ = reply.send(answer);
+            }
         }
     }
 

@@ -30,6 +30,9 @@ pub struct Task<'a> {
     pub secret_names: &'a [String],
     /// The project's files the agent may upload.
     pub upload_files: &'a [String],
+    /// The API services requests beside the page may go to (name, base URL, whether a contract
+    /// is pinned); empty when the agent has no request tools.
+    pub services: &'a [(String, String, bool)],
     pub snapshot: &'a str,
     /// Why this is a second attempt: the step and message the proof replay failed with.
     pub refine: Option<String>,
@@ -49,6 +52,7 @@ pub fn task(task: &Task<'_>) -> String {
     if !task.upload_files.is_empty() {
         let _ = writeln!(text, "Files you may upload (as written): {}", task.upload_files.join(", "));
     }
+    write_requests_beside(&mut text, task.services);
     write_steps(&mut text, task.steps, |index| {
         if task.segment.contains(&index) { "" } else { " (done by Saffron, not by you)" }
     });
@@ -60,6 +64,19 @@ pub fn task(task: &Task<'_>) -> String {
         task.snapshot
     );
     text
+}
+
+/// The services a step may call beside the page, and how, when the agent may.
+pub fn write_requests_beside(text: &mut String, services: &[(String, String, bool)]) {
+    if services.is_empty() {
+        return;
+    }
+    text.push_str(
+        "A step about the API: send its request with saffron_request (with this browser's cookies: signed in \
+         here, signed in there), keep a value with saffron_extract and write {captured:name}, and check the \
+         response with saffron_assert_response (a status only where the step names it).\n",
+    );
+    crate::record::api::prompt::write_services(text, services);
 }
 
 /// The Outline's columns and the secrets the agent may use, as it writes them (`verb`: type,
@@ -119,6 +136,7 @@ mod tests {
             params: vec!["customer"],
             secret_names: &secrets,
             upload_files: &["features/fixtures/receipt.txt".to_string()],
+            services: &[],
             snapshot: "- heading \"Sign in\" [ref=e1]",
             refine: None,
         });

@@ -57,6 +57,40 @@ pub(crate) async fn record(
     ApiRecorded { result, recording, captured: recorder.captured, masker }
 }
 
+/// The request tools a browser session gets beside its page, with `seeds` kept already: in a
+/// project with an API (a service configured, or the application's contract pinned), or for a
+/// scenario whose recording sends requests. `None` elsewhere: a browser-only project's agent
+/// is not told of requests.
+pub(crate) fn requests_beside_page(
+    execution: &Execution,
+    options: &RunOptions,
+    values: &Arc<Values>,
+    seeds: &[(String, String)],
+) -> Option<gateway::Requests> {
+    let services = &options.services;
+    let has_api = services
+        .by_name
+        .iter()
+        .any(|(name, service)| name != crate::medium::http::APP_SERVICE || service.contract.is_file());
+    let sends = [execution.committed.as_ref(), execution.recording.as_ref().ok()]
+        .into_iter()
+        .flatten()
+        .any(|recording| recording.steps.iter().flat_map(|step| &step.actions).any(|action| action.is_http()));
+    if !has_api && !sends {
+        return None;
+    }
+    let live = HttpMedium::new(Arc::clone(services)).open_beside_page_for_agent();
+    Some(gateway::Requests::new(live, execution, options, Arc::clone(values), seeds))
+}
+
+/// The services as the agent is told of them, when it has request tools.
+pub(crate) fn services_told(requests: &Option<gateway::Requests>, options: &RunOptions) -> Vec<(String, String, bool)> {
+    match requests {
+        Some(_) => service_lines(&options.services),
+        None => Vec::new(),
+    }
+}
+
 /// Each service as the agent is told of it: name, base URL, whether its contract is pinned.
 pub(crate) fn service_lines(services: &Services) -> Vec<(String, String, bool)> {
     services

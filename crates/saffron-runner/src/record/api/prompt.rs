@@ -61,7 +61,7 @@ pub fn task(task: &Task<'_>) -> String {
 }
 
 /// The services a request may name, and the one it goes to without a name.
-fn write_services(text: &mut String, services: &[(String, String, bool)]) {
+pub(crate) fn write_services(text: &mut String, services: &[(String, String, bool)]) {
     let names: Vec<&str> = services.iter().map(|(name, _, _)| name.as_str()).collect();
     let default = crate::record::api::gateway::default_service(&names).map_or_else(
         |_| "name one in each request".to_owned(),

@@ -12,6 +12,8 @@ use crate::record::tools::{ASSERT, DONE, DoneInput, STEP, StepInput, spec};
 
 pub const REQUEST: &str = "saffron_request";
 pub const EXTRACT: &str = "saffron_extract";
+/// The response checks beside a page, whose `saffron_assert` checks the page.
+pub const ASSERT_RESPONSE: &str = "saffron_assert_response";
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -99,5 +101,25 @@ pub fn specs() -> Vec<ToolSpec> {
              that does not hold is refused with what was found.",
         ),
         spec::<DoneInput>(DONE, "End the session: success, or the defect you found."),
+    ]
+}
+
+/// The request tools a browser session gets beside the page in a project with an API: requests
+/// sent with the page's cookies, and checks of their responses.
+pub fn beside_page_specs() -> Vec<ToolSpec> {
+    vec![
+        spec::<RequestInput>(
+            REQUEST,
+            "Send a request to a service, with this browser's cookies, and see its response; it is recorded.",
+        ),
+        spec::<ExtractInput>(
+            EXTRACT,
+            "Keep a field of the latest response under a name, for later requests and checks as {captured:name}.",
+        ),
+        spec::<ApiAssertInput>(
+            ASSERT_RESPONSE,
+            "Check the latest response of a request you sent: its status (only a status the step names), a field, \
+             or its schema. A check that does not hold is refused with what was found.",
+        ),
     ]
 }
