@@ -533,7 +533,8 @@ fn step_item<'s>(
     // and the label the text those defaults write when it is one (its documentation is found
     // by its text).
     let mut label = Cow::Borrowed(step.text);
-    let snippet = match snapshot.entry(step.text) {
+    let entry = snapshot.entry(step.text);
+    let snippet = match entry {
         Some(entry) if step.variants > 1 => {
             let defaults = snapshot.pattern(&entry.pattern).map(saffron_index::PatternFacts::value_defaults);
             let (written, body) = crate::snippet::pattern_snippet(step.text, defaults.unwrap_or(&Default::default()));
@@ -544,7 +545,7 @@ fn step_item<'s>(
         }
         _ => snippet(step.text),
     };
-    let detail = step_detail(step.status, step.variants);
+    let detail = step_detail(step.status, step.variants, entry.is_some_and(|entry| entry.over_http()));
     CompletionItem {
         label,
         kind: CompletionKind::Step,
@@ -563,15 +564,17 @@ fn step_item<'s>(
 /// The detail line of a step item (`recorded: replays for free`), for a resolve.
 pub fn completion_detail(snapshot: &Snapshot, text: &str) -> Option<String> {
     let entry = snapshot.entry(text)?;
-    Some(step_detail(entry.status(), snapshot.variant_count(&entry.pattern)).into_owned())
+    Some(step_detail(entry.status(), snapshot.variant_count(&entry.pattern), entry.over_http()).into_owned())
 }
 
-/// A step item's detail: what it costs, after how many value variants its pattern has.
-fn step_detail(status: StepStatus, variants: usize) -> Cow<'static, str> {
-    if variants > 1 {
-        Cow::Owned(format!("{variants} variants · {}", status_detail(status)))
-    } else {
-        Cow::Borrowed(status_detail(status))
+/// A step item's detail: what it costs, after how many value variants its pattern has, and
+/// whether it is an API step (recorded as requests).
+fn step_detail(status: StepStatus, variants: usize, api: bool) -> Cow<'static, str> {
+    match (variants > 1, api) {
+        (true, false) => Cow::Owned(format!("{variants} variants · {}", status_detail(status))),
+        (true, true) => Cow::Owned(format!("{variants} variants · {} · API", status_detail(status))),
+        (false, true) => Cow::Owned(format!("{} · API", status_detail(status))),
+        (false, false) => Cow::Borrowed(status_detail(status)),
     }
 }
 

@@ -223,6 +223,48 @@ Feature: Orders
     .assert_eq(&render_completions(&host, &path, offset));
 }
 
+/// Completion offers the steps recorded as requests with the rest of the vocabulary, and says
+/// which they are.
+#[test]
+fn completion_says_which_steps_are_api_steps() {
+    let orders = recording(
+        "features/orders_api.feature",
+        "Order",
+        &[
+            (
+                "action",
+                "the API client orders 2 \"Tea\"",
+                r#"[{"type":"request","service":"app","method":"POST","path":"/api/orders"}]"#,
+            ),
+            ("outcome", "the order is listed", r#"[{"type":"expectVisible","target":{"role":"row"}}]"#),
+        ],
+    );
+    let (host, path, offset) = fixture(&format!(
+        "//- features/orders_api.feature
+@api
+Feature: Orders
+  Scenario: Order
+    When the API client orders 2 \"Tea\"
+    Then the order is listed
+  Scenario: Another
+    When the $0
+//- .saffron/cache/orders-api/order.json
+{orders}"
+    ));
+    let snapshot = host.snapshot();
+    let (items, _) = completions(&snapshot, &path, offset);
+    let details: Vec<String> =
+        items.iter().map(|item| format!("{} | {}", item.label, item.detail.as_deref().unwrap_or_default())).collect();
+    expect![[r#"
+        the API client orders 2 "Tea" | recorded: replays for free · API
+        the order is listed | recorded: replays for free"#]]
+    .assert_eq(&details.join("\n"));
+    assert_eq!(
+        saffron_ide::completion_detail(&snapshot, "the API client orders 2 \"Tea\"").as_deref(),
+        Some("recorded: replays for free · API")
+    );
+}
+
 #[test]
 fn hover_on_an_api_step_says_so_and_shows_its_requests() {
     let orders = recording(
