@@ -152,9 +152,30 @@ pub fn validate_recording(value: &Value) -> Result<Recording, ValidationError> {
 
 fn read_recording(value: &Value, then_checks: ThenChecks) -> Result<Recording, ValidationError> {
     version(value, "", "recording", RECORDING_VERSION)?;
-    let recording: Recording = typed(value, "recording")?;
+    let recording: Recording = typed(value, "recording").map_err(|error| with_digest_to_write(value, error))?;
     check_recording_as(&recording, value, "", then_checks)?;
     Ok(recording)
+}
+
+/// A recording written by hand without its `stepsDigest`: the error names the value to write,
+/// when the rest of it reads.
+fn with_digest_to_write(value: &Value, error: ValidationError) -> ValidationError {
+    let Some(object) = value.as_object().filter(|object| !object.contains_key("stepsDigest")) else { return error };
+    let mut filled = object.clone();
+    filled.insert("stepsDigest".into(), Value::String(String::new()));
+    match typed::<Recording>(&Value::Object(filled), "recording") {
+        Ok(recording) => {
+            let expected = recording.digest_for(&recording.step_specs());
+            invalid(
+                "stepsDigest",
+                format!(
+                    "a recording needs its steps digest: the steps in this file have {expected} (`saffron skeleton` \
+                     writes a recording with it)"
+                ),
+            )
+        }
+        Err(_) => error,
+    }
 }
 
 /// Validate a proposal and read it. Its recording is validated as a recording, under

@@ -148,6 +148,8 @@ pub fn run(args: StepsArgs) -> Result<ExitCode> {
                     }
                 }
             }
+            // The list before the count, when both go to one terminal or file.
+            out.flush()?;
             let count = |status| entries.iter().filter(|e| e.status() == status).count();
             eprintln!(
                 "{} step(s): {} recorded, {} divergent, {} unrecorded",

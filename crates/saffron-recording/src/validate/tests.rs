@@ -173,6 +173,11 @@ fn every_recording_rule_names_its_path() {
     };
     let wrong_digest = mismatch(&set("/stepsDigest", json!("0".repeat(64))));
     let edited_steps = mismatch(&set("/steps/0/text", json!("I am somewhere else")));
+    let missing_digest = format!(
+        "stepsDigest: a recording needs its steps digest: the steps in this file have {} (`saffron skeleton` writes \
+         a recording with it)",
+        base_recording().digest_for(&base_recording().step_specs())
+    );
     const S1: &str = "/steps/1/actions";
     const S2: &str = "/steps/2/actions";
     let cases: Vec<(Value, &str)> = vec![
@@ -577,7 +582,7 @@ fn every_recording_rule_names_its_path() {
             "steps[2].actions[15].count: must be at most 4294967295",
         ),
         // The digest and the optional metadata.
-        (without("/stepsDigest"), "stepsDigest: a recording needs its steps digest"),
+        (without("/stepsDigest"), &missing_digest),
         (set("/stepsDigest", json!("abc")), "stepsDigest: expected a SHA-256 digest, 64 lowercase hex digits"),
         (set("/stepsDigest", json!("0".repeat(64))), &wrong_digest),
         (set("/steps/0/text", json!("I am somewhere else")), &edited_steps),

@@ -389,14 +389,20 @@ impl HttpLive {
                                 None => {
                                     let status = exchange.status.unwrap_or_default();
                                     // An error answer's body says why the field is not there.
-                                    let said = if status >= 400 {
-                                        said_of(exchange.response_body.as_deref())
-                                    } else {
-                                        String::new()
+                                    let answer = match status {
+                                        400.. => format!(
+                                            "{status} {}{}",
+                                            reason_of(status),
+                                            said_of(exchange.response_body.as_deref())
+                                                .map_or_else(String::new, |said| format!(": {said}"))
+                                        ),
+                                        _ => status.to_string(),
                                     };
                                     missing = Some(format!(
-                                        "the response ({status}{said}) has no field {} to keep as {:?}",
-                                        wanted.pointer, wanted.name
+                                        "the response ({}) has no field {} to keep as {:?}",
+                                        answer.trim_end(),
+                                        wanted.pointer,
+                                        wanted.name
                                     ));
                                     break;
                                 }
@@ -592,17 +598,22 @@ fn status_checked_next(at: &ActionAt<'_>) -> bool {
 
 /// Why a request whose answer is an error status failed.
 pub(crate) fn unexpected_error(status: u16, method: &str, path: &str, body: Option<&str>) -> String {
-    let reason = reqwest::StatusCode::from_u16(status).ok().and_then(|code| code.canonical_reason()).unwrap_or("");
-    let said = said_of(body);
+    let reason = reason_of(status);
+    let said = said_of(body).map_or_else(String::new, |said| format!(" ({said})"));
     format!("{method} {path} was answered {status} {reason}{said}, and no step expects that status").replace("  ", " ")
 }
 
-/// ` (what the body says)`, its start, on one line: an error answer's body names the problem.
-fn said_of(body: Option<&str>) -> String {
+/// `Not Found` for 404; empty for a status without one.
+fn reason_of(status: u16) -> &'static str {
+    reqwest::StatusCode::from_u16(status).ok().and_then(|code| code.canonical_reason()).unwrap_or("")
+}
+
+/// What the body says, its start, on one line: an error answer's body names the problem.
+fn said_of(body: Option<&str>) -> Option<String> {
     let said = body.map(|body| body.split_whitespace().collect::<Vec<_>>().join(" ")).filter(|body| !body.is_empty());
-    said.map_or_else(String::new, |body| match body.char_indices().nth(SAID_CHARS) {
-        Some((cut, _)) => format!(" ({}…)", &body[..cut]),
-        None => format!(" ({body})"),
+    said.map(|body| match body.char_indices().nth(SAID_CHARS) {
+        Some((cut, _)) => format!("{}…", &body[..cut]),
+        None => body,
     })
 }
 
