@@ -37,7 +37,7 @@ const TIMEOUTS: &str = "[timeouts]\naction_ms = 2000\nassertion_ms = 2000\nnavig
 /// `TIMEOUTS`, and hooks that put the demo's data back as the scenario starts: before the run
 /// (`setup`), and before each proof (`before_proof`: the repair saved an order or a note on the
 /// live app, and its proof would save a second one).
-const TIMEOUTS_AND_RESET: &str = "[timeouts]\naction_ms = 2000\nassertion_ms = 2000\nnavigation_ms = 10000\n\
+pub(crate) const TIMEOUTS_AND_RESET: &str = "[timeouts]\naction_ms = 2000\nassertion_ms = 2000\nnavigation_ms = 10000\n\
 [hooks]\nsetup = \"python3 -c \\\"import os, urllib.request; urllib.request.urlopen(urllib.request.Request(\
 os.environ['SAFFRON_BASE_URL'] + '/__demo/reset', method='POST'))\\\"\"\n\
 before_proof = \"python3 -c \\\"import os, urllib.request; urllib.request.urlopen(urllib.request.Request(\

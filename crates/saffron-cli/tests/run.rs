@@ -416,8 +416,8 @@ fn an_interrupted_run_still_runs_the_teardown_hooks() {
 }
 
 /// A project whose feature has a Fixture that saves an order its scenario then looks for.
-fn project_with_a_fixture() -> std::path::PathBuf {
-    let project = std::env::temp_dir().join(format!("saffron-fixture-{}", std::process::id()));
+fn project_with_a_fixture(name: &str) -> std::path::PathBuf {
+    let project = std::env::temp_dir().join(format!("saffron-fixture-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&project);
     std::fs::create_dir_all(project.join("features")).expect("mkdir");
     std::fs::copy(repository().join("features/shared.steps.saffron"), project.join("features/shared.steps.saffron"))
@@ -471,7 +471,7 @@ fn project_with_a_fixture() -> std::path::PathBuf {
 #[test]
 fn a_fixture_runs_once_before_its_scenarios_and_its_failure_is_their_floor() {
     let runtime = runtime();
-    let project = project_with_a_fixture();
+    let project = project_with_a_fixture("floor");
     let run = |server: &DemoServer, password: &str| {
         Command::new(env!("CARGO_BIN_EXE_saffron"))
             .args(["run", "--base-url", &server.url(), "features/seeded.saffron"])
@@ -506,6 +506,45 @@ fn a_fixture_runs_once_before_its_scenarios_and_its_failure_is_their_floor() {
     assert!(all.contains("so the scenario did not run"), "{all}");
     assert_eq!(posts_of_orders(&server.requests()), 1, "the Fixture's save was not retried");
     let _ = runtime.block_on(server.shutdown());
+    let _ = std::fs::remove_dir_all(&project);
+}
+
+/// A browser Fixture is repaired as a scenario is: under drift that no locator survives, the
+/// agent saves the order with the button the page has now, the repair is proven and filed, and
+/// its proposal makes the feature's green scenario yellow.
+#[test]
+fn a_browser_fixture_broken_by_drift_is_repaired_and_its_proposal_is_the_scenarios_floor() {
+    use support::agent::{Plans, Seen, click, configure_agent, repaired, scripted, step, wait};
+    let runtime = runtime();
+    let project = project_with_a_fixture("repaired");
+    let mut config = DemoConfig::default();
+    config.drift.insert(Drift::RelocatedSave);
+    let password = config.password.clone();
+    let demo = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let mut plans = Plans::new();
+    plans.insert(
+        "an order for Ada Fixture (repair)".into(),
+        vec![step(4), click("button \"Place order\""), wait("^/api/orders$", "POST", "201"), repaired("locator", &[])],
+    );
+    let seen = Seen::default();
+    let server = runtime.block_on(scripted(saffron_agent::testing::Wire::Anthropic, plans, seen.clone()));
+    // The repair saved an order on the live app, and its proof saves one again: the demo's data
+    // is put back before the proof, as a project whose scenarios make records does.
+    configure_agent(&project, "anthropic", &server, crate::heal::TIMEOUTS_AND_RESET);
+    let output = Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .args(["run", "--base-url", &demo.url(), "features/seeded.saffron"])
+        .current_dir(&project)
+        .env("DEMO_PASSWORD", &password)
+        .output()
+        .expect("runs");
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{all}\n{}", support::agent::errors_told(&seen));
+    assert!(all.contains("1 scenario(s): 0 green, 1 yellow"), "{all}");
+    let proposal = project.join(".saffron/proposals/seeded/an-order-for-ada-fixture.json");
+    let filed = std::fs::read_to_string(&proposal).expect("the Fixture's repair is filed");
+    assert!(filed.contains("Place order"), "{filed}");
+    assert!(all.contains(".saffron/proposals/seeded/an-order-for-ada-fixture.json"), "the floor names it: {all}");
+    let _ = runtime.block_on(demo.shutdown());
     let _ = std::fs::remove_dir_all(&project);
 }
 

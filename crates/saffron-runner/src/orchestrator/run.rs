@@ -185,7 +185,11 @@ pub async fn run_with_progress(
                 _ if fixture.api => {
                     replay_api(http, &fixture, &options, masker, &FixtureSeeds::default(), Some(&repairs)).await
                 }
-                _ => (replay(browser, fixture.clone(), options, masker).await, FixtureSeeds::default()),
+                // A browser Fixture is repaired as a scenario is: its proposal is the floor.
+                _ => {
+                    let result = replay_or_repair(browser, fixture.clone(), options, masker, repairs).await;
+                    (result, FixtureSeeds::default())
+                }
             };
             (fixture.recording_path.clone(), (result, seeds))
         }
