@@ -237,6 +237,16 @@ fn the_agent_records_api_scenarios_that_replay_at_zero_requests_with_no_browser(
     assert_eq!(made["apiContracts"]["app"], sha256(&bytes));
     let changed = String::from_utf8(bytes).expect("utf-8").replacen('{', "{\"x-note\": \"pinned again\", ", 1);
     std::fs::write(&contract, &changed).expect("contract");
+    // `saffron status` says so too, as the run will.
+    let status =
+        Command::new(env!("CARGO_BIN_EXE_saffron")).arg("status").current_dir(&project.root).output().expect("status");
+    let said = text(&status);
+    assert!(
+        said.lines()
+            .any(|line| line.starts_with("stale") && line.contains(MADE) && line.contains("service `app` changed")),
+        "{said}"
+    );
+    assert!(said.contains("2 scenario(s): 1 fresh, 1 stale"), "the 404 scenario checks no schema: {said}");
     let config = std::fs::read_to_string(project.root.join("saffron.toml")).expect("config");
     std::fs::write(project.root.join("saffron.toml"), "[browser]\npath = \"no-such-chromium\"\n").expect("config");
     let said = text(&project.run(&demo.url()));

@@ -26,6 +26,7 @@ pub mod transcript;
 
 pub use medium::http::Services;
 pub use orchestrator::run::{RunOptions, run, run_with_progress};
+pub use record::api::PinnedContracts;
 
 /// A person takes the browser over from the recording agent in a run they watch, and gives it
 /// back (see `docs/agent.md`, "A person can take over").

@@ -41,20 +41,41 @@ pub fn run(args: StatusArgs) -> Result<ExitCode> {
         recent.iter().find(|summary| summary.file == file && summary.line == line)
     };
     let imported_from = |proposal: &std::path::Path| ledger.imported_from_file(&root, proposal).cloned();
+    // A fresh recording whose schema checks read a contract pinned again since is stale, as a
+    // run finds it.
+    let mut contracts = saffron_runner::session::load_config(&root)
+        .ok()
+        .and_then(|config| saffron_runner::PinnedContracts::new(&root, &config));
+    let contract_changes: Vec<Option<String>> = scenarios
+        .iter()
+        .map(|s| {
+            let contracts = contracts.as_mut()?;
+            if s.recording != RecordingState::Fresh {
+                return None;
+            }
+            let text = std::fs::read_to_string(root.join(&s.recording_path)).ok()?;
+            contracts.changed(&saffron_recording::parse_recording(&text).ok()?)
+        })
+        .collect();
+    let state = |index: usize| match &contract_changes[index] {
+        Some(_) => "stale",
+        None => scenarios[index].recording.as_str(),
+    };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match args.format {
         Format::Json => {
             let json: Vec<serde_json::Value> = scenarios
                 .iter()
-                .map(|s| {
+                .enumerate()
+                .map(|(index, s)| {
                     let mut value = serde_json::json!({
                         "file": s.file.display().to_string(),
                         "line": s.location.line,
                         "name": s.name,
                         "kind": s.kind,
                         "rows": s.rows,
-                        "recording": s.recording.as_str(),
+                        "recording": state(index),
                         "recordingPath": s.recording_path.display().to_string(),
                         "pendingProposal": s.pending_proposal.as_ref().map(|p| p.display().to_string()),
                     });
@@ -71,6 +92,9 @@ pub fn run(args: StatusArgs) -> Result<ExitCode> {
                         }
                     }
                     if let RecordingState::Unreadable { reason } = &s.recording {
+                        value["reason"] = serde_json::json!(reason);
+                    }
+                    if let Some(reason) = &contract_changes[index] {
                         value["reason"] = serde_json::json!(reason);
                     }
                     if let Some(history) = history_of(&s.file, s.location.line) {
@@ -91,11 +115,14 @@ pub fn run(args: StatusArgs) -> Result<ExitCode> {
             writeln!(out)?;
         }
         Format::Text => {
-            for s in &scenarios {
+            for (index, s) in scenarios.iter().enumerate() {
                 let rows = if s.rows > 0 { format!(" ({} rows)", s.rows) } else { String::new() };
                 let mut line =
-                    format!("{:<11} {}:{}  {}{rows}", s.recording.as_str(), s.file.display(), s.location.line, s.name);
+                    format!("{:<11} {}:{}  {}{rows}", state(index), s.file.display(), s.location.line, s.name);
                 if let RecordingState::Unreadable { reason } = &s.recording {
+                    line.push_str(&format!("  ({reason})"));
+                }
+                if let Some(reason) = &contract_changes[index] {
                     line.push_str(&format!("  ({reason})"));
                 }
                 if let Some(history) = history_of(&s.file, s.location.line).filter(|h| h.chronic || h.flaky) {
@@ -132,7 +159,7 @@ pub fn run(args: StatusArgs) -> Result<ExitCode> {
                     write_difference(&mut out, difference)?;
                 }
             }
-            let count = |state: &str| scenarios.iter().filter(|s| s.recording.as_str() == state).count();
+            let count = |wanted: &str| (0..scenarios.len()).filter(|index| state(*index) == wanted).count();
             eprintln!(
                 "{} scenario(s): {} fresh, {} stale, {} unrecorded, {} unreadable; {} proposal(s) pending",
                 scenarios.len(),

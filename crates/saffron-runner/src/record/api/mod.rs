@@ -134,6 +134,32 @@ pub(crate) fn changed_contract(
     })
 }
 
+/// What freshness reads of a project's pinned contracts outside a run (`saffron status`): why a
+/// recording's schema checks no longer hold, as a run would say it. `None` from [`new`] for a
+/// project with no API (no service configured, no `contracts/` folder): nothing to read.
+///
+/// [`new`]: PinnedContracts::new
+pub struct PinnedContracts {
+    services: Services,
+    digests: ContractDigests,
+}
+
+impl PinnedContracts {
+    pub fn new(root: &std::path::Path, config: &crate::config::Config) -> Option<PinnedContracts> {
+        if config.api.services.is_empty() && !root.join("contracts").is_dir() {
+            return None;
+        }
+        // Only the contracts' paths matter here: the application's address is a stand-in.
+        let services = Services::from_config(root, &config.api, &[], "http://127.0.0.1/").ok()?;
+        Some(PinnedContracts { services, digests: ContractDigests::default() })
+    }
+
+    /// Why `recording` is stale for the project's contracts, or `None` when it is not.
+    pub fn changed(&mut self, recording: &Recording) -> Option<String> {
+        changed_contract(&self.services, recording, &mut self.digests)
+    }
+}
+
 /// The SHA-256 of each service's pinned contract file, read once however many recordings ask
 /// (`None`: the file cannot be read).
 #[derive(Default)]
