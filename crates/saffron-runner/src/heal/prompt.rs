@@ -58,24 +58,8 @@ pub fn task(task: &Task<'_>) -> String {
         let _ = writeln!(text, "Secrets you may type (as written): {}", names.join(", "));
     }
     crate::record::prompt::write_requests_beside(&mut text, task.services);
-    crate::record::prompt::write_steps(&mut text, task.steps, |index| {
-        if index < task.failed_step {
-            " (replayed, passed)"
-        } else if index == task.failed_step {
-            " (FAILED here)"
-        } else {
-            ""
-        }
-    });
+    write_failure(&mut text, task.steps, task.failed_step, task.failed_action, task.failure, task.performed);
     let number = task.failed_step + 1;
-    // The failure says which action it is about first; the task says it once.
-    let named = format!("`{}`", task.failed_action);
-    let failure = task.failure.strip_prefix(&named).map_or(task.failure, |rest| rest.trim_start_matches(": "));
-    let _ = writeln!(text, "Replay failed at step {number} on `{}`: {failure}", task.failed_action);
-    if !task.performed.is_empty() {
-        let done: Vec<String> = task.performed.iter().map(|action| format!("`{action}`")).collect();
-        let _ = writeln!(text, "Already performed in step {number} (do not repeat): {}", done.join(", "));
-    }
     let _ = write!(
         text,
         "Live page (it is where replay stopped): {}\nRepair steps {number} to {}. The page now:\n{}",
@@ -84,6 +68,36 @@ pub fn task(task: &Task<'_>) -> String {
         task.snapshot
     );
     text
+}
+
+/// The steps with where replay failed marked, the failure, and what replay already did in the
+/// failed step: what a repairing agent is told, whatever the medium.
+pub(crate) fn write_failure(
+    text: &mut String,
+    steps: &[StepSpec],
+    failed_step: usize,
+    failed_action: &Action,
+    failure: &str,
+    performed: &[Action],
+) {
+    crate::record::prompt::write_steps(text, steps, |index| {
+        if index < failed_step {
+            " (replayed, passed)"
+        } else if index == failed_step {
+            " (FAILED here)"
+        } else {
+            ""
+        }
+    });
+    let number = failed_step + 1;
+    // The failure says which action it is about first; the task says it once.
+    let named = format!("`{failed_action}`");
+    let failure = failure.strip_prefix(&named).map_or(failure, |rest| rest.trim_start_matches(": "));
+    let _ = writeln!(text, "Replay failed at step {number} on `{failed_action}`: {failure}");
+    if !performed.is_empty() {
+        let done: Vec<String> = performed.iter().map(|action| format!("`{action}`")).collect();
+        let _ = writeln!(text, "Already performed in step {number} (do not repeat): {}", done.join(", "));
+    }
 }
 
 #[cfg(test)]

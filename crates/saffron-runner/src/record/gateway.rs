@@ -142,6 +142,21 @@ pub struct Account {
     pub rewrites: Vec<(usize, String)>,
 }
 
+impl Account {
+    /// What `saffron_done` said, masked.
+    pub(crate) fn of(done: &tools::DoneInput, masker: &Masker) -> Account {
+        Account {
+            narrative: masker.mask(&done.narrative),
+            change: done.change,
+            rewrites: done
+                .rewrites
+                .iter()
+                .map(|rewrite| (rewrite.step.wrapping_sub(1), masker.mask(&rewrite.text)))
+                .collect(),
+        }
+    }
+}
+
 impl<P: LivePage> Gateway<P> {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
@@ -265,15 +280,7 @@ impl<P: LivePage> Gateway<P> {
             }
             tools::DONE => {
                 let input: tools::DoneInput = tools::parse(name, input)?;
-                self.account = Account {
-                    narrative: self.masker.mask(&input.narrative),
-                    change: input.change,
-                    rewrites: input
-                        .rewrites
-                        .iter()
-                        .map(|rewrite| (rewrite.step.wrapping_sub(1), self.masker.mask(&rewrite.text)))
-                        .collect(),
-                };
+                self.account = Account::of(&input, &self.masker);
                 self.done(input.success, &input.narrative)
             }
             // Reading a response is looking; sending a request is acting.

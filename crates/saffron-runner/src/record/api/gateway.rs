@@ -204,15 +204,7 @@ impl ApiGateway {
             }
             tools::DONE => {
                 let input: DoneInput = tools::parse(name, input)?;
-                self.account = Account {
-                    narrative: self.masker.mask(&input.narrative),
-                    change: input.change,
-                    rewrites: input
-                        .rewrites
-                        .iter()
-                        .map(|rewrite| (rewrite.step.wrapping_sub(1), self.masker.mask(&rewrite.text)))
-                        .collect(),
-                };
+                self.account = Account::of(&input, &self.masker);
                 self.done(input.success, &input.narrative)
             }
             other => {

@@ -131,23 +131,15 @@ pub fn repair_task(task: &RepairTask<'_>) -> String {
         let names: Vec<String> = task.captured.iter().map(|name| format!("{{captured:{name}}}")).collect();
         let _ = writeln!(text, "Kept so far (use them as written): {}", names.join(", "));
     }
-    write_steps(&mut text, task.steps, |index| {
-        if index < task.failed_step {
-            " (replayed, passed)"
-        } else if index == task.failed_step {
-            " (FAILED here)"
-        } else {
-            ""
-        }
-    });
+    crate::heal::prompt::write_failure(
+        &mut text,
+        task.steps,
+        task.failed_step,
+        task.failed_action,
+        task.failure,
+        task.performed,
+    );
     let number = task.failed_step + 1;
-    let named = format!("`{}`", task.failed_action);
-    let failure = task.failure.strip_prefix(&named).map_or(task.failure, |rest| rest.trim_start_matches(": "));
-    let _ = writeln!(text, "Replay failed at step {number} on `{}`: {failure}", task.failed_action);
-    if !task.performed.is_empty() {
-        let done: Vec<String> = task.performed.iter().map(|action| format!("`{action}`")).collect();
-        let _ = writeln!(text, "Already performed in step {number} (do not repeat): {}", done.join(", "));
-    }
     if let Some(response) = task.response {
         let _ = writeln!(text, "The latest response the replay got:\n{response}");
     }
