@@ -511,3 +511,86 @@ fn sessions_named_in_the_steps_are_recorded_and_replayed_with_their_own_cookies(
     assert_eq!(seen.all().len(), before);
     let _ = runtime.block_on(demo.shutdown());
 }
+
+const WITH_A_TOKEN: &str = "\
+@api
+Feature: A token for the API
+
+  Scenario: The orders read with a token
+    Given the API client has a token for the demo user
+    Then the orders read with that token answer 200
+";
+
+/// A credential a response holds never reaches the model: the token the sign-in answers with
+/// is hidden in what the agent reads, so the only way to send it again is to keep it, and the
+/// recording sends `Bearer {captured:token}`. Copying what it read instead is refused before
+/// anything is sent: the note names no value kept.
+#[test]
+fn a_token_a_response_holds_is_never_read_by_the_model_and_is_sent_as_the_value_kept() {
+    let (runtime, demo, password) = demo(&[]);
+    let seen = Seen::default();
+    let sign_in = call(
+        "saffron_request",
+        json!({ "method": "POST", "path": "/api/token",
+                "body": { "email": "demo@saffron.test", "password": "{env:DEMO_PASSWORD}" } }),
+    );
+    let orders = |authorization: &str| {
+        call(
+            "saffron_request",
+            json!({ "method": "GET", "path": "/api/orders", "headers": { "Authorization": authorization } }),
+        )
+    };
+    let plan = vec![
+        step(1),
+        sign_in,
+        call("saffron_extract", json!({ "name": "token", "pointer": "/token" })),
+        step(2),
+        // What the agent read in place of the token, copied: refused, nothing sent.
+        orders("Bearer (a credential, not shown: keep it with saffron_extract and send {captured:NAME})"),
+        orders("Bearer {captured:token}"),
+        call("saffron_assert", json!({ "check": "status", "status": "200" })),
+        done(true),
+    ];
+    let plans: Plans = [("The orders read with a token".to_owned(), plan)].into();
+    let server = scripted_reading_ids(&runtime, plans, seen.clone());
+    let project = Project::new("token", &server, &password);
+    std::fs::remove_file(project.root.join("features/orders_api.feature")).expect("only this feature");
+    std::fs::write(project.root.join("features/token.feature"), WITH_A_TOKEN).expect("feature");
+    let output = project.run(&demo.url());
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{said}\n{}", errors_told(&seen));
+    let path = project
+        .root
+        .join(".saffron/cache")
+        .join(saffron_recording::feature_slug("features/token.feature"))
+        .join("the-orders-read-with-a-token.json");
+    let recording: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("saved")).expect("json");
+    assert_eq!(
+        actions(&recording, 2),
+        &vec![
+            json!({ "type": "request", "service": "app", "method": "GET", "path": "/api/orders",
+                    "headers": [{ "name": "Authorization", "value": "Bearer {captured:token}" }] }),
+            json!({ "type": "expectStatus", "status": "200" }),
+        ],
+        "the refused request was not recorded, the kept one was"
+    );
+    // The demo's tokens are 32 hex digits: none reached the model, in any message.
+    let token = regex::Regex::new(r"\b[0-9a-f]{32}\b").expect("pattern");
+    for request in seen.all() {
+        let messages = format!("{:?}", request.messages);
+        assert!(!token.is_match(&messages), "the model read a token: {messages}");
+        assert!(!messages.contains(&password), "the model read the password");
+    }
+    assert!(
+        errors_told(&seen).contains("nothing named \"NAME\" was captured"),
+        "the copied note is not a value, and nothing was sent: {}",
+        errors_told(&seen)
+    );
+    project.assert_password_nowhere();
+    // Replayed with a token of its own, at zero model requests.
+    let before = seen.all().len();
+    let output = project.run(&demo.url());
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(seen.all().len(), before);
+    let _ = runtime.block_on(demo.shutdown());
+}

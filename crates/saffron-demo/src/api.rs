@@ -89,13 +89,27 @@ struct SignIn {
     password: String,
 }
 
-pub async fn sign_in(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -> ApiResult {
-    let form: SignIn = parse(&body)?;
+/// The demo user's e-mail and password are what `body` holds, or the sign-in's refusal.
+fn check_credentials(app: &App, body: &Bytes) -> Result<(), ApiError> {
+    let form: SignIn = parse(body)?;
     let config = app.config();
     // E-mail addresses are compared case-insensitively as mail systems do; passwords exactly.
     if !form.email.trim().eq_ignore_ascii_case(DEMO_EMAIL) || form.password != config.password {
         return Err(ApiError::new(StatusCode::UNAUTHORIZED, "Email or password is wrong"));
     }
+    Ok(())
+}
+
+/// `POST /api/token`: the sign-in of an API client, whose answer is a bearer token that the
+/// API takes in `Authorization: Bearer …` as it takes the session cookie.
+pub async fn token(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -> ApiResult {
+    check_credentials(&app, &body)?;
+    let token = app.new_session(crate::app::expired_before(&headers));
+    Ok((StatusCode::CREATED, Json(json!({ "token": token, "tokenType": "Bearer" }))).into_response())
+}
+
+pub async fn sign_in(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -> ApiResult {
+    check_credentials(&app, &body)?;
     let token = app.new_session(crate::app::expired_before(&headers));
     let cookie = HeaderValue::from_str(&format!("session={token}; HttpOnly; Path=/; SameSite=Lax"))
         .map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "could not create a session"))?;

@@ -227,6 +227,17 @@ pub fn session_cookie(headers: &HeaderMap) -> Option<&str> {
     cookie(headers, SESSION_COOKIE).filter(|value| !value.is_empty())
 }
 
+/// The session a request names: its cookie, or a bearer token (`POST /api/token` gives one).
+fn session_of(headers: &HeaderMap) -> Option<&str> {
+    let bearer = headers
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Bearer "))
+        .map(str::trim)
+        .filter(|token| !token.is_empty());
+    session_cookie(headers).or(bearer)
+}
+
 /// The value of the cookie `name`, if the request sends it.
 fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers
@@ -305,7 +316,7 @@ async fn observe(State(app): State<Arc<App>>, req: Request, next: Next) -> Respo
 async fn require_session(State(app): State<Arc<App>>, mut req: Request, next: Next) -> Response {
     let api = req.uri().path().starts_with("/api/");
     let config = app.config();
-    match app.admit(session_cookie(req.headers()), &config) {
+    match app.admit(session_of(req.headers()), &config) {
         Admission::Granted { token, overlay } => {
             req.extensions_mut().insert(SessionCtx { token, overlay });
             next.run(req).await
@@ -412,6 +423,8 @@ pub fn router(app: Arc<App>) -> Router {
         // (it would otherwise count as a request for `Fault::SessionExpiry`).
         .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
         .route("/api/session", post(api::sign_in))
+        // The same sign-in for API clients: a bearer token in the answer instead of a cookie.
+        .route("/api/token", post(api::token))
         // The API's OpenAPI 3 document, for `saffron api pin` (public, as such documents are).
         .route(
             "/api/openapi.json",

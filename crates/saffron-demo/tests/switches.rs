@@ -612,3 +612,21 @@ async fn renamed_api_field_reads_the_quantity_from_count_and_the_page_sends_coun
     normal.shutdown().await.expect("clean shutdown");
     drifted.shutdown().await.expect("clean shutdown");
 }
+
+#[tokio::test]
+async fn an_api_client_signs_in_for_a_bearer_token_the_api_takes_as_a_session() {
+    let server = start(DemoConfig::default()).await;
+    let mut client = Client::new(&server);
+    let wrong = client.post("/api/token", &json!({ "email": DEMO_EMAIL, "password": "wrong" })).await;
+    assert_eq!(wrong.status, 401);
+    assert_eq!(client.get("/api/orders").await.status, 401, "no token, no session");
+    let answer = client.post("/api/token", &json!({ "email": DEMO_EMAIL, "password": server.config().password })).await;
+    assert_eq!(answer.status, 201);
+    assert_eq!(answer.json()["tokenType"], "Bearer");
+    assert!(answer.header("set-cookie").is_none(), "a token, not a cookie");
+    client.bearer = answer.json()["token"].as_str().map(str::to_owned);
+    assert_eq!(client.get("/api/orders").await.status, 200);
+    client.bearer = Some("not-a-token".into());
+    assert_eq!(client.get("/api/orders").await.status, 401);
+    server.shutdown().await.expect("clean shutdown");
+}

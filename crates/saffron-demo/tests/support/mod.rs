@@ -45,11 +45,13 @@ impl Response {
 pub struct Client {
     pub addr: SocketAddr,
     pub cookie: Option<String>,
+    /// Sent as `Authorization: Bearer …`.
+    pub bearer: Option<String>,
 }
 
 impl Client {
     pub fn new(server: &DemoServer) -> Client {
-        Client { addr: server.addr(), cookie: None }
+        Client { addr: server.addr(), cookie: None, bearer: None }
     }
 
     /// A client signed in as the demo account with the server's configured password.
@@ -94,6 +96,9 @@ impl Client {
         let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n", self.addr);
         if let Some(cookie) = &self.cookie {
             head.push_str(&format!("Cookie: session={cookie}\r\n"));
+        }
+        if let Some(token) = &self.bearer {
+            head.push_str(&format!("Authorization: Bearer {token}\r\n"));
         }
         if let Some(body) = body {
             head.push_str(&format!("Content-Type: application/json\r\nContent-Length: {}\r\n", body.len()));

@@ -900,6 +900,48 @@ fn matches_without(pattern: &str, value: &str, text: &str) -> bool {
     regex::Regex::new(&without).is_ok_and(|regex| regex.is_match(text))
 }
 
+/// What the agent reads in place of a credential a response holds.
+const HIDDEN_CREDENTIAL: &str = "(a credential, not shown: keep it with saffron_extract and send {captured:NAME})";
+
+/// Each field of `json` named as a credential (`token`, `access_token`, `apiKey`, `password`,
+/// `sessionId`, …) in place of its value: the model never reads one, and it can only be sent
+/// again through a kept value.
+fn hide_credentials(json: &mut Value) {
+    match json {
+        Value::Object(map) => {
+            for (name, item) in map.iter_mut() {
+                match item {
+                    Value::String(_) | Value::Number(_) if is_credential_key(name) => {
+                        *item = Value::String(HIDDEN_CREDENTIAL.into());
+                    }
+                    _ => hide_credentials(item),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(hide_credentials),
+        _ => {}
+    }
+}
+
+/// A field name that says its value is a credential (not `author`, not `keyboard`).
+fn is_credential_key(name: &str) -> bool {
+    const ENDINGS: [&str; 11] = [
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "apikey",
+        "jwt",
+        "sessionid",
+        "cookie",
+        "authorization",
+        "credential",
+        "credentials",
+    ];
+    let name: String = name.chars().filter(|c| c.is_ascii_alphanumeric()).collect::<String>().to_ascii_lowercase();
+    name == "session" || ENDINGS.iter().any(|ending| name.ends_with(ending))
+}
+
 /// The response as the agent reads it: status, headers that say something, and the body
 /// (the start of it when long).
 fn describe(status: Option<u16>, headers: &[(String, String)], body: Option<&str>) -> String {
@@ -921,7 +963,10 @@ fn describe(status: Option<u16>, headers: &[(String, String)], body: Option<&str
         Some(body) if !body.trim().is_empty() => {
             let pretty = serde_json::from_str::<Value>(body)
                 .ok()
-                .and_then(|json| serde_json::to_string_pretty(&json).ok())
+                .and_then(|mut json| {
+                    hide_credentials(&mut json);
+                    serde_json::to_string_pretty(&json).ok()
+                })
                 .unwrap_or_else(|| body.to_owned());
             if pretty.len() > SHOWN_BODY {
                 let cut = (0..=SHOWN_BODY).rev().find(|index| pretty.is_char_boundary(*index)).unwrap_or(0);
@@ -952,6 +997,25 @@ mod tests {
         assert!(matches_without("900|.*", "900", "900"));
         assert!(!matches_without("^900$", "900", "900"));
         assert!(!matches_without(r"^Total: 9\.00$", "9.00", "Total: 9.00"));
+    }
+
+    #[test]
+    fn credentials_in_a_response_are_hidden_from_the_agent_and_nothing_else_is() {
+        let mut json = serde_json::json!({
+            "token": "abc", "tokenType": "Bearer", "author": "Austen",
+            "auth": { "access_token": "x", "refresh-token": "y", "expires_in": 3600 },
+            "users": [{ "apiKey": 7, "keyboard": "qwerty", "sessionId": "s" }],
+        });
+        hide_credentials(&mut json);
+        let hidden = serde_json::Value::String(HIDDEN_CREDENTIAL.into());
+        for pointer in ["/token", "/auth/access_token", "/auth/refresh-token", "/users/0/apiKey", "/users/0/sessionId"]
+        {
+            assert_eq!(json.pointer(pointer), Some(&hidden), "{pointer}");
+        }
+        for (pointer, kept) in [("/tokenType", "Bearer"), ("/author", "Austen"), ("/users/0/keyboard", "qwerty")] {
+            assert_eq!(json.pointer(pointer), Some(&serde_json::json!(kept)), "{pointer}");
+        }
+        assert_eq!(json.pointer("/auth/expires_in"), Some(&serde_json::json!(3600)));
     }
 
     #[test]
