@@ -760,6 +760,20 @@ def test_run_sends_api_scenarios_to_the_urls_it_is_given(project):
         run(body(url))
 
 
+def test_run_emulates_the_device_it_is_given_and_refuses_an_unknown_one(project):
+    async def body(url):
+        async with connect(project, env=dict(os.environ, DEMO_PASSWORD="saffron-demo")) as (session, _):
+            args = {"targets": ["features/sign_in.feature"], "baseUrl": url, "device": "Pixel 7"}
+            result, text = await ok(session, "run", args)
+            assert (result["green"], result["red"]) == (2, 0), text
+            text = await fails(session, "run", dict(args, device="Nokia 3310"))
+            assert 'there is no device "Nokia 3310"' in text and "Pixel 7" in text, text
+            assert "pass device as one of the names" in text, text
+
+    with demo_app() as url:
+        run(body(url))
+
+
 # ---- secrets in every spelling --------------------------------------------------------------------
 
 # Every character some output escapes, around a core no escaping changes.

@@ -38,6 +38,9 @@ pub struct BrowserConfig {
     /// The DevTools endpoint of a browser that runs already, to use instead of launching
     /// Chromium (`executable` and `headless` then do not apply): see [`Browser::connect`].
     pub url: Option<String>,
+    /// The device every context emulates (its viewport, scale, user agent, touch), instead of
+    /// a desktop window of `window`'s size.
+    pub device: Option<&'static crate::Device>,
 }
 
 impl Default for BrowserConfig {
@@ -48,6 +51,7 @@ impl Default for BrowserConfig {
             default_timeout: Duration::from_secs(5),
             window: (1280, 720),
             url: None,
+            device: None,
         }
     }
 }

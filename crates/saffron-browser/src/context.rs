@@ -231,6 +231,9 @@ impl Context {
         };
         let (folder, first) = tokio::join!(downloads, first);
         let (folder, first) = (folder.map_err(BrowserError::Protocol)?, first?);
+        if let Some(device) = context.browser.inner.config.device {
+            emulate(&first, device).await.map_err(protocol)?;
+        }
         let shared = context.shared.clone();
         let task = tokio::spawn(crate::downloads::watch(download_reports, folder.path().to_owned(), shared.clone()));
         shared.update(|state| state.tasks.push(task));
@@ -501,6 +504,13 @@ async fn attach(browser: Browser, target_id: String, shared: Arc<Shared>) {
         // chromiumoxide attaches new targets on its own; this only waits for it to finish.
         tokio::time::sleep(Duration::from_millis(5)).await;
     };
+    // A tab the page opens is the same device; it is emulated once attached (its first
+    // request may have gone out as the desktop browser's).
+    if let Some(device) = browser.inner.config.device
+        && let Err(error) = emulate(&page, device).await
+    {
+        shared.update(|state| state.notes.push(format!("tab {target_id} could not emulate {}: {error}", device.name)));
+    }
     match observe(&page, &target_id, &shared).await {
         Ok(console) => {
             shared.update(|state| {
@@ -516,6 +526,24 @@ async fn attach(browser: Browser, target_id: String, shared: Arc<Shared>) {
             shared.update(|state| state.notes.push(format!("tab {target_id} could not be observed: {error}")))
         }
     }
+}
+
+/// Makes `page` the device: its viewport and scale, its user agent, and its touch screen.
+async fn emulate(page: &Page, device: &crate::Device) -> Result<(), CdpFail> {
+    let metrics = json!({
+        "width": device.width,
+        "height": device.height,
+        "deviceScaleFactor": device.scale_factor,
+        "mobile": device.mobile,
+        "screenWidth": device.width,
+        "screenHeight": device.height,
+    });
+    cdp::call(page, "Emulation.setDeviceMetricsOverride", metrics).await?;
+    cdp::call(page, "Emulation.setUserAgentOverride", json!({ "userAgent": device.user_agent })).await?;
+    if device.touch {
+        cdp::call(page, "Emulation.setTouchEmulationEnabled", json!({ "enabled": true, "maxTouchPoints": 5 })).await?;
+    }
+    Ok(())
 }
 
 /// Subscribes to the tab's events and starts its network and dialog tasks.

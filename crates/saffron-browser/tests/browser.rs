@@ -4,6 +4,7 @@
 mod actions;
 mod assertions;
 mod common;
+mod devices;
 mod download;
 mod drag;
 mod drift;

@@ -548,6 +548,54 @@ fn a_browser_fixture_broken_by_drift_is_repaired_and_its_proposal_is_the_scenari
     let _ = std::fs::remove_dir_all(&project);
 }
 
+/// A desktop recording replays on a phone (`--device`), and fails where the page really
+/// differs: on a phone's screen the orders page has no "New order" link but a "+" button, so
+/// "An order needs a customer" is red at "When I open the new order form", while signing in
+/// passes. An unknown device is refused before any browser starts, with the list.
+#[test]
+fn a_desktop_recording_replays_on_a_phone_and_fails_where_the_page_differs() {
+    let runtime = runtime();
+    let project = project_copy("device");
+    std::fs::write(project.join("saffron.toml"), "[timeouts]\naction_ms = 1500\nassertion_ms = 1500\n")
+        .expect("config");
+    let config = DemoConfig::default();
+    let password = config.password.clone();
+    let server = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let needs_customer =
+        support::agent::line_of(&project, "features/new_order.saffron", "Scenario: An order needs a customer");
+    let run = |device: &str| {
+        Command::new(env!("CARGO_BIN_EXE_saffron"))
+            .args(["run", "--base-url", &server.url(), "--device", device, "features/sign_in.feature", &needs_customer])
+            .current_dir(&project)
+            .env("DEMO_PASSWORD", &password)
+            .output()
+            .expect("runs")
+    };
+    let output = run("iPhone 15");
+    let all = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{all}");
+    assert!(all.contains("3 scenario(s): 2 green, 0 yellow, 1 red"), "{all}");
+    assert!(all.contains("step 5 \"I open the new order form\""), "{all}");
+    assert!(all.contains("link \"New order\""), "{all}");
+    // The same recordings on the desktop: green.
+    let desktop = Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .args(["run", "--base-url", &server.url(), "features/sign_in.feature", &needs_customer])
+        .current_dir(&project)
+        .env("DEMO_PASSWORD", &password)
+        .output()
+        .expect("runs");
+    assert!(text(&desktop).contains("3 scenario(s): 3 green"), "{}", text(&desktop));
+    let unknown = run("Nokia 3310");
+    assert_eq!(unknown.status.code(), Some(2), "{}", text(&unknown));
+    assert!(
+        text(&unknown).contains("there is no device \"Nokia 3310\"; the devices are: iPhone 15,"),
+        "{}",
+        text(&unknown)
+    );
+    let _ = runtime.block_on(server.shutdown());
+    let _ = std::fs::remove_dir_all(&project);
+}
+
 /// A base URL that is not an http(s) address is refused before any browser starts: no
 /// Chromium is needed to get the error, and the run never waits for a page.
 #[test]

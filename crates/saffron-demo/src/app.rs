@@ -436,6 +436,7 @@ pub fn router(app: Arc<App>) -> Router {
         // A page that logs an error and throws while it loads, for the console-error checks.
         .route("/__demo/console-errors", get(|| async { axum::response::Html(CONSOLE_ERRORS_PAGE) }))
         .route("/lab/events", get(|| async { axum::response::Html(include_str!("pages/lab/events.html")) }))
+        .route("/lab/device", get(|| async { axum::response::Html(include_str!("pages/lab/device.html")) }))
         .route("/lab/rows", get(|| async { axum::response::Html(include_str!("pages/lab/rows.html")) }))
         .route("/lab/renamed", get(|| async { axum::response::Html(include_str!("pages/lab/renamed.html")) }))
         .route("/lab/echo", get(|| async { axum::response::Html(include_str!("pages/lab/echo.html")) }))

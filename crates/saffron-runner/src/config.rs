@@ -110,11 +110,14 @@ pub struct BrowserSection {
     /// The DevTools endpoint of a browser that runs already (`ws://`, `wss://`, `http://`,
     /// `https://`), replayed in instead of a launched Chromium; empty: launch one.
     pub url: String,
+    /// The device every context emulates (`"iPhone 15"`, `"Pixel 7"`; `saffron run --device`
+    /// wins); empty: a desktop window.
+    pub device: String,
 }
 
 impl Default for BrowserSection {
     fn default() -> Self {
-        BrowserSection { path: String::new(), headless: true, url: String::new() }
+        BrowserSection { path: String::new(), headless: true, url: String::new(), device: String::new() }
     }
 }
 

@@ -41,6 +41,8 @@ pub struct RunRequest {
     pub trace: Option<crate::trace::TraceMode>,
     /// `--api-url NAME=URL`: a service's base URL for this run, over `[api.services]`.
     pub api_urls: Vec<(String, String)>,
+    /// `--device NAME`: the device every browser context emulates, over `[browser] device`.
+    pub device: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -53,6 +55,8 @@ pub enum SessionError {
     InvalidBaseUrl(String),
     #[error("invalid browser URL: {0}")]
     InvalidBrowserUrl(String),
+    #[error("{0}")]
+    UnknownDevice(#[from] saffron_browser::UnknownDevice),
     #[error("no scenario matches the selection")]
     NoScenario,
     #[error("{0}")]
@@ -175,6 +179,16 @@ pub fn resolve_agent(
     };
 }
 
+/// The device a run's contexts emulate: `--device`, else `[browser] device`, else none (a
+/// desktop window).
+pub fn device_of(
+    requested: Option<&str>,
+    config: &Config,
+) -> Result<Option<&'static saffron_browser::Device>, SessionError> {
+    let name = requested.or(Some(config.browser.device.as_str())).map(str::trim).filter(|name| !name.is_empty());
+    Ok(name.map(saffron_browser::device).transpose()?)
+}
+
 /// Where a run's browser goes and which browser it is: the base URL (`--base-url`, else
 /// `SAFFRON_BASE_URL`, else `base_url` in `saffron.toml`) and the browser's settings, with
 /// `--browser-url` and `--headed` over `[browser]`. Checked before any browser starts: a run may
@@ -198,7 +212,7 @@ pub fn browser_setup(
         .map(|url| {
             saffron_browser::Endpoint::parse(&url)
                 .map_err(|error| SessionError::InvalidBrowserUrl(error.to_string()))?;
-            Ok(url.trim().to_owned())
+            Ok::<_, SessionError>(url.trim().to_owned())
         })
         .transpose()?;
     let mut browser =
@@ -242,6 +256,7 @@ impl Session {
         let config = load_config(root)?;
         // An address that is wrong is said first, whatever the plan holds; a missing base URL
         // only once the plan says whether one is needed.
+        let device = device_of(request.device.as_deref(), &config)?;
         let setup = match browser_setup(root, &config, request.base_url, request.browser_url, request.headed) {
             Err(SessionError::NoBaseUrl) => None,
             setup => Some(setup?),
@@ -274,7 +289,7 @@ impl Session {
         options.base_url = base_url;
         options.workers = request.workers.max(1);
         options.agent_workers = agent_workers(request.agent_workers, config.agent.as_ref());
-        options.browser = browser;
+        options.browser = BrowserConfig { device, ..browser };
         options.timeouts = config.timeouts.clone();
         options.refresh_drift = request.refresh_drift || config.run.refresh_drift;
         options.retries = request.retries.unwrap_or(config.run.retries);
@@ -408,6 +423,17 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_device_is_the_flags_else_the_configs_else_none() {
+        let config = Config::parse("[browser]\ndevice = \"Pixel 7\"\n").expect("valid");
+        let name = |device: Option<&saffron_browser::Device>| device.map(|device| device.name);
+        assert_eq!(name(device_of(Some("iphone 15"), &config).expect("known")), Some("iPhone 15"));
+        assert_eq!(name(device_of(None, &config).expect("known")), Some("Pixel 7"));
+        assert_eq!(name(device_of(None, &Config::default()).expect("none")), None);
+        let unknown = device_of(None, &Config::parse("[browser]\ndevice = \"Nokia 3310\"\n").expect("valid"));
+        assert!(matches!(unknown, Err(SessionError::UnknownDevice(_))), "{unknown:?}");
+    }
 
     #[test]
     fn agent_workers_come_from_the_request_then_the_config_then_one() {

@@ -273,6 +273,15 @@ pub(super) async fn acknowledged<T>(dispatch: impl Future<Output = Result<T, Cdp
     tokio::time::timeout(DISPATCH_LIMIT, dispatch).await.unwrap_or(Err(CdpFail::Timeout))
 }
 
+/// A tap at the element's centre, as a finger's: a touch starts and ends there, and the
+/// browser fires the touch events and then the click (touch emulation is on for the device).
+pub(super) async fn tap_at(page: &Page, x: f64, y: f64) -> Result<(), CdpFail> {
+    let point = json!([{ "x": x, "y": y, "radiusX": 1, "radiusY": 1, "force": 1 }]);
+    cdp::call(page, "Input.dispatchTouchEvent", json!({ "type": "touchStart", "touchPoints": point })).await?;
+    cdp::call(page, "Input.dispatchTouchEvent", json!({ "type": "touchEnd", "touchPoints": [] })).await?;
+    Ok(())
+}
+
 /// Real clicks at the element's centre, as a person's: move, then `clicks` presses and
 /// releases in place, each counted as its place in the run (on the second release the browser
 /// fires `dblclick`).

@@ -150,9 +150,15 @@ impl Context {
                 let clicks = if matches!(action, Action::DoubleClick { .. }) { 2 } else { 1 };
                 let ready = self.ready(name, target, &Checks::click(), deadline, timeout, group).await?;
                 let resolved = Resolved::observe(&ready.page, target, &ready.found).await;
-                acknowledged(click_at(&ready.page, ready.x, ready.y, clicks))
-                    .await
-                    .map_err(|error| dispatched(name, target, &ready.found, error))?;
+                // On a touch screen a click is a tap: touch events, then the click the browser
+                // makes of them (a page that listens for touches gets them).
+                let tap = clicks == 1 && self.browser.config().device.is_some_and(|device| device.touch);
+                let dispatch = if tap {
+                    acknowledged(input::tap_at(&ready.page, ready.x, ready.y)).await
+                } else {
+                    acknowledged(click_at(&ready.page, ready.x, ready.y, clicks)).await
+                };
+                dispatch.map_err(|error| dispatched(name, target, &ready.found, error))?;
                 Ok(Some(resolved))
             }
             Action::Hover { target, .. } => {

@@ -17,7 +17,7 @@ use saffron_recording::Action;
 use serde_json::{Value, json};
 use tokio::runtime::Runtime;
 
-fn runtime() -> &'static Runtime {
+pub(crate) fn runtime() -> &'static Runtime {
     static RUNTIME: OnceLock<Runtime> = OnceLock::new();
     RUNTIME.get_or_init(|| {
         tokio::runtime::Builder::new_multi_thread()

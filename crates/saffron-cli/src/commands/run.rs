@@ -41,6 +41,10 @@ pub struct RunArgs {
     /// A service's base URL for this run, over `[api.services.NAME] base_url` (repeatable).
     #[arg(long = "api-url", value_name = "NAME=URL", value_parser = parse_api_url)]
     api_urls: Vec<(String, String)>,
+    /// Emulate a device in every browser context: its viewport, scale, user agent and touch
+    /// screen ("iPhone 15", "Pixel 7", ...; default: `[browser] device` in saffron.toml).
+    #[arg(long, value_name = "NAME")]
+    device: Option<String>,
     /// Show the browser window.
     #[arg(long)]
     headed: bool,
@@ -118,6 +122,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         retries: args.retries,
         trace: args.trace,
         api_urls: args.api_urls,
+        device: args.device,
     };
     // An unreadable recording is named here; its scenario's verdict is red.
     let (snapshot, mut problems) = project::load_index(&root);
@@ -549,6 +554,10 @@ pub struct DemoArgs {
     /// Show the browser window.
     #[arg(long)]
     headed: bool,
+    /// Emulate a device in every browser context ("iPhone 15", "Pixel 7", ...): the example's
+    /// desktop recordings replay on it, and fail where the shop's page really differs.
+    #[arg(long, value_name = "NAME")]
+    device: Option<String>,
     /// Turn on UI drift in the demo app (repeatable): renamed-label, removed-test-id,
     /// moved-element, restyled-button (survived through a lower locator tier); relocated-save,
     /// confirm-step (no fallback survives them: they need a heal); renamed-api-field (POST
@@ -576,6 +585,7 @@ pub struct DemoArgs {
 /// is never replayed against the shop).
 pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     let mut root = project::find_root()?;
+    let device = args.device.as_deref().map(saffron_browser::device).transpose()?;
     let selection = Selection { targets: vec!["features".to_string()], tags: Some(TagExpression::parse("not @wip")?) };
     if !args.serve && !crate::example::is_at(&root) {
         let folder = crate::example::default_folder();
@@ -623,6 +633,7 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     options.trace = args.trace;
     options.browser.headless = !args.headed;
     options.browser.default_timeout = Duration::from_secs(5);
+    options.browser.device = device;
     // An unreadable recording is named here; its scenario's verdict is red.
     let (snapshot, problems) = project::load_index(&root);
     project::report(&problems)?;

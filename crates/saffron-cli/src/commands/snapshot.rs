@@ -36,8 +36,10 @@ pub struct SnapshotArgs {
 pub fn run(args: SnapshotArgs) -> Result<ExitCode> {
     let root = project::find_root()?;
     let config = saffron_runner::session::load_config(&root)?;
-    let (base_url, browser) =
+    let (base_url, mut browser) =
         saffron_runner::session::browser_setup(&root, &config, args.base_url.clone(), args.browser_url.clone(), false)?;
+    // The page as the project's device shows it (`[browser] device`).
+    browser.device = saffron_runner::session::device_of(None, &config)?;
     // The project's secrets, as a run of every scenario would know them: a page may show one.
     let (index, _) = project::load_index(&root);
     let executions = saffron_runner::plan(&index, &saffron_runner::Selection::default());

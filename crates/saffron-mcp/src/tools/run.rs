@@ -52,6 +52,10 @@ pub struct RunArgs {
     /// `{"shop": "http://127.0.0.1:8080/api"}`.
     #[serde(default)]
     pub api_urls: std::collections::BTreeMap<String, String>,
+    /// Emulate a device in every browser context: "iPhone 15", "Pixel 7", ... (default:
+    /// `[browser] device` in saffron.toml, else a desktop window).
+    #[serde(default)]
+    pub device: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -150,6 +154,7 @@ pub fn prepare(project: &Project, args: RunArgs) -> Result<Session, ToolError> {
         retries: args.retries.map(|retries| retries.min(MAX_RETRIES)),
         trace: None,
         api_urls: args.api_urls.into_iter().collect(),
+        device: args.device,
     };
     let mut session = Session::prepare(project.root(), &project.snapshot(), request).map_err(|error| {
         let hint = match error {
@@ -164,6 +169,7 @@ pub fn prepare(project: &Project, args: RunArgs) -> Result<Session, ToolError> {
             saffron_runner::SessionError::NoScenario => {
                 "call list_scenarios to see the scenarios, then pass their files or FILE:LINE"
             }
+            saffron_runner::SessionError::UnknownDevice(_) => "pass device as one of the names the error lists",
             saffron_runner::SessionError::Api(_) => {
                 "apiUrls names services of [api.services] in saffron.toml (or app), each with an http:// or https:// URL"
             }
