@@ -20,6 +20,7 @@ mod processes;
 mod scopes;
 mod screenshots;
 mod snapshot;
+mod storage;
 mod upload;
 
 /// Cargo builds only this file (`autotests = false`), so a test file not declared above would

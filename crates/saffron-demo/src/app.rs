@@ -437,6 +437,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/__demo/console-errors", get(|| async { axum::response::Html(CONSOLE_ERRORS_PAGE) }))
         .route("/lab/events", get(|| async { axum::response::Html(include_str!("pages/lab/events.html")) }))
         .route("/lab/device", get(|| async { axum::response::Html(include_str!("pages/lab/device.html")) }))
+        .route("/lab/storage", get(|| async { axum::response::Html(include_str!("pages/lab/storage.html")) }))
         .route("/lab/rows", get(|| async { axum::response::Html(include_str!("pages/lab/rows.html")) }))
         .route("/lab/renamed", get(|| async { axum::response::Html(include_str!("pages/lab/renamed.html")) }))
         .route("/lab/echo", get(|| async { axum::response::Html(include_str!("pages/lab/echo.html")) }))

@@ -1,0 +1,119 @@
+//! A context's signed-in state, saved from one context and restored into another: its cookies,
+//! the `localStorage` of the origin it ended on, and that address. What a sign-in leaves behind
+//! is there (a session cookie, a token a single-page app keeps), so a later context that restores
+//! it starts where the sign-in ended, without performing it.
+//!
+//! The state holds credentials: it lives in memory only, and its `Debug` shows no value.
+
+use serde_json::{Value, json};
+
+use crate::cdp;
+use crate::context::{Context, protocol};
+use crate::error::BrowserError;
+
+/// What a context holds of a sign-in.
+#[derive(Clone, PartialEq)]
+pub struct StorageState {
+    /// Every cookie of the context, as `Storage.getCookies` gives them.
+    cookies: Vec<Value>,
+    /// The origin the context ended on, and its `localStorage` (key, value).
+    origin: String,
+    local_storage: Vec<(String, String)>,
+    /// The address the context ended on.
+    url: String,
+}
+
+impl std::fmt::Debug for StorageState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StorageState")
+            .field("cookies", &self.cookies.len())
+            .field("origin", &self.origin)
+            .field("local_storage", &self.local_storage.len())
+            .field("url", &self.url)
+            .finish()
+    }
+}
+
+impl StorageState {
+    /// The address the context ended on.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Every value it holds (cookie and `localStorage` values), for a masker: each is a
+    /// credential as far as any output is concerned.
+    pub fn values(&self) -> Vec<&str> {
+        let cookies = self.cookies.iter().filter_map(|cookie| cookie.get("value")?.as_str());
+        cookies
+            .chain(self.local_storage.iter().map(|(_, value)| value.as_str()))
+            .filter(|value| !value.is_empty())
+            .collect()
+    }
+}
+
+/// The fields of a cookie `Storage.setCookies` takes back.
+const COOKIE_FIELDS: [&str; 9] =
+    ["name", "value", "domain", "path", "secure", "httpOnly", "sameSite", "expires", "partitionKey"];
+
+impl Context {
+    /// The context's state now: its cookies, and the `localStorage` of its active tab's origin.
+    pub async fn storage_state(&self) -> Result<StorageState, BrowserError> {
+        let answer = self
+            .browser
+            .call("Storage.getCookies", json!({ "browserContextId": self.context_id }))
+            .await
+            .map_err(protocol)?;
+        let cookies = answer.get("cookies").and_then(Value::as_array).cloned().unwrap_or_default();
+        let url = self.url().await?;
+        let page = self.active_page()?;
+        let read = "JSON.stringify([location.origin, Object.entries(localStorage)])";
+        let entries = cdp::evaluate(&page, read, "saffron-storage", true).await.map_err(protocol)?;
+        let text = entries.value.as_ref().and_then(Value::as_str).unwrap_or("[\"\", []]");
+        let (origin, local_storage): (String, Vec<(String, String)>) =
+            serde_json::from_str(text).map_err(|error| BrowserError::Protocol(error.to_string()))?;
+        Ok(StorageState { cookies, origin, local_storage, url })
+    }
+
+    /// Puts `state` into this context: its cookies, then its address, loaded with the origin's
+    /// `localStorage` in place before any script of the page runs.
+    pub async fn restore_storage_state(&mut self, state: &StorageState) -> Result<(), BrowserError> {
+        let cookies: Vec<Value> = state
+            .cookies
+            .iter()
+            .map(|cookie| {
+                let fields =
+                    COOKIE_FIELDS.iter().filter_map(|field| Some((field.to_string(), cookie.get(*field)?.clone())));
+                // A session cookie says `expires: -1`, which `setCookies` reads as expired.
+                Value::Object(
+                    fields
+                        .filter(|(name, value)| name != "expires" || value.as_f64().is_some_and(|at| at > 0.0))
+                        .collect(),
+                )
+            })
+            .collect();
+        if !cookies.is_empty() {
+            self.browser
+                .call("Storage.setCookies", json!({ "cookies": cookies, "browserContextId": self.context_id }))
+                .await
+                .map_err(protocol)?;
+        }
+        let page = self.active_page()?;
+        let entries =
+            serde_json::to_string(&state.local_storage).map_err(|error| BrowserError::Protocol(error.to_string()))?;
+        let origin = serde_json::to_string(&state.origin).map_err(|error| BrowserError::Protocol(error.to_string()))?;
+        let source = format!(
+            "if (location.origin === {origin}) {{ for (const [key, value] of {entries}) {{ localStorage.setItem(key, value); }} }}"
+        );
+        let added = cdp::call(&page, "Page.addScriptToEvaluateOnNewDocument", json!({ "source": source }))
+            .await
+            .map_err(protocol)?;
+        let goto = saffron_recording::Action::Goto { url: state.url.clone(), timeout_ms: None };
+        let loaded = self.perform(&goto, None).await;
+        // Once: a later load in the scenario keeps what the page itself wrote since.
+        if let Some(identifier) = added.get("identifier") {
+            let _ =
+                cdp::call(&page, "Page.removeScriptToEvaluateOnNewDocument", json!({ "identifier": identifier })).await;
+        }
+        loaded.map(|_| ()).map_err(|failure| BrowserError::Protocol(failure.message))
+    }
+}
