@@ -6,8 +6,8 @@
 
 use std::time::Duration;
 
-use saffron_browser::{Browser, BrowserConfig, ContextOptions, device};
-use saffron_demo::{DemoConfig, DemoServer};
+use saffron_browser::{Browser, BrowserConfig, device};
+use saffron_demo::DemoConfig;
 use serde_json::json;
 
 use crate::common::{Scenario, act, run};
@@ -28,9 +28,7 @@ fn on_device(name: &str) -> Browser {
 fn a_context_on_a_phone_is_the_phone_and_its_clicks_are_taps() {
     let browser = on_device("iPhone 15");
     crate::common::runtime().block_on(async {
-        let server = DemoServer::start(DemoConfig::default()).await.expect("the demo app starts");
-        let context = browser.new_context(ContextOptions { base_url: server.url() }).await.expect("a context");
-        let mut s = Scenario { server, context };
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
         s.ok(json!({ "type": "goto", "url": "/lab/device" })).await;
         s.reads("width", "393").await;
         s.reads("ratio", "3").await;
@@ -81,9 +79,7 @@ fn without_a_device_the_page_sees_a_desktop_window_and_its_clicks_are_the_mouse(
 fn a_tab_the_page_opens_is_the_same_device() {
     let browser = on_device("Pixel 7");
     crate::common::runtime().block_on(async {
-        let server = DemoServer::start(DemoConfig::default()).await.expect("the demo app starts");
-        let context = browser.new_context(ContextOptions { base_url: server.url() }).await.expect("a context");
-        let mut s = Scenario { server, context };
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
         s.sign_in().await;
         // The invoice opens in a new tab.
         s.ok(json!({ "type": "click", "target": { "role": "link", "name": "Open invoice of #1001" } })).await;
