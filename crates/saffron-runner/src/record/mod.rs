@@ -80,10 +80,7 @@ pub(crate) async fn record(
         Some(seeding) if !seeding.whole_scenario && seeding.steps.len() == execution.template_steps.len() => seeding
             .steps
             .iter()
-            .map(|seed| match seed {
-                Some(seed) => StepSource::Given(seed.actions.clone()),
-                None => StepSource::Agent,
-            })
+            .map(|seed| recorder::source_of(seed.as_ref().map(|seed| seed.actions.as_slice())))
             .collect(),
         _ => vec![StepSource::Agent; execution.template_steps.len()],
     };

@@ -15,6 +15,17 @@ pub enum StepSource {
     Agent,
 }
 
+/// Where a step's actions come from while the agent records its scenario: the actions another
+/// recording has for it (`seed`), replayed on the page between the agent's segments, or the
+/// agent. A step whose seed sends requests is the agent's: between segments only the page is
+/// driven, and requests go through the agent's request tools.
+pub fn source_of(seed: Option<&[Action]>) -> StepSource {
+    match seed {
+        Some(actions) if !actions.iter().any(Action::is_http) => StepSource::Given(actions.to_vec()),
+        _ => StepSource::Agent,
+    }
+}
+
 /// The actions of each step, from the given ones and the agent's entries (of every segment).
 pub fn step_actions(sources: &[StepSource], entries: &[Entry]) -> Vec<Vec<Action>> {
     let mut steps: Vec<Vec<Action>> = sources
@@ -74,6 +85,18 @@ mod tests {
 
     fn entry(step: Option<usize>, action: Action) -> Entry {
         Entry { step, action, fragile: None }
+    }
+
+    #[test]
+    fn a_seed_that_sends_requests_is_recorded_by_the_agent_not_replayed_on_the_page() {
+        let page = vec![fill("Email", "ada@example.com")];
+        assert_eq!(source_of(Some(&page)), StepSource::Given(page.clone()));
+        let request: Action = serde_json::from_value(serde_json::json!({
+            "type": "request", "service": "app", "method": "GET", "path": "/api/orders"
+        }))
+        .expect("a request");
+        assert_eq!(source_of(Some(&[page[0].clone(), request])), StepSource::Agent);
+        assert_eq!(source_of(None), StepSource::Agent);
     }
 
     #[test]
