@@ -37,6 +37,7 @@ fn scenario(index: usize) -> ScenarioResult {
                 duration_ms: 300,
                 actions: vec![action(&format!("goto \"/orders/{index}\""), true)],
                 cleared: Vec::new(),
+                restored: false,
             },
             StepResult {
                 kind: StepKind::Action,
@@ -45,6 +46,7 @@ fn scenario(index: usize) -> ScenarioResult {
                 duration_ms: 2000,
                 actions: vec![action("click button \"Save order\"", false)],
                 cleared: Vec::new(),
+                restored: false,
             },
         ]
     } else {

@@ -3,8 +3,13 @@
 // recording (.saffron/cache/**.json), in the same order, with the locator of the tier
 // the recording was made at, so the two tools do the same work and only the engine differs.
 //
-// Usage: node benches/peers/replay-playwright.mjs BASE_URL   (password from $DEMO_PASSWORD)
+// Usage: node benches/peers/replay-playwright.mjs BASE_URL [--storage-state]
+//   (password from $DEMO_PASSWORD)
 // Prints one JSON line per scenario, then {"total_ms", "launch_ms"}; exits 1 if any failed.
+// With --storage-state, the sign-in is performed once, the way Playwright users do it: the
+// first scenario that signs in saves `context.storageState()`, and each later one starts in a
+// context made with that state, on the page the sign-in ended on (the peer of a StepSet tagged
+// @session).
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { chromium } from 'playwright-core'
@@ -209,11 +214,20 @@ async function seeOrdersPage({ page, act }) {
   await act(expectVisible(page.getByRole('heading', { name: 'Orders', exact: true })))
 }
 
-// StepSet signed in as the demo user (8 actions)
+const SIGN_IN_ONCE = process.argv.includes('--storage-state')
+// With --storage-state: the state the first sign-in left, and the address it ended on.
+let kept = null
+
+// StepSet signed in as the demo user (8 actions; restored: a page load)
 async function signedInAsDemoUser(s) {
+  if (s.restored) {
+    await s.act(s.page.goto(s.restored.url))
+    return
+  }
   await openSignInPage(s)
   await signIn(s, DEMO_PASSWORD, '2xx')
   await seeOrdersPage(s)
+  if (SIGN_IN_ONCE && !kept) kept = { state: await s.context.storageState(), url: s.page.url() }
 }
 
 // StepSet a new order form (3 actions)
@@ -447,7 +461,8 @@ const round = (ms) => Math.round(ms * 10) / 10
 // One scenario in its own context and page, timed from context creation to context close.
 async function runScenario(browser, baseURL, scenario) {
   const started = performance.now()
-  const context = await browser.newContext({ baseURL })
+  const restored = scenario.file !== 'features/sign_in.feature' ? kept : null
+  const context = await browser.newContext(restored ? { baseURL, storageState: restored.state } : { baseURL })
   context.setDefaultTimeout(ACTION_TIMEOUT)
   context.setDefaultNavigationTimeout(NAVIGATION_TIMEOUT)
   // Listened to on the context, before the first page exists, so every tab's output counts.
@@ -470,7 +485,7 @@ async function runScenario(browser, baseURL, scenario) {
   let error = null
   try {
     const page = await context.newPage()
-    await scenario.run({ page, context, act, consoleErrors, responses })
+    await scenario.run({ page, context, act, consoleErrors, responses, restored })
   } catch (failure) {
     error = `action ${actions + 1}: ${oneLine(failure)}`
   }
@@ -481,8 +496,8 @@ async function runScenario(browser, baseURL, scenario) {
 
 async function main() {
   const baseURL = process.argv[2]
-  if (!baseURL) {
-    console.error('usage: node benches/peers/replay-playwright.mjs BASE_URL')
+  if (!baseURL || baseURL.startsWith('--')) {
+    console.error('usage: node benches/peers/replay-playwright.mjs BASE_URL [--storage-state]')
     process.exit(2)
   }
 

@@ -40,6 +40,32 @@ impl StorageState {
         &self.url
     }
 
+    /// A state made of its parts: cookies by name and value (for the origin's host), the
+    /// origin, its `localStorage`, and the address it ended on.
+    pub fn from_parts(
+        cookies: Vec<(String, String)>,
+        origin: String,
+        local_storage: Vec<(String, String)>,
+        url: String,
+    ) -> StorageState {
+        let host = url::Url::parse(&origin).ok().and_then(|origin| origin.host_str().map(str::to_owned));
+        let cookies = cookies
+            .into_iter()
+            .map(|(name, value)| json!({ "name": name, "value": value, "domain": host, "path": "/" }))
+            .collect();
+        StorageState { cookies, origin, local_storage, url }
+    }
+
+    /// Its cookies, by name and value.
+    pub fn cookies(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.cookies.iter().filter_map(|cookie| Some((cookie.get("name")?.as_str()?, cookie.get("value")?.as_str()?)))
+    }
+
+    /// The `localStorage` of the origin it ended on, by key and value.
+    pub fn local_storage(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.local_storage.iter().map(|(key, value)| (key.as_str(), value.as_str()))
+    }
+
     /// Every value it holds (cookie and `localStorage` values), for a masker: each is a
     /// credential as far as any output is concerned.
     pub fn values(&self) -> Vec<&str> {

@@ -34,6 +34,7 @@ mod review;
 mod review_gate;
 mod run;
 mod secrets;
+mod sign_in_once;
 mod support;
 mod targets;
 mod traces;

@@ -92,6 +92,8 @@ pub struct App {
     config: Mutex<DemoConfig>,
     shop: Mutex<Shop>,
     sessions: Mutex<HashMap<String, Session>>,
+    /// Every session token handed out, ended ones included (tests look for them in outputs).
+    issued: Mutex<Vec<String>>,
     log: Mutex<LogBook>,
     /// Turns true when the server shuts down, so latency sleeps end early instead of holding
     /// up graceful shutdown.
@@ -132,6 +134,7 @@ impl App {
             config: Mutex::new(config),
             shop: Mutex::new(Shop::seeded()),
             sessions: Mutex::new(HashMap::new()),
+            issued: Mutex::new(Vec::new()),
             log: Mutex::new(LogBook::default()),
             stopping,
             token_counter: AtomicU64::new(0),
@@ -180,7 +183,13 @@ impl App {
             token.push_str(&format!("{:016x}", hasher.finish()));
         }
         lock(&self.sessions).insert(token.clone(), Session { lasting, ..Session::default() });
+        lock(&self.issued).push(token.clone());
         token
+    }
+
+    /// Every session token handed out so far.
+    pub fn issued_sessions(&self) -> Vec<String> {
+        lock(&self.issued).clone()
     }
 
     pub fn consent(&self, token: &str) {
@@ -253,6 +262,16 @@ fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 /// A 302 Found: the status the contract promises for "redirects to /login".
 pub fn found(location: &'static str) -> Response {
     (StatusCode::FOUND, [(LOCATION, HeaderValue::from_static(location))]).into_response()
+}
+
+/// Ends the session the request names and sends the browser to the sign-in page.
+async fn sign_out(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
+    if let Some(token) = session_cookie(&headers) {
+        lock(&app.sessions).remove(token);
+    }
+    let mut response = (StatusCode::SEE_OTHER, [(LOCATION, HeaderValue::from_static("/login"))]).into_response();
+    response.headers_mut().insert(SET_COOKIE, clear_session_cookie());
+    response
 }
 
 fn clear_session_cookie() -> HeaderValue {
@@ -423,6 +442,8 @@ pub fn router(app: Arc<App>) -> Router {
         // (it would otherwise count as a request for `Fault::SessionExpiry`).
         .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
         .route("/api/session", post(api::sign_in))
+        // Signing out ends the session on the server: a copy of its cookie is refused after.
+        .route("/sign-out", post(sign_out))
         // The same sign-in for API clients: a bearer token in the answer instead of a cookie.
         .route("/api/token", post(api::token))
         // The API's OpenAPI 3 document, for `saffron api pin` (public, as such documents are).

@@ -114,6 +114,12 @@ impl DemoServer {
         self.app.set_config(config);
     }
 
+    /// Every session token the demo handed out (signed out or not): what must never show in
+    /// a report.
+    pub fn issued_sessions(&self) -> Vec<String> {
+        self.app.issued_sessions()
+    }
+
     /// Every request so far (except the `/__demo/` control plane), in arrival order.
     pub fn requests(&self) -> Vec<RequestLog> {
         self.app.requests()

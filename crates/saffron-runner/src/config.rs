@@ -25,6 +25,17 @@ pub struct Config {
     pub run: RunSection,
     pub trace: TraceSection,
     pub api: ApiSection,
+    pub session: SessionSection,
+}
+
+/// `[session]`: the steps that sign in, performed once per run and restored afterwards.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema, PartialEq)]
+#[serde(default)]
+pub struct SessionSection {
+    /// Step texts, without their keyword, that leave a signed-in session (`I sign in as
+    /// "ada"`). A scenario that starts with listed steps performs them once in a run; later
+    /// ones restore the browser state they left. A StepSet tagged `@session` does the same.
+    pub steps: Vec<String>,
 }
 
 /// `[api]`: the HTTP services that `@api` scenarios (and the API calls of browser scenarios)

@@ -20,6 +20,7 @@ mod resolve;
 mod secrets;
 pub mod seed;
 pub mod session;
+pub mod sign_in_once;
 pub mod tags;
 pub mod trace;
 pub mod transcript;
@@ -42,6 +43,7 @@ pub use report::{
 };
 pub use secrets::masker_for;
 pub use session::{Proof, RunRequest, Session, SessionError};
+pub use sign_in_once::SessionSteps;
 pub use tags::{TagExpression, TagExpressionError};
 
 use saffron_recording::{StepKind, Tier};
@@ -142,6 +144,26 @@ pub struct ScenarioResult {
     /// report: the file is).
     #[serde(skip)]
     pub exchanges: Vec<transcript::Exchange>,
+    /// What the scenario did with the sign-in it starts with, when it starts with one (see
+    /// [`sign_in_once`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<SessionUse>,
+}
+
+/// How a scenario that starts with a sign-in (a StepSet tagged `@session`, `[session] steps`)
+/// went about it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionUse {
+    /// The StepSet's name, or the first step's text.
+    pub name: String,
+    /// Whether the steps were performed (and the session they left kept for later scenarios)
+    /// or a kept session was restored instead.
+    pub restored: bool,
+    /// A restored session that was stale: why it was judged so. The scenario was then run again
+    /// from the start, performing the steps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stale: Option<String>,
 }
 
 /// What recording a scenario took: the agent's sessions, what they used, what was saved.
@@ -227,6 +249,9 @@ pub struct StepResult {
     /// The interruptions cleared during the step, by their handlers' names.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cleared: Vec<String>,
+    /// Passed without performing its actions: a session it signs in was restored.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub restored: bool,
 }
 
 /// One replayed action, for the reports.
@@ -291,6 +316,7 @@ impl ScenarioResult {
             trace_viewer: None,
             transcript: None,
             exchanges: Vec::new(),
+            session: None,
         }
     }
 

@@ -84,6 +84,8 @@ pub struct Execution {
     pub step_origins: Vec<StepOrigin>,
     /// Tagged `@api` (itself, or its feature): performed on the HTTP medium, no browser.
     pub api: bool,
+    /// The StepSet tagged `@session` the scenario starts with (see [`crate::sign_in_once`]).
+    pub session: Option<crate::sign_in_once::SessionSteps>,
 }
 
 /// The tag that sends a scenario to the HTTP medium.
@@ -111,6 +113,21 @@ fn step_origins(path: &Path, template: &pickles::Pickle<'_>) -> Vec<StepOrigin> 
             }
         })
         .collect()
+}
+
+/// The StepSet tagged `@session` that `pickle` starts with (in its Background or its own
+/// steps): how many of its first steps it makes.
+fn session_steps(pickle: &pickles::Pickle<'_>) -> Option<crate::sign_in_once::SessionSteps> {
+    let first = pickle.steps.first()?;
+    let (set, invocation) = (first.step_set?, first.invocation?);
+    let tagged = set.scenario.tags.iter().any(|tag| tag.name == crate::sign_in_once::SESSION_TAG);
+    if !tagged {
+        return None;
+    }
+    // The steps of that one invocation (the same set invoked again right after is another).
+    let steps =
+        pickle.steps.iter().take_while(|step| step.invocation.is_some_and(|i| std::ptr::eq(i, invocation))).count();
+    Some(crate::sign_in_once::SessionSteps { steps, name: set.name.clone() })
 }
 
 /// A target's file or folder and, for `FILE:LINE`, its line.
@@ -172,6 +189,7 @@ pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
                         proposal_path: proposal_path.clone(),
                         step_origins: step_origins(path, template),
                         api: feature_is_api,
+                        session: None,
                     })
                 })
             },
@@ -243,6 +261,7 @@ pub fn plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
                     proposal_path: proposal_path.clone(),
                     step_origins: origins.clone(),
                     api: tags.contains(&API_TAG),
+                    session: session_steps(&pickle),
                 });
             }
         }

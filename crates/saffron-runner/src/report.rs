@@ -546,6 +546,7 @@ mod tests {
                 duration_ms: 300,
                 actions: vec![action("goto \"/shop\"", true, None)],
                 cleared: Vec::new(),
+                restored: false,
             },
             StepResult {
                 kind: StepKind::Action,
@@ -554,6 +555,7 @@ mod tests {
                 duration_ms: 5100,
                 actions: vec![action("click button \"Pay\"", false, Some("css \"#pay\""))],
                 cleared: Vec::new(),
+                restored: false,
             },
             StepResult {
                 kind: StepKind::Outcome,
@@ -562,6 +564,7 @@ mod tests {
                 duration_ms: 0,
                 actions: Vec::new(),
                 cleared: Vec::new(),
+                restored: false,
             },
         ]
     }

@@ -132,6 +132,7 @@ pub fn options_with_env(root: &Path, overrides: Vec<(String, String)>) -> RunOpt
         artifacts: Arc::new(crate::RunFolder::new(root)),
         services: Arc::default(),
         transcript: crate::config::TranscriptMode::default(),
+        signed_in: Arc::default(),
     }
 }
 
@@ -299,6 +300,7 @@ impl Session {
                 .map_err(SessionError::Api)?,
         );
         options.transcript = config.api.transcript;
+        options.signed_in = Arc::new(crate::sign_in_once::SignedIn::new(config.session.steps.clone()));
         if !options.base_url.is_empty() {
             saffron_browser::SecretOrigins::new(&options.base_url, &config.secrets.origins).map_err(|reason| {
                 SessionError::Config {

@@ -408,6 +408,9 @@ fn print(report: &RunReport, format: Format, masker: &Masker) -> Result<()> {
         let _ = write!(std::io::stdout(), "{}", render(&report.scenarios, format, masker)?);
     }
     err!("{} scenario(s): {}", report.scenarios.len(), report.counts);
+    if let Some(line) = sessions_summary(&report.scenarios) {
+        err!("{line}");
+    }
     if report.counts.flaky > 0 {
         err!(
             "{} flaky: passed only on a retry (see above); a flaky test is a problem to fix, not a pass",
@@ -484,6 +487,11 @@ fn render(results: &[ScenarioResult], format: Format, masker: &Masker) -> Result
         for cleared in &result.cleared {
             say!("    {cleared}")?;
         }
+        if let Some(session) = &result.session
+            && let Some(stale) = &session.stale
+        {
+            say!("    session \"{}\": the kept one was stale ({stale}); signed in again", session.name)?;
+        }
         for drift in &result.drift {
             say!("    drift: {drift}")?;
         }
@@ -495,6 +503,19 @@ fn render(results: &[ScenarioResult], format: Format, masker: &Masker) -> Result
         say!("{line}")?;
     }
     Ok(out)
+}
+
+/// `sessions: signed in 2 times, restored 8 times` when scenarios start with a sign-in
+/// (`@session`, `[session] steps`).
+fn sessions_summary(results: &[ScenarioResult]) -> Option<String> {
+    let sessions: Vec<&saffron_runner::SessionUse> =
+        results.iter().filter_map(|result| result.session.as_ref()).collect();
+    if sessions.is_empty() {
+        return None;
+    }
+    let restored = sessions.iter().filter(|session| session.restored).count();
+    let signed_in = sessions.len() - restored;
+    Some(format!("sessions: signed in {signed_in} time(s), restored {restored} time(s)"))
 }
 
 /// Distinct drift changes the summary lists at most.
@@ -628,6 +649,7 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
             .map_err(|problem| anyhow::anyhow!("[api.services]: {problem}"))?,
     );
     options.transcript = config.api.transcript;
+    options.signed_in = std::sync::Arc::new(saffron_runner::sign_in_once::SignedIn::new(config.session.steps.clone()));
     options.workers = args.workers;
     options.retries = args.retries;
     options.trace = args.trace;

@@ -31,10 +31,11 @@ use crate::{ScenarioResult, Verdict};
 
 /// A replay kept open where it failed, for a repair.
 pub(crate) const ESCALATING: ReplayMode =
-    ReplayMode { keep_live: true, rerun_failed_then: false, trace: TraceKind::Replay };
+    ReplayMode { keep_live: true, rerun_failed_then: false, trace: TraceKind::Replay, sign_in_once: false };
 
 /// The proof replay: zero AI, from scratch; its execution is kept for one refine.
-const PROOF: ReplayMode = ReplayMode { keep_live: true, rerun_failed_then: false, trace: TraceKind::Repair };
+const PROOF: ReplayMode =
+    ReplayMode { keep_live: true, rerun_failed_then: false, trace: TraceKind::Repair, sign_in_once: false };
 
 /// What repairing an `@api` execution came to.
 pub(crate) struct ApiHealed {

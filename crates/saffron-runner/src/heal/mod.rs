@@ -69,11 +69,14 @@ struct Tally {
 
 /// The replay modes of a scenario that may be repaired: the live page kept on a failure, and a
 /// failed Then re-run as recorded.
+/// A scenario that starts with a sign-in restores a kept session: the repair works on the page
+/// as the replay left it, signed in.
 pub(crate) const ESCALATING: ReplayMode =
-    ReplayMode { keep_live: true, rerun_failed_then: true, trace: TraceKind::Replay };
+    ReplayMode { keep_live: true, rerun_failed_then: true, trace: TraceKind::Replay, sign_in_once: true };
 
 /// The proof replay: zero AI, from scratch; its live page is kept for one refine.
-const PROOF: ReplayMode = ReplayMode { keep_live: true, rerun_failed_then: false, trace: TraceKind::Repair };
+const PROOF: ReplayMode =
+    ReplayMode { keep_live: true, rerun_failed_then: false, trace: TraceKind::Repair, sign_in_once: false };
 
 /// What a repair came to: the scenario's result (masked), and what other scenarios of the run
 /// may use without asking the agent again.
@@ -572,7 +575,7 @@ impl Context<'_> {
                 proof.recording = Ok(replayed.clone());
                 proof.pending_proposal = None;
                 proof.needs_recording = false;
-                let mode = ReplayMode { keep_live: false, rerun_failed_then: false, trace: TraceKind::Repair };
+                let mode = ReplayMode { trace: TraceKind::Repair, ..ReplayMode::default() };
                 let mut proven = replay_live(Some(self.browser.clone()), proof, options, masker.clone(), mode).await;
                 let agent = crate::trace::agent_trace(self.driver.as_ref(), &tally.conversation);
                 crate::trace::keep_proof(self.options, &mut proven.outcome, proven.trace.take(), agent, masker);

@@ -369,6 +369,18 @@ impl Live for BrowserLive {
         self.http.as_mut().map(Live::exchanges).unwrap_or_default()
     }
 
+    async fn restore_session(&mut self, saved: &crate::sign_in_once::Saved) -> Result<(), String> {
+        crate::sign_in_once::restore(&mut self.context, saved).await
+    }
+
+    async fn save_session(&mut self) -> Result<crate::sign_in_once::Saved, String> {
+        crate::sign_in_once::saved_of(&self.context).await
+    }
+
+    async fn signed_out(&mut self, saved: &crate::sign_in_once::Saved) -> Option<String> {
+        crate::sign_in_once::signed_out(&self.context, saved).await
+    }
+
     async fn close(self) {
         self.context.close().await;
     }

@@ -21,6 +21,7 @@ use crate::ActionResult;
 use crate::orchestrator::run::{Refresh, RunOptions};
 use crate::plan::Execution;
 use crate::resolve::ExecutionValues;
+use crate::sign_in_once::Saved;
 use crate::trace::{Trace, TraceKind};
 
 /// Where a run's executions are performed.
@@ -152,6 +153,23 @@ pub(crate) trait Live: Sized {
     /// sends none itself).
     fn exchanges(&mut self) -> Vec<crate::transcript::Exchange> {
         Vec::new()
+    }
+
+    /// Puts a session a sign-in saved into the execution, instead of performing the sign-in's
+    /// steps; why not, when the medium cannot.
+    async fn restore_session(&mut self, _saved: &Saved) -> Result<(), String> {
+        Err("this medium keeps no session".into())
+    }
+
+    /// The session the execution holds now that its sign-in's steps passed.
+    async fn save_session(&mut self) -> Result<Saved, String> {
+        Err("this medium keeps no session".into())
+    }
+
+    /// Why a failure after `saved` was restored says the session was stale (the page is one
+    /// the sign-in went through, the application answered 401), if it does.
+    async fn signed_out(&mut self, _saved: &Saved) -> Option<String> {
+        None
     }
 
     /// Ends the execution.

@@ -15,6 +15,7 @@ use crate::medium::{ActionAt, FailureClass, Live, Medium, Outcome};
 use crate::orchestrator::run::{Refresh, ReplayMode, RunOptions, result};
 use crate::plan::Execution;
 use crate::resolve::{ExecutionValues, resolve_action};
+use crate::sign_in_once::{Saved, SignIn};
 use crate::trace::Trace;
 use crate::{ActionResult, ScenarioResult, StepOutcome, StepResult, Verdict};
 
@@ -33,6 +34,14 @@ pub(crate) struct Replay<L: Live> {
     pub exchanges: Vec<crate::transcript::Exchange>,
     /// The values kept from responses, the seeds included, as they were at the end.
     pub captured: Vec<(String, String)>,
+    /// Set when the replay restored a session that turned out stale: why.
+    stale: Option<String>,
+}
+
+/// The sign-in an execution starts with, and the session to restore instead of performing it.
+struct SessionPlan<'a> {
+    sign_in: &'a SignIn,
+    restore: Option<&'a Saved>,
 }
 
 /// Where a replay stopped, on an execution kept open for a repair.
@@ -58,6 +67,7 @@ impl<L: Live> Replay<L> {
             trace: None,
             exchanges: Vec::new(),
             captured: Vec::new(),
+            stale: None,
         }
     }
 }
@@ -65,13 +75,46 @@ impl<L: Live> Replay<L> {
 /// Replays `execution` on `medium`; `masker` holds the run's secrets and gets those the replay
 /// substitutes. `seeds` are values captured before it (its Fixture's), read-only copies: a
 /// value the scenario captures under the same name shadows its copy.
+///
+/// With `mode.sign_in_once`, a scenario that starts with a sign-in restores the session an
+/// earlier one saved instead of performing it, or performs it and saves the session for the
+/// next. A restored session that turns out stale (see [`Live::signed_out`]) is forgotten, and
+/// the scenario is run again from the start, performing the sign-in: a repair never sees the
+/// stale page, so it never records a sign-in over a later step.
 pub(crate) async fn replay_in<M: Medium>(
+    medium: &M,
+    execution: &Execution,
+    options: &RunOptions,
+    masker: Masker,
+    mode: ReplayMode,
+    seeds: &[(String, String)],
+) -> Replay<M::Live> {
+    let sign_in = if mode.sign_in_once { options.signed_in.sign_in_of(execution) } else { None };
+    let Some(sign_in) = sign_in else {
+        return replay_once(medium, execution, options, masker, mode, seeds, None).await;
+    };
+    let saved = options.signed_in.saved(&sign_in.key);
+    let plan = SessionPlan { sign_in: &sign_in, restore: saved.as_ref() };
+    let mut replay = replay_once(medium, execution, options, masker, mode, seeds, Some(plan)).await;
+    let (Some(stale), Some(saved)) = (replay.stale.take(), &saved) else { return replay };
+    options.signed_in.forget(&sign_in.key, &saved.state);
+    let plan = SessionPlan { sign_in: &sign_in, restore: None };
+    let mut again = replay_once(medium, execution, options, replay.masker, mode, seeds, Some(plan)).await;
+    if let Some(session) = again.outcome.session.as_mut() {
+        session.stale = Some(stale);
+    }
+    again
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn replay_once<M: Medium>(
     medium: &M,
     execution: &Execution,
     options: &RunOptions,
     mut masker: Masker,
     mode: ReplayMode,
     seeds: &[(String, String)],
+    session: Option<SessionPlan<'_>>,
 ) -> Replay<M::Live> {
     let started = Instant::now();
     let recording = match &execution.recording {
@@ -94,6 +137,34 @@ pub(crate) async fn replay_in<M: Medium>(
     let mut failed = false;
     let mut stopped_at = None;
     let steps = recording.steps;
+    // The steps a restored session stands for.
+    let mut restored = 0;
+    if let Some(plan) = &session {
+        let sign_in = plan.sign_in;
+        let name = sign_in.name.clone();
+        outcome.session = Some(crate::SessionUse { name, restored: false, stale: None });
+        if let Some(saved) = plan.restore
+            && sign_in.steps <= steps.len()
+        {
+            match live.restore_session(saved).await {
+                Ok(()) => {
+                    crate::sign_in_once::mask_state(&mut masker, &saved.state);
+                    restored = sign_in.steps;
+                    if let Some(session) = outcome.session.as_mut() {
+                        session.restored = true;
+                    }
+                }
+                // Not taken any more (signed out, expired): forgotten, and this scenario signs in
+                // and keeps the session it gets.
+                Err(why) => {
+                    options.signed_in.forget(&sign_in.key, &saved.state);
+                    if let Some(session) = outcome.session.as_mut() {
+                        session.stale = Some(why);
+                    }
+                }
+            }
+        }
+    }
     for (index, step) in steps.iter().enumerate() {
         let mut report = StepResult {
             kind: step.kind,
@@ -102,9 +173,10 @@ pub(crate) async fn replay_in<M: Medium>(
             duration_ms: 0,
             actions: Vec::new(),
             cleared: Vec::new(),
+            restored: index < restored,
         };
         let step_mark = live.mark();
-        if failed {
+        if failed || index < restored {
             live.end_step(&report, step_mark);
             outcome.steps.push(report);
             continue;
@@ -242,6 +314,26 @@ pub(crate) async fn replay_in<M: Medium>(
         report.duration_ms = step_started.elapsed().as_millis() as u64;
         live.end_step(&report, step_mark);
         outcome.steps.push(report);
+        // The sign-in's steps passed: its session is kept for the scenarios after this one.
+        if let Some(plan) = &session
+            && restored == 0
+            && !failed
+            && index + 1 == plan.sign_in.steps
+            && let Ok(saved) = live.save_session().await
+        {
+            crate::sign_in_once::mask_state(&mut masker, &saved.state);
+            options.signed_in.keep(&plan.sign_in.key, saved);
+        }
+    }
+    // A failure after a restored session may be the session's: the scenario is run again,
+    // signing in, rather than repaired or judged on a stale session.
+    let stale = match session.as_ref().and_then(|plan| plan.restore) {
+        Some(saved) if restored > 0 && matches!(outcome.verdict, Verdict::Red { .. }) => live.signed_out(saved).await,
+        _ => None,
+    };
+    if stale.is_some() {
+        live.close().await;
+        return Replay { stale, ..Replay::ended(outcome, masker) };
     }
     if let Some(proposal) = &execution.pending_proposal {
         let proposal = proposal.display().to_string();
@@ -265,7 +357,7 @@ pub(crate) async fn replay_in<M: Medium>(
             None
         }
     };
-    Replay { outcome, masker, stopped, refreshes, trace, exchanges, captured }
+    Replay { outcome, masker, stopped, refreshes, trace, exchanges, captured, stale: None }
 }
 
 /// An action that failed, for the reports: `note` says why.

@@ -60,6 +60,9 @@ pub struct RunOptions {
     pub services: Arc<crate::medium::http::Services>,
     /// `[api] transcript`: what is kept of each exchange.
     pub transcript: crate::config::TranscriptMode,
+    /// `[session] steps` and the sessions the run's sign-ins saved (see
+    /// [`crate::sign_in_once`]).
+    pub signed_in: Arc<crate::sign_in_once::SignedIn>,
 }
 
 impl RunOptions {
@@ -547,6 +550,9 @@ pub(crate) fn masked(mut result: ScenarioResult, masker: &Masker) -> ScenarioRes
     result.cleared = result.cleared.iter().map(|line| masker.mask(line)).collect();
     result.retried = result.retried.iter().map(|line| masker.mask(line)).collect();
     result.url = result.url.map(|url| masker.mask(&url));
+    if let Some(stale) = result.session.as_mut().and_then(|session| session.stale.as_mut()) {
+        *stale = masker.mask(stale);
+    }
     result.console_errors = result.console_errors.iter().map(|error| masker.mask(error)).collect();
     for step in &mut result.steps {
         step.text = masker.mask(&step.text);
@@ -589,7 +595,7 @@ async fn replay_or_repair(
         return held_for_review(replay(browser, execution, options, masker).await, &held);
     }
     let (Ok(driver), Some(live_browser)) = (&options.agent, &browser) else {
-        let replayed = replay_with_retries(&browser, &execution, &options, masker, ReplayMode::default()).await;
+        let replayed = replay_with_retries(&browser, &execution, &options, masker, REPLAY).await;
         if !options.refresh_drift {
             return masked(replayed.outcome, &replayed.masker);
         }
@@ -769,7 +775,7 @@ pub(crate) async fn replay_unmasked(
     options: RunOptions,
     masker: Masker,
 ) -> (ScenarioResult, Masker) {
-    let mut replayed = replay_live(browser, execution, options.clone(), masker, ReplayMode::default()).await;
+    let mut replayed = replay_live(browser, execution, options.clone(), masker, REPLAY).await;
     crate::trace::keep(&options, &mut replayed.outcome, replayed.trace.take(), &replayed.masker);
     (replayed.outcome, replayed.masker)
 }
@@ -786,7 +792,18 @@ pub(crate) struct ReplayMode {
     pub rerun_failed_then: bool,
     /// What a kept trace says this replay was.
     pub trace: crate::trace::TraceKind,
+    /// A scenario that starts with a sign-in restores the session an earlier one kept, or
+    /// keeps the one it signs in (a run's replays; a proof performs every step it proves).
+    pub sign_in_once: bool,
 }
+
+/// A run's replay of a scenario, with nothing to escalate to.
+pub(crate) const REPLAY: ReplayMode = ReplayMode {
+    keep_live: false,
+    rerun_failed_then: false,
+    trace: crate::trace::TraceKind::Replay,
+    sign_in_once: true,
+};
 
 /// A replay that stopped on an action, with its page still open.
 pub(crate) struct Stopped {

@@ -354,7 +354,22 @@ impl Recorder for BrowserRecorder<'_> {
         };
         let mut entries: Vec<Entry> = Vec::new();
         let mut conversation: Vec<Message> = Vec::new();
-        let mut position = 0;
+        // A sign-in seeded from other recordings: the session a replay kept is restored, as it
+        // would be in replay, so the agent starts where every later run will.
+        let mut position = match sign_in_given(execution, options, sources) {
+            Some(sign_in) => {
+                match sign_in_for_recording(&mut page, execution, options, masker, sources, &sign_in, values, &lease)
+                    .await
+                {
+                    Ok(()) => sign_in.steps,
+                    Err(verdict) => {
+                        page.close().await;
+                        return Err(verdict);
+                    }
+                }
+            }
+            None => 0,
+        };
         let outcome = loop {
             let Some(segment) = next_segment(sources, position) else { break Ok(()) };
             if let Err(verdict) = replay_given(
@@ -438,6 +453,49 @@ impl Recorder for BrowserRecorder<'_> {
         crate::trace::keep_proof(options, &mut proven.outcome, proven.trace.take(), agent, &proven.masker);
         proven.outcome
     }
+}
+
+/// The sign-in `execution` starts with, when other recordings give all its steps.
+fn sign_in_given(
+    execution: &Execution,
+    options: &RunOptions,
+    sources: &[StepSource],
+) -> Option<crate::sign_in_once::SignIn> {
+    let sign_in = options.signed_in.sign_in_of(execution)?;
+    let given = sources.get(..sign_in.steps)?.iter().all(|source| matches!(source, StepSource::Given(_)));
+    given.then_some(sign_in)
+}
+
+/// Restores the session kept for `sign_in`, or performs its given steps and keeps the session
+/// they leave.
+#[allow(clippy::too_many_arguments)]
+async fn sign_in_for_recording(
+    page: &mut ContextPage,
+    execution: &Execution,
+    options: &RunOptions,
+    masker: &mut Masker,
+    sources: &[StepSource],
+    sign_in: &crate::sign_in_once::SignIn,
+    values: &Values,
+    lease: &Option<takeover::SharedLease>,
+) -> Result<(), Verdict> {
+    if let Some(saved) = options.signed_in.saved(&sign_in.key) {
+        match page.restore_session(&saved).await {
+            Ok(()) => {
+                crate::sign_in_once::mask_state(masker, &saved.state);
+                return Ok(());
+            }
+            Err(page::PageError::BrowserLost(cause)) => return Err(Verdict::Blocked { cause }),
+            // Not taken any more: this recording signs in, and keeps the new session.
+            Err(page::PageError::Refused(_)) => options.signed_in.forget(&sign_in.key, &saved.state),
+        }
+    }
+    replay_given(page, execution, options, masker, sources, 0..sign_in.steps, values, lease.as_ref()).await?;
+    if let Ok(saved) = page.save_session().await {
+        crate::sign_in_once::mask_state(masker, &saved.state);
+        options.signed_in.keep(&sign_in.key, saved);
+    }
+    Ok(())
 }
 
 /// The next run of steps the agent records, from `position` on.

@@ -90,6 +90,8 @@ enum Command {
     BeginStep,
     CookieHeader(String, Reply<Option<String>>),
     StoreCookies(String, Vec<String>, Reply<()>),
+    RestoreSession(Box<crate::sign_in_once::Saved>, Reply<()>),
+    SaveSession(Reply<crate::sign_in_once::Saved>),
 }
 
 const GONE: &str = "the thread driving the browser context stopped";
@@ -148,6 +150,19 @@ impl ContextPage {
             }
             answer.await.unwrap_or_else(|_| Err(PageError::BrowserLost(GONE.into())))
         })
+    }
+}
+
+impl ContextPage {
+    /// Puts a session a sign-in saved into the context, where its sign-in ended.
+    pub fn restore_session(&mut self, saved: &crate::sign_in_once::Saved) -> BoxFuture<'static, Result<(), PageError>> {
+        let saved = Box::new(saved.clone());
+        self.ask(move |reply| Command::RestoreSession(saved, reply))
+    }
+
+    /// The session the context holds now, after a sign-in.
+    pub fn save_session(&mut self) -> BoxFuture<'static, Result<crate::sign_in_once::Saved, PageError>> {
+        self.ask(Command::SaveSession)
     }
 }
 
@@ -237,6 +252,20 @@ impl Live {
                         break;
                     }
                 }
+                let _ = reply.send(answer);
+            }
+            Command::RestoreSession(saved, reply) => {
+                let answer = match crate::sign_in_once::restore(&mut self.context, &saved).await {
+                    Ok(()) => Ok(()),
+                    Err(error) => Err(self.lost_or(error).await),
+                };
+                let _ = reply.send(answer);
+            }
+            Command::SaveSession(reply) => {
+                let answer = match crate::sign_in_once::saved_of(&self.context).await {
+                    Ok(saved) => Ok(saved),
+                    Err(error) => Err(self.lost_or(error).await),
+                };
                 let _ = reply.send(answer);
             }
         }

@@ -95,6 +95,10 @@ fn step_item(out: &mut String, step: &StepResult) {
         out.push_str(" <span class=\"time\">not run</span></li>");
         return;
     }
+    if step.restored {
+        out.push_str(" <span class=\"time\">session restored</span></li>");
+        return;
+    }
     let _ = write!(out, " <span class=\"time\">{}</span>", seconds(step.duration_ms));
     for name in &step.cleared {
         let _ = write!(out, "<div class=\"cleared\">cleared: {}</div>", escape_html(name));
@@ -137,6 +141,16 @@ fn scenario_section(out: &mut String, s: &ScenarioResult, strip: Option<&str>) {
             let _ = write!(out, "<li><code>{}</code></li>", escape_html(attempt));
         }
         out.push_str("</ul>");
+    }
+    if let Some(session) = &s.session
+        && let Some(stale) = &session.stale
+    {
+        let _ = write!(
+            out,
+            "<p class=\"session\">session \"{}\": the kept one was stale ({}); signed in again</p>",
+            escape_html(&session.name),
+            escape_html(stale)
+        );
     }
     if let Some(viewer) = s.trace_viewer.as_deref().and_then(|file| file.strip_prefix(".saffron/")) {
         // report.html is in .saffron/reports/, the viewer page in .saffron/artifacts/.

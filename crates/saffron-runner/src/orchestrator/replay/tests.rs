@@ -34,6 +34,12 @@ struct Script {
     lost: Option<String>,
     /// What the medium was asked, in order.
     log: Vec<String>,
+    /// Why a restored session is not taken, if it is not.
+    refuse_restore: Option<String>,
+    /// What the medium says of a failure after a restored session.
+    signed_out: Option<String>,
+    /// Sessions saved so far.
+    saves: usize,
 }
 
 #[derive(Clone, Default)]
@@ -121,9 +127,37 @@ impl Live for FakeLive {
         None
     }
 
+    async fn restore_session(&mut self, saved: &Saved) -> Result<(), String> {
+        let mut script = self.0.borrow_mut();
+        script.log.push(format!("restore {}", saved.state.url()));
+        script.refuse_restore.clone().map_or(Ok(()), Err)
+    }
+
+    async fn save_session(&mut self) -> Result<Saved, String> {
+        let mut script = self.0.borrow_mut();
+        script.saves += 1;
+        script.log.push("save".into());
+        Ok(session_number(script.saves))
+    }
+
+    async fn signed_out(&mut self, _: &Saved) -> Option<String> {
+        self.0.borrow().signed_out.clone()
+    }
+
     async fn close(self) {
         self.0.borrow_mut().log.push("close".into());
     }
+}
+
+/// The `n`th session the fake medium saved: its address says which.
+fn session_number(n: usize) -> Saved {
+    let state = saffron_browser::StorageState::from_parts(
+        vec![("session".into(), format!("token-number-{n}"))],
+        "fake://here".into(),
+        Vec::new(),
+        format!("fake://here/session-{n}"),
+    );
+    Saved { state, sign_in_paths: vec!["/login".into()] }
 }
 
 impl ActionResult {
@@ -171,6 +205,7 @@ fn execution(fill_value: &str) -> Execution {
         proposal_path: PathBuf::from(".saffron/proposals/orders/save-an-order.json"),
         step_origins: Vec::new(),
         api: false,
+        session: None,
     }
 }
 
@@ -295,4 +330,112 @@ fn a_pending_proposal_that_passes_is_yellow_and_one_that_fails_says_so() {
     let medium = FakeMedium::with(&[((0, 0), vec![Play::Fail(FailureClass::Refused)])]);
     let replayed = replay(&medium, &pending(), ESCALATING);
     assert!(red_message(&replayed).ends_with("(replaying the pending proposal p.json)"));
+}
+
+/// A scenario that starts with a sign-in: Given I sign in (fill), When I save the order (fill,
+/// click), Then it is saved.
+fn signing_in() -> Execution {
+    let sign_in = Action::Fill { target: Target::role("textbox", "Email"), value: "ada".into(), timeout_ms: None };
+    let fill = Action::Fill { target: Target::role("textbox", "Name"), value: "Ada".into(), timeout_ms: None };
+    let steps = vec![
+        RecordedStep::new(StepSpec::new(StepKind::Context, "I sign in as \"ada\""), vec![sign_in]),
+        RecordedStep::new(StepSpec::new(StepKind::Action, "I save the order"), vec![fill, save()]),
+        RecordedStep::new(StepSpec::new(StepKind::Outcome, "it is saved"), vec![saved()]),
+    ];
+    let specs: Vec<StepSpec> = steps.iter().map(RecordedStep::spec).collect();
+    let recording = Recording::new("features/orders.feature", "Save an order", steps);
+    Execution {
+        steps: specs.clone(),
+        template_steps: specs,
+        recording: Ok(recording.clone()),
+        committed: Some(recording),
+        session: Some(crate::SessionSteps { steps: 1, name: "signed in".into() }),
+        ..execution("Ada")
+    }
+}
+
+fn replay_with(medium: &FakeMedium, execution: &Execution, options: &RunOptions, mode: ReplayMode) -> Replay<FakeLive> {
+    futures::executor::block_on(replay_in(medium, execution, options, Masker::new(), mode, &[]))
+}
+
+fn session_of(replay: &Replay<FakeLive>) -> crate::SessionUse {
+    replay.outcome.session.clone().expect("the scenario starts with a sign-in")
+}
+
+#[test]
+fn the_first_scenario_signs_in_and_keeps_its_session_and_the_next_restores_it_instead() {
+    let options = options();
+    let medium = FakeMedium::default();
+    let first = replay_with(&medium, &signing_in(), &options, crate::orchestrator::run::REPLAY);
+    assert!(first.outcome.is_green());
+    assert!(!session_of(&first).restored);
+    assert_eq!(medium.log()[..3], ["open", "perform 1.1 fill textbox \"Email\" with \"ada\"", "save"]);
+    let second_medium = FakeMedium::default();
+    let second = replay_with(&second_medium, &signing_in(), &options, crate::orchestrator::run::REPLAY);
+    assert!(second.outcome.is_green());
+    assert!(session_of(&second).restored);
+    let log = second_medium.log();
+    assert_eq!(log[..2], ["open", "restore fake://here/session-1"]);
+    assert!(!log.iter().any(|line| line.starts_with("perform 1.")), "the sign-in's actions are skipped: {log:?}");
+    let step = &second.outcome.steps[0];
+    assert!(step.restored && step.outcome == StepOutcome::Passed && step.actions.is_empty(), "{step:?}");
+    // The session's values are the masker's: a page that shows the token shows it masked.
+    assert_eq!(second.masker.mask("token-number-1"), "{cookie:session}");
+    // Another user is another session; a proof performs the sign-in whatever is kept.
+    let proof_medium = FakeMedium::default();
+    let proof = replay_with(&proof_medium, &signing_in(), &options, ReplayMode::default());
+    assert!(proof.outcome.session.is_none());
+    assert!(proof_medium.log().iter().any(|line| line.starts_with("perform 1.1")));
+}
+
+#[test]
+fn a_failure_after_a_restored_session_that_was_signed_out_runs_the_scenario_again_signing_in_and_is_never_repaired() {
+    let options = options();
+    let sign_in = options.signed_in.sign_in_of(&signing_in()).expect("a sign-in");
+    options.signed_in.keep(&sign_in.key, session_number(7));
+    // Step 2 fails once (the app sent the page back to sign in); the medium says it was signed out.
+    let medium = FakeMedium::with(&[((1, 0), vec![Play::Fail(FailureClass::Application)])]);
+    medium.0.borrow_mut().signed_out = Some("the page was /login, which the sign-in goes through".into());
+    let replayed = replay_with(&medium, &signing_in(), &options, ESCALATING);
+    assert!(replayed.outcome.is_green(), "{:?}", replayed.outcome.verdict);
+    assert!(replayed.stopped.is_none(), "a stale session is never handed to a repair");
+    let session = session_of(&replayed);
+    assert!(!session.restored, "the second run signed in");
+    assert_eq!(session.stale.as_deref(), Some("the page was /login, which the sign-in goes through"));
+    let log = medium.log();
+    let restore = log.iter().position(|line| line == "restore fake://here/session-7").expect("restored first");
+    let reopened = log.iter().rposition(|line| line == "open").expect("opened again");
+    assert!(restore < reopened && log[reopened + 1].starts_with("perform 1.1"), "{log:?}");
+    // The stale session is gone; the new one is kept for the next scenario.
+    let kept = options.signed_in.saved(&sign_in.key).expect("a session is kept");
+    assert_eq!(kept.state.url(), "fake://here/session-1");
+}
+
+#[test]
+fn a_red_scenario_whose_restored_session_holds_is_red_as_it_is_and_may_be_repaired() {
+    let options = options();
+    let sign_in = options.signed_in.sign_in_of(&signing_in()).expect("a sign-in");
+    options.signed_in.keep(&sign_in.key, session_number(7));
+    let medium = FakeMedium::with(&[((1, 0), vec![Play::Fail(FailureClass::Application)])]);
+    let replayed = replay_with(&medium, &signing_in(), &options, ESCALATING);
+    assert!(matches!(replayed.outcome.verdict, Verdict::Red { step: Some(2), .. }), "{:?}", replayed.outcome.verdict);
+    assert!(replayed.stopped.is_some(), "the failure is the application's: a repair may take it over");
+    assert!(session_of(&replayed).restored && session_of(&replayed).stale.is_none());
+    assert_eq!(medium.log().iter().filter(|line| *line == "open").count(), 1, "not run again");
+}
+
+#[test]
+fn a_kept_session_the_application_refuses_is_forgotten_and_the_scenario_signs_in() {
+    let options = options();
+    let sign_in = options.signed_in.sign_in_of(&signing_in()).expect("a sign-in");
+    options.signed_in.keep(&sign_in.key, session_number(7));
+    let medium = FakeMedium::default();
+    medium.0.borrow_mut().refuse_restore = Some("the application sent the restored page to /login".into());
+    let replayed = replay_with(&medium, &signing_in(), &options, crate::orchestrator::run::REPLAY);
+    assert!(replayed.outcome.is_green());
+    let session = session_of(&replayed);
+    assert!(!session.restored);
+    assert_eq!(session.stale.as_deref(), Some("the application sent the restored page to /login"));
+    assert!(medium.log().iter().any(|line| line.starts_with("perform 1.1")), "signed in: {:?}", medium.log());
+    assert_eq!(options.signed_in.saved(&sign_in.key).expect("kept").state.url(), "fake://here/session-1");
 }
