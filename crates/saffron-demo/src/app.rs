@@ -443,7 +443,8 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
         .route("/api/session", post(api::sign_in))
         // Signing out ends the session on the server: a copy of its cookie is refused after.
-        .route("/sign-out", post(sign_out))
+        // A plain address (as many apps' /logout), so the shop's pages keep their controls.
+        .route("/sign-out", get(sign_out).post(sign_out))
         // The same sign-in for API clients: a bearer token in the answer instead of a cookie.
         .route("/api/token", post(api::token))
         // The API's OpenAPI 3 document, for `saffron api pin` (public, as such documents are).

@@ -120,5 +120,11 @@ fn step_set_markdown(snapshot: &Snapshot, name: &str) -> String {
     }
     let invocations = snapshot.invocations(name).len();
     out.push_str(&format!("\n\ninvoked {invocations}×"));
+    if set.signs_in() {
+        out.push_str(
+            "\n\n**signs in once per run** (`@session`): the first scenario that starts with it performs it; \
+             the later ones restore the session it left (cookies, localStorage) instead",
+        );
+    }
     out
 }

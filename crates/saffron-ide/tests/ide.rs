@@ -356,6 +356,35 @@ Feature: Orders
     .assert_eq(&hover.markdown);
 }
 
+#[test]
+fn hover_on_a_session_step_set_says_it_signs_in_once() {
+    let (host, path, offset) = fixture(
+        "//- features/shared.steps.saffron
+Feature: Shared
+  @session
+  StepSet: sig$0ned in
+    Given I am on the sign-in page
+//- features/orders.saffron
+Feature: Orders
+  Scenario: Search
+    StepSet signed in
+",
+    );
+    let hover = hover(&host.snapshot(), &path, offset).expect("hover");
+    expect![[r#"
+        **StepSet** `signed in` · features/shared.steps.saffron:3
+
+        ```gherkin
+        Given I am on the sign-in page
+        ```
+
+        - ○ unrecorded I am on the sign-in page
+
+        invoked 1×
+
+        **signs in once per run** (`@session`): the first scenario that starts with it performs it; the later ones restore the session it left (cookies, localStorage) instead"#]].assert_eq(&hover.markdown);
+}
+
 fn render_diagnostics(host: &IndexHost, path: &Path) -> String {
     let snapshot = host.snapshot();
     let text = &snapshot.file(path).expect("file").source.text;

@@ -120,8 +120,7 @@ fn step_origins(path: &Path, template: &pickles::Pickle<'_>) -> Vec<StepOrigin> 
 fn session_steps(pickle: &pickles::Pickle<'_>) -> Option<crate::sign_in_once::SessionSteps> {
     let first = pickle.steps.first()?;
     let (set, invocation) = (first.step_set?, first.invocation?);
-    let tagged = set.scenario.tags.iter().any(|tag| tag.name == crate::sign_in_once::SESSION_TAG);
-    if !tagged {
+    if !set.signs_in() {
         return None;
     }
     // The steps of that one invocation (the same set invoked again right after is another).

@@ -17,8 +17,7 @@ use saffron_recording::Masker;
 
 use crate::plan::Execution;
 
-/// The tag that marks a StepSet as a sign-in.
-pub const SESSION_TAG: &str = "@session";
+pub use saffron_syntax::step_sets::SESSION_TAG;
 
 /// The first steps of a scenario that sign in, as the plan finds them (a StepSet tagged
 /// `@session` that the scenario, or its Background, starts with).

@@ -29,7 +29,16 @@ impl StepSetDefinition {
     pub fn steps(&self) -> &[Step] {
         &self.scenario.steps
     }
+
+    /// Tagged [`SESSION_TAG`]: its steps sign in, and a run performs them once.
+    pub fn signs_in(&self) -> bool {
+        self.scenario.tags.iter().any(|tag| tag.name == SESSION_TAG)
+    }
 }
+
+/// The tag of a StepSet whose steps sign in: a run performs it in the first scenario that
+/// starts with it and restores the session it left in the later ones.
+pub const SESSION_TAG: &str = "@session";
 
 /// All StepSets of a project by name. When a name is defined twice, the first definition in
 /// (file, line) order is the set; the others are reported as duplicates.
