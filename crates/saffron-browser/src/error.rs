@@ -34,6 +34,24 @@ pub enum BrowserError {
         /// Why it failed.
         message: String,
     },
+    /// No Firefox at any of the places looked at.
+    #[error(
+        "Firefox was not found (looked at: {}). Install it with `apt-get install firefox-esr` (Debian/Ubuntu), \
+         or set SAFFRON_FIREFOX to a Firefox executable",
+        searched.iter().map(|path| path.display().to_string()).collect::<Vec<_>>().join(", ")
+    )]
+    FirefoxNotFound {
+        /// Every path tried, in order.
+        searched: Vec<PathBuf>,
+    },
+    /// Firefox was found but did not start or did not open its WebDriver BiDi endpoint.
+    #[error("could not launch Firefox at {}: {message}", executable.display())]
+    FirefoxLaunch {
+        /// The executable that was started.
+        executable: PathBuf,
+        /// Why it failed.
+        message: String,
+    },
     /// A DevTools protocol call failed.
     #[error("browser protocol error: {0}")]
     Protocol(String),

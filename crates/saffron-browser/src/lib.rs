@@ -39,6 +39,7 @@
 
 #![warn(missing_docs)]
 
+pub mod bidi;
 mod browser;
 mod cdp;
 mod context;
@@ -47,6 +48,7 @@ pub mod devices;
 mod downloads;
 mod drift;
 mod error;
+pub mod firefox;
 mod frame_tree;
 mod guard;
 mod interruption;

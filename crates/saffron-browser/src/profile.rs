@@ -19,6 +19,9 @@ use std::time::{Duration, Instant};
 /// The profile folders' name prefix, in the temporary directory.
 pub(crate) const PROFILE_PREFIX: &str = "saffron-chromium-";
 
+/// The name prefix of Firefox's profile folders.
+pub(crate) const FIREFOX_PREFIX: &str = "saffron-firefox-";
+
 /// The name prefix of the folders that watch a program Saffron starts (an external agent).
 pub(crate) const PROGRAM_PREFIX: &str = "saffron-program-";
 
@@ -54,7 +57,7 @@ impl Profile {
         Profile::create_named(parent, PROFILE_PREFIX)
     }
 
-    fn create_named(parent: &Path, prefix: &str) -> std::io::Result<Profile> {
+    pub(crate) fn create_named(parent: &Path, prefix: &str) -> std::io::Result<Profile> {
         let dir = tempfile::Builder::new().prefix(prefix).tempdir_in(parent)?;
         let path = dir.path().to_path_buf();
         // The watchdog's patterns are lines, and chromiumoxide passes the path as text: a path
@@ -197,7 +200,7 @@ pub fn sweep_stale_profiles(parent: &Path) -> Vec<PathBuf> {
     for entry in entries.flatten() {
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        if !name.starts_with(PROFILE_PREFIX) && !name.starts_with(PROGRAM_PREFIX) {
+        if ![PROFILE_PREFIX, PROGRAM_PREFIX, FIREFOX_PREFIX].iter().any(|prefix| name.starts_with(prefix)) {
             continue;
         }
         let path = entry.path();

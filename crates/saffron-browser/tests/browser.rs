@@ -9,6 +9,7 @@ mod download;
 mod drag;
 mod drift;
 mod fidelity;
+mod firefox;
 mod frames;
 mod frameset;
 mod ladder;
