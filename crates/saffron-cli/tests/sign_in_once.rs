@@ -167,3 +167,70 @@ fn a_session_signed_out_by_one_scenario_is_replaced_by_the_next_scenario_signing
     let _ = runtime.block_on(server.shutdown());
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// The recording agent starts where a replay would: a scenario that needs recording and starts
+/// with the tagged sign-in (seeded from other recordings) restores the session the run kept,
+/// so the agent signs in nobody; its proof replay performs every step, the sign-in included.
+/// Two sign-ins in all (the replay's and the proof's) where performing it would make three,
+/// and the saved recording holds the sign-in's actions, copied from the recordings they came
+/// from.
+#[test]
+fn the_recording_agent_starts_from_the_kept_session_and_its_proof_signs_in() {
+    use saffron_agent::Request;
+    use saffron_agent::testing::{FakeServer, Wire};
+    use support::agent::{Plans, Seen, check_on, configure_agent, done, errors_told, reply, scenario_at, step};
+
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    let config = DemoConfig::default();
+    let password = config.password.clone();
+    let server = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let root = tagged_project("sign-in-once-recording");
+    std::fs::write(root.join(".env"), format!("DEMO_PASSWORD={password}\n")).expect("write .env");
+    let orders = root.join("features/orders.saffron");
+    let mut source = std::fs::read_to_string(&orders).expect("orders.saffron");
+    source.push_str(
+        "\n  Scenario: Search, then read the heading\n    When I search orders for \"Ada Lovelace\"\n    \
+         Then the orders table shows 2 orders\n    And I see the page heading \"Orders\"\n",
+    );
+    std::fs::write(&orders, source).expect("write orders.saffron");
+    let seen = Seen::default();
+    let mut plans = Plans::new();
+    plans.insert(
+        "Search, then read the heading".into(),
+        vec![step(6), check_on("h1", json!({ "check": "text", "text": "Orders" })), done()],
+    );
+    let recorded = seen.clone();
+    let agent = runtime
+        .block_on(FakeServer::start(Wire::Anthropic, move |request: &Request| {
+            recorded.push(request);
+            reply(&plans, request)
+        }))
+        .expect("fake server");
+    configure_agent(&root, "anthropic", &agent, "");
+    let targets = [
+        scenario_at(&root, "features/orders.saffron", "Search orders by customer"),
+        scenario_at(&root, "features/orders.saffron", "Search, then read the heading"),
+    ];
+    let output = Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .args(["run", "--base-url", &server.url(), "--workers", "1", "--format", "json"])
+        .args(&targets)
+        .current_dir(&root)
+        .output()
+        .expect("saffron runs");
+    let report: Value = serde_json::from_slice(&output.stdout).expect("a JSON report");
+    assert_eq!(output.status.code(), Some(0), "{report:#}\nerrors told to the agent:\n{}", errors_told(&seen));
+    let scenarios = scenarios_of(&report);
+    assert!(scenarios.iter().all(|s| s["verdict"] == "green"), "{report:#}");
+    assert_eq!(sign_ins(&server), 2, "the replay's sign-in and the proof's; the agent's page restored the session");
+    // The agent saw the orders page it starts on, signed in.
+    let task = seen.all()[0].messages[0].text();
+    assert!(task.contains("Perform steps 6 to 6."), "{task}");
+    assert!(task.contains("Orders"), "{task}");
+    let saved: Value = serde_json::from_slice(
+        &std::fs::read(root.join(".saffron/cache/orders/search-then-read-the-heading.json")).expect("saved"),
+    )
+    .expect("json");
+    assert_eq!(saved["steps"][0]["actions"][0], json!({ "type": "goto", "url": "/login" }), "{saved:#}");
+    let _ = runtime.block_on(server.shutdown());
+    let _ = std::fs::remove_dir_all(&root);
+}
