@@ -243,15 +243,12 @@ fn steps_recorded_elsewhere_are_seeded_and_the_agent_is_asked_only_about_the_gap
     let root = project("seeded", &password);
     let repository = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     support::copy_dir(&repository.join(".saffron/cache"), &root.join(".saffron/cache"));
-    let orders = root.join("features/orders.saffron");
-    let mut source = std::fs::read_to_string(&orders).expect("orders.saffron");
-    source.push_str(
-        "\n  Scenario: Search, then read the heading\n    When I search orders for \"Ada Lovelace\"\n    \
-         Then the orders table shows 2 orders\n    And I see the page heading \"Orders\"\n\
-         \n  Scenario: Search once more\n    When I search orders for \"Ada Lovelace\"\n    \
+    support::agent::add_to_orders(&root, support::agent::SEARCH_THEN_HEADING);
+    support::agent::add_to_orders(
+        &root,
+        "\n  Scenario: Search once more\n    When I search orders for \"Ada Lovelace\"\n    \
          Then the orders table shows 2 orders\n",
     );
-    std::fs::write(&orders, source).expect("write orders.saffron");
     let seen = Seen::default();
     let mut plans = Plans::new();
     // Steps 1-3 are the sign-in StepSet of the Background, 4-5 the search: all recorded elsewhere.

@@ -176,9 +176,7 @@ fn a_session_signed_out_by_one_scenario_is_replaced_by_the_next_scenario_signing
 /// from.
 #[test]
 fn the_recording_agent_starts_from_the_kept_session_and_its_proof_signs_in() {
-    use saffron_agent::Request;
-    use saffron_agent::testing::{FakeServer, Wire};
-    use support::agent::{Plans, Seen, check_on, configure_agent, done, errors_told, reply, scenario_at, step};
+    use support::agent::{check_on, configure_agent, done, errors_told, scenario_at, step};
 
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
     let config = DemoConfig::default();
@@ -186,26 +184,9 @@ fn the_recording_agent_starts_from_the_kept_session_and_its_proof_signs_in() {
     let server = runtime.block_on(DemoServer::start(config)).expect("demo");
     let root = tagged_project("sign-in-once-recording");
     std::fs::write(root.join(".env"), format!("DEMO_PASSWORD={password}\n")).expect("write .env");
-    let orders = root.join("features/orders.saffron");
-    let mut source = std::fs::read_to_string(&orders).expect("orders.saffron");
-    source.push_str(
-        "\n  Scenario: Search, then read the heading\n    When I search orders for \"Ada Lovelace\"\n    \
-         Then the orders table shows 2 orders\n    And I see the page heading \"Orders\"\n",
-    );
-    std::fs::write(&orders, source).expect("write orders.saffron");
-    let seen = Seen::default();
-    let mut plans = Plans::new();
-    plans.insert(
-        "Search, then read the heading".into(),
-        vec![step(6), check_on("h1", json!({ "check": "text", "text": "Orders" })), done()],
-    );
-    let recorded = seen.clone();
-    let agent = runtime
-        .block_on(FakeServer::start(Wire::Anthropic, move |request: &Request| {
-            recorded.push(request);
-            reply(&plans, request)
-        }))
-        .expect("fake server");
+    support::agent::add_to_orders(&root, support::agent::SEARCH_THEN_HEADING);
+    let ops = vec![step(6), check_on("h1", json!({ "check": "text", "text": "Orders" })), done()];
+    let (agent, seen) = support::agent::scripted_one(&runtime, "Search, then read the heading", ops);
     configure_agent(&root, "anthropic", &agent, "");
     let targets = [
         scenario_at(&root, "features/orders.saffron", "Search orders by customer"),

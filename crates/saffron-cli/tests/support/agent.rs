@@ -63,6 +63,21 @@ pub fn saffron_run(root: &Path, base_url: &str, targets: &[String]) -> Output {
         .expect("saffron runs")
 }
 
+/// A scenario for `features/orders.saffron` whose first five steps (the Background's sign-in and
+/// a search) other recordings perform, and whose last is new: the agent records only that gap.
+pub const SEARCH_THEN_HEADING: &str = "\n  Scenario: Search, then read the heading\n    When I search orders for \"Ada \
+                                       Lovelace\"\n    Then the orders table shows 2 orders\n    And I see the page \
+                                       heading \"Orders\"\n";
+
+/// Appends `scenarios` (Gherkin, indented as in the file) to the project's
+/// `features/orders.saffron`.
+pub fn add_to_orders(root: &Path, scenarios: &str) {
+    let orders = root.join("features/orders.saffron");
+    let mut source = std::fs::read_to_string(&orders).expect("orders.saffron");
+    source.push_str(scenarios);
+    std::fs::write(&orders, source).expect("write orders.saffron");
+}
+
 /// `FILE:LINE` of the scenario named `name` in the project's `file`.
 pub fn scenario_at(root: &Path, file: &str, name: &str) -> String {
     line_of(root, file, &format!(": {name}"))
