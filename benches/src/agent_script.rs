@@ -69,8 +69,8 @@ pub fn repaired(change: &str, rewrites: &[(usize, &str)]) -> Op {
     )
 }
 
-/// Steps 1 to 3: the `signed in as the demo user` set (or the same steps written out).
-pub fn sign_in() -> Vec<Op> {
+/// Steps 1 and 2: the sign-in page, and signing in with the demo account.
+pub fn open_and_sign_in() -> Vec<Op> {
     vec![
         step(1),
         goto("/login"),
@@ -80,10 +80,18 @@ pub fn sign_in() -> Vec<Op> {
         fill("textbox \"Password\"", "{env:DEMO_PASSWORD}"),
         click("button \"Sign in\""),
         wait("^/api/session$", "POST", "2xx"),
+    ]
+}
+
+/// Steps 1 to 3: the `signed in as the demo user` set (or the same steps written out).
+pub fn sign_in() -> Vec<Op> {
+    let mut ops = open_and_sign_in();
+    ops.extend([
         step(3),
         check(json!({ "check": "url", "url": "/orders" })),
         check_on("h1", json!({ "check": "visible" })),
-    ]
+    ]);
+    ops
 }
 
 /// Steps 4 to 6: the `a new order form` set.

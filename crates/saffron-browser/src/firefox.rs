@@ -165,30 +165,24 @@ impl Firefox {
     pub async fn close(mut self) {
         let _ = tokio::time::timeout(Duration::from_secs(5), self.bidi.call("browser.close", json!({}))).await;
         let _ = tokio::task::spawn_blocking(move || {
-            let _ = self.process.wait_timeout_or_kill(Duration::from_secs(5));
+            wait_or_kill(&mut self.process, Duration::from_secs(5));
             self.profile.release();
         })
         .await;
     }
 }
 
-/// Waiting for a child process with a bound, then ending it.
-trait WaitOrKill {
-    fn wait_timeout_or_kill(&mut self, limit: Duration) -> std::io::Result<()>;
-}
-
-impl WaitOrKill for Child {
-    fn wait_timeout_or_kill(&mut self, limit: Duration) -> std::io::Result<()> {
-        let deadline = std::time::Instant::now() + limit;
-        while std::time::Instant::now() < deadline {
-            if self.try_wait()?.is_some() {
-                return Ok(());
-            }
-            std::thread::sleep(Duration::from_millis(20));
+/// Waits up to `limit` for `child` to exit, then ends it.
+fn wait_or_kill(child: &mut Child, limit: Duration) {
+    let deadline = std::time::Instant::now() + limit;
+    while std::time::Instant::now() < deadline {
+        if !matches!(child.try_wait(), Ok(None)) {
+            return;
         }
-        self.kill()?;
-        self.wait().map(|_| ())
+        std::thread::sleep(Duration::from_millis(20));
     }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// The `ws://HOST:PORT` Firefox prints on its standard error ("WebDriver BiDi listening on

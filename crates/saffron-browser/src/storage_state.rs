@@ -65,16 +65,6 @@ impl StorageState {
     pub fn local_storage(&self) -> impl Iterator<Item = (&str, &str)> {
         self.local_storage.iter().map(|(key, value)| (key.as_str(), value.as_str()))
     }
-
-    /// Every value it holds (cookie and `localStorage` values), for a masker: each is a
-    /// credential as far as any output is concerned.
-    pub fn values(&self) -> Vec<&str> {
-        let cookies = self.cookies.iter().filter_map(|cookie| cookie.get("value")?.as_str());
-        cookies
-            .chain(self.local_storage.iter().map(|(_, value)| value.as_str()))
-            .filter(|value| !value.is_empty())
-            .collect()
-    }
 }
 
 /// The fields of a cookie `Storage.setCookies` takes back.

@@ -493,22 +493,15 @@ fn a_browser_scenario_step_about_the_api_is_recorded_with_the_pages_session() {
     let feature = "Feature: The page's session in the API\n  Scenario: Orders through the API after signing in\n    \
                    Given I am on the sign-in page\n    When I sign in with the demo account\n    \
                    Then the API answers 200 to the orders of the signed-in user\n";
-    let ops = vec![
-        step(1),
-        goto("/login"),
-        check_on("h1", json!({ "check": "visible" })),
-        step(2),
-        fill("textbox \"Email\"", "demo@saffron.test"),
-        fill("textbox \"Password\"", "{env:DEMO_PASSWORD}"),
-        click("button \"Sign in\""),
-        wait("^/api/session$", "POST", "2xx"),
+    let mut ops = support::agent::open_and_sign_in();
+    ops.extend([
         step(3),
         op("saffron_request", json!({ "method": "GET", "path": "/api/orders" })),
         op("saffron_assert_response", json!({ "check": "status", "status": "200" })),
         // Holds none of the Then step's values: refused, not recorded.
         op("saffron_assert_response", json!({ "check": "schema" })),
         done(),
-    ];
+    ]);
     let pin = |root: &std::path::Path| {
         let repository = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         std::fs::create_dir_all(root.join("contracts")).expect("mkdir");

@@ -19,7 +19,7 @@ use super::merge::{self, MergeInput};
 use super::{Repair, SessionEnd, Tally, judge, refusal, session_ended, with_agent_run};
 use crate::medium::http::{HttpLive, HttpMedium};
 use crate::orchestrator::replay::{Replay, Stop, replay_in};
-use crate::orchestrator::run::{ReplayMode, RunOptions};
+use crate::orchestrator::run::{REPAIR_PROOF, ReplayMode, RunOptions};
 use crate::plan::Execution;
 use crate::record::api::gateway::ApiGateway;
 use crate::record::api::{contract_digests, prompt, service_lines};
@@ -32,10 +32,6 @@ use crate::{ScenarioResult, Verdict};
 /// A replay kept open where it failed, for a repair.
 pub(crate) const ESCALATING: ReplayMode =
     ReplayMode { keep_live: true, rerun_failed_then: false, trace: TraceKind::Replay, sign_in_once: false };
-
-/// The proof replay: zero AI, from scratch; its execution is kept for one refine.
-const PROOF: ReplayMode =
-    ReplayMode { keep_live: true, rerun_failed_then: false, trace: TraceKind::Repair, sign_in_once: false };
 
 /// What repairing an `@api` execution came to.
 pub(crate) struct ApiHealed {
@@ -235,7 +231,7 @@ impl Repairing<'_> {
             Ok(proof) => proof,
             Err(blocked) => return Replay::ended(*blocked, self.masker.clone()),
         };
-        let mut proven = self.replay(&proof, PROOF).await;
+        let mut proven = self.replay(&proof, REPAIR_PROOF).await;
         let agent = crate::trace::agent_trace(self.driver.as_ref(), &self.tally.conversation);
         crate::trace::keep_proof(self.options, &mut proven.outcome, proven.trace.take(), agent, &proven.masker);
         self.tally.traces.append(&mut proven.outcome.traces);

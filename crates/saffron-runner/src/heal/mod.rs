@@ -25,7 +25,7 @@ use saffron_index::repair_rules;
 use saffron_recording::{Date, Masker, Recording, Secret};
 
 use self::merge::MergeInput;
-use crate::orchestrator::run::{ReplayMode, Replayed, RunOptions, Stopped, masked, replay_live};
+use crate::orchestrator::run::{REPAIR_PROOF, ReplayMode, Replayed, RunOptions, Stopped, masked, replay_live};
 use crate::plan::Execution;
 use crate::record::gateway::{Account, Finish, Gateway, Values};
 use crate::record::page::ContextPage;
@@ -67,16 +67,11 @@ struct Tally {
     traces: Vec<String>,
 }
 
-/// The replay modes of a scenario that may be repaired: the live page kept on a failure, and a
-/// failed Then re-run as recorded.
-/// A scenario that starts with a sign-in restores a kept session: the repair works on the page
-/// as the replay left it, signed in.
+/// The replay mode of a scenario that may be repaired: the live page kept on a failure, and a
+/// failed Then re-run as recorded. A scenario that starts with a sign-in restores a kept
+/// session, so the repair works on the page as the replay left it, signed in.
 pub(crate) const ESCALATING: ReplayMode =
     ReplayMode { keep_live: true, rerun_failed_then: true, trace: TraceKind::Replay, sign_in_once: true };
-
-/// The proof replay: zero AI, from scratch; its live page is kept for one refine.
-const PROOF: ReplayMode =
-    ReplayMode { keep_live: true, rerun_failed_then: false, trace: TraceKind::Repair, sign_in_once: false };
 
 /// What a repair came to: the scenario's result (masked), and what other scenarios of the run
 /// may use without asking the agent again.
@@ -637,7 +632,7 @@ impl Context<'_> {
         proof.pending_proposal = None;
         proof.needs_recording = false;
         let mut proven =
-            replay_live(Some(self.browser.clone()), proof, self.options.clone(), masker.clone(), PROOF).await;
+            replay_live(Some(self.browser.clone()), proof, self.options.clone(), masker.clone(), REPAIR_PROOF).await;
         let agent = crate::trace::agent_trace(self.driver.as_ref(), &tally.conversation);
         crate::trace::keep_proof(self.options, &mut proven.outcome, proven.trace.take(), agent, masker);
         tally.traces.append(&mut proven.outcome.traces);

@@ -42,21 +42,8 @@ pub struct Task<'a> {
 
 pub fn task(task: &Task<'_>) -> String {
     let mut text = String::new();
-    let _ = writeln!(text, "Feature file: {}\nScenario: {}", task.feature, task.scenario);
-    if task.refine {
-        text.push_str(
-            "Your repair of this scenario was replayed from the start without you, and that replay failed below. \
-             Repair it again from there.\n",
-        );
-    }
-    if !task.params.is_empty() {
-        let names: Vec<String> = task.params.iter().map(|name| format!("<{name}>")).collect();
-        let _ = writeln!(text, "Outline values (type them as written): {}", names.join(", "));
-    }
-    if !task.secret_names.is_empty() {
-        let names: Vec<String> = task.secret_names.iter().map(|name| format!("{{env:{name}}}")).collect();
-        let _ = writeln!(text, "Secrets you may type (as written): {}", names.join(", "));
-    }
+    write_head(&mut text, task.feature, task.scenario, task.refine);
+    crate::record::prompt::write_values(&mut text, &task.params, task.secret_names, "type");
     crate::record::prompt::write_requests_beside(&mut text, task.services);
     write_failure(&mut text, task.steps, task.failed_step, task.failed_action, task.failure, task.performed);
     let number = task.failed_step + 1;
@@ -68,6 +55,18 @@ pub fn task(task: &Task<'_>) -> String {
         task.snapshot
     );
     text
+}
+
+/// Which scenario is repaired and, for the refine after a failed proof, that its repair was
+/// replayed and failed: how a repairing agent's task begins, whatever the medium.
+pub(crate) fn write_head(text: &mut String, feature: &str, scenario: &str, refine: bool) {
+    let _ = writeln!(text, "Feature file: {feature}\nScenario: {scenario}");
+    if refine {
+        text.push_str(
+            "Your repair of this scenario was replayed from the start without you, and that replay failed below. \
+             Repair it again from there.\n",
+        );
+    }
 }
 
 /// The steps with where replay failed marked, the failure, and what replay already did in the

@@ -805,6 +805,15 @@ pub(crate) const REPLAY: ReplayMode = ReplayMode {
     sign_in_once: true,
 };
 
+/// The proof replay of a repair (either medium's): zero AI, from scratch, every step performed;
+/// its execution is kept for one refine.
+pub(crate) const REPAIR_PROOF: ReplayMode = ReplayMode {
+    keep_live: true,
+    rerun_failed_then: false,
+    trace: crate::trace::TraceKind::Repair,
+    sign_in_once: false,
+};
+
 /// A replay that stopped on an action, with its page still open.
 pub(crate) struct Stopped {
     /// 0-based step and action indices.

@@ -118,13 +118,7 @@ pub struct RepairTask<'a> {
 
 pub fn repair_task(task: &RepairTask<'_>) -> String {
     let mut text = String::new();
-    let _ = writeln!(text, "Feature file: {}\nScenario: {}", task.feature, task.scenario);
-    if task.refine {
-        text.push_str(
-            "Your repair of this scenario was replayed from the start without you, and that replay failed below. \
-             Repair it again from there.\n",
-        );
-    }
+    crate::heal::prompt::write_head(&mut text, task.feature, task.scenario, task.refine);
     write_services(&mut text, task.services);
     write_values(&mut text, &task.params, task.secret_names, "send");
     if !task.captured.is_empty() {
