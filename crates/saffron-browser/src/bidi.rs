@@ -49,6 +49,8 @@ pub struct Event {
     pub method: String,
     /// What the event says.
     pub params: Value,
+    /// Its place among the connection's events, from 1.
+    pub seq: u64,
 }
 
 type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Value, BidiError>>>>>;
@@ -58,6 +60,8 @@ pub struct Bidi {
     outgoing: mpsc::UnboundedSender<Message>,
     pending: Pending,
     events: broadcast::Sender<Event>,
+    /// How many events have been handed to the subscribers.
+    sent: Arc<AtomicU64>,
     next_id: AtomicU64,
     /// Set once the connection ended, with why.
     closed: Arc<Mutex<Option<String>>>,
@@ -93,8 +97,9 @@ impl Bidi {
             }
             let _ = sink.close(None).await;
         });
-        let (reader_pending, reader_events, reader_closed) =
-            (Arc::clone(&pending), events.clone(), Arc::clone(&closed));
+        let sent = Arc::new(AtomicU64::new(0));
+        let (reader_pending, reader_events, reader_closed, reader_sent) =
+            (Arc::clone(&pending), events.clone(), Arc::clone(&closed), Arc::clone(&sent));
         tokio::spawn(async move {
             let why = loop {
                 let text = match stream.next().await {
@@ -104,14 +109,14 @@ impl Bidi {
                     Some(Err(error)) => break error.to_string(),
                 };
                 let Ok(message) = serde_json::from_str::<Value>(text.as_str()) else { continue };
-                dispatch(message, &reader_pending, &reader_events);
+                dispatch(message, &reader_pending, &reader_events, &reader_sent);
             };
             *lock(&reader_closed) = Some(why.clone());
             for (_, waiting) in lock(&reader_pending).drain() {
                 let _ = waiting.send(Err(BidiError::Closed(why.clone())));
             }
         });
-        Ok(Bidi { outgoing, pending, events, next_id: AtomicU64::new(1), closed })
+        Ok(Bidi { outgoing, pending, events, sent, next_id: AtomicU64::new(1), closed })
     }
 
     /// Sends `method` with `params` and waits for its result.
@@ -142,6 +147,13 @@ impl Bidi {
         self.events.subscribe()
     }
 
+    /// How many events have arrived so far. An event sent before a command's answer has
+    /// arrived by the time the command returns: with [`Event::seq`], a subscriber can tell
+    /// when it has seen everything up to a call.
+    pub fn events_sent(&self) -> u64 {
+        self.sent.load(Ordering::SeqCst)
+    }
+
     /// Why the connection ended, once it has.
     pub fn closed(&self) -> Option<String> {
         lock(&self.closed).clone()
@@ -149,12 +161,13 @@ impl Bidi {
 }
 
 /// Hands an answer to its caller, or an event to the subscribers.
-fn dispatch(message: Value, pending: &Pending, events: &broadcast::Sender<Event>) {
+fn dispatch(message: Value, pending: &Pending, events: &broadcast::Sender<Event>, sent: &AtomicU64) {
     match message.get("type").and_then(Value::as_str) {
         Some("event") => {
             let method = message.get("method").and_then(Value::as_str).unwrap_or_default().to_owned();
             let params = message.get("params").cloned().unwrap_or(Value::Null);
-            let _ = events.send(Event { method, params });
+            let seq = sent.fetch_add(1, Ordering::SeqCst) + 1;
+            let _ = events.send(Event { method, params, seq });
         }
         Some(kind) => {
             let Some(id) = message.get("id").and_then(Value::as_u64) else { return };
@@ -181,17 +194,24 @@ mod tests {
         let (events, mut subscriber) = broadcast::channel(4);
         let (ok, mut ok_answer) = oneshot::channel();
         let (failed, mut failed_answer) = oneshot::channel();
+        let sent = AtomicU64::new(0);
         lock(&pending).insert(1, ok);
         lock(&pending).insert(2, failed);
-        dispatch(json!({ "type": "success", "id": 1, "result": { "context": "c1" } }), &pending, &events);
-        dispatch(json!({ "type": "error", "id": 2, "error": "no such frame", "message": "gone" }), &pending, &events);
+        dispatch(json!({ "type": "success", "id": 1, "result": { "context": "c1" } }), &pending, &events, &sent);
+        dispatch(
+            json!({ "type": "error", "id": 2, "error": "no such frame", "message": "gone" }),
+            &pending,
+            &events,
+            &sent,
+        );
         dispatch(
             json!({ "type": "event", "method": "log.entryAdded", "params": { "level": "error" } }),
             &pending,
             &events,
+            &sent,
         );
         // An answer nobody waits for (a timed-out call's) is dropped.
-        dispatch(json!({ "type": "success", "id": 9, "result": {} }), &pending, &events);
+        dispatch(json!({ "type": "success", "id": 9, "result": {} }), &pending, &events, &sent);
         assert_eq!(ok_answer.try_recv().expect("answered"), Ok(json!({ "context": "c1" })));
         assert_eq!(
             failed_answer.try_recv().expect("answered"),
@@ -199,6 +219,7 @@ mod tests {
         );
         let event = subscriber.try_recv().expect("an event");
         assert_eq!((event.method.as_str(), &event.params), ("log.entryAdded", &json!({ "level": "error" })));
+        assert_eq!((event.seq, sent.load(Ordering::SeqCst)), (1, 1), "events are counted as they go out");
         assert!(lock(&pending).is_empty());
     }
 }

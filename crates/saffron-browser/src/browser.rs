@@ -22,10 +22,47 @@ pub const DEFAULT_CHROMIUM: &str = "/usr/bin/chromium";
 /// The environment variable naming the Chromium executable to use.
 pub const CHROMIUM_ENV: &str = "SAFFRON_CHROMIUM";
 
+/// The browser engine that runs the contexts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+pub enum Engine {
+    /// Chromium over the DevTools protocol: records, repairs and replays.
+    #[default]
+    Chromium,
+    /// Firefox over WebDriver BiDi: replays.
+    Firefox,
+}
+
+impl Engine {
+    /// Every engine, in the order a matrix runs them.
+    pub const ALL: [Engine; 2] = [Engine::Chromium, Engine::Firefox];
+
+    /// Its name on the command line and in reports: `chromium`, `firefox`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Chromium => "chromium",
+            Engine::Firefox => "firefox",
+        }
+    }
+
+    /// The engine `name` names.
+    pub fn parse(name: &str) -> Option<Engine> {
+        Engine::ALL.into_iter().find(|engine| engine.name().eq_ignore_ascii_case(name.trim()))
+    }
+}
+
+impl std::fmt::Display for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// How to launch the browser.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BrowserConfig {
-    /// The Chromium executable; found by [`find_chromium`] when `None`.
+    /// The engine.
+    pub engine: Engine,
+    /// The browser's executable; found by [`find_chromium`] (or
+    /// [`crate::firefox::find_firefox`]) when `None`.
     pub executable: Option<PathBuf>,
     /// Run without a window (the default). A headed browser needs a display.
     pub headless: bool,
@@ -46,6 +83,7 @@ pub struct BrowserConfig {
 impl Default for BrowserConfig {
     fn default() -> Self {
         BrowserConfig {
+            engine: Engine::Chromium,
             executable: None,
             headless: true,
             default_timeout: Duration::from_secs(5),
@@ -125,6 +163,8 @@ pub(crate) struct BrowserInner {
     /// that got no answer. Every later browser-level call fails at once with it.
     lost: Arc<std::sync::Mutex<Option<String>>>,
     pub(crate) config: BrowserConfig,
+    /// Set for Firefox, whose contexts go over this session instead of `browser`.
+    pub(crate) firefox: Option<crate::firefox::Driver>,
 }
 
 impl std::fmt::Debug for Browser {
@@ -180,6 +220,14 @@ impl Browser {
     /// Launches Chromium, or connects to the browser at `config.url` when there is one.
     pub async fn start(config: BrowserConfig) -> Result<Browser, BrowserError> {
         match config.url.clone() {
+            Some(url) if config.engine == Engine::Firefox => Err(BrowserError::Connect {
+                url: Endpoint::parse(&url)
+                    .map(|endpoint| endpoint.shown())
+                    .unwrap_or_else(|_| "(not shown)".to_owned()),
+                message: "a remote browser is reached over the DevTools protocol, so it is Chromium: Firefox is \
+                          launched by Saffron"
+                    .to_owned(),
+            }),
             Some(url) => Browser::connect(&url, config).await,
             None => Browser::launch(config).await,
         }
@@ -233,6 +281,7 @@ impl Browser {
                 remote: Some(shown.clone()),
                 lost,
                 config,
+                firefox: None,
             }),
         };
         // An open WebSocket proves little (a proxy, another server): the browser must answer.
@@ -246,6 +295,9 @@ impl Browser {
     /// Launches Chromium. Must run inside a Tokio runtime, which then drives the connection:
     /// keep that runtime alive as long as the browser is used.
     pub async fn launch(config: BrowserConfig) -> Result<Browser, BrowserError> {
+        if config.engine == Engine::Firefox {
+            return Browser::launch_firefox(config).await;
+        }
         let _timed = crate::timing::lone_span("launch");
         let executable = find_chromium(config.executable.as_deref()).await?;
         let launch_error = |message: String| BrowserError::Launch { executable: executable.clone(), message };
@@ -288,8 +340,53 @@ impl Browser {
                 remote: None,
                 lost,
                 config,
+                firefox: None,
             }),
         })
+    }
+
+    /// Launches Firefox, with a fresh profile watched as Chromium's is.
+    async fn launch_firefox(config: BrowserConfig) -> Result<Browser, BrowserError> {
+        let _timed = crate::timing::lone_span("launch");
+        let executable = crate::firefox::find_firefox(config.executable.as_deref())?;
+        let temporary = std::env::temp_dir();
+        let profile = Profile::create_named(&temporary, crate::profile::FIREFOX_PREFIX).map_err(|error| {
+            BrowserError::FirefoxLaunch {
+                executable: executable.clone(),
+                message: format!("no profile folder: {error}"),
+            }
+        })?;
+        let _ = tokio::task::spawn_blocking(move || sweep_stale_profiles(&temporary)).await;
+        let driver = crate::firefox::launch(&executable, config.headless, &profile).await?;
+        Ok(Browser {
+            inner: Arc::new(BrowserInner {
+                browser: RwLock::new(None),
+                handler: std::sync::Mutex::new(None),
+                process_id: driver.process_id(),
+                folder: profile.path().to_path_buf(),
+                profile: std::sync::Mutex::new(Some(profile)),
+                remote: None,
+                lost: Arc::new(std::sync::Mutex::new(None)),
+                config,
+                firefox: Some(driver),
+            }),
+        })
+    }
+
+    /// The engine the browser is.
+    pub fn engine(&self) -> Engine {
+        self.inner.config.engine
+    }
+
+    /// The browser's version, as it says it (`153.8.0` for Firefox, `156.0.8078.73` for
+    /// Chromium).
+    pub async fn version(&self) -> Option<String> {
+        if let Some(firefox) = &self.inner.firefox {
+            return Some(firefox.version.clone());
+        }
+        let answer = self.call("Browser.getVersion", serde_json::json!({})).await.ok()?;
+        let product = answer.get("product").and_then(serde_json::Value::as_str)?;
+        Some(product.rsplit('/').next().unwrap_or(product).to_owned())
     }
 
     /// The configuration the browser was launched with.
@@ -329,6 +426,9 @@ impl Browser {
     /// about the app, the second is not.
     pub async fn lost_connection(&self) -> Option<String> {
         // Not matched on directly: the guard would live through the probe, which locks it too.
+        if let Some(firefox) = &self.inner.firefox {
+            return firefox.bidi.closed().map(|cause| format!("lost the connection to Firefox: {cause}"));
+        }
         let recorded = lock(&self.inner.lost).clone();
         let cause = match recorded {
             Some(cause) => cause,
@@ -374,6 +474,9 @@ impl Browser {
     /// process opened in it.
     pub async fn close(&self) {
         crate::timing::print_summary();
+        if let Some(firefox) = &self.inner.firefox {
+            firefox.close().await;
+        }
         let taken = self.inner.browser.write().await.take();
         if let Some(mut browser) = taken
             && self.inner.remote.is_none()

@@ -6,10 +6,11 @@
 //! know, which would fail the whole call. Reading the few fields we need from JSON cannot break
 //! that way. (Events still arrive typed, since chromiumoxide parses them before we see them.)
 
-use chromiumoxide::Page;
 use chromiumoxide::error::CdpError;
 use chromiumoxide::types::{Command, Method, MethodId};
 use serde_json::{Value, json};
+
+use crate::page::Page;
 
 /// A DevTools command given by name, answered as JSON.
 #[derive(Debug, Clone)]
@@ -50,6 +51,8 @@ pub(crate) enum CdpFail {
     Dead(String),
     /// No answer within chromiumoxide's request timeout.
     Timeout,
+    /// The engine has no way to do this (what it is): nothing to retry.
+    Unsupported(String),
 }
 
 impl std::fmt::Display for CdpFail {
@@ -57,6 +60,7 @@ impl std::fmt::Display for CdpFail {
         match self {
             CdpFail::Protocol(message) | CdpFail::Dead(message) => f.write_str(message),
             CdpFail::Timeout => f.write_str("the browser did not answer"),
+            CdpFail::Unsupported(what) => write!(f, "Firefox cannot do this yet: {what}"),
         }
     }
 }
@@ -85,6 +89,7 @@ impl From<CdpError> for CdpFail {
 
 /// Sends one command to the page's session.
 pub(crate) async fn call(page: &Page, method: &'static str, params: Value) -> Result<Value, CdpFail> {
+    let page = page.chromium(method)?;
     if !crate::timing::calls_timed() {
         return Ok(page.execute(Raw::new(method, params)).await?.result);
     }
@@ -117,7 +122,7 @@ pub(crate) struct Remote {
 }
 
 impl Remote {
-    fn from_result(answer: &Value) -> Result<Remote, CdpFail> {
+    pub(crate) fn from_result(answer: &Value) -> Result<Remote, CdpFail> {
         if let Some(details) = answer.get("exceptionDetails") {
             let text = details.get("text").and_then(Value::as_str).unwrap_or("exception");
             let description = details.pointer("/exception/description").and_then(Value::as_str).unwrap_or_default();
@@ -139,6 +144,9 @@ impl Remote {
 
 /// Evaluates an expression in the page's main world.
 pub(crate) async fn evaluate(page: &Page, expression: &str, group: &str, by_value: bool) -> Result<Remote, CdpFail> {
+    if let Page::Firefox(tab) = page {
+        return tab.evaluate(expression, by_value).await;
+    }
     let answer = call(
         page,
         "Runtime.evaluate",
@@ -164,22 +172,36 @@ pub(crate) async fn call_on(
     args: &[Value],
     by_value: bool,
 ) -> Result<Remote, CdpFail> {
-    let arguments: Vec<Value> = args.iter().map(|value| Argument::Value(value.clone()).to_json()).collect();
-    call_function(page, Receiver::Object(object_id), function, arguments, by_value).await
+    let arguments: Vec<Argument> = args.iter().map(|value| Argument::Value(value.clone())).collect();
+    call_function(page, Receiver::Object(object_id), function, &arguments, by_value).await
 }
 
 /// Calls `function` in an execution context of its own (an isolated world, see
 /// `Page.createIsolatedWorld`) with `args`; returns its value (JSON `null` when there is none).
-pub(crate) async fn call_in_world(page: &Page, world: i64, function: &str, args: &[Value]) -> Result<Value, CdpFail> {
-    let arguments: Vec<Value> = args.iter().map(|value| Argument::Value(value.clone()).to_json()).collect();
-    Ok(call_function(page, Receiver::World(world), function, arguments, true).await?.value.unwrap_or(Value::Null))
+pub(crate) async fn call_in_world(
+    page: &Page,
+    world: &World,
+    function: &str,
+    args: &[Value],
+) -> Result<Value, CdpFail> {
+    let arguments: Vec<Argument> = args.iter().map(|value| Argument::Value(value.clone())).collect();
+    Ok(call_function(page, Receiver::World(world), function, &arguments, true).await?.value.unwrap_or(Value::Null))
+}
+
+/// An isolated world of one frame, where the page's own scripts see nothing of ours.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum World {
+    /// A DevTools execution context (`Page.createIsolatedWorld`).
+    Context(i64),
+    /// A BiDi browsing context (a frame), whose `saffron` sandbox is the world.
+    Frame(String),
 }
 
 /// What a function is called on: a page object (`this`), or an execution context.
 #[derive(Debug, Clone, Copy)]
-enum Receiver<'a> {
+pub(crate) enum Receiver<'a> {
     Object(&'a str),
-    World(i64),
+    World(&'a World),
 }
 
 /// One argument of a page function: a JSON value, or a page object by its handle.
@@ -206,27 +228,32 @@ pub(crate) async fn call_with(
     args: &[Argument],
     by_value: bool,
 ) -> Result<Remote, CdpFail> {
-    call_function(page, Receiver::Object(object_id), function, args.iter().map(Argument::to_json).collect(), by_value)
-        .await
+    call_function(page, Receiver::Object(object_id), function, args, by_value).await
 }
 
 async fn call_function(
     page: &Page,
     receiver: Receiver<'_>,
     function: &str,
-    arguments: Vec<Value>,
+    arguments: &[Argument],
     by_value: bool,
 ) -> Result<Remote, CdpFail> {
+    if let Page::Firefox(tab) = page {
+        return tab.call_function(receiver, function, arguments, by_value).await;
+    }
     let mut params = json!({
         "functionDeclaration": function,
-        "arguments": arguments,
+        "arguments": arguments.iter().map(Argument::to_json).collect::<Vec<_>>(),
         "returnByValue": by_value,
         "awaitPromise": true,
         "silent": true,
     });
     match receiver {
         Receiver::Object(object_id) => params["objectId"] = json!(object_id),
-        Receiver::World(world) => params["executionContextId"] = json!(world),
+        Receiver::World(World::Context(world)) => params["executionContextId"] = json!(world),
+        Receiver::World(World::Frame(frame)) => {
+            return Err(CdpFail::Protocol(format!("{frame} is not a DevTools world")));
+        }
     }
     let answer = call(page, "Runtime.callFunctionOn", params).await?;
     Remote::from_result(&answer)

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use chromiumoxide::Page;
+use crate::page::Page;
 use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
 use chromiumoxide::cdp::browser_protocol::log::EventEntryAdded;
 use chromiumoxide::cdp::browser_protocol::network::{
@@ -93,7 +93,7 @@ pub(crate) struct State {
     pub tabs: Vec<Tab>,
     pub net: Vec<NetEntry>,
     /// (target id, request id) → index in `net` of the request's latest hop.
-    current: HashMap<(String, String), usize>,
+    pub(crate) current: HashMap<(String, String), usize>,
     /// Next response sequence number.
     pub next_seq: u64,
     pub console_errors: Vec<String>,
@@ -107,6 +107,24 @@ pub(crate) struct State {
     /// Set when the context shows the takeover bar (see [`crate::takeover`]).
     pub(crate) takeover: Option<crate::takeover::Wiring>,
     pub(crate) tasks: Vec<JoinHandle<()>>,
+}
+
+impl Tab {
+    /// A Firefox tab, observed from the moment it is announced.
+    pub(crate) fn firefox(target_id: String, page: Page, opened_for: String, opener: Option<String>) -> Tab {
+        Tab {
+            target_id,
+            page: Some(page),
+            closed: false,
+            ready: true,
+            opened_for,
+            opener,
+            window_opened: None,
+            console: None,
+            opened_at: SystemTime::now(),
+            closed_at: None,
+        }
+    }
 }
 
 /// State shared with the context's background tasks. `changed` wakes every waiter after each
@@ -154,8 +172,10 @@ pub struct Context {
     pub(crate) refresh_drift: bool,
     /// How the action being performed, or the last one, went (see [`Context::last_trail`]).
     pub(crate) trail: Mutex<crate::observed::ActionTrail>,
-    watcher: Option<JoinHandle<()>>,
-    closed: bool,
+    pub(crate) watcher: Option<JoinHandle<()>>,
+    pub(crate) closed: bool,
+    /// Firefox: the last event the context's task has handled (see [`Context::caught_up`]).
+    pub(crate) events_seen: Option<Arc<std::sync::atomic::AtomicU64>>,
 }
 
 impl std::fmt::Debug for Context {
@@ -173,6 +193,9 @@ pub(crate) fn protocol(error: CdpFail) -> BrowserError {
 
 impl Context {
     pub(crate) async fn open(browser: Browser, options: ContextOptions) -> Result<Context, BrowserError> {
+        if browser.inner.firefox.is_some() {
+            return crate::firefox::open_context(browser, options).await;
+        }
         let _timed = crate::timing::lone_span("context open");
         let shared = Arc::new(Shared { state: Mutex::new(State::default()), changed: Notify::new() });
         let (created, destroyed, download_reports) = {
@@ -214,6 +237,7 @@ impl Context {
             download_folder: None,
             watcher: Some(watcher),
             closed: false,
+            events_seen: None,
         };
         let mut params = CreateTargetParams::new("about:blank");
         params.browser_context_id = Some(BrowserContextId::from(context.context_id.clone()));
@@ -230,7 +254,7 @@ impl Context {
                 .map_err(|e| protocol(e.into()))
         };
         let (folder, first) = tokio::join!(downloads, first);
-        let (folder, first) = (folder.map_err(BrowserError::Protocol)?, first?);
+        let (folder, first) = (folder.map_err(BrowserError::Protocol)?, Page::from(first?));
         if let Some(device) = context.browser.inner.config.device {
             emulate(&first, device).await.map_err(protocol)?;
         }
@@ -238,7 +262,7 @@ impl Context {
         let task = tokio::spawn(crate::downloads::watch(download_reports, folder.path().to_owned(), shared.clone()));
         shared.update(|state| state.tasks.push(task));
         context.download_folder = Some(folder);
-        context.active = first.target_id().as_ref().to_owned();
+        context.active = first.target_id();
         let deadline = Instant::now() + ATTACH_TIMEOUT;
         let target = context.active.clone();
         let _timed = crate::timing::lone_span("context open: observed");
@@ -324,9 +348,9 @@ impl Context {
         match isolated_worlds(page).await {
             Ok(worlds) => {
                 for world in worlds {
-                    hidden.push(world);
+                    hidden.push(world.clone());
                     if let Err(error) =
-                        cdp::call_in_world(page, world, crate::js::HIDE_SECRETS, std::slice::from_ref(&secrets)).await
+                        cdp::call_in_world(page, &world, crate::js::HIDE_SECRETS, std::slice::from_ref(&secrets)).await
                     {
                         failure = Some(error);
                         break;
@@ -341,7 +365,7 @@ impl Context {
         };
         let mut restored = Ok(Value::Null);
         for world in hidden.into_iter().rev() {
-            let outcome = cdp::call_in_world(page, world, crate::js::RESTORE_SECRETS, &[]).await;
+            let outcome = cdp::call_in_world(page, &world, crate::js::RESTORE_SECRETS, &[]).await;
             if outcome.is_err() && restored.is_ok() {
                 restored = outcome;
             }
@@ -364,7 +388,7 @@ impl Context {
     /// The active tab's URL.
     pub async fn url(&self) -> Result<String, BrowserError> {
         let page = self.active_page()?;
-        Ok(page.url().await.map_err(|e| protocol(e.into()))?.unwrap_or_else(|| "about:blank".to_owned()))
+        Ok(page.url().await.map_err(protocol)?.unwrap_or_else(|| "about:blank".to_owned()))
     }
 
     /// Every console error, uncaught exception and error log entry of the context so far.
@@ -376,6 +400,10 @@ impl Context {
     /// order before a command's answer, so everything logged before this call is counted.
     pub(crate) async fn console_errors_now(&self) -> Vec<String> {
         let _timed = crate::timing::span("console errors");
+        if self.browser.inner.firefox.is_some() {
+            self.caught_up().await;
+            return self.shared.read(|state| state.console_errors.clone());
+        }
         let pages: Vec<Page> = self
             .shared
             .read(|state| state.tabs.iter().filter(|tab| !tab.closed).filter_map(|tab| tab.page.clone()).collect());
@@ -396,6 +424,11 @@ impl Context {
     pub async fn close(mut self) {
         let _timed = crate::timing::lone_span("context close");
         self.shutdown_tasks();
+        if self.browser.inner.firefox.is_some() {
+            self.close_firefox().await;
+            self.closed = true;
+            return;
+        }
         let _ = tokio::time::timeout(
             Duration::from_secs(5),
             self.browser.call("Target.disposeBrowserContext", json!({ "browserContextId": self.context_id })),
@@ -423,6 +456,13 @@ impl Drop for Context {
             // Dropped without `close` (a panicking test, a cancelled run): still free the tabs.
             let browser = self.browser.clone();
             let id = self.context_id.clone();
+            if let Some(firefox) = &browser.inner.firefox {
+                let bidi = firefox.bidi.clone();
+                runtime.spawn(async move {
+                    let _ = bidi.call("browser.removeUserContext", json!({ "userContext": id })).await;
+                });
+                return;
+            }
             runtime.spawn(async move {
                 let _ = browser.call("Target.disposeBrowserContext", json!({ "browserContextId": id })).await;
             });
@@ -492,7 +532,7 @@ async fn attach(browser: Browser, target_id: String, shared: Arc<Shared>) {
         let page = {
             let guard = browser.inner.browser.read().await;
             let Some(chromium) = guard.as_ref() else { return };
-            chromium.get_page(TargetId::from(target_id.clone())).await.ok()
+            chromium.get_page(TargetId::from(target_id.clone())).await.ok().map(Page::from)
         };
         if let Some(page) = page {
             break page;
@@ -548,6 +588,7 @@ async fn emulate(page: &Page, device: &crate::Device) -> Result<(), CdpFail> {
 
 /// Subscribes to the tab's events and starts its network and dialog tasks.
 async fn observe(page: &Page, target_id: &str, shared: &Arc<Shared>) -> Result<ConsoleStreams, CdpFail> {
+    let page = page.chromium("observing a tab over DevTools")?;
     let requests = page.event_listener::<EventRequestWillBeSent>().await?;
     let responses = page.event_listener::<EventResponseReceived>().await?;
     let finished = page.event_listener::<EventLoadingFinished>().await?;
@@ -559,12 +600,12 @@ async fn observe(page: &Page, target_id: &str, shared: &Arc<Shared>) -> Result<C
         log: page.event_listener::<EventEntryAdded>().await?,
     };
     let network = tokio::spawn(record_network(
-        page.clone(),
+        Page::from(page.clone()),
         target_id.to_owned(),
         NetStreams { requests, responses, finished, failed },
         shared.clone(),
     ));
-    let dialog = tokio::spawn(answer_dialogs(page.clone(), dialogs, shared.clone()));
+    let dialog = tokio::spawn(answer_dialogs(Page::from(page.clone()), dialogs, shared.clone()));
     let opens = page.event_listener::<EventWindowOpen>().await?;
     let opens = tokio::spawn(note_window_opens(target_id.to_owned(), opens, shared.clone()));
     shared.update(|state| state.tasks.extend([network, dialog, opens]));
@@ -872,6 +913,10 @@ fn unasked_icon(source: &str, url: Option<&str>) -> bool {
 }
 
 async fn capture(page: &Page) -> Result<Vec<u8>, BrowserError> {
+    let page = match page {
+        Page::Chromium(page) => page,
+        Page::Firefox(tab) => return tab.screenshot().await.map_err(protocol),
+    };
     let params = ScreenshotParams::builder()
         .format(chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotFormat::Png)
         .build();
@@ -883,18 +928,21 @@ async fn capture(page: &Page) -> Result<Vec<u8>, BrowserError> {
 
 /// An isolated world in every frame of the page, the main frame first: the page's scripts see
 /// none of what is done there.
-pub(crate) async fn isolated_worlds(page: &Page) -> Result<Vec<i64>, CdpFail> {
+pub(crate) async fn isolated_worlds(page: &Page) -> Result<Vec<cdp::World>, CdpFail> {
+    if let Page::Firefox(tab) = page {
+        return Ok(tab.frames().await?.into_iter().map(cdp::World::Frame).collect());
+    }
     let frames = crate::frame_tree::frames(page).await?;
     let mut worlds = Vec::with_capacity(frames.len());
     for frame in frames {
         let world =
             cdp::call(page, "Page.createIsolatedWorld", json!({ "frameId": frame.id, "worldName": "saffron" })).await?;
-        worlds.push(
+        worlds.push(cdp::World::Context(
             world
                 .get("executionContextId")
                 .and_then(Value::as_i64)
                 .ok_or_else(|| CdpFail::Protocol("Page.createIsolatedWorld returned no context".to_owned()))?,
-        );
+        ));
     }
     Ok(worlds)
 }

@@ -12,7 +12,7 @@
 
 use std::fmt;
 
-use chromiumoxide::Page;
+use crate::page::Page;
 use regex::Regex;
 use saffron_recording::{Scope, Target, Tier};
 use serde_json::{Value, json};

@@ -2,7 +2,7 @@
 //! (which reads each frame's tree), the ladder (which needs a frame's parent) and failure
 //! screenshots (which hide secrets in every frame).
 
-use chromiumoxide::Page;
+use crate::page::Page;
 use serde_json::{Value, json};
 
 use crate::cdp::{self, CdpFail};

@@ -101,12 +101,12 @@ impl Context {
     }
 
     /// Whether detector `index` shows on `page` now.
-    async fn shows_on(&self, page: &chromiumoxide::Page, index: usize) -> Option<bool> {
+    async fn shows_on(&self, page: &crate::page::Page, index: usize) -> Option<bool> {
         let detector = self.watch.detectors.get(index)?;
         Some(self.detector_shows(page, detector).await)
     }
 
-    async fn detector_shows(&self, page: &chromiumoxide::Page, detector: &Detector) -> bool {
+    async fn detector_shows(&self, page: &crate::page::Page, detector: &Detector) -> bool {
         if detector.url_regex.is_some() {
             let url = page.url().await.ok().flatten().unwrap_or_default();
             if !detector.at(&url, &self.base_url) {
@@ -120,7 +120,7 @@ impl Context {
     }
 
     /// Whether `target` is on the page once and visible.
-    async fn shows(&self, page: &chromiumoxide::Page, target: &Target) -> bool {
+    async fn shows(&self, page: &crate::page::Page, target: &Target) -> bool {
         let group = "saffron-watch";
         let shown = match locate::locate(page, target, group).await {
             Ok(Located::One(found)) => {
@@ -170,7 +170,7 @@ impl Context {
     /// that its handler clears it there.
     pub(crate) async fn interrupted_elsewhere(
         &mut self,
-        tabs: &[(String, chromiumoxide::Page)],
+        tabs: &[(String, crate::page::Page)],
         looks: &mut Looks,
     ) -> Option<ActionFailure> {
         if !self.watches() || looks.last.is_some_and(|last| last.elapsed() < LOOK_EVERY) {

@@ -894,3 +894,29 @@ pub(crate) const INSIDE_INTERRUPTION: &str = r##"function (el) {
   for (let n = el; n; n = n.parentNode || n.host) if (n === root) return true;
   return false;
 }"##;
+
+/// The accessible names of the elements given as arguments, as far as a page script can tell
+/// them (aria-labelledby, aria-label, labels, a button's value, alt, text, title, placeholder).
+/// Firefox's accessibility tree answers "which elements have this role and name" but not "what
+/// is this element's name": this approximation serves only there, to compare names as a person
+/// reads them and to name the nearest ones in a failure.
+pub(crate) const NAME_GUESS: &str = r##"function (...elements) {
+  const clean = (text) => (text || '').replace(/\s+/g, ' ').trim();
+  const byIds = (el, ids) => ids.split(/\s+/).map((id) => el.ownerDocument.getElementById(id))
+    .filter(Boolean).map((node) => node.textContent).join(' ');
+  return elements.map((el) => {
+    const labelledBy = el.getAttribute('aria-labelledby');
+    if (labelledBy) { const text = clean(byIds(el, labelledBy)); if (text) return text; }
+    const aria = clean(el.getAttribute('aria-label'));
+    if (aria) return aria;
+    if (el.labels && el.labels.length) return clean([...el.labels].map((label) => label.textContent).join(' '));
+    if (el.tagName === 'INPUT' && ['button', 'submit', 'reset'].includes(el.type)) return clean(el.value);
+    const alt = el.getAttribute('alt');
+    if (alt) return clean(alt);
+    if (!['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName)) {
+      const text = clean(el.innerText ?? el.textContent);
+      if (text) return text;
+    }
+    return clean(el.getAttribute('title') || el.getAttribute('placeholder'));
+  });
+}"##;

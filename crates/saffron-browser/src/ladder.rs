@@ -21,7 +21,7 @@
 
 use std::fmt;
 
-use chromiumoxide::Page;
+use crate::page::Page;
 use saffron_recording::{Scope, Target, Tier};
 use serde::Deserialize;
 use serde_json::{Value, json};

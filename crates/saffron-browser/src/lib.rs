@@ -60,6 +60,7 @@ mod launch_tests;
 mod locate;
 mod network;
 mod observed;
+mod page;
 mod perform;
 mod profile;
 mod remote;
@@ -74,7 +75,7 @@ use std::sync::{Mutex, MutexGuard};
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use browser::{Browser, BrowserConfig, CHROMIUM_ENV, DEFAULT_CHROMIUM, find_chromium};
+pub use browser::{Browser, BrowserConfig, CHROMIUM_ENV, DEFAULT_CHROMIUM, Engine, find_chromium};
 pub use context::{Context, ContextOptions};
 pub use cookies::SetCookie;
 pub use devices::{Device, UnknownDevice, device};

@@ -26,7 +26,7 @@
 
 use std::collections::HashSet;
 
-use chromiumoxide::Page;
+use crate::page::Page;
 use regex::Regex;
 use saffron_recording::{Scope, Target, Tier};
 use serde_json::{Value, json};
@@ -419,7 +419,7 @@ async fn query_tier(
     match tier {
         Tier::Role => match role_matches(page, target, search, group).await? {
             Ok(RoleMatches { ids, .. }) if search.filter.is_null() && ids.len() == 1 => {
-                match resolve_node(page, ids[0], group).await? {
+                match resolve_ax(page, &ids[0], group).await? {
                     Some(object_id) => Ok(TierResult::One(object_id)),
                     None => Ok(TierResult::Error("the accessibility node has no element".to_owned())),
                 }
@@ -436,6 +436,21 @@ async fn query_tier(
         Tier::TestId => find(page, search, "testId", &value(&target.test_id), group).await,
         Tier::Text => find(page, search, "text", &value(&target.text), group).await,
         Tier::Css => find(page, search, "css", target.css.first().map(String::as_str).unwrap_or_default(), group).await,
+    }
+}
+
+/// An element the role tier found: a Chromium accessibility node names its DOM node by a
+/// backend id, resolved to an object only when needed; Firefox gives element handles.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum AxNode {
+    Backend(i64),
+    Element(String),
+}
+
+async fn resolve_ax(page: &Page, node: &AxNode, group: &str) -> Result<Option<String>, CdpFail> {
+    match node {
+        AxNode::Backend(backend_id) => resolve_node(page, *backend_id, group).await,
+        AxNode::Element(handle) => Ok(Some(handle.clone())),
     }
 }
 
@@ -480,8 +495,8 @@ async fn query_ax_tree(page: &Page, root: &str, params: Value) -> Result<Value, 
 
 /// The role matches that pass a scope's text filter: each node is resolved to its element
 /// (all at once), then one call of [`js::FILTER`] keeps those whose text matches.
-async fn filter_nodes(page: &Page, ids: &[i64], filter: &Value, group: &str) -> Result<TierResult, CdpFail> {
-    let resolved = futures::future::join_all(ids.iter().map(|id| resolve_node(page, *id, group))).await;
+async fn filter_nodes(page: &Page, ids: &[AxNode], filter: &Value, group: &str) -> Result<TierResult, CdpFail> {
+    let resolved = futures::future::join_all(ids.iter().map(|id| resolve_ax(page, id, group))).await;
     let mut elements = Vec::with_capacity(ids.len());
     for object_id in resolved {
         match object_id? {
@@ -499,7 +514,7 @@ async fn filter_nodes(page: &Page, ids: &[i64], filter: &Value, group: &str) -> 
 /// What the role tier found inside the search's container (when it has one): the elements,
 /// and when there are none, the names of that role nearest the recorded one.
 struct RoleMatches {
-    ids: Vec<i64>,
+    ids: Vec<AxNode>,
     nearest: Vec<String>,
 }
 
@@ -529,6 +544,9 @@ async fn role_matches(
         Some(Err(error)) => return Ok(Err(format!("invalid nameRegex: {error}"))),
         None => None,
     };
+    if let Page::Firefox(tab) = page {
+        return firefox_role_matches(page, tab, target, role, pattern.as_ref(), search).await;
+    }
     let (root_id, root_backend_id) = match search.root {
         Some(root) => {
             // The query covers the container's subtree, the container included; a scope means
@@ -553,8 +571,8 @@ async fn role_matches(
         let nodes = answer.get("nodes").and_then(Value::as_array).cloned().unwrap_or_default();
         Ok(elements(&nodes, root_backend_id))
     };
-    let ids_where = |found: &[(i64, String)], wanted: &dyn Fn(&str) -> bool| -> Vec<i64> {
-        found.iter().filter(|(_, name)| wanted(name)).map(|(id, _)| *id).collect()
+    let ids_where = |found: &[(i64, String)], wanted: &dyn Fn(&str) -> bool| -> Vec<AxNode> {
+        found.iter().filter(|(_, name)| wanted(name)).map(|(id, _)| AxNode::Backend(*id)).collect()
     };
     let found = query(target.name.as_deref()).await?;
     let ids = ids_where(&found, &|name| pattern.as_ref().is_none_or(|pattern| pattern.is_match(name)));
@@ -566,6 +584,45 @@ async fn role_matches(
     let ids = ids_where(&every, &|name| crate::name_key(name) == wanted);
     let nearest =
         if ids.is_empty() { nearest_names(&wanted, every.into_iter().map(|(_, name)| name)) } else { Vec::new() };
+    Ok(Ok(RoleMatches { ids, nearest }))
+}
+
+/// [`role_matches`] in Firefox: its accessibility tree finds the elements with the role and
+/// the exact name. Names compared as a person reads them, matched by pattern, or offered as the
+/// nearest, are the page's names as [`js::NAME_GUESS`] reads them: Firefox does not tell an
+/// element's name.
+async fn firefox_role_matches(
+    page: &Page,
+    tab: &crate::firefox::Tab,
+    target: &Target,
+    role: &str,
+    pattern: Option<&Regex>,
+    search: Search<'_>,
+) -> Result<Result<RoleMatches, String>, CdpFail> {
+    let guessed = async |elements: &[String]| -> Result<Vec<String>, CdpFail> {
+        let Some(first) = elements.first() else { return Ok(Vec::new()) };
+        let args: Vec<Argument> = elements.iter().cloned().map(Argument::Object).collect();
+        let names = cdp::call_with(page, first, js::NAME_GUESS, &args, true).await?.value.unwrap_or_default();
+        Ok(names.as_array().into_iter().flatten().map(|name| name.as_str().unwrap_or_default().to_owned()).collect())
+    };
+    let mut ids = tab.locate_role(search.root, role, target.name.as_deref()).await?;
+    if let Some(pattern) = pattern {
+        let names = guessed(&ids).await?;
+        ids = ids.into_iter().zip(names).filter(|(_, name)| pattern.is_match(name)).map(|(id, _)| id).collect();
+    }
+    let Some(recorded) = target.name.as_deref().filter(|_| ids.is_empty()) else {
+        return Ok(Ok(RoleMatches { ids: ids.into_iter().map(AxNode::Element).collect(), nearest: Vec::new() }));
+    };
+    let every = tab.locate_role(search.root, role, None).await?;
+    let names = guessed(&every).await?;
+    let wanted = crate::name_key(recorded);
+    let ids: Vec<AxNode> = every
+        .iter()
+        .zip(&names)
+        .filter(|(_, name)| crate::name_key(name) == wanted)
+        .map(|(id, _)| AxNode::Element(id.clone()))
+        .collect();
+    let nearest = if ids.is_empty() { nearest_names(&wanted, names.into_iter()) } else { Vec::new() };
     Ok(Ok(RoleMatches { ids, nearest }))
 }
 

@@ -8,7 +8,7 @@
 
 use std::time::{Duration, SystemTime};
 
-use chromiumoxide::Page;
+use crate::page::Page;
 use serde_json::{Value, json};
 
 use crate::cdp;

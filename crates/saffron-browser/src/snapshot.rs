@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use chromiumoxide::Page;
+use crate::page::Page;
 use serde_json::{Value, json};
 
 use crate::cdp::{self, CdpFail};
@@ -120,7 +120,7 @@ async fn settle(page: &Page) {
         let Ok(worlds) = crate::context::isolated_worlds(page).await else { return };
         let limit = json!(left.as_millis() as u64);
         let waits =
-            worlds.iter().map(|world| cdp::call_in_world(page, *world, js::SETTLE, std::slice::from_ref(&limit)));
+            worlds.iter().map(|world| cdp::call_in_world(page, world, js::SETTLE, std::slice::from_ref(&limit)));
         match tokio::time::timeout_at(deadline, futures::future::join_all(waits)).await {
             Ok(answers) if answers.iter().all(Result::is_ok) => return,
             Ok(_) => continue,

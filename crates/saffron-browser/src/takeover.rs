@@ -15,7 +15,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use chromiumoxide::Page;
+use crate::page::Page;
 use chromiumoxide::cdp::js_protocol::runtime::EventBindingCalled;
 use futures::StreamExt;
 use serde_json::{Value, json};
@@ -170,7 +170,7 @@ pub(crate) async fn on_attached(target_id: &str, shared: &Arc<Shared>) {
 /// The binding, the bar in every new document, the listener of its clicks, and the bar in the
 /// document the tab shows now.
 async fn install(page: &Page, target_id: &str, shared: &Arc<Shared>) -> Result<(), CdpFail> {
-    let mut calls = page.event_listener::<EventBindingCalled>().await?;
+    let mut calls = page.chromium("the takeover bar")?.event_listener::<EventBindingCalled>().await?;
     cdp::call(page, "Runtime.addBinding", json!({ "name": BINDING, "executionContextName": WORLD })).await?;
     cdp::call(page, "Page.addScriptToEvaluateOnNewDocument", json!({ "source": BAR, "worldName": WORLD })).await?;
     let listener = {
@@ -207,7 +207,7 @@ async fn install(page: &Page, target_id: &str, shared: &Arc<Shared>) -> Result<(
     };
     shared.update(|state| state.tasks.push(listener));
     // The document shown now was created before the script was added: its bar is added here.
-    let frame = page.target_id().as_ref().to_owned();
+    let frame = page.target_id();
     let answer = cdp::call(page, "Page.createIsolatedWorld", json!({ "frameId": frame, "worldName": WORLD })).await?;
     let world = answer
         .get("executionContextId")

@@ -1,43 +1,33 @@
-//! Firefox over WebDriver BiDi, the engine's first layer: the real `firefox-esr` starts headless
-//! with a fresh profile, each context is isolated (a cookie one page sets is not another
-//! context's), pages load and scripts run, and closing ends Firefox and removes its profile.
+//! Firefox over WebDriver BiDi: the same actions as in Chromium, performed through the same
+//! locator ladder, actionability checks and assertions, against the demo app.
 
-use saffron_browser::firefox::{Firefox, FirefoxConfig};
-use saffron_demo::{DemoConfig, DemoServer};
+use crate::common;
+
+use common::{Scenario, run_in};
+use saffron_browser::{Engine, FailureKind};
+use saffron_demo::DemoConfig;
+use saffron_recording::Tier;
 use serde_json::json;
 
 #[test]
-fn firefox_starts_loads_pages_in_isolated_contexts_and_leaves_nothing_behind() {
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
-    runtime.block_on(async {
-        let server = DemoServer::start(DemoConfig::default()).await.expect("demo");
-        let firefox =
-            Firefox::launch(&FirefoxConfig::default()).await.expect("firefox-esr starts (apt-get install firefox-esr)");
-        let major: u32 = firefox.version().split('.').next().and_then(|major| major.parse().ok()).unwrap_or(0);
-        assert!(major >= 128, "a Firefox that speaks WebDriver BiDi: {}", firefox.version());
-        let profile = firefox.profile().to_path_buf();
-        assert!(profile.is_dir());
-
-        let first = firefox.new_context(&server.url()).await.expect("a context");
-        let second = firefox.new_context(&server.url()).await.expect("another context");
-        let landed = first.goto("/login").await.expect("loads");
-        assert_eq!(landed, format!("{}/login", server.url()));
-        let heading = first.evaluate("document.querySelector('h1').textContent").await.expect("evaluates");
-        assert_eq!(heading, json!("Sign in"));
-        first.evaluate("document.cookie = 'seen=first; path=/'").await.expect("sets a cookie");
-        // A signed-out context is sent to the sign-in page, as in Chromium.
-        assert!(second.goto("/orders").await.expect("loads").ends_with("/login"));
-        let first_cookies = first.cookies().await.expect("cookies");
-        assert!(first_cookies.contains(&("seen".to_string(), "first".to_string())), "{first_cookies:?}");
-        assert!(second.cookies().await.expect("cookies").is_empty(), "contexts share no cookie");
-        let thrown = first.evaluate("(() => { throw new Error('boom') })()").await.expect_err("an exception");
-        assert!(thrown.to_string().contains("boom"), "{thrown}");
-
-        first.close().await;
-        second.close().await;
-        assert_eq!(firefox.lost_connection(), None);
-        firefox.close().await;
-        assert!(!profile.exists(), "the profile is removed with Firefox");
-        let _ = server.shutdown().await;
+fn firefox_signs_in_and_fills_through_the_same_ladder() {
+    run_in(Engine::Firefox, |browser| async move {
+        let version = browser.version().await.unwrap_or_default();
+        let major: u32 = version.split('.').next().and_then(|major| major.parse().ok()).unwrap_or(0);
+        assert!(major >= 128, "a Firefox that speaks WebDriver BiDi: {version}");
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.sign_in().await;
+        let search = json!({ "role": "searchbox", "name": "Search orders" });
+        let found = s.ok(json!({ "type": "fill", "target": search, "value": "grace" })).await;
+        assert_eq!(found.tier, Some(Tier::Role), "the role tier fires in Firefox's accessibility tree");
+        s.ok(json!({ "type": "expectValue", "target": search, "value": "grace" })).await;
+        s.ok(json!({ "type": "goto", "url": "/orders/new" })).await;
+        s.ok(json!({ "type": "fill", "target": { "label": "Quantity" }, "value": "3" })).await;
+        s.ok(json!({ "type": "expectText", "target": { "testId": "order-total" }, "text": "Total: €13.50" })).await;
+        let failure = s
+            .fails(json!({ "type": "fill", "target": { "label": "Gift wrap" }, "value": "yes", "timeoutMs": 2000 }))
+            .await;
+        assert!(matches!(failure.kind, FailureKind::NotActionable { .. }), "{failure}");
+        s.close().await;
     });
 }

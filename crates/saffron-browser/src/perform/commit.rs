@@ -11,7 +11,7 @@
 use std::collections::HashSet;
 use std::time::Instant;
 
-use chromiumoxide::Page;
+use crate::page::Page;
 use chromiumoxide::cdp::browser_protocol::page::{
     ClientNavigationDisposition, EventFrameNavigated, EventFrameRequestedNavigation, EventFrameStoppedLoading,
     EventNavigatedWithinDocument,
@@ -33,12 +33,13 @@ pub(super) struct Navigations {
 impl Navigations {
     /// Starts listening on `page`; `None` when its events cannot be followed.
     pub(super) async fn listen(page: &Page) -> Option<Navigations> {
+        let events = page.chromium("following navigations").ok()?;
         Some(Navigations {
             page: page.clone(),
-            requested: page.event_listener::<EventFrameRequestedNavigation>().await.ok()?,
-            committed: page.event_listener::<EventFrameNavigated>().await.ok()?,
-            stopped: page.event_listener::<EventFrameStoppedLoading>().await.ok()?,
-            within: page.event_listener::<EventNavigatedWithinDocument>().await.ok()?,
+            requested: events.event_listener::<EventFrameRequestedNavigation>().await.ok()?,
+            committed: events.event_listener::<EventFrameNavigated>().await.ok()?,
+            stopped: events.event_listener::<EventFrameStoppedLoading>().await.ok()?,
+            within: events.event_listener::<EventNavigatedWithinDocument>().await.ok()?,
         })
     }
 

@@ -15,7 +15,7 @@
 
 use std::time::{Duration, Instant};
 
-use chromiumoxide::Page;
+use crate::page::Page;
 use chromiumoxide::cdp::browser_protocol::input::EventDragIntercepted;
 use futures::StreamExt;
 use saffron_recording::Target;
@@ -115,16 +115,17 @@ impl Context {
     async fn first_move(&self, page: &Page, x: f64, y: f64) -> Result<Option<Value>, CdpFail> {
         let worlds = isolated_worlds(page).await?;
         for world in &worlds {
-            cdp::call_in_world(page, *world, PROBE, &[]).await?;
+            cdp::call_in_world(page, world, PROBE, &[]).await?;
         }
-        let mut reports = page.event_listener::<EventDragIntercepted>().await.map_err(CdpFail::from)?;
+        let mut reports =
+            page.chromium("drag and drop")?.event_listener::<EventDragIntercepted>().await.map_err(CdpFail::from)?;
         cdp::call(page, "Input.setInterceptDrags", json!({ "enabled": true })).await?;
         let moved = pointer(page, "mouseMoved", x, y).await;
         let mut started = false;
         for world in &worlds {
             // A frame that went away meanwhile started nothing.
             started |=
-                cdp::call_in_world(page, *world, PROBE_RESULT, &[]).await.ok().and_then(|v| v.as_bool()) == Some(true);
+                cdp::call_in_world(page, world, PROBE_RESULT, &[]).await.ok().and_then(|v| v.as_bool()) == Some(true);
         }
         let data = match (moved, started) {
             (Err(error), _) => Err(error),

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use chromiumoxide::Page;
+use crate::page::Page;
 use saffron_recording::Target;
 use serde_json::{Value, json};
 
@@ -35,14 +35,12 @@ impl Context {
                 if value.is_empty() {
                     // The content is selected: Delete clears it, firing `input` like a user would.
                     let delete = keys::parse("Delete").map_err(|error| CdpFail::Protocol(error.to_string()))?;
-                    for event in keys::events(&delete) {
-                        cdp::call(page, "Input.dispatchKeyEvent", event).await?;
-                    }
+                    send_keys(page, keys::events(&delete)).await?;
                 } else {
                     // The browser fires `beforeinput` and `input` itself. No `change`: it comes
                     // when the value is committed, by a later Enter, Tab or click elsewhere, as
                     // for a person who types.
-                    cdp::call(page, "Input.insertText", json!({ "text": value })).await?;
+                    insert_text(page, value).await?;
                 }
                 Ok(())
             };
@@ -79,14 +77,8 @@ impl Context {
                     return Err(CdpFail::Protocol(failure.message));
                 }
                 match keys::typing(character) {
-                    Some(events) => {
-                        for event in events {
-                            cdp::call(page, "Input.dispatchKeyEvent", event).await?;
-                        }
-                    }
-                    None => {
-                        cdp::call(page, "Input.insertText", json!({ "text": character.to_string() })).await?;
-                    }
+                    Some(events) => send_keys(page, events).await?,
+                    None => insert_text(page, &character.to_string()).await?,
                 }
             }
             Ok(())
@@ -154,12 +146,7 @@ impl Context {
                 (page, None)
             }
         };
-        let typed = async {
-            for event in keys::events(&chord) {
-                cdp::call(&page, "Input.dispatchKeyEvent", event).await?;
-            }
-            Ok(())
-        };
+        let typed = send_keys(&page, keys::events(&chord));
         acknowledged(typed).await.map_err(|error| {
             ActionFailure::new(
                 FailureKind::Browser,
@@ -254,6 +241,9 @@ pub(super) async fn mouse(page: &Page, kind: &str, x: f64, y: f64) -> Result<Val
 /// A mouse event; `click_count` is the press's place in a run of clicks (2 for the second
 /// press of a double-click, on whose release the browser fires `dblclick`).
 async fn button(page: &Page, kind: &str, x: f64, y: f64, click_count: u32) -> Result<Value, CdpFail> {
+    if let Page::Firefox(tab) = page {
+        return tab.mouse(kind, x, y).await.map(|()| Value::Null);
+    }
     let mut params = json!({ "type": kind, "x": x, "y": y });
     if kind != "mouseMoved" {
         params["button"] = json!("left");
@@ -261,6 +251,25 @@ async fn button(page: &Page, kind: &str, x: f64, y: f64, click_count: u32) -> Re
         params["buttons"] = json!(if kind == "mousePressed" { 1 } else { 0 });
     }
     cdp::call(page, "Input.dispatchMouseEvent", params).await
+}
+
+/// Key events (see `keys.rs`), in order, to the focused element.
+pub(super) async fn send_keys(page: &Page, events: Vec<Value>) -> Result<(), CdpFail> {
+    if let Page::Firefox(tab) = page {
+        return tab.keys(&events).await;
+    }
+    for event in events {
+        cdp::call(page, "Input.dispatchKeyEvent", event).await?;
+    }
+    Ok(())
+}
+
+/// Text at the focused field's caret, in one input event and without key events.
+async fn insert_text(page: &Page, text: &str) -> Result<(), CdpFail> {
+    if let Page::Firefox(tab) = page {
+        return tab.insert_text(text).await;
+    }
+    cdp::call(page, "Input.insertText", json!({ "text": text })).await.map(|_| ())
 }
 
 /// How long dispatched input may take to be acknowledged before the action is reported as

@@ -265,7 +265,7 @@ impl Context {
     /// whichever frame that is) is of one of the secret's origins.
     async fn secret_may_go_into<T>(
         &self,
-        page: &chromiumoxide::Page,
+        page: &crate::page::Page,
         found: &crate::locate::Found,
     ) -> Result<(), retry::Attempt<T>> {
         let Some(origins) = &self.guard.secret_origins else { return Ok(()) };

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use chromiumoxide::Page;
+use crate::page::Page;
 use chromiumoxide::cdp::browser_protocol::page::{EventFrameNavigated, EventNavigatedWithinDocument, NavigateParams};
 use chromiumoxide::listeners::EventStream;
 use futures::StreamExt;
@@ -30,6 +30,16 @@ impl Context {
             return Err(ActionFailure::new(FailureKind::Refused, format!("goto {absolute}: {refusal}")));
         }
         let _timed = crate::timing::span("navigate");
+        let page = match &page {
+            Page::Chromium(page) => page,
+            Page::Firefox(tab) => {
+                return match tokio::time::timeout_at(deadline.into(), tab.navigate(&absolute)).await {
+                    Err(_) => Err(failure(format!("the page did not finish loading within {}", seconds(timeout)))),
+                    Ok(Err(error)) => Err(failure(error.to_string())),
+                    Ok(Ok(())) => Ok(()),
+                };
+            }
+        };
         let navigation = page.execute(NavigateParams::new(absolute.clone()));
         match tokio::time::timeout_at(deadline.into(), navigation).await {
             Err(_) => Err(failure(format!("the page did not finish loading within {}", seconds(timeout)))),
@@ -190,6 +200,7 @@ impl Context {
         &self,
     ) -> Option<(EventStream<EventFrameNavigated>, EventStream<EventNavigatedWithinDocument>)> {
         let page = self.active_page().ok()?;
+        let page = page.chromium("following navigations").ok()?;
         let documents = page.event_listener::<EventFrameNavigated>().await.ok()?;
         let fragments = page.event_listener::<EventNavigatedWithinDocument>().await.ok()?;
         Some((documents, fragments))

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use chromiumoxide::Page;
+use crate::page::Page;
 use saffron_recording::{Target, Tier};
 use serde_json::{Value, json};
 
@@ -219,6 +219,9 @@ async fn in_page_viewport(page: &Page, found: &Found, mut answer: Value, hit: bo
 pub(super) fn on_cdp<T>(error: CdpFail) -> Attempt<T> {
     match error {
         CdpFail::Dead(message) => Attempt::Fail(ActionFailure::new(FailureKind::Browser, message)),
+        unsupported @ CdpFail::Unsupported(_) => {
+            Attempt::Fail(ActionFailure::new(FailureKind::Browser, unsupported.to_string()))
+        }
         CdpFail::Protocol(message) => Attempt::Retry(Pending::Unsettled(message)),
         CdpFail::Timeout => Attempt::Retry(Pending::Unsettled("the page did not answer".to_owned())),
     }

@@ -6,8 +6,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
+use crate::page::Page;
 use base64::Engine as _;
-use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::page::{EventFileChooserOpened, FileChooserOpenedMode};
 use futures::StreamExt;
 use saffron_recording::Target;
@@ -121,6 +121,8 @@ impl Context {
     ) -> Result<(Page, String, Resolved), ActionFailure> {
         let page = self.active_page().map_err(browser_failure)?;
         let mut opened = page
+            .chromium("answering a file chooser")
+            .map_err(|error| ActionFailure::new(FailureKind::Browser, error.to_string()))?
             .event_listener::<EventFileChooserOpened>()
             .await
             .map_err(|error| ActionFailure::new(FailureKind::Browser, error.to_string()))?;

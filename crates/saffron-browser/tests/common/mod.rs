@@ -11,7 +11,7 @@ use std::future::Future;
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
-use saffron_browser::{ActionFailure, Browser, BrowserConfig, Context, ContextOptions, Performed};
+use saffron_browser::{ActionFailure, Browser, BrowserConfig, Context, ContextOptions, Engine, Performed};
 use saffron_demo::{DEFAULT_PASSWORD, DEMO_EMAIL, DemoConfig, DemoServer, RequestLog};
 use saffron_recording::Action;
 use serde_json::{Value, json};
@@ -34,19 +34,22 @@ struct Pool {
     active: usize,
 }
 
-static POOL: Mutex<Pool> = Mutex::new(Pool { browser: None, active: 0 });
+/// One pool per engine: Chromium's, Firefox's.
+static POOLS: [Mutex<Pool>; 2] =
+    [Mutex::new(Pool { browser: None, active: 0 }), Mutex::new(Pool { browser: None, active: 0 })];
 static POOL_CHANGED: Condvar = Condvar::new();
 
-fn pool() -> MutexGuard<'static, Pool> {
-    POOL.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+fn pool(engine: Engine) -> MutexGuard<'static, Pool> {
+    let index = Engine::ALL.iter().position(|known| *known == engine).unwrap_or(0);
+    POOLS[index].lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Returned to the pool when a test ends, even by panicking.
-struct Lease;
+struct Lease(Engine);
 
 impl Drop for Lease {
     fn drop(&mut self) {
-        let mut guard = pool();
+        let mut guard = pool(self.0);
         guard.active -= 1;
         POOL_CHANGED.notify_all();
         if guard.active > 0 {
@@ -66,28 +69,37 @@ impl Drop for Lease {
     }
 }
 
-fn lease() -> (Browser, Lease) {
-    let mut guard = pool();
+fn lease(engine: Engine) -> (Browser, Lease) {
+    let mut guard = pool(engine);
     if guard.browser.is_none() {
         // Launched under the lock, so concurrent tests wait for this one launch. A missing
-        // Chromium fails the test with the install hint; nothing is skipped.
+        // browser fails the test with the install hint; nothing is skipped.
         let browser = runtime()
-            .block_on(Browser::launch(BrowserConfig::default()))
-            .unwrap_or_else(|error| panic!("these tests need Chromium: {error}"));
+            .block_on(Browser::launch(BrowserConfig { engine, ..BrowserConfig::default() }))
+            .unwrap_or_else(|error| panic!("these tests need {engine}: {error}"));
         guard.browser = Some(browser);
     }
     guard.active += 1;
     let browser = guard.browser.clone().expect("launched above");
-    (browser, Lease)
+    (browser, Lease(engine))
 }
 
-/// Runs a test body with the shared browser.
+/// Runs a test body with the shared Chromium.
 pub fn run<F, Fut>(test: F)
 where
     F: FnOnce(Browser) -> Fut,
     Fut: Future<Output = ()>,
 {
-    let (browser, lease) = lease();
+    run_in(Engine::Chromium, test);
+}
+
+/// Runs a test body with the shared browser of `engine`.
+pub fn run_in<F, Fut>(engine: Engine, test: F)
+where
+    F: FnOnce(Browser) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    let (browser, lease) = lease(engine);
     runtime().block_on(test(browser));
     drop(lease);
 }

@@ -1,0 +1,350 @@
+//! A Firefox context: a BiDi user context (its own cookies and storage) and its tabs, observed
+//! into the same [`State`] a Chromium context keeps, so that everything above the engine
+//! (network waits, dialogs, console errors, tabs, traces) reads one shape.
+//!
+//! One task follows the session's events for the context: tabs as they open and close (a
+//! top-level browsing context of the user context), the frames in them, requests and responses,
+//! JavaScript dialogs (answered at once, as in Chromium), and console and error log entries.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant, SystemTime};
+
+use serde_json::{Value, json};
+use tokio::sync::broadcast;
+
+use crate::bidi::{Bidi, Event};
+use crate::browser::Browser;
+use crate::context::{Context, ContextOptions, DialogAnswer, Shared, State, Tab as TabState};
+use crate::error::BrowserError;
+use crate::network::{Body, NetEntry};
+use crate::observed::ConsoleRecord;
+use crate::page::Page;
+
+use super::Tab;
+
+/// How long the first tab may take to be announced.
+const OPEN_PATIENCE: Duration = Duration::from_secs(10);
+
+/// Opens a context in the browser's Firefox: a user context, its first tab at the configured
+/// viewport, and the task that observes them.
+pub(crate) async fn open_context(browser: Browser, options: ContextOptions) -> Result<Context, BrowserError> {
+    let _timed = crate::timing::lone_span("context open");
+    let Some(firefox) = &browser.inner.firefox else {
+        return Err(BrowserError::Protocol("not a Firefox browser".to_owned()));
+    };
+    let bidi = Arc::clone(&firefox.bidi);
+    let failed = |error: crate::bidi::BidiError| crate::context::protocol(super::fail(error));
+    let answer = bidi.call("browser.createUserContext", json!({})).await.map_err(failed)?;
+    let user_context = answer
+        .get("userContext")
+        .and_then(Value::as_str)
+        .ok_or_else(|| BrowserError::Protocol("browser.createUserContext returned no id".to_owned()))?
+        .to_owned();
+    let shared =
+        Arc::new(Shared { state: std::sync::Mutex::new(State::default()), changed: tokio::sync::Notify::new() });
+    let seen = Arc::new(AtomicU64::new(bidi.events_sent()));
+    let events = bidi.events();
+    let watcher = tokio::spawn(follow(Arc::clone(&bidi), user_context.clone(), events, shared.clone(), seen.clone()));
+    let mut context = Context {
+        default_timeout: browser.inner.config.default_timeout,
+        browser: browser.clone(),
+        context_id: user_context.clone(),
+        base_url: options.base_url,
+        shared,
+        active: String::new(),
+        step_mark: 0,
+        group_counter: 0,
+        guard: crate::guard::Guard::default(),
+        watch: crate::interruption::Watch::default(),
+        refresh_drift: false,
+        trail: std::sync::Mutex::new(crate::observed::ActionTrail::default()),
+        refs: crate::snapshot::RefBook::default(),
+        download_folder: None,
+        watcher: Some(watcher),
+        closed: false,
+        events_seen: Some(seen),
+    };
+    let created = bidi
+        .call("browsingContext.create", json!({ "type": "tab", "userContext": user_context }))
+        .await
+        .map_err(failed)?;
+    let tab = created
+        .get("context")
+        .and_then(Value::as_str)
+        .ok_or_else(|| BrowserError::Protocol("browsingContext.create returned no context".to_owned()))?
+        .to_owned();
+    let (width, height) = browser.inner.config.window;
+    bidi.call(
+        "browsingContext.setViewport",
+        json!({ "context": tab, "viewport": { "width": width, "height": height } }),
+    )
+    .await
+    .map_err(failed)?;
+    context.active = tab.clone();
+    let ready = context
+        .wait_for(Instant::now() + OPEN_PATIENCE, |state| state.tabs.iter().any(|known| known.target_id == tab))
+        .await;
+    if !ready {
+        return Err(BrowserError::Protocol("the first tab was not announced within 10 s".to_owned()));
+    }
+    Ok(context)
+}
+
+impl Context {
+    /// Waits until the context's task has handled every event the browser sent before now: a
+    /// console error logged before this call is then in the state.
+    pub(crate) async fn caught_up(&self) {
+        let (Some(firefox), Some(seen)) = (&self.browser.inner.firefox, &self.events_seen) else { return };
+        // A round trip first: the browser sends what it logged before it answers.
+        let _ = firefox.bidi.call("browsingContext.getTree", json!({ "maxDepth": 0 })).await;
+        let wanted = firefox.bidi.events_sent();
+        let seen = seen.clone();
+        self.wait_for(Instant::now() + Duration::from_secs(2), move |_| seen.load(Ordering::SeqCst) >= wanted).await;
+    }
+
+    /// Removes the user context, and with it every tab and everything it stored.
+    pub(crate) async fn close_firefox(&self) {
+        if let Some(firefox) = &self.browser.inner.firefox {
+            let params = json!({ "userContext": self.context_id });
+            let _ =
+                tokio::time::timeout(Duration::from_secs(5), firefox.bidi.call("browser.removeUserContext", params))
+                    .await;
+        }
+    }
+}
+
+/// What the task knows of the context's browsing contexts.
+#[derive(Default)]
+struct Frames {
+    /// Every browsing context of the context (tabs and frames) → its tab.
+    tab_of: HashMap<String, String>,
+}
+
+/// Follows the session's events for one user context until the context closes.
+async fn follow(
+    bidi: Arc<Bidi>,
+    user_context: String,
+    mut events: broadcast::Receiver<Event>,
+    shared: Arc<Shared>,
+    seen: Arc<AtomicU64>,
+) {
+    let mut frames = Frames::default();
+    loop {
+        let event = match events.recv().await {
+            Ok(event) => event,
+            Err(broadcast::error::RecvError::Lagged(missed)) => {
+                shared.update(|state| {
+                    state.notes.push(format!("{missed} browser events were missed (too many at once)"))
+                });
+                continue;
+            }
+            Err(broadcast::error::RecvError::Closed) => break,
+        };
+        handle(&bidi, &user_context, &event, &mut frames, &shared).await;
+        seen.store(event.seq, Ordering::SeqCst);
+        shared.changed.notify_waiters();
+    }
+}
+
+fn text<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
+    value.pointer(pointer).and_then(Value::as_str)
+}
+
+async fn handle(bidi: &Arc<Bidi>, user_context: &str, event: &Event, frames: &mut Frames, shared: &Arc<Shared>) {
+    let params = &event.params;
+    let context = text(params, "/context").unwrap_or_default().to_owned();
+    match event.method.as_str() {
+        "browsingContext.contextCreated" => match text(params, "/parent") {
+            None if text(params, "/userContext") == Some(user_context) => {
+                frames.tab_of.insert(context.clone(), context.clone());
+                let opener = text(params, "/originalOpener").map(str::to_owned);
+                let page = Page::Firefox(Tab { bidi: Arc::clone(bidi), context: context.clone() });
+                let opened_for = text(params, "/url").unwrap_or("about:blank").to_owned();
+                shared.update(|state| {
+                    if !state.tabs.iter().any(|tab| tab.target_id == context) {
+                        state.tabs.push(TabState::firefox(context.clone(), page, opened_for, opener));
+                    }
+                });
+            }
+            Some(parent) => {
+                if let Some(tab) = frames.tab_of.get(parent).cloned() {
+                    frames.tab_of.insert(context, tab);
+                }
+            }
+            None => {}
+        },
+        "browsingContext.contextDestroyed" => {
+            if frames.tab_of.get(&context) == Some(&context) {
+                shared.update(|state| {
+                    if let Some(tab) = state.tabs.iter_mut().find(|tab| tab.target_id == context) {
+                        tab.closed = true;
+                        tab.closed_at.get_or_insert_with(SystemTime::now);
+                    }
+                });
+            }
+            frames.tab_of.remove(&context);
+        }
+        "browsingContext.userPromptOpened" if frames.tab_of.contains_key(&context) => {
+            answer_prompt(bidi, &context, params, shared).await;
+        }
+        "network.beforeRequestSent" => {
+            let Some(tab) = frames.tab_of.get(&context).cloned() else { return };
+            let request_id = text(params, "/request/request").unwrap_or_default().to_owned();
+            let document = params.get("navigation").is_some_and(|navigation| !navigation.is_null()) && context == tab;
+            let entry = NetEntry {
+                target_id: tab.clone(),
+                request_id: request_id.clone(),
+                method: text(params, "/request/method").unwrap_or("GET").to_owned(),
+                url: text(params, "/request/url").unwrap_or_default().to_owned(),
+                status: None,
+                seq: None,
+                finished: false,
+                body: Body::Unavailable("Firefox's response bodies are not read yet".to_owned()),
+                document,
+                started: SystemTime::now(),
+                ended: None,
+                responded: None,
+                resource_type: resource_type(params, document),
+                mime_type: None,
+                encoded_bytes: None,
+                failure: None,
+                checked: false,
+            };
+            shared.update(|state| {
+                state.net.push(entry);
+                let index = state.net.len() - 1;
+                state.current.insert((tab, request_id), index);
+            });
+        }
+        "network.responseCompleted" => {
+            let Some(tab) = frames.tab_of.get(&context).cloned() else { return };
+            let request_id = text(params, "/request/request").unwrap_or_default().to_owned();
+            shared.update(|state| {
+                let Some(&index) = state.current.get(&(tab, request_id)) else { return };
+                let seq = state.next_seq;
+                state.next_seq += 1;
+                let now = SystemTime::now();
+                let entry = &mut state.net[index];
+                if let Some(url) = text(params, "/response/url") {
+                    entry.url = url.to_owned();
+                }
+                entry.status =
+                    params.pointer("/response/status").and_then(Value::as_u64).and_then(|s| u16::try_from(s).ok());
+                entry.seq = Some(seq);
+                entry.mime_type = text(params, "/response/mimeType").map(str::to_owned);
+                entry.encoded_bytes = params.pointer("/response/bytesReceived").and_then(Value::as_u64);
+                entry.finished = true;
+                entry.responded = Some(now);
+                entry.ended = Some(now);
+            });
+        }
+        "network.fetchError" => {
+            let Some(tab) = frames.tab_of.get(&context).cloned() else { return };
+            let request_id = text(params, "/request/request").unwrap_or_default().to_owned();
+            let error = text(params, "/errorText").unwrap_or("the load failed").to_owned();
+            shared.update(|state| {
+                let Some(&index) = state.current.get(&(tab, request_id)) else { return };
+                let entry = &mut state.net[index];
+                entry.finished = true;
+                entry.ended = Some(SystemTime::now());
+                entry.body = Body::Unavailable(format!("the load failed: {error}"));
+                entry.failure = Some(error);
+            });
+        }
+        "log.entryAdded" => {
+            let Some(source) = text(params, "/source/context") else { return };
+            let Some(tab) = frames.tab_of.get(source).cloned() else { return };
+            record_log(params, &tab, shared);
+        }
+        _ => {}
+    }
+}
+
+/// Chromium's name for what a request loads, as far as BiDi tells it.
+fn resource_type(params: &Value, document: bool) -> String {
+    if document {
+        return "Document".to_owned();
+    }
+    match text(params, "/request/destination").unwrap_or_default() {
+        "" => match text(params, "/request/initiatorType") {
+            Some("fetch") => "Fetch",
+            Some("xmlhttprequest") => "XHR",
+            _ => "Other",
+        },
+        "document" | "iframe" | "frame" => "Document",
+        "script" => "Script",
+        "style" => "Stylesheet",
+        "image" => "Image",
+        "font" => "Font",
+        _ => "Other",
+    }
+    .to_owned()
+}
+
+/// Keeps one log entry: an error one among the console errors, every one in the log.
+fn record_log(params: &Value, tab: &str, shared: &Arc<Shared>) {
+    let level = text(params, "/level").unwrap_or("info").to_owned();
+    let kind = text(params, "/type").unwrap_or("console");
+    let message = text(params, "/text").unwrap_or_default().to_owned();
+    let source = params.pointer("/stackTrace/callFrames/0").map(|frame| {
+        let url = text(frame, "/url").unwrap_or_default();
+        let line = frame.get("lineNumber").and_then(Value::as_u64).unwrap_or(0) + 1;
+        format!("{url}:{line}")
+    });
+    let at = params.get("timestamp").and_then(Value::as_f64).map_or_else(SystemTime::now, |millis| {
+        SystemTime::UNIX_EPOCH + Duration::from_secs_f64(millis.max(0.0) / 1000.0)
+    });
+    shared.update(|state| {
+        let index = state.tabs.iter().position(|known| known.target_id == tab).unwrap_or(0);
+        if level == "error" {
+            state.console_errors.push(match kind {
+                "javascript" => format!("uncaught exception: {message}"),
+                _ => format!("console.error: {message}"),
+            });
+        }
+        if state.console_log.len() < crate::context::CONSOLE_LOG_KEPT {
+            let level = if kind == "javascript" { "exception".to_owned() } else { level };
+            state.console_log.push(ConsoleRecord { at, level, text: message, source, tab: index });
+        }
+    });
+}
+
+/// Answers a JavaScript dialog at once: with the armed answer, else as Chromium's context does
+/// (a `beforeunload` accepted, anything else dismissed, and a note either way).
+async fn answer_prompt(bidi: &Arc<Bidi>, context: &str, params: &Value, shared: &Arc<Shared>) {
+    let kind = text(params, "/type").unwrap_or("alert").to_owned();
+    let message = text(params, "/message").unwrap_or_default().to_owned();
+    let armed = shared.update(|state| state.dialog.take());
+    let (answer, note) = match armed {
+        Some(answer) => (answer, None),
+        None if kind == "beforeunload" => (
+            DialogAnswer { accept: true, prompt_text: None },
+            Some(format!("an unexpected beforeunload dialog {message:?} was accepted")),
+        ),
+        None => (
+            DialogAnswer { accept: false, prompt_text: None },
+            Some(format!("an unexpected {kind} dialog {message:?} was dismissed")),
+        ),
+    };
+    let mut reply = json!({ "context": context, "accept": answer.accept });
+    if let Some(text) = &answer.prompt_text {
+        reply["userText"] = json!(text);
+    }
+    // Answered on its own task: the follower must not wait on the browser while it holds
+    // events back.
+    let bidi = Arc::clone(bidi);
+    let shared = shared.clone();
+    tokio::spawn(async move {
+        let result = bidi.call("browsingContext.handleUserPrompt", reply).await;
+        shared.update(|state| {
+            if let Some(note) = note {
+                state.notes.push(note);
+            }
+            if let Err(error) = result {
+                state.notes.push(format!("the {kind} dialog {message:?} could not be answered: {error}"));
+            }
+        });
+    });
+}

@@ -1,0 +1,142 @@
+//! Input in Firefox: WebDriver BiDi `input.performActions`, fed the same key and mouse events
+//! Saffron sends Chromium, and text inserted as Chromium's `Input.insertText` does.
+
+use serde_json::{Value, json};
+
+use crate::cdp::CdpFail;
+
+use super::{Tab, fail};
+
+/// The WebDriver code point of a key that types no character (WebDriver's key table), or the
+/// character itself.
+fn webdriver_key(key: &str) -> Option<String> {
+    let mut characters = key.chars();
+    if let (Some(only), None) = (characters.next(), characters.next()) {
+        return Some(only.to_string());
+    }
+    let code = match key {
+        "Cancel" => '\u{E001}',
+        "Help" => '\u{E002}',
+        "Backspace" => '\u{E003}',
+        "Tab" => '\u{E004}',
+        "Clear" => '\u{E005}',
+        "Enter" => '\u{E007}',
+        "Shift" => '\u{E008}',
+        "Control" => '\u{E009}',
+        "Alt" => '\u{E00A}',
+        "Pause" => '\u{E00B}',
+        "Escape" => '\u{E00C}',
+        "PageUp" => '\u{E00E}',
+        "PageDown" => '\u{E00F}',
+        "End" => '\u{E010}',
+        "Home" => '\u{E011}',
+        "ArrowLeft" => '\u{E012}',
+        "ArrowUp" => '\u{E013}',
+        "ArrowRight" => '\u{E014}',
+        "ArrowDown" => '\u{E015}',
+        "Insert" => '\u{E016}',
+        "Delete" => '\u{E017}',
+        "Meta" => '\u{E03D}',
+        function if function.starts_with('F') => {
+            let number: u32 = function[1..].parse().ok().filter(|number| (1..=12).contains(number))?;
+            char::from_u32(0xE031 + number - 1)?
+        }
+        _ => return None,
+    };
+    Some(code.to_string())
+}
+
+/// Chromium key events (`Input.dispatchKeyEvent` parameters, see `keys.rs`) as one BiDi key
+/// action sequence.
+pub(crate) fn key_actions(events: &[Value]) -> Result<Vec<Value>, CdpFail> {
+    let mut actions = Vec::with_capacity(events.len());
+    for event in events {
+        let key = event.get("key").and_then(Value::as_str).unwrap_or_default();
+        let value = webdriver_key(key)
+            .ok_or_else(|| CdpFail::Unsupported(format!("the key {key:?} (WebDriver has no code for it)")))?;
+        let kind = match event.get("type").and_then(Value::as_str) {
+            Some("keyUp") => "keyUp",
+            _ => "keyDown",
+        };
+        actions.push(json!({ "type": kind, "value": value }));
+    }
+    Ok(actions)
+}
+
+impl Tab {
+    /// Sends key events to the focused element.
+    pub(crate) async fn keys(&self, events: &[Value]) -> Result<(), CdpFail> {
+        let actions = key_actions(events)?;
+        self.perform(json!([{ "type": "key", "id": "saffron-keyboard", "actions": actions }])).await
+    }
+
+    /// A mouse event at a point of the viewport (CSS pixels): `mouseMoved`, `mousePressed` or
+    /// `mouseReleased`, as Chromium's are named. Firefox counts clicks itself (a second press
+    /// soon after the first, in place, is a double-click).
+    pub(crate) async fn mouse(&self, kind: &str, x: f64, y: f64) -> Result<(), CdpFail> {
+        let mut actions = vec![json!({ "type": "pointerMove", "x": x.round() as i64, "y": y.round() as i64 })];
+        match kind {
+            "mousePressed" => actions.push(json!({ "type": "pointerDown", "button": 0 })),
+            "mouseReleased" => actions.push(json!({ "type": "pointerUp", "button": 0 })),
+            _ => {}
+        }
+        let source = json!({
+            "type": "pointer",
+            "id": "saffron-mouse",
+            "parameters": { "pointerType": "mouse" },
+            "actions": actions,
+        });
+        self.perform(json!([source])).await
+    }
+
+    /// Inserts `text` at the focused field's caret, as typing it would, but in one input event
+    /// and without key events (Chromium's `Input.insertText`): through the focused document's
+    /// `insertText` command, in a same-origin frame's document when a frame has the focus.
+    pub(crate) async fn insert_text(&self, text: &str) -> Result<(), CdpFail> {
+        let function = r#"function (text) {
+          let doc = document;
+          while (doc.activeElement && doc.activeElement.contentDocument) doc = doc.activeElement.contentDocument;
+          return doc.execCommand('insertText', false, text);
+        }"#;
+        let params = json!({
+            "functionDeclaration": function,
+            "arguments": [{ "type": "string", "value": text }],
+            "target": { "context": self.context },
+            "awaitPromise": false,
+            "userActivation": true,
+        });
+        let answer = self.bidi.call("script.callFunction", params).await.map_err(fail)?;
+        match answer.pointer("/result/value").and_then(Value::as_bool) {
+            Some(true) => Ok(()),
+            _ => Err(CdpFail::Protocol("the focused element took no text".to_owned())),
+        }
+    }
+
+    async fn perform(&self, actions: Value) -> Result<(), CdpFail> {
+        let params = json!({ "context": self.context, "actions": actions });
+        self.bidi.call("input.performActions", params).await.map_err(fail)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_go_out_as_webdriver_code_points() {
+        let events = crate::keys::events(&crate::keys::parse("Shift+Tab").expect("a chord"));
+        let actions = key_actions(&events).expect("known keys");
+        let values: Vec<(&str, &str)> = actions
+            .iter()
+            .map(|action| (action["type"].as_str().unwrap_or_default(), action["value"].as_str().unwrap_or_default()))
+            .collect();
+        assert_eq!(
+            values,
+            [("keyDown", "\u{E008}"), ("keyDown", "\u{E004}"), ("keyUp", "\u{E004}"), ("keyUp", "\u{E008}")]
+        );
+        assert_eq!(webdriver_key("a").as_deref(), Some("a"));
+        assert_eq!(webdriver_key("F5").as_deref(), Some("\u{E035}"));
+        assert_eq!(webdriver_key("AudioVolumeUp"), None);
+    }
+}

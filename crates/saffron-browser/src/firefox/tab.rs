@@ -1,0 +1,102 @@
+//! One Firefox tab: a top-level browsing context and the frames in it.
+
+use std::sync::Arc;
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+
+use crate::bidi::Bidi;
+use crate::cdp::CdpFail;
+
+use super::fail;
+
+/// One tab (a top-level browsing context) of a Firefox context.
+#[derive(Clone)]
+pub(crate) struct Tab {
+    pub(crate) bidi: Arc<Bidi>,
+    pub(crate) context: String,
+}
+
+impl std::fmt::Debug for Tab {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tab").field("context", &self.context).finish()
+    }
+}
+
+impl Tab {
+    /// The address of the tab's document.
+    pub(crate) async fn url(&self) -> Result<String, CdpFail> {
+        let tree = self.bidi.call("browsingContext.getTree", json!({ "root": self.context, "maxDepth": 0 })).await;
+        let tree = tree.map_err(fail)?;
+        Ok(tree.pointer("/contexts/0/url").and_then(Value::as_str).unwrap_or("about:blank").to_owned())
+    }
+
+    /// Loads `url` and waits until its document has loaded.
+    pub(crate) async fn navigate(&self, url: &str) -> Result<(), CdpFail> {
+        let params = json!({ "context": self.context, "url": url, "wait": "complete" });
+        self.bidi.call("browsingContext.navigate", params).await.map_err(fail)?;
+        Ok(())
+    }
+
+    /// Every frame of the tab, the tab's own document first, then its frames depth first.
+    pub(crate) async fn frames(&self) -> Result<Vec<String>, CdpFail> {
+        let tree = self.bidi.call("browsingContext.getTree", json!({ "root": self.context })).await.map_err(fail)?;
+        let mut frames = Vec::new();
+        let mut pending: Vec<Value> = tree.get("contexts").and_then(Value::as_array).cloned().unwrap_or_default();
+        pending.reverse();
+        while let Some(node) = pending.pop() {
+            if let Some(id) = node.get("context").and_then(Value::as_str) {
+                frames.push(id.to_owned());
+            }
+            let mut children = node.get("children").and_then(Value::as_array).cloned().unwrap_or_default();
+            children.reverse();
+            pending.extend(children);
+        }
+        Ok(frames)
+    }
+
+    /// A PNG of the tab's viewport.
+    pub(crate) async fn screenshot(&self) -> Result<Vec<u8>, CdpFail> {
+        let params = json!({ "context": self.context, "origin": "viewport", "format": { "type": "image/png" } });
+        let answer = self.bidi.call("browsingContext.captureScreenshot", params).await.map_err(fail)?;
+        let data = answer.get("data").and_then(Value::as_str).unwrap_or_default();
+        base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .map_err(|error| CdpFail::Protocol(format!("the screenshot is not base64: {error}")))
+    }
+}
+
+impl Tab {
+    /// The elements with `role` (and `name`, when given) in Firefox's accessibility tree, in
+    /// document order: inside `root` (an element handle; itself left out) or in the tab's
+    /// document.
+    pub(crate) async fn locate_role(
+        &self,
+        root: Option<&str>,
+        role: &str,
+        name: Option<&str>,
+    ) -> Result<Vec<String>, CdpFail> {
+        let mut wanted = json!({ "role": role });
+        if let Some(name) = name {
+            wanted["name"] = json!(name);
+        }
+        let mut params = json!({ "locator": { "type": "accessibility", "value": wanted } });
+        let context = match root {
+            Some(root) => {
+                let (context, shared_id) = super::script::parse_handle(root)?;
+                params["startNodes"] = json!([{ "sharedId": shared_id }]);
+                context.to_owned()
+            }
+            None => self.context.clone(),
+        };
+        params["context"] = json!(context);
+        let answer = self.bidi.call("browsingContext.locateNodes", params).await.map_err(fail)?;
+        let nodes = answer.get("nodes").and_then(Value::as_array).cloned().unwrap_or_default();
+        Ok(nodes
+            .iter()
+            .filter_map(|node| node.get("sharedId").and_then(Value::as_str))
+            .map(|shared_id| super::script::handle(&context, shared_id))
+            .filter(|handle| Some(handle.as_str()) != root)
+            .collect())
+    }
+}
