@@ -760,6 +760,9 @@ impl Context {
 
 /// `Network.getResponseBody`, as text.
 pub(crate) async fn read_body(page: &Page, request_id: &str) -> Body {
+    if let Page::Firefox(tab) = page {
+        return tab.response_body(request_id).await;
+    }
     let answer = tokio::time::timeout(
         Duration::from_secs(5),
         cdp::call(page, "Network.getResponseBody", json!({ "requestId": request_id })),

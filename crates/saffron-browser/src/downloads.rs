@@ -53,6 +53,23 @@ pub(crate) struct Download {
 }
 
 impl Download {
+    /// A download one of the context's tabs began (Firefox's report: `id` is its navigation).
+    pub(crate) fn begun(id: &str, file_name: &str) -> Download {
+        Download {
+            guid: id.to_owned(),
+            file_name: file_name.to_owned(),
+            progress: Progress::Saving,
+            received_bytes: 0,
+            total_bytes: 0,
+            ours: true,
+        }
+    }
+
+    /// Whether this is the download `id` reports on.
+    pub(crate) fn is(&self, id: &str) -> bool {
+        self.guid == id
+    }
+
     /// How it reads in a failure message: `"orders.csv" (1,204 bytes)`.
     pub fn describe(&self) -> String {
         let name = format!("{:?}", self.file_name);

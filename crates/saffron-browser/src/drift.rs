@@ -197,7 +197,7 @@ async fn observe_one(
         drift.push(signal(Signal::Tier, target.describe_locator(recorded, 0), Some(found.own_locator.clone())));
     }
     if target.role.is_some() && found.tier != Tier::Role {
-        let now = role_now(page, &found.object_id).await?;
+        let now = role_now(page, &found.object_id, target).await?;
         if !role_matches(target, now.as_ref()) {
             let renamed = !name_matches(target, now.as_ref().map_or("", |(_, name)| name.as_str()));
             let now = now.map(|(role, name)| if name.is_empty() { role } else { format!("{role} {name:?}") });
@@ -271,7 +271,10 @@ const AX_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The element's role and accessible name as Chromium computes them; `None` when it is not in
 /// the accessibility tree.
-async fn role_now(page: &Page, object_id: &str) -> Result<Option<(String, String)>, CdpFail> {
+async fn role_now(page: &Page, object_id: &str, target: &Target) -> Result<Option<(String, String)>, CdpFail> {
+    if let Page::Firefox(tab) = page {
+        return firefox_role_now(page, tab, object_id, target).await;
+    }
     let params = json!({ "objectId": object_id, "fetchRelatives": false });
     let answer = cdp::call_within(page, "Accessibility.getPartialAXTree", params, AX_LIMIT).await?;
     let node = answer.get("nodes").and_then(Value::as_array).and_then(|nodes| nodes.first()).cloned();
@@ -280,6 +283,39 @@ async fn role_now(page: &Page, object_id: &str) -> Result<Option<(String, String
     };
     let read = |pointer: &str| node.pointer(pointer).and_then(Value::as_str).unwrap_or_default().to_owned();
     Ok(Some((read("/role/value"), read("/name/value"))))
+}
+
+/// [`role_now`] in Firefox, whose accessibility tree answers only "which elements have this
+/// role and name": the element is looked for among those with the recorded role, then with
+/// the recorded name. What it has instead is read as far as a page script can
+/// ([`js::NAME_GUESS`], [`js::ROLE_GUESS`]).
+async fn firefox_role_now(
+    page: &Page,
+    tab: &crate::firefox::Tab,
+    object_id: &str,
+    target: &Target,
+) -> Result<Option<(String, String)>, CdpFail> {
+    let Some(role) = target.role.as_deref() else { return Ok(None) };
+    let (frame, _) = crate::firefox::parse_handle(object_id)?;
+    let guessed_name = async || -> Result<String, CdpFail> {
+        let names = cdp::call_with(page, object_id, js::NAME_GUESS, &[Argument::Object(object_id.to_owned())], true)
+            .await?
+            .value
+            .unwrap_or_default();
+        Ok(names.get(0).and_then(Value::as_str).unwrap_or_default().to_owned())
+    };
+    let with_role = tab.locate_role_in(frame, role, None).await?;
+    if !with_role.iter().any(|handle| handle == object_id) {
+        let guessed_role = cdp::call_value(page, object_id, js::ROLE_GUESS, &[]).await?;
+        let guessed_role = guessed_role.as_str().unwrap_or("generic").to_owned();
+        return Ok(Some((guessed_role, guessed_name().await?)));
+    }
+    if let Some(name) = target.name.as_deref()
+        && tab.locate_role_in(frame, role, Some(name)).await?.iter().any(|handle| handle == object_id)
+    {
+        return Ok(Some((role.to_owned(), name.to_owned())));
+    }
+    Ok(Some((role.to_owned(), guessed_name().await?)))
 }
 
 fn role_matches(target: &Target, now: Option<&(String, String)>) -> bool {

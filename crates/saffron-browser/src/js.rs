@@ -920,3 +920,22 @@ pub(crate) const NAME_GUESS: &str = r##"function (...elements) {
     return clean(el.getAttribute('title') || el.getAttribute('placeholder'));
   });
 }"##;
+
+/// The element's role as far as a page script can tell it: its `role` attribute, else the
+/// implicit role of its tag for the common cases. Serves only where Firefox's accessibility
+/// tree does not tell (see [`NAME_GUESS`]).
+pub(crate) const ROLE_GUESS: &str = r##"function () {
+  const explicit = (this.getAttribute('role') || '').trim().split(/\s+/)[0];
+  if (explicit) return explicit;
+  const tag = this.tagName.toLowerCase();
+  const type = (this.getAttribute('type') || 'text').toLowerCase();
+  if (tag === 'input') {
+    return { checkbox: 'checkbox', radio: 'radio', button: 'button', submit: 'button', reset: 'button',
+      image: 'button', number: 'spinbutton', range: 'slider', search: 'searchbox' }[type] || 'textbox';
+  }
+  if (/^h[1-6]$/.test(tag)) return 'heading';
+  return { a: this.hasAttribute('href') ? 'link' : 'generic', button: 'button', textarea: 'textbox',
+    select: this.multiple || this.size > 1 ? 'listbox' : 'combobox', img: 'img', nav: 'navigation',
+    main: 'main', ul: 'list', ol: 'list', li: 'listitem', table: 'table', tr: 'row', td: 'cell',
+    th: 'columnheader', form: 'form', dialog: 'dialog', option: 'option' }[tag] || 'generic';
+}"##;

@@ -17,6 +17,7 @@ use tokio::sync::broadcast;
 use crate::bidi::{Bidi, Event};
 use crate::browser::Browser;
 use crate::context::{Context, ContextOptions, DialogAnswer, Shared, State, Tab as TabState};
+use crate::downloads::{Download, Progress};
 use crate::error::BrowserError;
 use crate::network::{Body, NetEntry};
 use crate::observed::ConsoleRecord;
@@ -75,6 +76,17 @@ pub(crate) async fn open_context(browser: Browser, options: ContextOptions) -> R
         .and_then(Value::as_str)
         .ok_or_else(|| BrowserError::Protocol("browsingContext.create returned no context".to_owned()))?
         .to_owned();
+    // The context's downloads go to a folder of its own, removed with it.
+    let folder = tempfile::Builder::new()
+        .prefix("downloads-")
+        .tempdir_in(browser.downloads_parent())
+        .map_err(|error| BrowserError::Protocol(format!("no folder for the context's downloads: {error}")))?;
+    let behavior = json!({
+        "downloadBehavior": { "type": "allowed", "destinationFolder": folder.path() },
+        "userContexts": [user_context],
+    });
+    bidi.call("browser.setDownloadBehavior", behavior).await.map_err(failed)?;
+    context.download_folder = Some(folder);
     let (width, height) = browser.inner.config.window;
     bidi.call(
         "browsingContext.setViewport",
@@ -201,7 +213,7 @@ async fn handle(bidi: &Arc<Bidi>, user_context: &str, event: &Event, frames: &mu
                 status: None,
                 seq: None,
                 finished: false,
-                body: Body::Unavailable("Firefox's response bodies are not read yet".to_owned()),
+                body: Body::Unread,
                 document,
                 started: SystemTime::now(),
                 ended: None,
@@ -251,6 +263,27 @@ async fn handle(bidi: &Arc<Bidi>, user_context: &str, event: &Event, frames: &mu
                 entry.ended = Some(SystemTime::now());
                 entry.body = Body::Unavailable(format!("the load failed: {error}"));
                 entry.failure = Some(error);
+            });
+        }
+        "browsingContext.downloadWillBegin" if frames.tab_of.contains_key(&context) => {
+            let id = text(params, "/navigation").unwrap_or_default().to_owned();
+            let name = text(params, "/suggestedFilename").unwrap_or_default().to_owned();
+            shared.update(|state| state.downloads.push(Download::begun(&id, &name)));
+        }
+        "browsingContext.downloadEnd" => {
+            let id = text(params, "/navigation").unwrap_or_default().to_owned();
+            let saved = text(params, "/filepath").map(std::path::PathBuf::from);
+            let size = match &saved {
+                Some(path) => tokio::fs::metadata(path).await.map(|metadata| metadata.len()).unwrap_or(0),
+                None => 0,
+            };
+            shared.update(|state| {
+                let Some(download) = state.downloads.iter_mut().find(|download| download.is(&id)) else { return };
+                (download.received_bytes, download.total_bytes) = (size, size);
+                download.progress = match (text(params, "/status"), saved) {
+                    (Some("complete"), Some(path)) => Progress::Saved(path),
+                    _ => Progress::Canceled,
+                };
             });
         }
         "log.entryAdded" => {

@@ -89,6 +89,45 @@ impl Tab {
         self.perform(json!([source])).await
     }
 
+    /// `clicks` presses and releases at a point of the viewport, after moving there: in one
+    /// action sequence, so that the second press of a double-click is counted as such.
+    pub(crate) async fn click(&self, x: f64, y: f64, clicks: u32) -> Result<(), CdpFail> {
+        let mut actions = vec![json!({ "type": "pointerMove", "x": x.round() as i64, "y": y.round() as i64 })];
+        for _ in 0..clicks {
+            actions.push(json!({ "type": "pointerDown", "button": 0 }));
+            actions.push(json!({ "type": "pointerUp", "button": 0 }));
+        }
+        let source = json!({
+            "type": "pointer",
+            "id": "saffron-mouse",
+            "parameters": { "pointerType": "mouse" },
+            "actions": actions,
+        });
+        self.perform(json!([source])).await
+    }
+
+    /// A press at `from`, a first move `nudge` pixels right (past the few pixels libraries
+    /// wait for before a press becomes a drag), moves through `points`, and a release at the
+    /// last one: one action sequence.
+    pub(crate) async fn drag_pointer(
+        &self,
+        from: (f64, f64),
+        nudge: f64,
+        points: &[(f64, f64)],
+    ) -> Result<(), CdpFail> {
+        let at = |(x, y): (f64, f64)| json!({ "type": "pointerMove", "x": x.round() as i64, "y": y.round() as i64 });
+        let mut actions = vec![at(from), json!({ "type": "pointerDown", "button": 0 }), at((from.0 + nudge, from.1))];
+        actions.extend(points.iter().copied().map(at));
+        actions.push(json!({ "type": "pointerUp", "button": 0 }));
+        let source = json!({
+            "type": "pointer",
+            "id": "saffron-mouse",
+            "parameters": { "pointerType": "mouse" },
+            "actions": actions,
+        });
+        self.perform(json!([source])).await
+    }
+
     /// Inserts `text` at the focused field's caret, as typing it would, but in one input event
     /// and without key events (Chromium's `Input.insertText`): through the focused document's
     /// `insertText` command, in a same-origin frame's document when a frame has the focus.

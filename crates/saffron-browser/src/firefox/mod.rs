@@ -26,6 +26,7 @@ mod script;
 mod tab;
 
 pub(crate) use context::open_context;
+pub(crate) use script::{handle as element_handle, parse_handle};
 
 pub(crate) use tab::Tab;
 
@@ -70,6 +71,9 @@ pub fn find_firefox(configured: Option<&std::path::Path>) -> Result<PathBuf, Bro
     candidates.iter().find(|path| path.is_file()).cloned().ok_or(BrowserError::FirefoxNotFound { searched: candidates })
 }
 
+/// The largest response body Firefox keeps for checks.
+const BODY_LIMIT: u64 = 8 * 1024 * 1024;
+
 /// The events every context follows (see `context.rs`).
 const EVENTS: &[&str] = &[
     "browsingContext.contextCreated",
@@ -79,6 +83,9 @@ const EVENTS: &[&str] = &[
     "network.responseCompleted",
     "network.fetchError",
     "log.entryAdded",
+    "input.fileDialogOpened",
+    "browsingContext.downloadWillBegin",
+    "browsingContext.downloadEnd",
 ];
 
 /// A running Firefox's process and its BiDi session: what a [`crate::Browser`] keeps of it.
@@ -137,6 +144,11 @@ pub(crate) async fn launch(
     bidi.call("session.subscribe", json!({ "events": EVENTS }))
         .await
         .map_err(|error| failed(format!("it refused to report events: {error}")))?;
+    // Bodies are kept for checks that read them (a `waitForResponse` with a body pattern),
+    // as Chromium keeps them until its tab navigates.
+    bidi.call("network.addDataCollector", json!({ "dataTypes": ["response"], "maxEncodedDataSize": BODY_LIMIT }))
+        .await
+        .map_err(|error| failed(format!("it refused to keep response bodies: {error}")))?;
     Ok(Driver { bidi: Arc::new(bidi), process: std::sync::Mutex::new(Some(process)), version })
 }
 

@@ -76,27 +76,79 @@ impl Tab {
         role: &str,
         name: Option<&str>,
     ) -> Result<Vec<String>, CdpFail> {
+        let found = match root {
+            Some(root) => {
+                let (context, shared_id) = super::script::parse_handle(root)?;
+                self.locate_role_from(context, Some(shared_id), role, name).await?
+            }
+            None => self.locate_role_from(&self.context, None, role, name).await?,
+        };
+        Ok(found.into_iter().filter(|handle| Some(handle.as_str()) != root).collect())
+    }
+
+    /// [`Tab::locate_role`] in the whole document of `frame`.
+    pub(crate) async fn locate_role_in(
+        &self,
+        frame: &str,
+        role: &str,
+        name: Option<&str>,
+    ) -> Result<Vec<String>, CdpFail> {
+        self.locate_role_from(frame, None, role, name).await
+    }
+
+    async fn locate_role_from(
+        &self,
+        context: &str,
+        start: Option<&str>,
+        role: &str,
+        name: Option<&str>,
+    ) -> Result<Vec<String>, CdpFail> {
         let mut wanted = json!({ "role": role });
         if let Some(name) = name {
             wanted["name"] = json!(name);
         }
-        let mut params = json!({ "locator": { "type": "accessibility", "value": wanted } });
-        let context = match root {
-            Some(root) => {
-                let (context, shared_id) = super::script::parse_handle(root)?;
-                params["startNodes"] = json!([{ "sharedId": shared_id }]);
-                context.to_owned()
-            }
-            None => self.context.clone(),
-        };
-        params["context"] = json!(context);
+        let mut params = json!({ "context": context, "locator": { "type": "accessibility", "value": wanted } });
+        if let Some(start) = start {
+            params["startNodes"] = json!([{ "sharedId": start }]);
+        }
         let answer = self.bidi.call("browsingContext.locateNodes", params).await.map_err(fail)?;
         let nodes = answer.get("nodes").and_then(Value::as_array).cloned().unwrap_or_default();
         Ok(nodes
             .iter()
             .filter_map(|node| node.get("sharedId").and_then(Value::as_str))
-            .map(|shared_id| super::script::handle(&context, shared_id))
-            .filter(|handle| Some(handle.as_str()) != root)
+            .map(|shared_id| super::script::handle(context, shared_id))
             .collect())
+    }
+}
+
+impl Tab {
+    /// The body of the response to `request`, as text.
+    pub(crate) async fn response_body(&self, request: &str) -> crate::network::Body {
+        use crate::network::Body;
+        let params = json!({ "dataType": "response", "request": request });
+        let answer =
+            match tokio::time::timeout(std::time::Duration::from_secs(5), self.bidi.call("network.getData", params))
+                .await
+            {
+                Ok(Ok(answer)) => answer,
+                Ok(Err(error)) => return Body::Unavailable(error.to_string()),
+                Err(_) => return Body::Unavailable("reading the body timed out".to_owned()),
+            };
+        let value = answer.pointer("/bytes/value").and_then(Value::as_str).unwrap_or_default();
+        match answer.pointer("/bytes/type").and_then(Value::as_str) {
+            Some("string") => Body::Text(value.to_owned()),
+            _ => match base64::engine::general_purpose::STANDARD.decode(value).map(String::from_utf8) {
+                Ok(Ok(text)) => Body::Text(text),
+                _ => Body::Unavailable("the body is binary".to_owned()),
+            },
+        }
+    }
+
+    /// Gives the file input `element` (a handle) these files, as its chooser would.
+    pub(crate) async fn set_files(&self, element: &str, paths: &[String]) -> Result<(), CdpFail> {
+        let (context, shared_id) = super::script::parse_handle(element)?;
+        let params = json!({ "context": context, "element": { "sharedId": shared_id }, "files": paths });
+        self.bidi.call("input.setFiles", params).await.map_err(fail)?;
+        Ok(())
     }
 }

@@ -64,6 +64,10 @@ impl Context {
     ) -> Result<Resolved, ActionFailure> {
         let source = self.ready("drag", target, &Checks::hover(), deadline, timeout, group).await?;
         let resolved = Resolved::observe(&source.page, target, &source.found).await;
+        if let Page::Firefox(tab) = &source.page {
+            let tab = tab.clone();
+            return self.drag_in_firefox(&tab, source, resolved, (target, to), deadline, timeout, group).await;
+        }
         let page = source.page.clone();
         let (x, y) = (source.x, source.y);
         let pressed = async {
@@ -143,6 +147,76 @@ impl Context {
             drag_event(page, "dragEnter", x, y, data).await?;
         }
         Ok(data)
+    }
+}
+
+/// Whether the element starts the browser's drag and drop when dragged: it, or an ancestor,
+/// is `draggable`, or it is a link or an image (draggable by default).
+const DRAGS_NATIVELY: &str = r#"function () {
+  const draggable = this.closest('[draggable]');
+  if (draggable) return draggable.getAttribute('draggable') !== 'false';
+  return Boolean(this.closest('a[href]')) || this.tagName === 'IMG';
+}"#;
+
+/// Drags the element (`this`) onto `drop` with the browser's drag and drop events, sharing
+/// one `DataTransfer` as the browser would: `dragstart` (cancelled: no drag), `dragenter` and
+/// `dragover` over the drop target, `drop` when a `dragover` was cancelled (the target takes
+/// it), and `dragend`.
+const DISPATCH_DRAG: &str = r#"function (drop) {
+  const data = new DataTransfer();
+  const centre = (el) => { const r = el.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; };
+  const fire = (el, type) => {
+    const [clientX, clientY] = centre(el);
+    const event = new DragEvent(type, { bubbles: true, cancelable: true, composed: true, dataTransfer: data, clientX, clientY });
+    return el.dispatchEvent(event);
+  };
+  if (!fire(this, 'dragstart')) return { started: false };
+  fire(drop, 'dragenter');
+  const taken = !fire(drop, 'dragover');
+  if (taken) fire(drop, 'drop'); else fire(drop, 'dragleave');
+  fire(this, 'dragend');
+  return { started: true, dropped: taken };
+}"#;
+
+impl Context {
+    /// `drag` in Firefox. WebDriver's input starts no HTML drag and drop in Firefox, so an
+    /// element that drags natively gets that drag's events from a page script (they are not
+    /// trusted events: a page that checks `isTrusted` refuses them); any other drag is the
+    /// pointer's press, moves and release, in one action sequence.
+    #[allow(clippy::too_many_arguments)]
+    async fn drag_in_firefox(
+        &self,
+        tab: &crate::firefox::Tab,
+        source: super::retry::Ready,
+        resolved: Resolved,
+        (target, to): (&Target, &Target),
+        deadline: Instant,
+        timeout: Duration,
+        group: &str,
+    ) -> Result<Resolved, ActionFailure> {
+        let destination = self.ready("drag", to, &Checks::drop_target(), deadline, timeout, group).await?;
+        let failed = |error: CdpFail| dispatched("drag", target, &source.found, error);
+        let native =
+            cdp::call_value(&source.page, &source.found.object_id, DRAGS_NATIVELY, &[]).await.map_err(failed)?;
+        if native.as_bool() == Some(true) {
+            let (from_frame, _) = crate::firefox::parse_handle(&source.found.object_id).map_err(failed)?;
+            let (to_frame, _) = crate::firefox::parse_handle(&destination.found.object_id).map_err(failed)?;
+            if from_frame != to_frame {
+                return Err(failed(CdpFail::Unsupported("dragging between frames".to_owned())));
+            }
+            let args = [cdp::Argument::Object(destination.found.object_id.clone())];
+            cdp::call_with(&source.page, &source.found.object_id, DISPATCH_DRAG, &args, true).await.map_err(failed)?;
+            return Ok(resolved);
+        }
+        let points: Vec<(f64, f64)> = (1..=STEPS)
+            .map(|step| {
+                let t = f64::from(step) / f64::from(STEPS);
+                let from = (source.x + FIRST_MOVE, source.y);
+                (from.0 + (destination.x - from.0) * t, from.1 + (destination.y - from.1) * t)
+            })
+            .collect();
+        acknowledged(tab.drag_pointer((source.x, source.y), FIRST_MOVE, &points)).await.map_err(failed)?;
+        Ok(resolved)
     }
 }
 

@@ -295,6 +295,10 @@ pub(super) async fn tap_at(page: &Page, x: f64, y: f64) -> Result<(), CdpFail> {
 /// releases in place, each counted as its place in the run (on the second release the browser
 /// fires `dblclick`).
 pub(super) async fn click_at(page: &Page, x: f64, y: f64, clicks: u32) -> Result<(), CdpFail> {
+    if let Page::Firefox(tab) = page {
+        // One sequence, so that Firefox counts the presses as one run of clicks.
+        return tab.click(x, y, clicks).await;
+    }
     mouse(page, "mouseMoved", x, y).await?;
     for click_count in 1..=clicks {
         button(page, "mousePressed", x, y, click_count).await?;

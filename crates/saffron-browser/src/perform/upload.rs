@@ -91,9 +91,14 @@ impl Context {
             None => self.through_chooser(target, paths.len(), deadline, timeout, group).await?,
         };
         let set = match &files {
-            Files::Paths(paths) => {
-                cdp::call(&page, "DOM.setFileInputFiles", json!({ "files": paths, "objectId": input })).await.map(drop)
-            }
+            Files::Paths(paths) => match &page {
+                Page::Firefox(tab) => tab.set_files(&input, paths).await,
+                Page::Chromium(_) => {
+                    cdp::call(&page, "DOM.setFileInputFiles", json!({ "files": paths, "objectId": input }))
+                        .await
+                        .map(drop)
+                }
+            },
             Files::Contents(contents) => cdp::call_value(&page, &input, js::SET_FILES, std::slice::from_ref(contents))
                 .await
                 .and_then(|answer| match answer.get("ok").and_then(Value::as_bool) {
@@ -120,6 +125,10 @@ impl Context {
         group: &str,
     ) -> Result<(Page, String, Resolved), ActionFailure> {
         let page = self.active_page().map_err(browser_failure)?;
+        if let Page::Firefox(tab) = &page {
+            let tab = tab.clone();
+            return self.through_firefox_chooser(&tab, target, count, deadline, timeout, group).await;
+        }
         let mut opened = page
             .chromium("answering a file chooser")
             .map_err(|error| ActionFailure::new(FailureKind::Browser, error.to_string()))?
@@ -176,6 +185,68 @@ impl Context {
         // A chooser left intercepted would swallow the next one a click opens, without a word.
         let _ = intercept(false).await;
         chosen
+    }
+}
+
+impl Context {
+    /// [`Context::through_chooser`] in Firefox: the click's file dialog is reported by
+    /// `input.fileDialogOpened`, with its input, and never shown.
+    async fn through_firefox_chooser(
+        &self,
+        tab: &crate::firefox::Tab,
+        target: &Target,
+        count: usize,
+        deadline: Instant,
+        timeout: Duration,
+        group: &str,
+    ) -> Result<(Page, String, Resolved), ActionFailure> {
+        let mut events = tab.bidi.events();
+        let frames = tab.frames().await.map_err(|error| ActionFailure::new(FailureKind::Browser, error.to_string()))?;
+        let ready = self.ready("upload", target, &Checks::click(), deadline, timeout, group).await?;
+        let resolved = Resolved::observe(&ready.page, target, &ready.found).await;
+        acknowledged(click_at(&ready.page, ready.x, ready.y, 1))
+            .await
+            .map_err(|error| dispatched("upload", target, &ready.found, error))?;
+        let wait = deadline.saturating_duration_since(Instant::now()).max(CHOOSER_GRACE);
+        let not_opened = |why: String| {
+            ActionFailure::new(FailureKind::NotActionable { reason: why.clone() }, why)
+                .found_by(ready.found.fallback_locator(target))
+                .prefixed("upload", target)
+        };
+        let opened = async {
+            loop {
+                match events.recv().await {
+                    Ok(event) if event.method == "input.fileDialogOpened" => {
+                        let context = event.params.get("context").and_then(Value::as_str).unwrap_or_default();
+                        if frames.iter().any(|frame| frame == context) {
+                            return Some(event.params);
+                        }
+                    }
+                    Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
+                }
+            }
+        };
+        let Ok(Some(dialog)) = tokio::time::timeout(wait, opened).await else {
+            return Err(not_opened(format!(
+                "clicking it opened no file chooser within {:.1} s: target the file input, or the button or \
+                 label that opens one",
+                wait.as_secs_f64()
+            )));
+        };
+        if count > 1 && dialog.get("multiple").and_then(Value::as_bool) == Some(false) {
+            return Err(not_opened(format!(
+                "its file chooser takes one file (no multiple attribute), {count} were given"
+            )));
+        }
+        let context = dialog.get("context").and_then(Value::as_str).unwrap_or_default();
+        let Some(shared_id) = dialog.pointer("/element/sharedId").and_then(Value::as_str) else {
+            return Err(not_opened(
+                "it opened the page's own file picker (showOpenFilePicker), not a file input's chooser: not supported"
+                    .to_owned(),
+            ));
+        };
+        Ok((ready.page.clone(), crate::firefox::element_handle(context, shared_id), resolved))
     }
 }
 

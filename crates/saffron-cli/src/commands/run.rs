@@ -579,6 +579,10 @@ pub struct DemoArgs {
     /// desktop recordings replay on it, and fail where the shop's page really differs.
     #[arg(long, value_name = "NAME")]
     device: Option<String>,
+    /// Replay in this browser: chromium (the default) or firefox. Repeat it for a matrix, run
+    /// one browser after the other, Chromium first.
+    #[arg(long = "browser", value_name = "ENGINE", value_parser = parse_engine)]
+    browsers: Vec<saffron_browser::Engine>,
     /// Turn on UI drift in the demo app (repeatable): renamed-label, removed-test-id,
     /// moved-element, restyled-button (survived through a lower locator tier); relocated-save,
     /// confirm-step (no fallback survives them: they need a heal); renamed-api-field (POST
@@ -656,6 +660,9 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     options.browser.headless = !args.headed;
     options.browser.default_timeout = Duration::from_secs(5);
     options.browser.device = device;
+    if let Some(engine) = args.browsers.first() {
+        options.browser.engine = *engine;
+    }
     // An unreadable recording is named here; its scenario's verdict is red.
     let (snapshot, problems) = project::load_index(&root);
     project::report(&problems)?;
@@ -678,6 +685,11 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     print(&report, Format::Text, &masker)?;
     write_reports(&options.artifacts, &report, &masker)?;
     Ok(exit_code(report.counts, false))
+}
+
+/// An engine of `--browser`.
+fn parse_engine(name: &str) -> Result<saffron_browser::Engine, String> {
+    saffron_browser::Engine::parse(name).ok_or_else(|| format!("`{name}`: the browsers are chromium and firefox"))
 }
 
 /// `NAME=URL` of `--api-url`.
