@@ -739,6 +739,9 @@ async fn record_network(page: Page, target_id: String, mut streams: NetStreams, 
 /// any moment.
 pub(crate) async fn ensure_front(page: &Page) -> Result<(), CdpFail> {
     let _timed = crate::timing::span("front");
+    if let Page::Firefox(tab) = page {
+        return tab.activate().await;
+    }
     let visibility = cdp::evaluate(page, "document.visibilityState", "saffron", true).await?;
     if visibility.value.as_ref().and_then(Value::as_str) != Some("visible") {
         cdp::call(page, "Page.bringToFront", json!({})).await?;

@@ -124,11 +124,23 @@ pub struct BrowserSection {
     /// The device every context emulates (`"iPhone 15"`, `"Pixel 7"`; `saffron run --device`
     /// wins); empty: a desktop window.
     pub device: String,
+    /// The browsers a run replays in, one after the other, Chromium first (`["chromium",
+    /// "firefox"]`; `saffron run --browser` wins); empty: Chromium.
+    pub engines: Vec<String>,
+    /// The Firefox executable; empty: `$SAFFRON_FIREFOX`, else `/usr/bin/firefox-esr`.
+    pub firefox_path: String,
 }
 
 impl Default for BrowserSection {
     fn default() -> Self {
-        BrowserSection { path: String::new(), headless: true, url: String::new(), device: String::new() }
+        BrowserSection {
+            path: String::new(),
+            headless: true,
+            url: String::new(),
+            device: String::new(),
+            engines: Vec::new(),
+            firefox_path: String::new(),
+        }
     }
 }
 

@@ -92,6 +92,9 @@ pub struct ScenarioResult {
     pub file: String,
     pub line: u32,
     pub name: String,
+    /// The browser of a matrix run (`chromium`, `firefox`); `None` in a run with one browser.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub browser: Option<String>,
     #[serde(flatten)]
     pub verdict: Verdict,
     /// One line per recorded signal that no longer describes the element found (a lower tier
@@ -297,6 +300,7 @@ impl ScenarioResult {
     /// evidence, no time. Callers set what they know with struct update syntax.
     pub fn new(file: impl Into<String>, line: u32, name: impl Into<String>, verdict: Verdict) -> ScenarioResult {
         ScenarioResult {
+            browser: None,
             file: file.into(),
             line,
             name: name.into(),

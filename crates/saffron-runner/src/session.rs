@@ -43,6 +43,8 @@ pub struct RunRequest {
     pub api_urls: Vec<(String, String)>,
     /// `--device NAME`: the device every browser context emulates, over `[browser] device`.
     pub device: Option<String>,
+    /// `--browser` (repeatable): the browsers to replay in, over `[browser] engines`.
+    pub browsers: Vec<saffron_browser::Engine>,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -57,6 +59,8 @@ pub enum SessionError {
     InvalidBrowserUrl(String),
     #[error("{0}")]
     UnknownDevice(#[from] saffron_browser::UnknownDevice),
+    #[error("{0}")]
+    Browsers(String),
     #[error("no scenario matches the selection")]
     NoScenario,
     #[error("{0}")]
@@ -74,7 +78,11 @@ pub struct Session {
     pub root: PathBuf,
     pub executions: Vec<Execution>,
     pub options: RunOptions,
+    /// The browsers to replay in, in order (see [`engines_of`]); `options` is for the first.
+    pub engines: Vec<saffron_browser::Engine>,
     hooks: Hooks,
+    selection: Selection,
+    firefox_path: Option<PathBuf>,
 }
 
 /// The project's saffron.toml, or the defaults when there is none.
@@ -190,6 +198,59 @@ pub fn device_of(
     Ok(name.map(saffron_browser::device).transpose()?)
 }
 
+/// Why a Firefox run neither records nor repairs.
+pub const FIREFOX_REPLAYS_ONLY: &str = "Firefox replays only: a scenario is recorded and repaired in Chromium (run --browser chromium first, or both: \
+     --browser chromium --browser firefox)";
+
+/// The browsers a run replays in: `--browser` (repeatable), else `[browser] engines`, else
+/// Chromium; each once, Chromium first (it alone records and repairs). A matrix runs them one
+/// after the other, so it cannot be a shard of a run split across machines, and Firefox takes
+/// no device profile.
+pub fn engines_of(
+    requested: &[saffron_browser::Engine],
+    config: &Config,
+    shard: Option<(usize, usize)>,
+    device: Option<&saffron_browser::Device>,
+) -> Result<Vec<saffron_browser::Engine>, SessionError> {
+    use saffron_browser::Engine;
+    let mut engines: Vec<Engine> = if requested.is_empty() {
+        let mut named = Vec::new();
+        for name in &config.browser.engines {
+            named.push(Engine::parse(name).ok_or_else(|| {
+                SessionError::Browsers(format!("[browser] engines: unknown browser {name:?} (chromium, firefox)"))
+            })?);
+        }
+        named
+    } else {
+        requested.to_vec()
+    };
+    engines.sort();
+    engines.dedup();
+    if engines.is_empty() {
+        engines.push(Engine::Chromium);
+    }
+    if engines.len() > 1 && shard.is_some() {
+        return Err(SessionError::Browsers(
+            "--shard splits one browser's run across machines, and a matrix runs its browsers here one after the \
+             other: in CI, run one job per browser (--browser firefox --shard 1/2)"
+                .to_owned(),
+        ));
+    }
+    if let Some(device) = device.filter(|_| engines.contains(&Engine::Firefox)) {
+        let why = if device.mobile || device.touch {
+            "Firefox with a mobile device profile times out on every click (it has no touch emulation over \
+             WebDriver BiDi)"
+        } else {
+            "Firefox does not emulate devices yet"
+        };
+        return Err(SessionError::Browsers(format!(
+            "{why}: replay {:?} in Chromium (--browser chromium), and Firefox without --device",
+            device.name
+        )));
+    }
+    Ok(engines)
+}
+
 /// Where a run's browser goes and which browser it is: the base URL (`--base-url`, else
 /// `SAFFRON_BASE_URL`, else `base_url` in `saffron.toml`) and the browser's settings, with
 /// `--browser-url` and `--headed` over `[browser]`. Checked before any browser starts: a run may
@@ -258,12 +319,23 @@ impl Session {
         // An address that is wrong is said first, whatever the plan holds; a missing base URL
         // only once the plan says whether one is needed.
         let device = device_of(request.device.as_deref(), &config)?;
+        let engines = engines_of(&request.browsers, &config, request.shard, device)?;
         let setup = match browser_setup(root, &config, request.base_url, request.browser_url, request.headed) {
             Err(SessionError::NoBaseUrl) => None,
             setup => Some(setup?),
         };
         let selection = Selection { targets: request.targets, tags: request.tags };
         let mut executions = crate::plan(snapshot, &selection);
+        if let Some((_, browser)) = &setup
+            && browser.url.is_some()
+            && engines.contains(&saffron_browser::Engine::Firefox)
+        {
+            return Err(SessionError::Browsers(
+                "a remote browser (--browser-url, [browser] url) is Chromium over DevTools: Firefox is launched by \
+                 Saffron, so drop the remote browser or --browser firefox"
+                    .to_owned(),
+            ));
+        }
         if let Some((index, count)) = request.shard {
             // The plan's order is the same on every machine, so shards never overlap.
             executions = executions
@@ -290,7 +362,7 @@ impl Session {
         options.base_url = base_url;
         options.workers = request.workers.max(1);
         options.agent_workers = agent_workers(request.agent_workers, config.agent.as_ref());
-        options.browser = BrowserConfig { device, ..browser };
+        options.browser = BrowserConfig { device, engine: engines[0], ..browser };
         options.timeouts = config.timeouts.clone();
         options.refresh_drift = request.refresh_drift || config.run.refresh_drift;
         options.retries = request.retries.unwrap_or(config.run.retries);
@@ -318,7 +390,38 @@ impl Session {
         };
         options.before_proof = hooks.before_proof.list();
         options.hook_timeout = Duration::from_millis(hooks.timeout_ms);
-        Ok(Session { root: root.to_path_buf(), executions, options, hooks })
+        let firefox_path = Some(config.browser.firefox_path.trim()).filter(|path| !path.is_empty()).map(PathBuf::from);
+        if engines[0] == saffron_browser::Engine::Firefox {
+            options.browser.executable = firefox_path.clone();
+            options.agent = Err(FIREFOX_REPLAYS_ONLY.to_owned());
+        }
+        Ok(Session { root: root.to_path_buf(), executions, options, engines, hooks, selection, firefox_path })
+    }
+
+    /// The run's options for `engine`: Firefox gets its own executable and no agent (it
+    /// replays only: a scenario that needs recording is blocked, a red one is not repaired).
+    pub fn options_for(&self, engine: saffron_browser::Engine) -> RunOptions {
+        let mut options = self.options.clone();
+        if engine == self.options.browser.engine {
+            return options;
+        }
+        options.browser.engine = engine;
+        if engine == saffron_browser::Engine::Firefox {
+            options.browser.executable = self.firefox_path.clone();
+            options.agent = Err(FIREFOX_REPLAYS_ONLY.to_owned());
+            options.takeover = None;
+        }
+        options
+    }
+
+    /// The run's browser scenarios planned again from `snapshot`: a later browser of a matrix
+    /// replays the recordings and proposals the first one saved. `@api` scenarios, which no
+    /// browser runs, are run once, by the first.
+    pub fn replanned(&self, snapshot: &Snapshot) -> Vec<Execution> {
+        crate::plan(snapshot, &self.selection)
+            .into_iter()
+            .filter(|execution| !(execution.api && execution.fixture.as_ref().is_none_or(|fixture| fixture.api)))
+            .collect()
     }
 
     /// A masker for every secret the planned scenarios may substitute: mask every output of

@@ -298,6 +298,7 @@ fn a_person_takes_over_mid_action_and_the_agent_resumes_from_the_page_they_leave
         trace: None,
         api_urls: Vec::new(),
         device: None,
+        browsers: Vec::new(),
     };
     let mut session = Session::prepare(root.path(), &host.snapshot(), request).expect("a session");
     let config = saffron_runner::session::load_config(root.path()).expect("the config");

@@ -68,7 +68,9 @@ pub(crate) async fn open_context(browser: Browser, options: ContextOptions) -> R
         events_seen: Some(seen),
     };
     let created = bidi
-        .call("browsingContext.create", json!({ "type": "tab", "userContext": user_context }))
+        // A window of its own, as each Chromium context's: a second tab of one window would be
+        // a background tab, which Firefox throttles.
+        .call("browsingContext.create", json!({ "type": "window", "userContext": user_context }))
         .await
         .map_err(failed)?;
     let tab = created

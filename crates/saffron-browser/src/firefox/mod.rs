@@ -203,14 +203,13 @@ async fn endpoint_of(stderr: std::process::ChildStderr) -> Option<String> {
     endpoint.await.ok()
 }
 
-/// A failed BiDi call, sorted as a failed DevTools call is.
+/// A failed BiDi call, sorted as a failed DevTools call is. A frame that is gone (`no such
+/// frame`) is the page moving on, as an element that is gone is: a closed tab is seen by its
+/// `contextDestroyed`.
 pub(crate) fn fail(error: BidiError) -> CdpFail {
     match error {
         BidiError::Closed(why) => CdpFail::Dead(why),
         BidiError::Timeout(_) => CdpFail::Timeout,
-        BidiError::Command { error, message } if error == "no such frame" => {
-            CdpFail::Dead(format!("{error}: {message}"))
-        }
         BidiError::Command { error, message } => CdpFail::Protocol(format!("{error}: {message}")),
     }
 }

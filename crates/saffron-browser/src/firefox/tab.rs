@@ -152,3 +152,11 @@ impl Tab {
         Ok(())
     }
 }
+
+impl Tab {
+    /// Brings the tab to the front of its window, as a person who clicks it does.
+    pub(crate) async fn activate(&self) -> Result<(), CdpFail> {
+        self.bidi.call("browsingContext.activate", json!({ "context": self.context })).await.map_err(fail)?;
+        Ok(())
+    }
+}

@@ -84,13 +84,15 @@ fn lease(engine: Engine) -> (Browser, Lease) {
     (browser, Lease(engine))
 }
 
-/// Runs a test body with the shared Chromium.
+/// Runs a test body with the shared Chromium (or `$SAFFRON_TEST_ENGINE`'s browser).
 pub fn run<F, Fut>(test: F)
 where
     F: FnOnce(Browser) -> Fut,
     Fut: Future<Output = ()>,
 {
-    run_in(Engine::Chromium, test);
+    // SAFFRON_TEST_ENGINE=firefox runs the whole suite in Firefox, to see where it differs.
+    let engine = std::env::var("SAFFRON_TEST_ENGINE").ok().and_then(|name| Engine::parse(&name));
+    run_in(engine.unwrap_or(Engine::Chromium), test);
 }
 
 /// Runs a test body with the shared browser of `engine`.

@@ -45,6 +45,11 @@ pub struct RunArgs {
     /// screen ("iPhone 15", "Pixel 7", ...; default: `[browser] device` in saffron.toml).
     #[arg(long, value_name = "NAME")]
     device: Option<String>,
+    /// Replay in this browser: chromium or firefox (default: `[browser] engines`, else chromium).
+    /// Repeat it for a matrix: the browsers run one after the other, Chromium first; Firefox
+    /// replays only (it never records or repairs).
+    #[arg(long = "browser", value_name = "ENGINE", value_parser = parse_engine)]
+    browsers: Vec<saffron_browser::Engine>,
     /// Show the browser window.
     #[arg(long)]
     headed: bool,
@@ -123,6 +128,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         trace: args.trace,
         api_urls: args.api_urls,
         device: args.device,
+        browsers: args.browsers,
     };
     // An unreadable recording is named here; its scenario's verdict is red.
     let (snapshot, mut problems) = project::load_index(&root);
@@ -171,8 +177,14 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         }
     };
     let started = std::time::Instant::now();
-    let replayed = runtime
-        .block_on(until_interrupted(&interrupt, replay_with_progress(session.executions.clone(), &session.options)));
+    let replan = || project::load_index(&root).0;
+    let in_browsers = replay_in_browsers(
+        session.executions.clone(),
+        &session.engines,
+        |engine| session.options_for(engine),
+        || session.replanned(&replan()),
+    );
+    let replayed = runtime.block_on(until_interrupted(&interrupt, in_browsers));
     // An interrupted run's browser is released with the runtime's tasks: each of its processes
     // ended and its profile folder removed, before the teardown hooks run.
     drop(runtime);
@@ -358,11 +370,39 @@ async fn until_interrupted<T>(interrupt: &Interrupt, future: impl std::future::F
 }
 
 /// Replays with a progress bar on stderr (hidden when stderr is not a terminal).
+/// Replays in each browser of the run, one after the other, in `engines`' order (Chromium
+/// first). Each browser after the first replays the plan read again from disk, so that it
+/// replays what the first recorded and the proposals it filed; its results are named after
+/// it (`Search orders [firefox]`), which keeps each browser's apart in every report and in the
+/// history.
+async fn replay_in_browsers(
+    executions: Vec<Execution>,
+    engines: &[saffron_browser::Engine],
+    options_for: impl Fn(saffron_browser::Engine) -> RunOptions,
+    replan: impl Fn() -> Vec<Execution>,
+) -> Vec<ScenarioResult> {
+    let [only] = engines else {
+        let mut results = Vec::new();
+        for (index, engine) in engines.iter().enumerate() {
+            let planned = if index == 0 { executions.clone() } else { replan() };
+            err!("browser {} of {}: {engine}", index + 1, engines.len());
+            for mut result in replay_with_progress(planned, &options_for(*engine)).await {
+                result.name = format!("{} [{engine}]", result.name);
+                result.browser = Some(engine.name().to_owned());
+                results.push(result);
+            }
+        }
+        return results;
+    };
+    replay_with_progress(executions, &options_for(*only)).await
+}
+
 async fn replay_with_progress(executions: Vec<Execution>, options: &RunOptions) -> Vec<ScenarioResult> {
     let count = executions.len();
     let workers = options.workers.max(1).min(count);
     let browser = match options.browser.url.as_deref().map(saffron_browser::Endpoint::parse) {
         Some(Ok(endpoint)) => format!(" in the browser at {endpoint}"),
+        _ if options.browser.engine == saffron_browser::Engine::Firefox => " in Firefox".to_owned(),
         _ => String::new(),
     };
     let target = if options.base_url.is_empty() {
@@ -631,6 +671,7 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
         ..saffron_demo::DemoConfig::default()
     };
     let password = config.password.clone();
+    let later_config = config.clone();
     let server = runtime
         .block_on(saffron_demo::DemoServer::start_on_port(config, args.port))
         .context("cannot start the demo app")?;
@@ -660,9 +701,7 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     options.browser.headless = !args.headed;
     options.browser.default_timeout = Duration::from_secs(5);
     options.browser.device = device;
-    if let Some(engine) = args.browsers.first() {
-        options.browser.engine = *engine;
-    }
+    let engines = saffron_runner::session::engines_of(&args.browsers, &config, None, device)?;
     // An unreadable recording is named here; its scenario's verdict is red.
     let (snapshot, problems) = project::load_index(&root);
     project::report(&problems)?;
@@ -673,8 +712,34 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     let masker = saffron_runner::masker_for(&executions, &options);
     let started = std::time::Instant::now();
     let interrupt = forward_signals(&runtime);
-    let replayed = runtime.block_on(until_interrupted(&interrupt, replay_with_progress(executions, &options)));
+    // Each later browser of a matrix gets a shop of its own, as fresh as the first one's: the
+    // scenarios change its orders.
+    let mut later_shops = Vec::new();
+    for engine in engines.iter().skip(1) {
+        let shop = runtime
+            .block_on(saffron_demo::DemoServer::start(later_config.clone()))
+            .context("cannot start the demo app")?;
+        err!("demo app for {engine} on {}", shop.url());
+        later_shops.push((*engine, shop.url(), shop));
+    }
+    let options_for = |engine| {
+        let mut options = options.clone();
+        options.browser.engine = engine;
+        if let Some((_, url, _)) = later_shops.iter().find(|(later, _, _)| *later == engine) {
+            options.base_url = url.clone();
+        }
+        options
+    };
+    let replan = || {
+        let planned = saffron_runner::plan(&project::load_index(&root).0, &selection);
+        planned.into_iter().filter(|execution| !execution.api).collect()
+    };
+    let in_browsers = replay_in_browsers(executions, &engines, options_for, replan);
+    let replayed = runtime.block_on(until_interrupted(&interrupt, in_browsers));
     let _ = runtime.block_on(server.shutdown());
+    for (_, _, shop) in later_shops {
+        let _ = runtime.block_on(shop.shutdown());
+    }
     // Releases an interrupted run's browser (see `run`).
     drop(runtime);
     let Some(results) = replayed else {

@@ -155,6 +155,7 @@ pub fn prepare(project: &Project, args: RunArgs) -> Result<Session, ToolError> {
         trace: None,
         api_urls: args.api_urls.into_iter().collect(),
         device: args.device,
+        browsers: Vec::new(),
     };
     let mut session = Session::prepare(project.root(), &project.snapshot(), request).map_err(|error| {
         let hint = match error {
