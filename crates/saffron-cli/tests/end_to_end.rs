@@ -5,6 +5,7 @@ mod anywhere;
 mod api;
 mod api_servers;
 mod author;
+mod browsers;
 mod bundles;
 mod check;
 mod draft_pr;

@@ -402,10 +402,8 @@ impl Session {
     /// replays only: a scenario that needs recording is blocked, a red one is not repaired).
     pub fn options_for(&self, engine: saffron_browser::Engine) -> RunOptions {
         let mut options = self.options.clone();
-        if engine == self.options.browser.engine {
-            return options;
-        }
         options.browser.engine = engine;
+        // Applied here, at the last moment, whatever resolved the agent before.
         if engine == saffron_browser::Engine::Firefox {
             options.browser.executable = self.firefox_path.clone();
             options.agent = Err(FIREFOX_REPLAYS_ONLY.to_owned());

@@ -1,11 +1,11 @@
 //! Firefox over WebDriver BiDi, the W3C protocol Firefox speaks natively (no geckodriver): it is
 //! launched headless with a fresh profile that the same watchdog as Chromium's ties to this
-//! process's life, and each context is a BiDi user context (its own cookies and storage) with
-//! one tab.
+//! process's life, and each context is a BiDi user context (its own cookies, storage and
+//! downloads) with a window of its own.
 //!
-//! This is the engine's first layer: launching, contexts, navigation and script evaluation.
-//! Replaying actions in it (the locator ladder, actionability, input) is not wired yet: the
-//! runner replays in Chromium only (docs/browsers.md).
+//! A [`crate::Browser`] launched with [`crate::Engine::Firefox`] keeps a [`Driver`]; its
+//! contexts are observed by `context.rs`, and their tabs ([`Tab`]) carry the page functions
+//! (`script.rs`) and input (`input.rs`) the rest of the crate calls through [`crate::page::Page`].
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
