@@ -63,6 +63,11 @@ pub(crate) fn key_actions(events: &[Value]) -> Result<Vec<Value>, CdpFail> {
     Ok(actions)
 }
 
+/// The mouse as a WebDriver input source, doing `actions`.
+fn mouse_source(actions: Vec<Value>) -> Value {
+    json!({ "type": "pointer", "id": "saffron-mouse", "parameters": { "pointerType": "mouse" }, "actions": actions })
+}
+
 impl Tab {
     /// Sends key events to the focused element.
     pub(crate) async fn keys(&self, events: &[Value]) -> Result<(), CdpFail> {
@@ -80,13 +85,7 @@ impl Tab {
             "mouseReleased" => actions.push(json!({ "type": "pointerUp", "button": 0 })),
             _ => {}
         }
-        let source = json!({
-            "type": "pointer",
-            "id": "saffron-mouse",
-            "parameters": { "pointerType": "mouse" },
-            "actions": actions,
-        });
-        self.perform(json!([source])).await
+        self.perform(json!([mouse_source(actions)])).await
     }
 
     /// `clicks` presses and releases at a point of the viewport, after moving there: in one
@@ -97,13 +96,7 @@ impl Tab {
             actions.push(json!({ "type": "pointerDown", "button": 0 }));
             actions.push(json!({ "type": "pointerUp", "button": 0 }));
         }
-        let source = json!({
-            "type": "pointer",
-            "id": "saffron-mouse",
-            "parameters": { "pointerType": "mouse" },
-            "actions": actions,
-        });
-        self.perform(json!([source])).await
+        self.perform(json!([mouse_source(actions)])).await
     }
 
     /// A press at `from`, a first move `nudge` pixels right (past the few pixels libraries
@@ -119,13 +112,7 @@ impl Tab {
         let mut actions = vec![at(from), json!({ "type": "pointerDown", "button": 0 }), at((from.0 + nudge, from.1))];
         actions.extend(points.iter().copied().map(at));
         actions.push(json!({ "type": "pointerUp", "button": 0 }));
-        let source = json!({
-            "type": "pointer",
-            "id": "saffron-mouse",
-            "parameters": { "pointerType": "mouse" },
-            "actions": actions,
-        });
-        self.perform(json!([source])).await
+        self.perform(json!([mouse_source(actions)])).await
     }
 
     /// Inserts `text` at the focused field's caret, as typing it would, but in one input event
