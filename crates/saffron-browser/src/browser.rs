@@ -373,11 +373,6 @@ impl Browser {
         })
     }
 
-    /// The engine the browser is.
-    pub fn engine(&self) -> Engine {
-        self.inner.config.engine
-    }
-
     /// The browser's version, as it says it (`153.8.0` for Firefox, `156.0.8078.73` for
     /// Chromium).
     pub async fn version(&self) -> Option<String> {

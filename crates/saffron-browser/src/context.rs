@@ -19,7 +19,7 @@ use chromiumoxide::cdp::browser_protocol::log::EventEntryAdded;
 use chromiumoxide::cdp::browser_protocol::network::{
     EventLoadingFailed, EventLoadingFinished, EventRequestWillBeSent, EventResponseReceived, ResourceType,
 };
-use chromiumoxide::cdp::browser_protocol::page::{DialogType, EventJavascriptDialogOpening, EventWindowOpen};
+use chromiumoxide::cdp::browser_protocol::page::{EventJavascriptDialogOpening, EventWindowOpen};
 use chromiumoxide::cdp::browser_protocol::target::{
     CreateTargetParams, EventTargetCreated, EventTargetDestroyed, TargetId,
 };
@@ -110,19 +110,37 @@ pub(crate) struct State {
 }
 
 impl Tab {
-    /// A Firefox tab, observed from the moment it is announced.
-    pub(crate) fn firefox(target_id: String, page: Page, opened_for: String, opener: Option<String>) -> Tab {
+    /// A tab seen to open. With its `page` it is ready at once (Firefox's tabs are observed
+    /// from the moment they are announced); without, once attached (Chromium's, see `attach`).
+    pub(crate) fn opened(target_id: String, page: Option<Page>, opened_for: String, opener: Option<String>) -> Tab {
         Tab {
             target_id,
-            page: Some(page),
+            ready: page.is_some(),
+            page,
             closed: false,
-            ready: true,
             opened_for,
             opener,
             window_opened: None,
             console: None,
             opened_at: SystemTime::now(),
             closed_at: None,
+        }
+    }
+}
+
+impl State {
+    /// Adds a tab seen to open, unless it is known already.
+    pub(crate) fn tab_opened(&mut self, tab: Tab) {
+        if !self.tabs.iter().any(|known| known.target_id == tab.target_id) {
+            self.tabs.push(tab);
+        }
+    }
+
+    /// Marks the tab closed, at its first report.
+    pub(crate) fn tab_closed(&mut self, target_id: &str) {
+        if let Some(tab) = self.tabs.iter_mut().find(|tab| tab.target_id == target_id) {
+            tab.closed = true;
+            tab.closed_at.get_or_insert_with(SystemTime::now);
         }
     }
 }
@@ -135,6 +153,10 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
+    pub(crate) fn new() -> Shared {
+        Shared { state: Mutex::new(State::default()), changed: Notify::new() }
+    }
+
     pub(crate) fn update<R>(&self, change: impl FnOnce(&mut State) -> R) -> R {
         let result = change(&mut lock(&self.state));
         self.changed.notify_waiters();
@@ -197,7 +219,7 @@ impl Context {
             return crate::firefox::open_context(browser, options).await;
         }
         let _timed = crate::timing::lone_span("context open");
-        let shared = Arc::new(Shared { state: Mutex::new(State::default()), changed: Notify::new() });
+        let shared = Arc::new(Shared::new());
         let (created, destroyed, download_reports) = {
             let guard = browser.inner.browser.read().await;
             let chromium = guard.as_ref().ok_or_else(|| BrowserError::Closed("the browser was closed".to_owned()))?;
@@ -220,25 +242,7 @@ impl Context {
             .to_owned();
         let watcher =
             tokio::spawn(watch_targets(browser.clone(), context_id.clone(), created, destroyed, shared.clone()));
-        let mut context = Context {
-            default_timeout: browser.inner.config.default_timeout,
-            browser,
-            context_id,
-            base_url: options.base_url,
-            shared,
-            active: String::new(),
-            step_mark: 0,
-            group_counter: 0,
-            guard: crate::guard::Guard::default(),
-            watch: crate::interruption::Watch::default(),
-            refresh_drift: false,
-            trail: Mutex::new(crate::observed::ActionTrail::default()),
-            refs: crate::snapshot::RefBook::default(),
-            download_folder: None,
-            watcher: Some(watcher),
-            closed: false,
-            events_seen: None,
-        };
+        let mut context = Context::new(browser, context_id, options.base_url, shared, watcher);
         let mut params = CreateTargetParams::new("about:blank");
         params.browser_context_id = Some(BrowserContextId::from(context.context_id.clone()));
         // Told while the first tab opens (on about:blank, which downloads nothing), instead of
@@ -272,6 +276,35 @@ impl Context {
             return Err(BrowserError::Protocol("the first tab was not attached within 10 s".to_owned()));
         }
         Ok(context)
+    }
+
+    /// A context of `browser` with no tab yet, its state observed by `watcher`.
+    pub(crate) fn new(
+        browser: Browser,
+        context_id: String,
+        base_url: String,
+        shared: Arc<Shared>,
+        watcher: JoinHandle<()>,
+    ) -> Context {
+        Context {
+            default_timeout: browser.inner.config.default_timeout,
+            browser,
+            context_id,
+            base_url,
+            shared,
+            active: String::new(),
+            step_mark: 0,
+            group_counter: 0,
+            guard: crate::guard::Guard::default(),
+            watch: crate::interruption::Watch::default(),
+            refresh_drift: false,
+            trail: Mutex::new(crate::observed::ActionTrail::default()),
+            refs: crate::snapshot::RefBook::default(),
+            download_folder: None,
+            watcher: Some(watcher),
+            closed: false,
+            events_seen: None,
+        }
     }
 
     /// Waits until `condition` holds (re-checked after every update of the shared state) or the
@@ -424,16 +457,8 @@ impl Context {
     pub async fn close(mut self) {
         let _timed = crate::timing::lone_span("context close");
         self.shutdown_tasks();
-        if self.browser.inner.firefox.is_some() {
-            self.close_firefox().await;
-            self.closed = true;
-            return;
-        }
-        let _ = tokio::time::timeout(
-            Duration::from_secs(5),
-            self.browser.call("Target.disposeBrowserContext", json!({ "browserContextId": self.context_id })),
-        )
-        .await;
+        let _ =
+            tokio::time::timeout(Duration::from_secs(5), dispose(self.browser.clone(), self.context_id.clone())).await;
         self.closed = true;
     }
 
@@ -454,18 +479,19 @@ impl Drop for Context {
             && let Ok(runtime) = tokio::runtime::Handle::try_current()
         {
             // Dropped without `close` (a panicking test, a cancelled run): still free the tabs.
-            let browser = self.browser.clone();
-            let id = self.context_id.clone();
-            if let Some(firefox) = &browser.inner.firefox {
-                let bidi = firefox.bidi.clone();
-                runtime.spawn(async move {
-                    let _ = bidi.call("browser.removeUserContext", json!({ "userContext": id })).await;
-                });
-                return;
-            }
-            runtime.spawn(async move {
-                let _ = browser.call("Target.disposeBrowserContext", json!({ "browserContextId": id })).await;
-            });
+            runtime.spawn(dispose(self.browser.clone(), self.context_id.clone()));
+        }
+    }
+}
+
+/// Ends the context in its browser, with its tabs and everything it stored.
+async fn dispose(browser: Browser, context_id: String) {
+    match &browser.inner.firefox {
+        Some(firefox) => {
+            let _ = firefox.bidi.call("browser.removeUserContext", json!({ "userContext": context_id })).await;
+        }
+        None => {
+            let _ = browser.call("Target.disposeBrowserContext", json!({ "browserContextId": context_id })).await;
         }
     }
 }
@@ -492,32 +518,14 @@ async fn watch_targets(
                 let target_id = info.target_id.as_ref().to_owned();
                 let opened_for = info.url.clone();
                 let opener = info.opener_id.as_ref().map(|id| id.as_ref().to_owned());
-                shared.update(|state| {
-                    if !state.tabs.iter().any(|tab| tab.target_id == target_id) {
-                        state.tabs.push(Tab {
-                            target_id: target_id.clone(),
-                            page: None,
-                            closed: false,
-                            ready: false,
-                            opened_for,
-                            opener,
-                            window_opened: None,
-                            console: None,
-                            opened_at: SystemTime::now(),
-                            closed_at: None,
-                        });
-                    }
-                });
+                shared.update(|state| state.tab_opened(Tab::opened(target_id.clone(), None, opened_for, opener)));
                 let task = tokio::spawn(attach(browser.clone(), target_id, shared.clone()));
                 shared.update(|state| state.tasks.push(task));
             }
             Some(event) = destroyed.next() => {
                 let target_id = event.target_id.as_ref();
                 shared.update(|state| {
-                    if let Some(tab) = state.tabs.iter_mut().find(|tab| tab.target_id == target_id) {
-                        tab.closed = true;
-                        tab.closed_at.get_or_insert_with(SystemTime::now);
-                    }
+                    state.tab_closed(target_id);
                 });
             }
             else => break,
@@ -739,14 +747,14 @@ async fn record_network(page: Page, target_id: String, mut streams: NetStreams, 
 /// any moment.
 pub(crate) async fn ensure_front(page: &Page) -> Result<(), CdpFail> {
     let _timed = crate::timing::span("front");
-    if let Page::Firefox(tab) = page {
-        return tab.activate().await;
-    }
     let visibility = cdp::evaluate(page, "document.visibilityState", "saffron", true).await?;
-    if visibility.value.as_ref().and_then(Value::as_str) != Some("visible") {
-        cdp::call(page, "Page.bringToFront", json!({})).await?;
+    if visibility.value.as_ref().and_then(Value::as_str) == Some("visible") {
+        return Ok(());
     }
-    Ok(())
+    match page {
+        Page::Firefox(tab) => tab.activate().await,
+        Page::Chromium(_) => cdp::call(page, "Page.bringToFront", json!({})).await.map(drop),
+    }
 }
 
 impl Context {
@@ -784,24 +792,29 @@ pub(crate) async fn read_body(page: &Page, request_id: &str) -> Body {
     }
 }
 
+/// How to answer a dialog of `kind` (`alert`, `confirm`, `prompt`, `beforeunload`) that just
+/// opened: with the answer armed for it (taken), else by dismissing it, and a note that says
+/// so. Dismissing "leave this page?" would silently cancel the navigation the scenario asked
+/// for, so an unexpected one is accepted.
+pub(crate) fn dialog_answer(shared: &Shared, kind: &str, message: &str) -> (DialogAnswer, Option<String>) {
+    match shared.update(|state| state.dialog.take()) {
+        Some(answer) => (answer, None),
+        None if kind == "beforeunload" => (
+            DialogAnswer { accept: true, prompt_text: None },
+            Some(format!("an unexpected beforeunload dialog {message:?} was accepted")),
+        ),
+        None => (
+            DialogAnswer { accept: false, prompt_text: None },
+            Some(format!("an unexpected {kind} dialog {message:?} was dismissed")),
+        ),
+    }
+}
+
 /// Answers every JavaScript dialog of one tab as soon as it opens.
 async fn answer_dialogs(page: Page, mut dialogs: EventStream<EventJavascriptDialogOpening>, shared: Arc<Shared>) {
     while let Some(event) = dialogs.next().await {
-        let armed = shared.update(|state| state.dialog.take());
         let kind = event.r#type.as_ref().to_owned();
-        let (answer, note) = match armed {
-            Some(answer) => (answer, None),
-            // Dismissing "leave this page?" would silently cancel the navigation the scenario
-            // asked for, so an unexpected one is accepted.
-            None if event.r#type == DialogType::Beforeunload => (
-                DialogAnswer { accept: true, prompt_text: None },
-                Some(format!("an unexpected beforeunload dialog {:?} was accepted", event.message)),
-            ),
-            None => (
-                DialogAnswer { accept: false, prompt_text: None },
-                Some(format!("an unexpected {kind} dialog {:?} was dismissed", event.message)),
-            ),
-        };
+        let (answer, note) = dialog_answer(&shared, &kind, &event.message);
         let mut params = json!({ "accept": answer.accept });
         if let Some(text) = &answer.prompt_text {
             params["promptText"] = json!(text);

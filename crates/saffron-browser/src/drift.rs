@@ -269,8 +269,8 @@ async fn observe_one(
 /// document a frame just replaced unanswered.
 const AX_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// The element's role and accessible name as Chromium computes them; `None` when it is not in
-/// the accessibility tree.
+/// The element's role and accessible name as the browser computes them; `None` when it is not
+/// in the accessibility tree.
 async fn role_now(page: &Page, object_id: &str, target: &Target) -> Result<Option<(String, String)>, CdpFail> {
     if let Page::Firefox(tab) = page {
         return firefox_role_now(page, tab, object_id, target).await;
@@ -297,13 +297,9 @@ async fn firefox_role_now(
 ) -> Result<Option<(String, String)>, CdpFail> {
     let Some(role) = target.role.as_deref() else { return Ok(None) };
     let (frame, _) = crate::firefox::parse_handle(object_id)?;
-    let guessed_name = async || -> Result<String, CdpFail> {
-        let names = cdp::call_with(page, object_id, js::NAME_GUESS, &[Argument::Object(object_id.to_owned())], true)
-            .await?
-            .value
-            .unwrap_or_default();
-        Ok(names.get(0).and_then(Value::as_str).unwrap_or_default().to_owned())
-    };
+    let element = [object_id.to_owned()];
+    let guessed_name =
+        async || Ok::<_, CdpFail>(crate::locate::guessed_names(page, &element).await?.pop().unwrap_or_default());
     let with_role = tab.locate_role_in(frame, role, None).await?;
     if !with_role.iter().any(|handle| handle == object_id) {
         let guessed_role = cdp::call_value(page, object_id, js::ROLE_GUESS, &[]).await?;

@@ -599,22 +599,16 @@ async fn firefox_role_matches(
     pattern: Option<&Regex>,
     search: Search<'_>,
 ) -> Result<Result<RoleMatches, String>, CdpFail> {
-    let guessed = async |elements: &[String]| -> Result<Vec<String>, CdpFail> {
-        let Some(first) = elements.first() else { return Ok(Vec::new()) };
-        let args: Vec<Argument> = elements.iter().cloned().map(Argument::Object).collect();
-        let names = cdp::call_with(page, first, js::NAME_GUESS, &args, true).await?.value.unwrap_or_default();
-        Ok(names.as_array().into_iter().flatten().map(|name| name.as_str().unwrap_or_default().to_owned()).collect())
-    };
     let mut ids = tab.locate_role(search.root, role, target.name.as_deref()).await?;
     if let Some(pattern) = pattern {
-        let names = guessed(&ids).await?;
+        let names = guessed_names(page, &ids).await?;
         ids = ids.into_iter().zip(names).filter(|(_, name)| pattern.is_match(name)).map(|(id, _)| id).collect();
     }
     let Some(recorded) = target.name.as_deref().filter(|_| ids.is_empty()) else {
         return Ok(Ok(RoleMatches { ids: ids.into_iter().map(AxNode::Element).collect(), nearest: Vec::new() }));
     };
     let every = tab.locate_role(search.root, role, None).await?;
-    let names = guessed(&every).await?;
+    let names = guessed_names(page, &every).await?;
     let wanted = crate::name_key(recorded);
     let ids: Vec<AxNode> = every
         .iter()
@@ -624,6 +618,15 @@ async fn firefox_role_matches(
         .collect();
     let nearest = if ids.is_empty() { nearest_names(&wanted, names.into_iter()) } else { Vec::new() };
     Ok(Ok(RoleMatches { ids, nearest }))
+}
+
+/// The accessible names of `elements` (handles, in one frame) as [`js::NAME_GUESS`] reads
+/// them, in order.
+pub(crate) async fn guessed_names(page: &Page, elements: &[String]) -> Result<Vec<String>, CdpFail> {
+    let Some(first) = elements.first() else { return Ok(Vec::new()) };
+    let args: Vec<Argument> = elements.iter().cloned().map(Argument::Object).collect();
+    let names = cdp::call_with(page, first, js::NAME_GUESS, &args, true).await?.value.unwrap_or_default();
+    Ok(names.as_array().into_iter().flatten().map(|name| name.as_str().unwrap_or_default().to_owned()).collect())
 }
 
 /// The elements among an accessibility query's nodes, with their names: no ignored nodes, no

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use saffron_demo::{DemoConfig, DemoServer};
+use saffron_demo::DemoServer;
 use serde_json::Value;
 
 use crate::support;
@@ -34,10 +34,7 @@ fn report_of(output: &Output) -> Vec<Value> {
 
 #[test]
 fn a_matrix_replays_the_chromium_recordings_in_firefox_keyed_by_browser() {
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
-    let config = DemoConfig::default();
-    let password = config.password.clone();
-    let server = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let (runtime, server, password) = support::demo();
     let root = support::example_project("browser-matrix");
     // Scenarios that change nothing in the shop, so that both browsers see the same one; the
     // search fills, presses and waits for the list, the sign-in ones read an alert.
@@ -72,10 +69,7 @@ fn a_matrix_replays_the_chromium_recordings_in_firefox_keyed_by_browser() {
 
 #[test]
 fn firefox_replays_only_and_blocks_what_needs_recording() {
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
-    let config = DemoConfig::default();
-    let password = config.password.clone();
-    let server = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let (runtime, server, password) = support::demo();
     let root = support::example_project("firefox-replays-only");
     std::fs::write(
         root.join("features/unrecorded.feature"),
@@ -95,10 +89,7 @@ fn firefox_replays_only_and_blocks_what_needs_recording() {
 
 #[test]
 fn a_matrix_refuses_a_shard_and_firefox_refuses_a_mobile_device() {
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
-    let config = DemoConfig::default();
-    let password = config.password.clone();
-    let server = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let (runtime, server, password) = support::demo();
     let root = support::example_project("browser-refusals");
     let sharded =
         saffron(&root, &server, &password, &["--browser", "chromium", "--browser", "firefox", "--shard", "1/2"]);

@@ -5,8 +5,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use saffron_demo::{DemoConfig, DemoServer};
-
 use crate::support;
 
 fn project(name: &str, config: &str) -> PathBuf {
@@ -71,10 +69,7 @@ fn ctrl_c_during_setup_stops_it_with_its_children_and_runs_teardown() {
 
 #[test]
 fn the_report_lists_every_hook_with_its_exit_code_and_duration() {
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
-    let config = DemoConfig::default();
-    let password = config.password.clone();
-    let server = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let (runtime, server, password) = support::demo();
     let root = project(
         "hooks-report",
         "[hooks]\nsetup = [\"true\", \"echo set up\"]\nteardown = [\"exit 3\", \"touch teardown.txt\"]\n",

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use saffron_demo::{DemoConfig, DemoServer};
+use saffron_demo::DemoServer;
 use serde_json::{Value, json};
 
 use crate::support;
@@ -55,10 +55,7 @@ fn restored(scenario: &Value) -> bool {
 
 #[test]
 fn a_tagged_sign_in_is_performed_once_and_restored_in_every_later_scenario() {
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
-    let config = DemoConfig::default();
-    let password = config.password.clone();
-    let server = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let (runtime, server, password) = support::demo();
     let root = tagged_project("sign-in-once");
     let (output, report) = run(&root, &server, &password, &["features/orders.saffron"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -105,10 +102,7 @@ fn a_tagged_sign_in_is_performed_once_and_restored_in_every_later_scenario() {
 /// report holds the session's cookie.
 #[test]
 fn a_session_signed_out_by_one_scenario_is_replaced_by_the_next_scenario_signing_in() {
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
-    let config = DemoConfig::default();
-    let password = config.password.clone();
-    let server = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let (runtime, server, password) = support::demo();
     let root = tagged_project("sign-out-stale");
     // "Sign out", second in the file: the Background's sign-in, then the shared "signed out".
     let orders = root.join("features/orders.saffron");
@@ -178,10 +172,7 @@ fn a_session_signed_out_by_one_scenario_is_replaced_by_the_next_scenario_signing
 fn the_recording_agent_starts_from_the_kept_session_and_its_proof_signs_in() {
     use support::agent::{check_on, configure_agent, done, errors_told, scenario_at, step};
 
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
-    let config = DemoConfig::default();
-    let password = config.password.clone();
-    let server = runtime.block_on(DemoServer::start(config)).expect("demo");
+    let (runtime, server, password) = support::demo();
     let root = tagged_project("sign-in-once-recording");
     std::fs::write(root.join(".env"), format!("DEMO_PASSWORD={password}\n")).expect("write .env");
     support::agent::add_to_orders(&root, support::agent::SEARCH_THEN_HEADING);

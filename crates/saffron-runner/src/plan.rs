@@ -88,6 +88,13 @@ pub struct Execution {
     pub session: Option<crate::sign_in_once::SessionSteps>,
 }
 
+impl Execution {
+    /// An `@api` scenario whose Fixture, if any, is one too: no browser runs any of it.
+    pub fn api_only(&self) -> bool {
+        self.api && self.fixture.as_ref().is_none_or(|fixture| fixture.api)
+    }
+}
+
 /// The tag that sends a scenario to the HTTP medium.
 pub const API_TAG: &str = "@api";
 

@@ -198,9 +198,10 @@ pub fn device_of(
     Ok(name.map(saffron_browser::device).transpose()?)
 }
 
-/// Why a Firefox run neither records nor repairs.
-pub const FIREFOX_REPLAYS_ONLY: &str = "Firefox replays only: a scenario is recorded and repaired in Chromium (run --browser chromium first, or both: \
-     --browser chromium --browser firefox)";
+/// The plan of a matrix's later browser (see [`Session::replanned`]).
+pub fn later_browser_plan(snapshot: &Snapshot, selection: &Selection) -> Vec<Execution> {
+    crate::plan(snapshot, selection).into_iter().filter(|execution| !execution.api_only()).collect()
+}
 
 /// The browsers a run replays in: `--browser` (repeatable), else `[browser] engines`, else
 /// Chromium; each once, Chromium first (it alone records and repairs). A matrix runs them one
@@ -347,9 +348,8 @@ impl Session {
         }
         // A run of `@api` scenarios only, in a project that names its services, talks to no
         // application page: it needs no base URL.
-        let api_only = !executions.is_empty()
-            && !config.api.services.is_empty()
-            && executions.iter().all(|e| e.api && e.fixture.as_ref().is_none_or(|fixture| fixture.api));
+        let api_only =
+            !executions.is_empty() && !config.api.services.is_empty() && executions.iter().all(Execution::api_only);
         let (base_url, browser) = match setup {
             Some(setup) => setup,
             None if api_only => (String::new(), BrowserConfig::default()),
@@ -391,23 +391,20 @@ impl Session {
         options.before_proof = hooks.before_proof.list();
         options.hook_timeout = Duration::from_millis(hooks.timeout_ms);
         let firefox_path = Some(config.browser.firefox_path.trim()).filter(|path| !path.is_empty()).map(PathBuf::from);
-        if engines[0] == saffron_browser::Engine::Firefox {
-            options.browser.executable = firefox_path.clone();
-            options.agent = Err(FIREFOX_REPLAYS_ONLY.to_owned());
-        }
-        Ok(Session { root: root.to_path_buf(), executions, options, engines, hooks, selection, firefox_path })
+        let first = engines[0];
+        let mut session =
+            Session { root: root.to_path_buf(), executions, options, engines, hooks, selection, firefox_path };
+        session.options = session.options_for(first);
+        Ok(session)
     }
 
-    /// The run's options for `engine`: Firefox gets its own executable and no agent (it
-    /// replays only: a scenario that needs recording is blocked, a red one is not repaired).
+    /// The run's options for `engine`: Firefox gets its own executable (and, in the run, no
+    /// agent: see [`crate::run_with_progress`]).
     pub fn options_for(&self, engine: saffron_browser::Engine) -> RunOptions {
         let mut options = self.options.clone();
         options.browser.engine = engine;
-        // Applied here, at the last moment, whatever resolved the agent before.
         if engine == saffron_browser::Engine::Firefox {
             options.browser.executable = self.firefox_path.clone();
-            options.agent = Err(FIREFOX_REPLAYS_ONLY.to_owned());
-            options.takeover = None;
         }
         options
     }
@@ -416,10 +413,7 @@ impl Session {
     /// replays the recordings and proposals the first one saved. `@api` scenarios, which no
     /// browser runs, are run once, by the first.
     pub fn replanned(&self, snapshot: &Snapshot) -> Vec<Execution> {
-        crate::plan(snapshot, &self.selection)
-            .into_iter()
-            .filter(|execution| !(execution.api && execution.fixture.as_ref().is_none_or(|fixture| fixture.api)))
-            .collect()
+        later_browser_plan(snapshot, &self.selection)
     }
 
     /// A masker for every secret the planned scenarios may substitute: mask every output of

@@ -16,7 +16,7 @@ use tokio::sync::broadcast;
 
 use crate::bidi::{Bidi, Event};
 use crate::browser::Browser;
-use crate::context::{Context, ContextOptions, DialogAnswer, Shared, State, Tab as TabState};
+use crate::context::{Context, ContextOptions, Shared, Tab as TabState};
 use crate::downloads::{Download, Progress};
 use crate::error::BrowserError;
 use crate::network::{Body, NetEntry};
@@ -43,30 +43,12 @@ pub(crate) async fn open_context(browser: Browser, options: ContextOptions) -> R
         .and_then(Value::as_str)
         .ok_or_else(|| BrowserError::Protocol("browser.createUserContext returned no id".to_owned()))?
         .to_owned();
-    let shared =
-        Arc::new(Shared { state: std::sync::Mutex::new(State::default()), changed: tokio::sync::Notify::new() });
+    let shared = Arc::new(Shared::new());
     let seen = Arc::new(AtomicU64::new(bidi.events_sent()));
     let events = bidi.events();
     let watcher = tokio::spawn(follow(Arc::clone(&bidi), user_context.clone(), events, shared.clone(), seen.clone()));
-    let mut context = Context {
-        default_timeout: browser.inner.config.default_timeout,
-        browser: browser.clone(),
-        context_id: user_context.clone(),
-        base_url: options.base_url,
-        shared,
-        active: String::new(),
-        step_mark: 0,
-        group_counter: 0,
-        guard: crate::guard::Guard::default(),
-        watch: crate::interruption::Watch::default(),
-        refresh_drift: false,
-        trail: std::sync::Mutex::new(crate::observed::ActionTrail::default()),
-        refs: crate::snapshot::RefBook::default(),
-        download_folder: None,
-        watcher: Some(watcher),
-        closed: false,
-        events_seen: Some(seen),
-    };
+    let mut context = Context::new(browser.clone(), user_context.clone(), options.base_url, shared, watcher);
+    context.events_seen = Some(seen);
     let created = bidi
         // A window of its own, as each Chromium context's: a second tab of one window would be
         // a background tab, which Firefox throttles.
@@ -117,23 +99,6 @@ impl Context {
         let seen = seen.clone();
         self.wait_for(Instant::now() + Duration::from_secs(2), move |_| seen.load(Ordering::SeqCst) >= wanted).await;
     }
-
-    /// Removes the user context, and with it every tab and everything it stored.
-    pub(crate) async fn close_firefox(&self) {
-        if let Some(firefox) = &self.browser.inner.firefox {
-            let params = json!({ "userContext": self.context_id });
-            let _ =
-                tokio::time::timeout(Duration::from_secs(5), firefox.bidi.call("browser.removeUserContext", params))
-                    .await;
-        }
-    }
-}
-
-/// What the task knows of the context's browsing contexts.
-#[derive(Default)]
-struct Frames {
-    /// Every browsing context of the context (tabs and frames) → its tab.
-    tab_of: HashMap<String, String>,
 }
 
 /// Follows the session's events for one user context until the context closes.
@@ -144,7 +109,8 @@ async fn follow(
     shared: Arc<Shared>,
     seen: Arc<AtomicU64>,
 ) {
-    let mut frames = Frames::default();
+    // Every browsing context of the context (tabs and frames) → its tab.
+    let mut tab_of: HashMap<String, String> = HashMap::new();
     loop {
         let event = match events.recv().await {
             Ok(event) => event,
@@ -156,7 +122,7 @@ async fn follow(
             }
             Err(broadcast::error::RecvError::Closed) => break,
         };
-        handle(&bidi, &user_context, &event, &mut frames, &shared).await;
+        handle(&bidi, &user_context, &event, &mut tab_of, &shared).await;
         seen.store(event.seq, Ordering::SeqCst);
         shared.changed.notify_waiters();
     }
@@ -166,45 +132,44 @@ fn text<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
     value.pointer(pointer).and_then(Value::as_str)
 }
 
-async fn handle(bidi: &Arc<Bidi>, user_context: &str, event: &Event, frames: &mut Frames, shared: &Arc<Shared>) {
+async fn handle(
+    bidi: &Arc<Bidi>,
+    user_context: &str,
+    event: &Event,
+    tab_of: &mut HashMap<String, String>,
+    shared: &Arc<Shared>,
+) {
     let params = &event.params;
     let context = text(params, "/context").unwrap_or_default().to_owned();
     match event.method.as_str() {
         "browsingContext.contextCreated" => match text(params, "/parent") {
             None if text(params, "/userContext") == Some(user_context) => {
-                frames.tab_of.insert(context.clone(), context.clone());
+                tab_of.insert(context.clone(), context.clone());
                 let opener = text(params, "/originalOpener").map(str::to_owned);
                 let page = Page::Firefox(Tab { bidi: Arc::clone(bidi), context: context.clone() });
                 let opened_for = text(params, "/url").unwrap_or("about:blank").to_owned();
                 shared.update(|state| {
-                    if !state.tabs.iter().any(|tab| tab.target_id == context) {
-                        state.tabs.push(TabState::firefox(context.clone(), page, opened_for, opener));
-                    }
+                    state.tab_opened(TabState::opened(context.clone(), Some(page), opened_for, opener))
                 });
             }
             Some(parent) => {
-                if let Some(tab) = frames.tab_of.get(parent).cloned() {
-                    frames.tab_of.insert(context, tab);
+                if let Some(tab) = tab_of.get(parent).cloned() {
+                    tab_of.insert(context, tab);
                 }
             }
             None => {}
         },
         "browsingContext.contextDestroyed" => {
-            if frames.tab_of.get(&context) == Some(&context) {
-                shared.update(|state| {
-                    if let Some(tab) = state.tabs.iter_mut().find(|tab| tab.target_id == context) {
-                        tab.closed = true;
-                        tab.closed_at.get_or_insert_with(SystemTime::now);
-                    }
-                });
+            if tab_of.get(&context) == Some(&context) {
+                shared.update(|state| state.tab_closed(&context));
             }
-            frames.tab_of.remove(&context);
+            tab_of.remove(&context);
         }
-        "browsingContext.userPromptOpened" if frames.tab_of.contains_key(&context) => {
+        "browsingContext.userPromptOpened" if tab_of.contains_key(&context) => {
             answer_prompt(bidi, &context, params, shared).await;
         }
         "network.beforeRequestSent" => {
-            let Some(tab) = frames.tab_of.get(&context).cloned() else { return };
+            let Some(tab) = tab_of.get(&context).cloned() else { return };
             let request_id = text(params, "/request/request").unwrap_or_default().to_owned();
             let document = params.get("navigation").is_some_and(|navigation| !navigation.is_null()) && context == tab;
             let entry = NetEntry {
@@ -233,7 +198,7 @@ async fn handle(bidi: &Arc<Bidi>, user_context: &str, event: &Event, frames: &mu
             });
         }
         "network.responseCompleted" => {
-            let Some(tab) = frames.tab_of.get(&context).cloned() else { return };
+            let Some(tab) = tab_of.get(&context).cloned() else { return };
             let request_id = text(params, "/request/request").unwrap_or_default().to_owned();
             shared.update(|state| {
                 let Some(&index) = state.current.get(&(tab, request_id)) else { return };
@@ -255,7 +220,7 @@ async fn handle(bidi: &Arc<Bidi>, user_context: &str, event: &Event, frames: &mu
             });
         }
         "network.fetchError" => {
-            let Some(tab) = frames.tab_of.get(&context).cloned() else { return };
+            let Some(tab) = tab_of.get(&context).cloned() else { return };
             let request_id = text(params, "/request/request").unwrap_or_default().to_owned();
             let error = text(params, "/errorText").unwrap_or("the load failed").to_owned();
             shared.update(|state| {
@@ -267,7 +232,7 @@ async fn handle(bidi: &Arc<Bidi>, user_context: &str, event: &Event, frames: &mu
                 entry.failure = Some(error);
             });
         }
-        "browsingContext.downloadWillBegin" if frames.tab_of.contains_key(&context) => {
+        "browsingContext.downloadWillBegin" if tab_of.contains_key(&context) => {
             let id = text(params, "/navigation").unwrap_or_default().to_owned();
             let name = text(params, "/suggestedFilename").unwrap_or_default().to_owned();
             shared.update(|state| state.downloads.push(Download::begun(&id, &name)));
@@ -290,7 +255,7 @@ async fn handle(bidi: &Arc<Bidi>, user_context: &str, event: &Event, frames: &mu
         }
         "log.entryAdded" => {
             let Some(source) = text(params, "/source/context") else { return };
-            let Some(tab) = frames.tab_of.get(source).cloned() else { return };
+            let Some(tab) = tab_of.get(source).cloned() else { return };
             record_log(params, &tab, shared);
         }
         _ => {}
@@ -346,23 +311,12 @@ fn record_log(params: &Value, tab: &str, shared: &Arc<Shared>) {
     });
 }
 
-/// Answers a JavaScript dialog at once: with the armed answer, else as Chromium's context does
-/// (a `beforeunload` accepted, anything else dismissed, and a note either way).
+/// Answers a JavaScript dialog at once, as Chromium's context does (see
+/// [`crate::context::dialog_answer`]).
 async fn answer_prompt(bidi: &Arc<Bidi>, context: &str, params: &Value, shared: &Arc<Shared>) {
     let kind = text(params, "/type").unwrap_or("alert").to_owned();
     let message = text(params, "/message").unwrap_or_default().to_owned();
-    let armed = shared.update(|state| state.dialog.take());
-    let (answer, note) = match armed {
-        Some(answer) => (answer, None),
-        None if kind == "beforeunload" => (
-            DialogAnswer { accept: true, prompt_text: None },
-            Some(format!("an unexpected beforeunload dialog {message:?} was accepted")),
-        ),
-        None => (
-            DialogAnswer { accept: false, prompt_text: None },
-            Some(format!("an unexpected {kind} dialog {message:?} was dismissed")),
-        ),
-    };
+    let (answer, note) = crate::context::dialog_answer(shared, &kind, &message);
     let mut reply = json!({ "context": context, "accept": answer.accept });
     if let Some(text) = &answer.prompt_text {
         reply["userText"] = json!(text);

@@ -68,6 +68,19 @@ fn mouse_source(actions: Vec<Value>) -> Value {
     json!({ "type": "pointer", "id": "saffron-mouse", "parameters": { "pointerType": "mouse" }, "actions": actions })
 }
 
+/// A move to a point of the viewport (WebDriver takes whole CSS pixels).
+fn move_to((x, y): (f64, f64)) -> Value {
+    json!({ "type": "pointerMove", "x": x.round() as i64, "y": y.round() as i64 })
+}
+
+fn press() -> Value {
+    json!({ "type": "pointerDown", "button": 0 })
+}
+
+fn release() -> Value {
+    json!({ "type": "pointerUp", "button": 0 })
+}
+
 impl Tab {
     /// Sends key events to the focused element.
     pub(crate) async fn keys(&self, events: &[Value]) -> Result<(), CdpFail> {
@@ -79,10 +92,10 @@ impl Tab {
     /// `mouseReleased`, as Chromium's are named. Firefox counts clicks itself (a second press
     /// soon after the first, in place, is a double-click).
     pub(crate) async fn mouse(&self, kind: &str, x: f64, y: f64) -> Result<(), CdpFail> {
-        let mut actions = vec![json!({ "type": "pointerMove", "x": x.round() as i64, "y": y.round() as i64 })];
+        let mut actions = vec![move_to((x, y))];
         match kind {
-            "mousePressed" => actions.push(json!({ "type": "pointerDown", "button": 0 })),
-            "mouseReleased" => actions.push(json!({ "type": "pointerUp", "button": 0 })),
+            "mousePressed" => actions.push(press()),
+            "mouseReleased" => actions.push(release()),
             _ => {}
         }
         self.perform(json!([mouse_source(actions)])).await
@@ -91,10 +104,9 @@ impl Tab {
     /// `clicks` presses and releases at a point of the viewport, after moving there: in one
     /// action sequence, so that the second press of a double-click is counted as such.
     pub(crate) async fn click(&self, x: f64, y: f64, clicks: u32) -> Result<(), CdpFail> {
-        let mut actions = vec![json!({ "type": "pointerMove", "x": x.round() as i64, "y": y.round() as i64 })];
+        let mut actions = vec![move_to((x, y))];
         for _ in 0..clicks {
-            actions.push(json!({ "type": "pointerDown", "button": 0 }));
-            actions.push(json!({ "type": "pointerUp", "button": 0 }));
+            actions.extend([press(), release()]);
         }
         self.perform(json!([mouse_source(actions)])).await
     }
@@ -108,10 +120,9 @@ impl Tab {
         nudge: f64,
         points: &[(f64, f64)],
     ) -> Result<(), CdpFail> {
-        let at = |(x, y): (f64, f64)| json!({ "type": "pointerMove", "x": x.round() as i64, "y": y.round() as i64 });
-        let mut actions = vec![at(from), json!({ "type": "pointerDown", "button": 0 }), at((from.0 + nudge, from.1))];
-        actions.extend(points.iter().copied().map(at));
-        actions.push(json!({ "type": "pointerUp", "button": 0 }));
+        let mut actions = vec![move_to(from), press(), move_to((from.0 + nudge, from.1))];
+        actions.extend(points.iter().copied().map(move_to));
+        actions.push(release());
         self.perform(json!([mouse_source(actions)])).await
     }
 

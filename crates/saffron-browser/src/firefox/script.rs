@@ -99,7 +99,7 @@ fn remote(answer: &Value, context: &str) -> Result<Remote, CdpFail> {
 }
 
 impl Tab {
-    /// `script.evaluate` of `expression` in the tab's page.
+    /// `expression`'s value in the tab's page (called as a function, as every page function is).
     pub(crate) async fn evaluate(&self, expression: &str, by_value: bool) -> Result<Remote, CdpFail> {
         let function = format!("function () {{ return ({expression}); }}");
         self.call_in(&self.context, false, &function, &[], None, by_value).await

@@ -64,9 +64,7 @@ impl Tab {
             .decode(data)
             .map_err(|error| CdpFail::Protocol(format!("the screenshot is not base64: {error}")))
     }
-}
 
-impl Tab {
     /// The elements with `role` (and `name`, when given) in Firefox's accessibility tree, in
     /// document order: inside `root` (an element handle; itself left out) or in the tab's
     /// document.
@@ -119,9 +117,7 @@ impl Tab {
             .map(|shared_id| super::script::handle(context, shared_id))
             .collect())
     }
-}
 
-impl Tab {
     /// The body of the response to `request`, as text.
     pub(crate) async fn response_body(&self, request: &str) -> crate::network::Body {
         use crate::network::Body;
@@ -151,9 +147,7 @@ impl Tab {
         self.bidi.call("input.setFiles", params).await.map_err(fail)?;
         Ok(())
     }
-}
 
-impl Tab {
     /// Brings the tab to the front of its window, as a person who clicks it does.
     pub(crate) async fn activate(&self) -> Result<(), CdpFail> {
         self.bidi.call("browsingContext.activate", json!({ "context": self.context })).await.map_err(fail)?;

@@ -96,9 +96,7 @@ impl Context {
         let (to_x, to_y) = (destination.x, destination.y);
         let from = (x + FIRST_MOVE, y);
         let finish = async {
-            for step in 1..=STEPS {
-                let t = f64::from(step) / f64::from(STEPS);
-                let (step_x, step_y) = (from.0 + (to_x - from.0) * t, from.1 + (to_y - from.1) * t);
+            for (step_x, step_y) in path(from, (to_x, to_y)) {
                 match &started {
                     Some(data) => drag_event(&page, "dragOver", step_x, step_y, data).await?,
                     None => pointer(&page, "mouseMoved", step_x, step_y).await?,
@@ -208,16 +206,20 @@ impl Context {
             cdp::call_with(&source.page, &source.found.object_id, DISPATCH_DRAG, &args, true).await.map_err(failed)?;
             return Ok(resolved);
         }
-        let points: Vec<(f64, f64)> = (1..=STEPS)
-            .map(|step| {
-                let t = f64::from(step) / f64::from(STEPS);
-                let from = (source.x + FIRST_MOVE, source.y);
-                (from.0 + (destination.x - from.0) * t, from.1 + (destination.y - from.1) * t)
-            })
-            .collect();
+        let points = path((source.x + FIRST_MOVE, source.y), (destination.x, destination.y));
         acknowledged(tab.drag_pointer((source.x, source.y), FIRST_MOVE, &points)).await.map_err(failed)?;
         Ok(resolved)
     }
+}
+
+/// The [`STEPS`] points a drag moves through from `from` to `to`, `to` last.
+fn path(from: (f64, f64), to: (f64, f64)) -> Vec<(f64, f64)> {
+    (1..=STEPS)
+        .map(|step| {
+            let t = f64::from(step) / f64::from(STEPS);
+            (from.0 + (to.0 - from.0) * t, from.1 + (to.1 - from.1) * t)
+        })
+        .collect()
 }
 
 /// Lets go where the pointer is, without dropping anything on the page.

@@ -30,24 +30,18 @@ impl Context {
             return Err(ActionFailure::new(FailureKind::Refused, format!("goto {absolute}: {refusal}")));
         }
         let _timed = crate::timing::span("navigate");
-        let page = match &page {
-            Page::Chromium(page) => page,
-            Page::Firefox(tab) => {
-                return match tokio::time::timeout_at(deadline.into(), tab.navigate(&absolute)).await {
-                    Err(_) => Err(failure(format!("the page did not finish loading within {}", seconds(timeout)))),
-                    Ok(Err(error)) => Err(failure(error.to_string())),
-                    Ok(Ok(())) => Ok(()),
-                };
+        let navigation = async {
+            match &page {
+                Page::Firefox(tab) => tab.navigate(&absolute).await.map_err(|error| error.to_string()),
+                Page::Chromium(page) => match page.execute(NavigateParams::new(absolute.clone())).await {
+                    Err(error) => Err(error.to_string()),
+                    Ok(answer) => answer.result.error_text.map_or(Ok(()), Err),
+                },
             }
         };
-        let navigation = page.execute(NavigateParams::new(absolute.clone()));
         match tokio::time::timeout_at(deadline.into(), navigation).await {
             Err(_) => Err(failure(format!("the page did not finish loading within {}", seconds(timeout)))),
-            Ok(Err(error)) => Err(failure(error.to_string())),
-            Ok(Ok(answer)) => match answer.result.error_text {
-                Some(error) => Err(failure(error)),
-                None => Ok(()),
-            },
+            Ok(loaded) => loaded.map_err(failure),
         }
     }
 

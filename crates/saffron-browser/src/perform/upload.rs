@@ -9,6 +9,7 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 use crate::page::Page;
 use base64::Engine as _;
 use chromiumoxide::cdp::browser_protocol::page::{EventFileChooserOpened, FileChooserOpenedMode};
+use chromiumoxide::listeners::EventStream;
 use futures::StreamExt;
 use saffron_recording::Target;
 use serde_json::{Value, json};
@@ -125,19 +126,7 @@ impl Context {
         group: &str,
     ) -> Result<(Page, String, Resolved), ActionFailure> {
         let page = self.active_page().map_err(browser_failure)?;
-        if let Page::Firefox(tab) = &page {
-            let tab = tab.clone();
-            return self.through_firefox_chooser(&tab, target, count, deadline, timeout, group).await;
-        }
-        let mut opened = page
-            .chromium("answering a file chooser")
-            .map_err(|error| ActionFailure::new(FailureKind::Browser, error.to_string()))?
-            .event_listener::<EventFileChooserOpened>()
-            .await
-            .map_err(|error| ActionFailure::new(FailureKind::Browser, error.to_string()))?;
-        let intercept =
-            |enabled: bool| cdp::call(&page, "Page.setInterceptFileChooserDialog", json!({ "enabled": enabled }));
-        intercept(true).await.map_err(|error| {
+        let mut choosers = Choosers::intercept(&page).await.map_err(|error| {
             ActionFailure::new(FailureKind::Browser, format!("the file chooser cannot be answered: {error}"))
         })?;
         let chosen = async {
@@ -152,101 +141,116 @@ impl Context {
                     .found_by(ready.found.fallback_locator(target))
                     .prefixed("upload", target)
             };
-            let event = match tokio::time::timeout(wait, opened.next()).await {
-                Ok(Some(event)) => event,
-                _ => {
-                    return Err(not_opened(format!(
-                        "clicking it opened no file chooser within {:.1} s: target the file input, or the \
-                         button or label that opens one",
-                        wait.as_secs_f64()
-                    )));
-                }
+            let Ok(Some(chooser)) = tokio::time::timeout(wait, choosers.next()).await else {
+                return Err(not_opened(format!(
+                    "clicking it opened no file chooser within {:.1} s: target the file input, or the \
+                     button or label that opens one",
+                    wait.as_secs_f64()
+                )));
             };
-            if count > 1 && event.mode == FileChooserOpenedMode::SelectSingle {
+            if count > 1 && chooser.single {
                 return Err(not_opened(format!(
                     "its file chooser takes one file (no multiple attribute), {count} were given"
                 )));
             }
-            let Some(node) = event.backend_node_id else {
+            let Some(input) = chooser.input else {
                 return Err(not_opened(
                     "it opened the page's own file picker (showOpenFilePicker), not a file input's chooser: not \
                      supported"
                         .to_owned(),
                 ));
             };
-            let object = cdp::call(&page, "DOM.resolveNode", json!({ "backendNodeId": node, "objectGroup": group }))
-                .await
-                .ok()
-                .and_then(|answer| answer.pointer("/object/objectId").and_then(Value::as_str).map(str::to_owned))
-                .ok_or_else(|| not_opened("its file input went away before the files were chosen".to_owned()))?;
+            let object = match input {
+                ChooserInput::Element(handle) => Some(handle),
+                ChooserInput::Backend(node) => {
+                    cdp::call(&page, "DOM.resolveNode", json!({ "backendNodeId": node, "objectGroup": group }))
+                        .await
+                        .ok()
+                        .and_then(|answer| {
+                            answer.pointer("/object/objectId").and_then(Value::as_str).map(str::to_owned)
+                        })
+                }
+            }
+            .ok_or_else(|| not_opened("its file input went away before the files were chosen".to_owned()))?;
             Ok((ready.page.clone(), object, resolved))
         }
         .await;
-        // A chooser left intercepted would swallow the next one a click opens, without a word.
-        let _ = intercept(false).await;
+        choosers.release(&page).await;
         chosen
     }
 }
 
-impl Context {
-    /// [`Context::through_chooser`] in Firefox: the click's file dialog is reported by
-    /// `input.fileDialogOpened`, with its input, and never shown.
-    async fn through_firefox_chooser(
-        &self,
-        tab: &crate::firefox::Tab,
-        target: &Target,
-        count: usize,
-        deadline: Instant,
-        timeout: Duration,
-        group: &str,
-    ) -> Result<(Page, String, Resolved), ActionFailure> {
-        let mut events = tab.bidi.events();
-        let frames = tab.frames().await.map_err(|error| ActionFailure::new(FailureKind::Browser, error.to_string()))?;
-        let ready = self.ready("upload", target, &Checks::click(), deadline, timeout, group).await?;
-        let resolved = Resolved::observe(&ready.page, target, &ready.found).await;
-        acknowledged(click_at(&ready.page, ready.x, ready.y, 1))
-            .await
-            .map_err(|error| dispatched("upload", target, &ready.found, error))?;
-        let wait = deadline.saturating_duration_since(Instant::now()).max(CHOOSER_GRACE);
-        let not_opened = |why: String| {
-            ActionFailure::new(FailureKind::NotActionable { reason: why.clone() }, why)
-                .found_by(ready.found.fallback_locator(target))
-                .prefixed("upload", target)
-        };
-        let opened = async {
-            loop {
+/// The file input a chooser opened for: a DevTools backend node, or a Firefox element handle.
+enum ChooserInput {
+    Backend(i64),
+    Element(String),
+}
+
+/// A file chooser the page opened.
+struct Chooser {
+    /// It takes one file (no `multiple`).
+    single: bool,
+    /// `None`: the page's own picker (`showOpenFilePicker`), no file input.
+    input: Option<ChooserInput>,
+}
+
+/// The file choosers the active tab opens, held back from the person and reported.
+enum Choosers {
+    /// Intercepted (`Page.setInterceptFileChooserDialog`) and reported.
+    Chromium(EventStream<EventFileChooserOpened>),
+    /// Reported by `input.fileDialogOpened` (never shown: the session ignores file dialogs),
+    /// for the tab's frames.
+    Firefox(tokio::sync::broadcast::Receiver<crate::bidi::Event>, Vec<String>),
+}
+
+impl Choosers {
+    async fn intercept(page: &Page) -> Result<Choosers, CdpFail> {
+        match page {
+            Page::Firefox(tab) => Ok(Choosers::Firefox(tab.bidi.events(), tab.frames().await?)),
+            Page::Chromium(chromium) => {
+                let opened = chromium.event_listener::<EventFileChooserOpened>().await?;
+                cdp::call(page, "Page.setInterceptFileChooserDialog", json!({ "enabled": true })).await?;
+                Ok(Choosers::Chromium(opened))
+            }
+        }
+    }
+
+    /// The next chooser; `None` when the tab can report none any more.
+    async fn next(&mut self) -> Option<Chooser> {
+        match self {
+            Choosers::Chromium(opened) => opened.next().await.map(|event| Chooser {
+                single: event.mode == FileChooserOpenedMode::SelectSingle,
+                input: event.backend_node_id.map(|node| ChooserInput::Backend(*node.inner())),
+            }),
+            Choosers::Firefox(events, frames) => loop {
                 match events.recv().await {
                     Ok(event) if event.method == "input.fileDialogOpened" => {
-                        let context = event.params.get("context").and_then(Value::as_str).unwrap_or_default();
-                        if frames.iter().any(|frame| frame == context) {
-                            return Some(event.params);
+                        let params = &event.params;
+                        let context = params.get("context").and_then(Value::as_str).unwrap_or_default();
+                        if !frames.iter().any(|frame| frame == context) {
+                            continue;
                         }
+                        let input = params.pointer("/element/sharedId").and_then(Value::as_str);
+                        return Some(Chooser {
+                            single: params.get("multiple").and_then(Value::as_bool) == Some(false),
+                            input: input.map(|shared_id| {
+                                ChooserInput::Element(crate::firefox::element_handle(context, shared_id))
+                            }),
+                        });
                     }
                     Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
                 }
-            }
-        };
-        let Ok(Some(dialog)) = tokio::time::timeout(wait, opened).await else {
-            return Err(not_opened(format!(
-                "clicking it opened no file chooser within {:.1} s: target the file input, or the button or \
-                 label that opens one",
-                wait.as_secs_f64()
-            )));
-        };
-        if count > 1 && dialog.get("multiple").and_then(Value::as_bool) == Some(false) {
-            return Err(not_opened(format!(
-                "its file chooser takes one file (no multiple attribute), {count} were given"
-            )));
+            },
         }
-        let context = dialog.get("context").and_then(Value::as_str).unwrap_or_default();
-        let Some(shared_id) = dialog.pointer("/element/sharedId").and_then(Value::as_str) else {
-            return Err(not_opened(
-                "it opened the page's own file picker (showOpenFilePicker), not a file input's chooser: not supported"
-                    .to_owned(),
-            ));
-        };
-        Ok((ready.page.clone(), crate::firefox::element_handle(context, shared_id), resolved))
+    }
+
+    /// Stops intercepting: a chooser left intercepted would swallow the next one a click
+    /// opens, without a word.
+    async fn release(self, page: &Page) {
+        if let Choosers::Chromium(_) = self {
+            let _ = cdp::call(page, "Page.setInterceptFileChooserDialog", json!({ "enabled": false })).await;
+        }
     }
 }
 

@@ -730,10 +730,7 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
         }
         options
     };
-    let replan = || {
-        let planned = saffron_runner::plan(&project::load_index(&root).0, &selection);
-        planned.into_iter().filter(|execution| !execution.api).collect()
-    };
+    let replan = || saffron_runner::session::later_browser_plan(&project::load_index(&root).0, &selection);
     let in_browsers = replay_in_browsers(executions, &engines, options_for, replan);
     let replayed = runtime.block_on(until_interrupted(&interrupt, in_browsers));
     let _ = runtime.block_on(server.shutdown());

@@ -42,3 +42,12 @@ pub fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// A demo shop with the default configuration on a runtime of its own, and its password.
+pub fn demo() -> (tokio::runtime::Runtime, saffron_demo::DemoServer, String) {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    let config = saffron_demo::DemoConfig::default();
+    let password = config.password.clone();
+    let server = runtime.block_on(saffron_demo::DemoServer::start(config)).expect("demo");
+    (runtime, server, password)
+}

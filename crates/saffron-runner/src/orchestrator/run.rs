@@ -128,6 +128,10 @@ pub async fn run(executions: Vec<Execution>, options: &RunOptions) -> Vec<Scenar
     run_with_progress(executions, options, |_| {}).await
 }
 
+/// Why a Firefox run neither records nor repairs.
+pub const FIREFOX_REPLAYS_ONLY: &str = "Firefox replays only: a scenario is recorded and repaired in Chromium (run --browser chromium first, or both: \
+     --browser chromium --browser firefox)";
+
 /// [`run`], calling `on_result` as each scenario finishes (in finishing order), for a
 /// progress display.
 pub async fn run_with_progress(
@@ -135,6 +139,14 @@ pub async fn run_with_progress(
     options: &RunOptions,
     mut on_result: impl FnMut(&ScenarioResult),
 ) -> Vec<ScenarioResult> {
+    // Whoever resolved the agent, a Firefox run has none: it replays only.
+    let replay_only;
+    let options = if options.browser.engine == saffron_browser::Engine::Firefox {
+        replay_only = RunOptions { agent: Err(FIREFOX_REPLAYS_ONLY.to_owned()), takeover: None, ..options.clone() };
+        &replay_only
+    } else {
+        options
+    };
     // An `@api` scenario (and its Fixture) needs no browser.
     let needs_browser = executions.iter().any(|e| {
         (!e.api && (e.recording.is_ok() || (e.needs_recording && options.agent.is_ok())))
