@@ -67,24 +67,63 @@ fn a_matrix_replays_the_chromium_recordings_in_firefox_keyed_by_browser() {
     runtime.block_on(server.shutdown()).expect("the demo stops");
 }
 
+/// An adversarial agent, scripted to do in Firefox what it does in Chromium (record a new
+/// step, repair a lost control: both proven in `sign_in_once.rs` and `heal.rs`), is never
+/// asked: the scenario that needs recording is blocked, the one whose control is gone is red,
+/// no recording and no proposal is saved, and the vendor server sees no request.
 #[test]
-fn firefox_replays_only_and_blocks_what_needs_recording() {
+fn firefox_replays_only_and_never_asks_an_agent_that_would_record_or_repair() {
+    use support::agent::{Plans, Seen, check_on, click, configure_agent, done, repaired, scripted, step};
+
     let (runtime, server, password) = support::demo();
     let root = support::example_project("firefox-replays-only");
-    std::fs::write(
-        root.join("features/unrecorded.feature"),
-        "Feature: Unrecorded\n\n  Scenario: A step nobody recorded\n    Given I open the order archive\n",
-    )
-    .expect("a feature");
-    // An agent is configured: Firefox still never asks it.
-    std::fs::write(root.join("saffron.toml"), "[agent]\ncommand = [\"false\"]\n").expect("a config");
-    let output = saffron(&root, &server, &password, &["--browser", "firefox", "features/unrecorded.feature"]);
+    std::fs::write(root.join(".env"), format!("DEMO_PASSWORD={password}\n")).expect("write .env");
+    support::agent::add_to_orders(&root, support::agent::SEARCH_THEN_HEADING);
+    // The "needs a customer" recording's save button is one the app no longer has.
+    let cache = root.join(".saffron/cache/new-order/an-order-needs-a-customer.json");
+    let mut recording: Value = serde_json::from_slice(&std::fs::read(&cache).expect("recording")).expect("json");
+    recording["steps"][6]["actions"][0]["target"] =
+        serde_json::json!({ "role": "button", "name": "Submit the order", "css": ["#submit-order"] });
+    std::fs::write(&cache, serde_json::to_vec_pretty(&recording).expect("json")).expect("write");
+    let mut plans = Plans::new();
+    plans.insert(
+        "Search, then read the heading".to_owned(),
+        vec![step(6), check_on("h1", serde_json::json!({ "check": "text", "text": "Orders" })), done()],
+    );
+    plans.insert(
+        "An order needs a customer (repair)".to_owned(),
+        vec![
+            step(7),
+            click("button \"Save order\""),
+            step(8),
+            check_on("alert", serde_json::json!({ "check": "text", "text": "Customer is required" })),
+            repaired("locator", &[]),
+        ],
+    );
+    let seen = Seen::default();
+    let agent = runtime.block_on(scripted(saffron_agent::testing::Wire::Anthropic, plans, seen.clone()));
+    configure_agent(&root, "anthropic", &agent, "[timeouts]\naction_ms = 2000\nassertion_ms = 2000\n");
+    let targets = [
+        support::agent::scenario_at(&root, "features/orders.saffron", "Search, then read the heading"),
+        support::agent::scenario_at(&root, "features/new_order.saffron", "An order needs a customer"),
+    ];
+    let mut args = vec!["--browser", "firefox"];
+    args.extend(targets.iter().map(String::as_str));
+    let output = saffron(&root, &server, &password, &args);
     let scenarios = report_of(&output);
-    assert_eq!(scenarios.len(), 1, "{scenarios:#?}");
-    assert_eq!(scenarios[0]["verdict"], "blocked", "{scenarios:#?}");
-    let cause = scenarios[0]["cause"].as_str().unwrap_or_default();
+    let verdict_of = |name: &str| scenarios.iter().find(|s| s["name"] == name).cloned().unwrap_or_default();
+    let unrecorded = verdict_of("Search, then read the heading");
+    assert_eq!(unrecorded["verdict"], "blocked", "{scenarios:#?}");
+    assert_eq!(verdict_of("An order needs a customer")["verdict"], "red", "{scenarios:#?}");
+    assert_eq!(scenarios.len(), 2, "{scenarios:#?}");
+    let cause = unrecorded["cause"].as_str().unwrap_or_default();
     assert!(cause.contains("Firefox replays only"), "{cause}");
-    runtime.block_on(server.shutdown()).expect("the demo stops");
+    assert!(seen.all().is_empty(), "Firefox asked the agent");
+    assert!(agent.requests().is_empty(), "the vendor server was reached");
+    assert!(!root.join(".saffron/cache/orders/search-then-read-the-heading.json").exists(), "a recording was saved");
+    assert!(!root.join(".saffron/proposals").exists(), "a proposal was filed");
+    let _ = runtime.block_on(server.shutdown());
+    let _ = std::fs::remove_dir_all(&root);
 }
 
 #[test]
