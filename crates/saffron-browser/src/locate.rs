@@ -336,6 +336,17 @@ async fn resolve_frame(page: &Page, target: &Target, group: &str) -> Result<Resu
             return Ok(Err(Report { lines, ambiguous: report.ambiguous }));
         }
     };
+    if let Page::Firefox(tab) = page {
+        return match tab.frame_document(&iframe.object_id).await? {
+            crate::firefox::FrameDocument::Document(document) => Ok(Ok(Some(Frame { iframe, document }))),
+            crate::firefox::FrameDocument::NotAFrame(name) => {
+                failed(format!("found <{name}> by {}, which is not a frame", iframe.locator()))
+            }
+            crate::firefox::FrameDocument::Empty => {
+                failed(format!("found by {}, but it has no document yet", iframe.locator()))
+            }
+        };
+    }
     let node = cdp::call(page, "DOM.describeNode", json!({ "objectId": iframe.object_id })).await?;
     let node = node.get("node").cloned().unwrap_or_default();
     let Some(document) = node.pointer("/contentDocument/backendNodeId").and_then(Value::as_i64) else {

@@ -74,12 +74,16 @@ const COOKIE_FIELDS: [&str; 9] =
 impl Context {
     /// The context's state now: its cookies, and the `localStorage` of its active tab's origin.
     pub async fn storage_state(&self) -> Result<StorageState, BrowserError> {
-        let answer = self
-            .browser
-            .call("Storage.getCookies", json!({ "browserContextId": self.context_id }))
-            .await
-            .map_err(protocol)?;
-        let cookies = answer.get("cookies").and_then(Value::as_array).cloned().unwrap_or_default();
+        let cookies = match &self.browser.inner.firefox {
+            Some(firefox) => {
+                crate::firefox::storage::cookies(&firefox.bidi, &self.context_id).await.map_err(protocol)?
+            }
+            None => {
+                let params = json!({ "browserContextId": self.context_id });
+                let answer = self.browser.call("Storage.getCookies", params).await.map_err(protocol)?;
+                answer.get("cookies").and_then(Value::as_array).cloned().unwrap_or_default()
+            }
+        };
         let url = self.url().await?;
         let page = self.active_page()?;
         let read = "JSON.stringify([location.origin, Object.entries(localStorage)])";
@@ -107,11 +111,15 @@ impl Context {
                 )
             })
             .collect();
-        if !cookies.is_empty() {
-            self.browser
-                .call("Storage.setCookies", json!({ "cookies": cookies, "browserContextId": self.context_id }))
+        match &self.browser.inner.firefox {
+            Some(firefox) => crate::firefox::storage::set_cookies(&firefox.bidi, &self.context_id, &cookies)
                 .await
-                .map_err(protocol)?;
+                .map_err(protocol)?,
+            None if !cookies.is_empty() => {
+                let params = json!({ "cookies": cookies, "browserContextId": self.context_id });
+                self.browser.call("Storage.setCookies", params).await.map_err(protocol)?;
+            }
+            None => {}
         }
         let page = self.active_page()?;
         let entries =
@@ -120,15 +128,28 @@ impl Context {
         let source = format!(
             "if (location.origin === {origin}) {{ for (const [key, value] of {entries}) {{ localStorage.setItem(key, value); }} }}"
         );
-        let added = cdp::call(&page, "Page.addScriptToEvaluateOnNewDocument", json!({ "source": source }))
-            .await
-            .map_err(protocol)?;
+        let firefox = self.browser.inner.firefox.as_ref().map(|firefox| firefox.bidi.clone());
+        let added = match &firefox {
+            Some(bidi) => {
+                json!(crate::firefox::storage::add_preload(bidi, &self.context_id, &source).await.map_err(protocol)?)
+            }
+            None => cdp::call(&page, "Page.addScriptToEvaluateOnNewDocument", json!({ "source": source }))
+                .await
+                .map_err(protocol)?
+                .get("identifier")
+                .cloned()
+                .unwrap_or_default(),
+        };
         let goto = saffron_recording::Action::Goto { url: state.url.clone(), timeout_ms: None };
         let loaded = self.perform(&goto, None).await;
         // Once: a later load in the scenario keeps what the page itself wrote since.
-        if let Some(identifier) = added.get("identifier") {
-            let _ =
-                cdp::call(&page, "Page.removeScriptToEvaluateOnNewDocument", json!({ "identifier": identifier })).await;
+        match (&firefox, added.as_str()) {
+            (Some(bidi), Some(script)) => crate::firefox::storage::remove_preload(bidi, script).await,
+            (None, _) if !added.is_null() => {
+                let params = json!({ "identifier": added });
+                let _ = cdp::call(&page, "Page.removeScriptToEvaluateOnNewDocument", params).await;
+            }
+            _ => {}
         }
         loaded.map(|_| ()).map_err(|failure| BrowserError::Protocol(failure.message))
     }

@@ -96,6 +96,24 @@ fn a_tagged_sign_in_is_performed_once_and_restored_in_every_later_scenario() {
     let _ = std::fs::remove_dir_all(&untagged);
 }
 
+/// Firefox keeps and restores the session the same way (BiDi cookies and a preload script for
+/// the `localStorage`): one sign-in for the ten orders scenarios.
+#[test]
+fn firefox_signs_in_once_too() {
+    let (runtime, server, password) = support::demo();
+    let root = tagged_project("sign-in-once-firefox");
+    let (output, report) = run(&root, &server, &password, &["--browser", "firefox", "features/orders.saffron"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{report:#}\n{stderr}");
+    let scenarios = scenarios_of(&report);
+    assert_eq!(scenarios.len(), 10, "{report:#}");
+    assert!(scenarios.iter().all(|s| s["verdict"] == "green"), "{report:#}");
+    assert_eq!(sign_ins(&server), 1, "one sign-in for the whole run");
+    assert!(scenarios[1..].iter().all(|s| restored(s)), "{report:#}");
+    let _ = runtime.block_on(server.shutdown());
+    let _ = std::fs::remove_dir_all(&root);
+}
+
 /// A scenario that signs out ends the kept session on the server: the scenario after it is
 /// sent to the sign-in page when it restores it, signs in itself, keeps the new session, and
 /// the ones after restore that one. Everything stays green, with two sign-ins in all, and no

@@ -85,37 +85,38 @@ impl Tab {
     /// Sends key events to the focused element.
     pub(crate) async fn keys(&self, events: &[Value]) -> Result<(), CdpFail> {
         let actions = key_actions(events)?;
-        self.perform(json!([{ "type": "key", "id": "saffron-keyboard", "actions": actions }])).await
+        self.perform(&self.context, json!([{ "type": "key", "id": "saffron-keyboard", "actions": actions }])).await
     }
 
-    /// A mouse event at a point of the viewport (CSS pixels): `mouseMoved`, `mousePressed` or
+    /// A mouse event at a point of `frame`'s viewport (CSS pixels): `mouseMoved`, `mousePressed` or
     /// `mouseReleased`, as Chromium's are named. Firefox counts clicks itself (a second press
     /// soon after the first, in place, is a double-click).
-    pub(crate) async fn mouse(&self, kind: &str, x: f64, y: f64) -> Result<(), CdpFail> {
-        let mut actions = vec![move_to((x, y))];
+    pub(crate) async fn mouse(&self, frame: &str, kind: &str, point: (f64, f64)) -> Result<(), CdpFail> {
+        let mut actions = vec![move_to(point)];
         match kind {
             "mousePressed" => actions.push(press()),
             "mouseReleased" => actions.push(release()),
             _ => {}
         }
-        self.perform(json!([mouse_source(actions)])).await
+        self.perform(frame, json!([mouse_source(actions)])).await
     }
 
-    /// `clicks` presses and releases at a point of the viewport, after moving there: in one
+    /// `clicks` presses and releases at a point of `frame`'s viewport, after moving there: in one
     /// action sequence, so that the second press of a double-click is counted as such.
-    pub(crate) async fn click(&self, x: f64, y: f64, clicks: u32) -> Result<(), CdpFail> {
-        let mut actions = vec![move_to((x, y))];
+    pub(crate) async fn click(&self, frame: &str, point: (f64, f64), clicks: u32) -> Result<(), CdpFail> {
+        let mut actions = vec![move_to(point)];
         for _ in 0..clicks {
             actions.extend([press(), release()]);
         }
-        self.perform(json!([mouse_source(actions)])).await
+        self.perform(frame, json!([mouse_source(actions)])).await
     }
 
-    /// A press at `from`, a first move `nudge` pixels right (past the few pixels libraries
+    /// In `frame`'s viewport: a press at `from`, a first move `nudge` pixels right (past the few pixels libraries
     /// wait for before a press becomes a drag), moves through `points`, and a release at the
     /// last one: one action sequence.
     pub(crate) async fn drag_pointer(
         &self,
+        frame: &str,
         from: (f64, f64),
         nudge: f64,
         points: &[(f64, f64)],
@@ -123,34 +124,27 @@ impl Tab {
         let mut actions = vec![move_to(from), press(), move_to((from.0 + nudge, from.1))];
         actions.extend(points.iter().copied().map(move_to));
         actions.push(release());
-        self.perform(json!([mouse_source(actions)])).await
+        self.perform(frame, json!([mouse_source(actions)])).await
     }
 
-    /// Inserts `text` at the focused field's caret, as typing it would, but in one input event
-    /// and without key events (Chromium's `Input.insertText`): through the focused document's
-    /// `insertText` command, in a same-origin frame's document when a frame has the focus.
-    pub(crate) async fn insert_text(&self, text: &str) -> Result<(), CdpFail> {
-        let function = r#"function (text) {
-          let doc = document;
-          while (doc.activeElement && doc.activeElement.contentDocument) doc = doc.activeElement.contentDocument;
-          return doc.execCommand('insertText', false, text);
-        }"#;
-        let params = json!({
-            "functionDeclaration": function,
-            "arguments": [{ "type": "string", "value": text }],
-            "target": { "context": self.context },
-            "awaitPromise": false,
-            "userActivation": true,
-        });
-        let answer = self.bidi.call("script.callFunction", params).await.map_err(fail)?;
+    /// Inserts `text` at the caret of `field` (a handle; the focused element of its document),
+    /// as typing it would, but in one input event and without key events (Chromium's
+    /// `Input.insertText`): through its document's `insertText` command, in its own frame.
+    pub(crate) async fn insert_text(&self, field: &str, text: &str) -> Result<(), CdpFail> {
+        let (frame, shared_id) = super::script::parse_handle(field)?;
+        let function = "function (text) { return this.ownerDocument.execCommand('insertText', false, text); }";
+        let text = vec![json!({ "type": "string", "value": text })];
+        let answer = self.call_raw(json!({ "context": frame }), Some(shared_id), function, text, true).await?;
         match answer.pointer("/result/value").and_then(Value::as_bool) {
             Some(true) => Ok(()),
             _ => Err(CdpFail::Protocol("the focused element took no text".to_owned())),
         }
     }
 
-    async fn perform(&self, actions: Value) -> Result<(), CdpFail> {
-        let params = json!({ "context": self.context, "actions": actions });
+    /// Performs `actions` in `frame` (the tab, or a frame in it): pointer coordinates are in
+    /// that frame's viewport.
+    async fn perform(&self, frame: &str, actions: Value) -> Result<(), CdpFail> {
+        let params = json!({ "context": frame, "actions": actions });
         self.bidi.call("input.performActions", params).await.map_err(fail)?;
         Ok(())
     }

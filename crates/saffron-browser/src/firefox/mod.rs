@@ -23,12 +23,13 @@ use crate::profile::{PROFILE_ENV, Profile};
 mod context;
 mod input;
 mod script;
+pub(crate) mod storage;
 mod tab;
 
 pub(crate) use context::open_context;
 pub(crate) use script::{handle as element_handle, parse_handle};
 
-pub(crate) use tab::Tab;
+pub(crate) use tab::{FrameDocument, Tab};
 
 /// Where Debian's `firefox-esr` package puts Firefox.
 pub const DEFAULT_FIREFOX: &str = "/usr/bin/firefox-esr";

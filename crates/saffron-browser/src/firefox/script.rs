@@ -147,23 +147,39 @@ impl Tab {
         if sandboxed {
             target["sandbox"] = json!(SANDBOX);
         }
-        let mut params = json!({
-            "functionDeclaration": function,
-            "arguments": values,
-            "target": target,
-            "awaitPromise": true,
-            "resultOwnership": "none",
-            "serializationOptions": { "maxDomDepth": 0 },
-        });
-        if let Some(handle) = this {
-            params["this"] = json!({ "sharedId": parse_handle(handle)?.1 });
-        }
-        let answer = self.bidi.call("script.callFunction", params).await.map_err(super::fail)?;
+        let this = this.map(parse_handle).transpose()?.map(|(_, shared_id)| shared_id);
+        let answer = self.call_raw(target, this, function, values, false).await?;
         let found = remote(&answer, context)?;
         if by_value && found.subtype.as_deref() == Some("node") {
             return Ok(Remote { subtype: None, value: Some(Value::Object(Map::new())), object_id: None });
         }
         Ok(found)
+    }
+
+    /// `script.callFunction` of `function` in `target` (a frame, or its sandbox), with `this` (a
+    /// node's shared id) and `arguments` (BiDi local values), its promise awaited, as a person's
+    /// gesture when `user_activation`: the browser's answer as it is.
+    pub(crate) async fn call_raw(
+        &self,
+        target: Value,
+        this: Option<&str>,
+        function: &str,
+        arguments: Vec<Value>,
+        user_activation: bool,
+    ) -> Result<Value, CdpFail> {
+        let mut params = json!({
+            "functionDeclaration": function,
+            "arguments": arguments,
+            "target": target,
+            "awaitPromise": true,
+            "resultOwnership": "none",
+            "serializationOptions": { "maxDomDepth": 0 },
+            "userActivation": user_activation,
+        });
+        if let Some(shared_id) = this {
+            params["this"] = json!({ "sharedId": shared_id });
+        }
+        self.bidi.call("script.callFunction", params).await.map_err(super::fail)
     }
 }
 

@@ -10,6 +10,31 @@ use crate::cdp::CdpFail;
 
 use super::fail;
 
+/// The places a role search starts from: the start node (`this`, else the document), its own
+/// shadow root, and every open shadow root inside them, at any depth.
+const SEARCH_ROOTS: &str = r#"function () {
+  const roots = [];
+  const add = (root) => {
+    roots.push(root);
+    for (const element of root.querySelectorAll('*')) if (element.shadowRoot) add(element.shadowRoot);
+  };
+  const start = this instanceof Node ? this : document;
+  add(start);
+  if (start.shadowRoot) add(start.shadowRoot);
+  return roots;
+}"#;
+
+/// What an element a target names as its frame holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum FrameDocument {
+    /// The frame's document, as an element handle in the frame's own browsing context.
+    Document(String),
+    /// The element is no `<iframe>` or `<frame>` (its tag).
+    NotAFrame(String),
+    /// A frame without a browsing context yet.
+    Empty,
+}
+
 /// One tab (a top-level browsing context) of a Firefox context.
 #[derive(Clone)]
 pub(crate) struct Tab {
@@ -53,6 +78,38 @@ impl Tab {
             pending.extend(children);
         }
         Ok(frames)
+    }
+
+    /// The document of the frame element `iframe` (a handle): found through its window, whose
+    /// browsing context BiDi names, so that what is looked for in it runs in that frame.
+    pub(crate) async fn frame_document(&self, iframe: &str) -> Result<FrameDocument, CdpFail> {
+        let (context, shared_id) = super::script::parse_handle(iframe)?;
+        let function = "function () { return [this.localName, this.contentWindow ?? null]; }";
+        let answer = self.call_raw(json!({ "context": context }), Some(shared_id), function, Vec::new(), false).await?;
+        let pair = answer.pointer("/result/value").and_then(Value::as_array).cloned().unwrap_or_default();
+        let name = pair.first().and_then(|name| name.get("value")).and_then(Value::as_str).unwrap_or_default();
+        if !matches!(name, "iframe" | "frame") {
+            return Ok(FrameDocument::NotAFrame(name.to_owned()));
+        }
+        let Some(frame) = pair.get(1).and_then(|window| window.pointer("/value/context")).and_then(Value::as_str)
+        else {
+            return Ok(FrameDocument::Empty);
+        };
+        let document = "function () { return document; }";
+        let answer = self.call_raw(json!({ "context": frame }), None, document, Vec::new(), false).await?;
+        Ok(match answer.pointer("/result/sharedId").and_then(Value::as_str) {
+            Some(document) => FrameDocument::Document(super::script::handle(frame, document)),
+            None => FrameDocument::Empty,
+        })
+    }
+
+    /// Scrolls the element (a handle) into view as little as it takes, its frames' documents
+    /// too: what DevTools' `DOM.scrollIntoViewIfNeeded` does for an element in a frame.
+    pub(crate) async fn scroll_into_view(&self, element: &str) -> Result<(), CdpFail> {
+        let (context, shared_id) = super::script::parse_handle(element)?;
+        let function = "function () { this.scrollIntoView({ block: 'nearest', inline: 'nearest' }); }";
+        self.call_raw(json!({ "context": context }), Some(shared_id), function, Vec::new(), false).await?;
+        Ok(())
     }
 
     /// A PNG of the tab's viewport.
@@ -105,15 +162,27 @@ impl Tab {
         if let Some(name) = name {
             wanted["name"] = json!(name);
         }
-        let mut params = json!({ "context": context, "locator": { "type": "accessibility", "value": wanted } });
-        if let Some(start) = start {
-            params["startNodes"] = json!([{ "sharedId": start }]);
-        }
+        // The search does not go into shadow trees: each open one is a place to start from too,
+        // as Chromium's accessibility tree holds them in place.
+        let answer = self.call_raw(json!({ "context": context }), start, SEARCH_ROOTS, Vec::new(), false).await?;
+        let roots = answer.pointer("/result/value").and_then(Value::as_array).cloned().unwrap_or_default();
+        let start_nodes: Vec<Value> = roots
+            .iter()
+            .filter_map(|root| root.get("sharedId"))
+            .map(|shared_id| json!({ "sharedId": shared_id }))
+            .collect();
+        let params = json!({
+            "context": context,
+            "locator": { "type": "accessibility", "value": wanted },
+            "startNodes": start_nodes,
+        });
         let answer = self.bidi.call("browsingContext.locateNodes", params).await.map_err(fail)?;
         let nodes = answer.get("nodes").and_then(Value::as_array).cloned().unwrap_or_default();
+        let mut seen = std::collections::HashSet::new();
         Ok(nodes
             .iter()
             .filter_map(|node| node.get("sharedId").and_then(Value::as_str))
+            .filter(|shared_id| seen.insert(*shared_id))
             .map(|shared_id| super::script::handle(context, shared_id))
             .collect())
     }

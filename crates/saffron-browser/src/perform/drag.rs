@@ -206,8 +206,16 @@ impl Context {
             cdp::call_with(&source.page, &source.found.object_id, DISPATCH_DRAG, &args, true).await.map_err(failed)?;
             return Ok(resolved);
         }
-        let points = path((source.x + FIRST_MOVE, source.y), (destination.x, destination.y));
-        acknowledged(tab.drag_pointer((source.x, source.y), FIRST_MOVE, &points)).await.map_err(failed)?;
+        // In the frame both are in, in its own viewport; else across the page's.
+        let (from_frame, _) = crate::firefox::parse_handle(&source.found.object_id).map_err(failed)?;
+        let (to_frame, _) = crate::firefox::parse_handle(&destination.found.object_id).map_err(failed)?;
+        let (frame, from, to) = if from_frame == to_frame {
+            (from_frame, source.local, destination.local)
+        } else {
+            (tab.context.as_str(), (source.x, source.y), (destination.x, destination.y))
+        };
+        let points = path((from.0 + FIRST_MOVE, from.1), to);
+        acknowledged(tab.drag_pointer(frame, from, FIRST_MOVE, &points)).await.map_err(failed)?;
         Ok(resolved)
     }
 }

@@ -16,7 +16,7 @@ use crate::keys;
 use crate::locate::Found;
 
 use super::browser_failure;
-use super::retry::{Attempt, Checks, Resolved, give_up, on_cdp, script_outcome};
+use super::retry::{Attempt, Checks, Ready, Resolved, give_up, on_cdp, script_outcome};
 
 impl Context {
     pub(super) async fn fill(
@@ -40,7 +40,7 @@ impl Context {
                     // The browser fires `beforeinput` and `input` itself. No `change`: it comes
                     // when the value is committed, by a later Enter, Tab or click elsewhere, as
                     // for a person who types.
-                    insert_text(page, value).await?;
+                    insert_text(page, &ready.found.object_id, value).await?;
                 }
                 Ok(())
             };
@@ -78,7 +78,7 @@ impl Context {
                 }
                 match keys::typing(character) {
                     Some(events) => send_keys(page, events).await?,
-                    None => insert_text(page, &character.to_string()).await?,
+                    None => insert_text(page, &ready.found.object_id, &character.to_string()).await?,
                 }
             }
             Ok(())
@@ -177,9 +177,7 @@ impl Context {
         }
         let ready = self.ready(verb, target, &Checks::click(), deadline, timeout, group).await?;
         let resolved = Resolved::observe(&ready.page, target, &ready.found).await;
-        acknowledged(click_at(&ready.page, ready.x, ready.y, 1))
-            .await
-            .map_err(|error| dispatched(verb, target, &ready.found, error))?;
+        acknowledged(click_at(&ready, 1)).await.map_err(|error| dispatched(verb, target, &ready.found, error))?;
         let found_by = ready.found.fallback_locator(target);
         match checked_state(&ready.page, &ready.found.object_id, want).await {
             Attempt::Done(now) if now == want => Ok(resolved),
@@ -238,11 +236,21 @@ pub(super) async fn mouse(page: &Page, kind: &str, x: f64, y: f64) -> Result<Val
     button(page, kind, x, y, 1).await
 }
 
+/// Moves the pointer onto the element's actionable point (in its own frame, in Firefox: see
+/// [`click_at`]).
+pub(super) async fn hover_at(ready: &Ready) -> Result<(), CdpFail> {
+    if let Page::Firefox(tab) = &ready.page {
+        let (frame, _) = crate::firefox::parse_handle(&ready.found.object_id)?;
+        return tab.mouse(frame, "mouseMoved", ready.local).await;
+    }
+    mouse(&ready.page, "mouseMoved", ready.x, ready.y).await.map(drop)
+}
+
 /// A mouse event; `click_count` is the press's place in a run of clicks (2 for the second
 /// press of a double-click, on whose release the browser fires `dblclick`).
 async fn button(page: &Page, kind: &str, x: f64, y: f64, click_count: u32) -> Result<Value, CdpFail> {
     if let Page::Firefox(tab) = page {
-        return tab.mouse(kind, x, y).await.map(|()| Value::Null);
+        return tab.mouse(&tab.context, kind, (x, y)).await.map(|()| Value::Null);
     }
     let mut params = json!({ "type": kind, "x": x, "y": y });
     if kind != "mouseMoved" {
@@ -264,10 +272,11 @@ pub(super) async fn send_keys(page: &Page, events: Vec<Value>) -> Result<(), Cdp
     Ok(())
 }
 
-/// Text at the focused field's caret, in one input event and without key events.
-async fn insert_text(page: &Page, text: &str) -> Result<(), CdpFail> {
+/// Text at the caret of the focused field (`field`, focused by the caller), in one input event
+/// and without key events.
+async fn insert_text(page: &Page, field: &str, text: &str) -> Result<(), CdpFail> {
     if let Page::Firefox(tab) = page {
-        return tab.insert_text(text).await;
+        return tab.insert_text(field, text).await;
     }
     cdp::call(page, "Input.insertText", json!({ "text": text })).await.map(|_| ())
 }
@@ -291,13 +300,17 @@ pub(super) async fn tap_at(page: &Page, x: f64, y: f64) -> Result<(), CdpFail> {
     Ok(())
 }
 
-/// Real clicks at the element's centre, as a person's: move, then `clicks` presses and
-/// releases in place, each counted as its place in the run (on the second release the browser
-/// fires `dblclick`).
-pub(super) async fn click_at(page: &Page, x: f64, y: f64, clicks: u32) -> Result<(), CdpFail> {
+/// Real clicks at the element's actionable point, as a person's: move, then `clicks` presses
+/// and releases in place, each counted as its place in the run (on the second release the
+/// browser fires `dblclick`).
+pub(super) async fn click_at(ready: &Ready, clicks: u32) -> Result<(), CdpFail> {
+    let (page, x, y) = (&ready.page, ready.x, ready.y);
     if let Page::Firefox(tab) = page {
-        // One sequence, so that Firefox counts the presses as one run of clicks.
-        return tab.click(x, y, clicks).await;
+        // In the element's frame (WebDriver input at the page's viewport does not reach into a
+        // frame of another site), in one sequence, so that Firefox counts the presses as one
+        // run of clicks.
+        let (frame, _) = crate::firefox::parse_handle(&ready.found.object_id)?;
+        return tab.click(frame, ready.local, clicks).await;
     }
     mouse(page, "mouseMoved", x, y).await?;
     for click_count in 1..=clicks {

@@ -27,7 +27,7 @@ use crate::drift::Drift;
 use crate::error::{ActionFailure, BrowserError, FailureKind};
 use crate::js;
 
-use input::{acknowledged, click_at, dispatched, mouse};
+use input::{acknowledged, click_at, dispatched};
 use retry::{Checks, Resolved};
 
 /// What a successful action reports.
@@ -156,7 +156,7 @@ impl Context {
                 let dispatch = if tap {
                     acknowledged(input::tap_at(&ready.page, ready.x, ready.y)).await
                 } else {
-                    acknowledged(click_at(&ready.page, ready.x, ready.y, clicks)).await
+                    acknowledged(click_at(&ready, clicks)).await
                 };
                 dispatch.map_err(|error| dispatched(name, target, &ready.found, error))?;
                 Ok(Some(resolved))
@@ -164,7 +164,7 @@ impl Context {
             Action::Hover { target, .. } => {
                 let ready = self.ready(name, target, &Checks::hover(), deadline, timeout, group).await?;
                 let resolved = Resolved::observe(&ready.page, target, &ready.found).await;
-                acknowledged(mouse(&ready.page, "mouseMoved", ready.x, ready.y))
+                acknowledged(input::hover_at(&ready))
                     .await
                     .map_err(|error| dispatched(name, target, &ready.found, error))?;
                 Ok(Some(resolved))

@@ -193,8 +193,11 @@ impl Checks {
 pub(super) struct Ready {
     pub(super) page: Page,
     pub(super) found: Found,
+    /// The point input goes to, in the page's viewport.
     pub(super) x: f64,
     pub(super) y: f64,
+    /// The same point in the viewport of the element's own frame (the page's, outside frames).
+    pub(super) local: (f64, f64),
     /// `fill` already set the value (date-like inputs).
     pub(super) done: bool,
 }
@@ -327,8 +330,7 @@ impl Context {
         let actionable = crate::timing::span("actionable");
         if checks.scroll
             && found.frame.is_some()
-            && let Err(error) =
-                cdp::call(&page, "DOM.scrollIntoViewIfNeeded", json!({ "objectId": found.object_id })).await
+            && let Err(error) = scroll_into_view(&page, &found.object_id).await
         {
             // The page's script scrolls only the frame's own document, not the pages around it.
             return on_cdp(error);
@@ -337,6 +339,10 @@ impl Context {
             Ok(answer) => answer,
             Err(error) => return on_cdp(error),
         };
+        let local = (
+            answer.get("x").and_then(Value::as_f64).unwrap_or(0.0),
+            answer.get("y").and_then(Value::as_f64).unwrap_or(0.0),
+        );
         if answer.get("ok").and_then(Value::as_bool) == Some(true) {
             let (x, y) = (answer.get("x").and_then(Value::as_f64), answer.get("y").and_then(Value::as_f64));
             answer = match in_page_viewport(&page, &found, answer, checks.hit).await {
@@ -360,7 +366,7 @@ impl Context {
         if answer.get("ok").and_then(Value::as_bool) == Some(true) {
             let coordinate = |name: &str| answer.get(name).and_then(Value::as_f64).unwrap_or(0.0);
             let done = answer.get("done").and_then(Value::as_bool).unwrap_or(false);
-            return Attempt::Done(Ready { x: coordinate("x"), y: coordinate("y"), done, page, found });
+            return Attempt::Done(Ready { x: coordinate("x"), y: coordinate("y"), local, done, page, found });
         }
         let reason = answer.get("reason").and_then(Value::as_str).unwrap_or("not actionable").to_owned();
         if answer.get("background").and_then(Value::as_bool) == Some(true)
@@ -537,5 +543,15 @@ pub(super) fn script_outcome(answer: &Value) -> Attempt<()> {
         Attempt::Fail(ActionFailure::new(FailureKind::NotActionable { reason: reason.clone() }, reason))
     } else {
         Attempt::Retry(Pending::NotActionable { reason, found_by: None })
+    }
+}
+
+/// Scrolls an element in a frame into view, the frames around it too.
+async fn scroll_into_view(page: &Page, object_id: &str) -> Result<(), CdpFail> {
+    match page {
+        Page::Firefox(tab) => tab.scroll_into_view(object_id).await,
+        Page::Chromium(_) => {
+            cdp::call(page, "DOM.scrollIntoViewIfNeeded", json!({ "objectId": object_id })).await.map(drop)
+        }
     }
 }

@@ -132,7 +132,7 @@ impl Context {
         let chosen = async {
             let ready = self.ready("upload", target, &Checks::click(), deadline, timeout, group).await?;
             let resolved = Resolved::observe(&ready.page, target, &ready.found).await;
-            acknowledged(click_at(&ready.page, ready.x, ready.y, 1))
+            acknowledged(click_at(&ready, 1))
                 .await
                 .map_err(|error| dispatched("upload", target, &ready.found, error))?;
             let wait = deadline.saturating_duration_since(Instant::now()).max(CHOOSER_GRACE);
