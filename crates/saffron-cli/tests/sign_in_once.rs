@@ -53,17 +53,24 @@ fn restored(scenario: &Value) -> bool {
     scenario["session"]["restored"] == json!(true)
 }
 
+/// The run of the ten orders scenarios passed, all green, with one sign-in on the server.
+fn ten_green_with_one_sign_in<'r>(output: &Output, report: &'r Value, server: &DemoServer) -> Vec<&'r Value> {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{report:#}\n{stderr}");
+    let scenarios = scenarios_of(report);
+    assert_eq!(scenarios.len(), 10, "{report:#}");
+    assert!(scenarios.iter().all(|s| s["verdict"] == "green"), "{report:#}");
+    assert_eq!(sign_ins(server), 1, "one sign-in for the whole run");
+    scenarios
+}
+
 #[test]
 fn a_tagged_sign_in_is_performed_once_and_restored_in_every_later_scenario() {
     let (runtime, server, password) = support::demo();
     let root = tagged_project("sign-in-once");
     let (output, report) = run(&root, &server, &password, &["features/orders.saffron"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "{report:#}\n{stderr}");
-    let scenarios = scenarios_of(&report);
-    assert_eq!(scenarios.len(), 10, "{report:#}");
-    assert!(scenarios.iter().all(|s| s["verdict"] == "green"), "{report:#}");
-    assert_eq!(sign_ins(&server), 1, "one sign-in for the whole run");
+    let scenarios = ten_green_with_one_sign_in(&output, &report, &server);
     assert!(!restored(scenarios[0]), "the first scenario signs in: {:#}", scenarios[0]);
     assert!(scenarios[1..].iter().all(|s| restored(s)), "{report:#}");
     // A restored step passed, without actions, and says so.
@@ -103,12 +110,7 @@ fn firefox_signs_in_once_too() {
     let (runtime, server, password) = support::demo();
     let root = tagged_project("sign-in-once-firefox");
     let (output, report) = run(&root, &server, &password, &["--browser", "firefox", "features/orders.saffron"]);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "{report:#}\n{stderr}");
-    let scenarios = scenarios_of(&report);
-    assert_eq!(scenarios.len(), 10, "{report:#}");
-    assert!(scenarios.iter().all(|s| s["verdict"] == "green"), "{report:#}");
-    assert_eq!(sign_ins(&server), 1, "one sign-in for the whole run");
+    let scenarios = ten_green_with_one_sign_in(&output, &report, &server);
     assert!(scenarios[1..].iter().all(|s| restored(s)), "{report:#}");
     let _ = runtime.block_on(server.shutdown());
     let _ = std::fs::remove_dir_all(&root);

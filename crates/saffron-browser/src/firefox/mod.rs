@@ -56,9 +56,6 @@ user_pref("network.captive-portal-service.enabled", false);
 user_pref("network.connectivity-service.enabled", false);
 user_pref("extensions.update.enabled", false);
 user_pref("remote.active-protocols", 1);
-// Every window behaves as the focused one: focus and blur reach each context's page, as in
-// Chromium, however many run side by side (Playwright sets the same).
-user_pref("focusmanager.testmode", true);
 "#;
 
 /// The Firefox executable: `configured`, else the first of `$SAFFRON_FIREFOX` and
