@@ -107,6 +107,26 @@ pub(crate) struct State {
     /// Set when the context shows the takeover bar (see [`crate::takeover`]).
     pub(crate) takeover: Option<crate::takeover::Wiring>,
     pub(crate) tasks: Vec<JoinHandle<()>>,
+    /// Firefox: the navigation each browsing context (tab or frame) has started and not yet
+    /// committed or stopped, by browsing context. Chromium's are followed through its own events
+    /// (see `perform/commit.rs`).
+    pub(crate) navigating: HashMap<String, Navigating>,
+    /// Firefox: how many navigations were seen to start, so that an action counts only its own.
+    pub(crate) navigations_started: u64,
+    /// Firefox: the browsing contexts whose document has opened a file chooser. Headless Firefox
+    /// never closes one, and opens no second one for the same document.
+    pub(crate) chooser_opened: std::collections::HashSet<String>,
+}
+
+/// A navigation under way in one browsing context.
+#[derive(Debug, Clone)]
+pub(crate) struct Navigating {
+    /// The tab the browsing context is in.
+    pub tab: String,
+    /// The browser's id for the navigation.
+    pub id: String,
+    /// Its place in [`State::navigations_started`].
+    pub started: u64,
 }
 
 impl Tab {
@@ -134,6 +154,26 @@ impl State {
         if !self.tabs.iter().any(|known| known.target_id == tab.target_id) {
             self.tabs.push(tab);
         }
+    }
+
+    /// A navigation started in `context` (of `tab`): it stands for any earlier one there, which
+    /// it replaces.
+    pub(crate) fn navigation_started(&mut self, context: &str, tab: &str, id: &str) {
+        self.navigations_started += 1;
+        let navigating = Navigating { tab: tab.to_owned(), id: id.to_owned(), started: self.navigations_started };
+        self.navigating.insert(context.to_owned(), navigating);
+    }
+
+    /// The navigation `id` in `context` committed or stopped (`None`: whichever it was).
+    pub(crate) fn navigation_ended(&mut self, context: &str, id: Option<&str>) {
+        if self.navigating.get(context).is_some_and(|navigating| id.is_none_or(|id| navigating.id == id)) {
+            self.navigating.remove(context);
+        }
+    }
+
+    /// Whether a navigation started in `tab` after the `mark`th is still under way.
+    pub(crate) fn navigating_since(&self, tab: &str, mark: u64) -> bool {
+        self.navigating.values().any(|navigating| navigating.tab == tab && navigating.started > mark)
     }
 
     /// Marks the tab closed, at its first report.

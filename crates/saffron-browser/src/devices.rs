@@ -2,7 +2,9 @@
 //! property of a recording. Each is a real device's descriptor: its viewport in CSS pixels, its
 //! device scale factor, its browser's user agent, and whether it is a mobile device with a touch
 //! screen. The figures are facts taken from Playwright's published device list
-//! (`deviceDescriptorsSource.json`), portrait, for a dozen common phones and tablets.
+//! (`deviceDescriptorsSource.json`), portrait, for a dozen common phones and tablets, and its
+//! four desktop profiles (whose user agents that list gives at Chrome 113 and Firefox 112). The
+//! desktop profiles are the ones Firefox emulates too.
 
 /// A device a browser context emulates.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -162,6 +164,42 @@ pub const DEVICES: &[Device] = &[
         user_agent: "Mozilla/5.0 (Linux; Android 14; SM-X710) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/152.0.7977.54 Safari/537.36",
         mobile: true,
         touch: true,
+    },
+    Device {
+        name: "Desktop Chrome",
+        width: 1280,
+        height: 720,
+        scale_factor: 1.0,
+        user_agent: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/113.0.5672.53 Safari/537.36",
+        mobile: false,
+        touch: false,
+    },
+    Device {
+        name: "Desktop Chrome HiDPI",
+        width: 1280,
+        height: 720,
+        scale_factor: 2.0,
+        user_agent: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/113.0.5672.53 Safari/537.36",
+        mobile: false,
+        touch: false,
+    },
+    Device {
+        name: "Desktop Firefox",
+        width: 1280,
+        height: 720,
+        scale_factor: 1.0,
+        user_agent: "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:112.0) Gecko/20100101 Firefox/112.0",
+        mobile: false,
+        touch: false,
+    },
+    Device {
+        name: "Desktop Firefox HiDPI",
+        width: 1280,
+        height: 720,
+        scale_factor: 2.0,
+        user_agent: "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:112.0) Gecko/20100101 Firefox/112.0",
+        mobile: false,
+        touch: false,
     },
 ];
 

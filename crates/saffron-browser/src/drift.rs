@@ -304,7 +304,12 @@ async fn firefox_role_now(
     if !with_role.iter().any(|handle| handle == object_id) {
         let guessed_role = cdp::call_value(page, object_id, js::ROLE_GUESS, &[]).await?;
         let guessed_role = guessed_role.as_str().unwrap_or("generic").to_owned();
-        return Ok(Some((guessed_role, guessed_name().await?)));
+        // The guessed name stands only where Firefox's tree gives the element that name: a
+        // role that takes no name from its content (a list item) has none, as in Chromium.
+        let name = guessed_name().await?;
+        let confirmed = !name.is_empty()
+            && tab.locate_role_in(frame, &guessed_role, Some(&name)).await?.iter().any(|handle| handle == object_id);
+        return Ok(Some((guessed_role, if confirmed { name } else { String::new() })));
     }
     if let Some(name) = target.name.as_deref()
         && tab.locate_role_in(frame, role, Some(name)).await?.iter().any(|handle| handle == object_id)

@@ -64,13 +64,12 @@ fn without_a_device_the_page_sees_a_desktop_window_and_its_clicks_are_the_mouse(
         s.reads("width", "1280").await;
         s.ok(json!({ "type": "goto", "url": "/lab/events" })).await;
         s.ok(json!({ "type": "click", "target": { "role": "button", "name": "Go" } })).await;
-        // The mouse's events, no touch.
-        s.reads(
-            "log-go",
-            "pointerover pointerenter mouseover mouseenter pointermove mousemove pointerdown mousedown focus pointerup \
-             mouseup click",
-        )
-        .await;
+        // The mouse's events, no touch (Firefox sends `pointermove` before `mouseover`).
+        let events = match crate::common::is_firefox(&browser) {
+            true => "pointerover pointerenter pointermove mouseover mouseenter mousemove",
+            false => "pointerover pointerenter mouseover mouseenter pointermove mousemove",
+        };
+        s.reads("log-go", &format!("{events} pointerdown mousedown focus pointerup mouseup click")).await;
         s.close().await;
     });
 }
@@ -88,6 +87,21 @@ fn a_tab_the_page_opens_is_the_same_device() {
         s.ok(json!({ "type": "goto", "url": "/lab/device" })).await;
         s.reads("width", "412").await;
         s.reads("pointer", "coarse").await;
+        s.close().await;
+    });
+    crate::common::runtime().block_on(browser.close());
+}
+
+#[test]
+fn a_desktop_profile_sets_the_window_the_pixel_ratio_and_the_user_agent() {
+    let browser = on_device("Desktop Chrome HiDPI");
+    crate::common::runtime().block_on(async {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/lab/device" })).await;
+        s.reads("width", "1280").await;
+        s.reads("ratio", "2").await;
+        s.ok(json!({ "type": "expectText", "target": { "testId": "agent" }, "textRegex": "Chrome/113\\.0\\.5672\\.53 Safari/537\\.36$" }))
+            .await;
         s.close().await;
     });
     crate::common::runtime().block_on(browser.close());

@@ -185,7 +185,9 @@ fn an_assertion_holds_when_only_the_role_changed_under_the_same_name() {
         let by_name =
             json!({ "role": "link", "name": "GET /pets/{petId}", "css": ["[data-log=path]"], "tier": "role" });
         let performed = s.ok(json!({ "type": "expectVisible", "target": by_name })).await;
-        assert_eq!(drift_lines(&performed)[1], r#"role link "GET /pets/{petId}" → button "GET /pets /{petId}""#);
+        // Firefox puts no space where `<wbr>` allows a break (docs/browsers.md).
+        let now = if crate::common::is_firefox(&browser) { "GET /pets/{petId}" } else { "GET /pets /{petId}" };
+        assert_eq!(drift_lines(&performed)[1], format!(r#"role link "GET /pets/{{petId}}" → button "{now}""#));
         let by_pattern =
             json!({ "role": "link", "nameRegex": "^Save draft$", "css": ["[data-log=draft]"], "tier": "role" });
         let performed = s.ok(json!({ "type": "expectVisible", "target": by_pattern })).await;

@@ -255,14 +255,21 @@ fn names_match_as_shown_and_a_miss_offers_the_nearest_names() {
                 "target": { "role": "button", "name": "Open /orders/{id}", "testId": "gone",
                             "css": ["[data-log=orders-break]"], "tier": "role" } }))
             .await;
-        assert_eq!(performed.tier, Some(Tier::Css));
-        assert_eq!(
-            drift_lines(&performed),
-            [
-                r#"found by css "[data-log=orders-break]" (recorded: role button "Open /orders/{id}")"#,
-                r#"testId "gone" → none"#
-            ]
-        );
+        if crate::common::is_firefox(&browser) {
+            // Firefox puts no space at `<wbr>`, so the two names differ there and the role
+            // tier finds one (docs/browsers.md).
+            assert_eq!(performed.tier, Some(Tier::Role));
+            assert_eq!(drift_lines(&performed), [r#"testId "gone" → none"#]);
+        } else {
+            assert_eq!(performed.tier, Some(Tier::Css));
+            assert_eq!(
+                drift_lines(&performed),
+                [
+                    r#"found by css "[data-log=orders-break]" (recorded: role button "Open /orders/{id}")"#,
+                    r#"testId "gone" → none"#
+                ]
+            );
+        }
         let failure = s
             .fails(json!({ "type": "click", "timeoutMs": 300, "target": { "role": "button", "name": "Save drfat" } }))
             .await;

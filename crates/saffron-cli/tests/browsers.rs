@@ -64,7 +64,87 @@ fn a_matrix_replays_the_chromium_recordings_in_firefox_keyed_by_browser() {
     assert!(!tiers("chromium").is_empty());
     assert_eq!(tiers("chromium"), tiers("firefox"));
     assert!(stderr.contains("in Firefox"), "{stderr}");
+    // The history keeps each browser's runs apart, under the scenario's own name, so that a
+    // matrix run and a Chromium-only run add to one Chromium history.
+    let history = std::fs::read_to_string(root.join(".saffron/reports/history.jsonl")).expect("the history");
+    let lines: Vec<Value> = history.lines().map(|line| serde_json::from_str(line).expect("a history line")).collect();
+    let keyed = |browser: &str| -> Vec<String> {
+        let mut keys: Vec<String> = lines
+            .iter()
+            .filter(|line| line["browser"] == browser)
+            .map(|line| format!("{}:{} {}", line["file"], line["line"], line["name"]))
+            .collect();
+        keys.sort();
+        keys
+    };
+    assert_eq!(keyed("chromium").len(), 4, "{history}");
+    assert_eq!(keyed("chromium"), keyed("firefox"), "the same scenarios, under the same names");
+    assert!(lines.iter().all(|line| !line["name"].as_str().unwrap_or_default().contains('[')), "{history}");
+    let latest: Value =
+        serde_json::from_slice(&std::fs::read(root.join(".saffron/reports/latest.json")).expect("latest"))
+            .expect("json");
+    let strips = latest["history"].as_object().cloned().unwrap_or_default();
+    assert_eq!(strips.len(), 8, "a strip for each scenario in each browser: {strips:?}");
+    assert!(strips.keys().filter(|key| key.ends_with(" [firefox]")).count() == 4, "{strips:?}");
+    let summaries = Command::new(env!("CARGO_BIN_EXE_saffron"))
+        .args(["history", "--format", "json"])
+        .current_dir(&root)
+        .output()
+        .expect("saffron history runs");
+    let summaries: Value = serde_json::from_slice(&summaries.stdout).expect("json");
+    let browsers: Vec<&str> =
+        summaries["scenarios"].as_array().into_iter().flatten().filter_map(|s| s["browser"].as_str()).collect();
+    assert_eq!(browsers.iter().filter(|b| **b == "firefox").count(), 4, "{summaries:#}");
+    assert_eq!(browsers.len(), 8, "{summaries:#}");
     runtime.block_on(server.shutdown()).expect("the demo stops");
+}
+
+/// A repair Chromium makes in a matrix run is filed as a proposal, and Firefox, which plans the
+/// run again from disk, replays that proposal: yellow in both, every Firefox step passed.
+#[test]
+fn firefox_replays_the_proposal_chromium_filed_in_the_same_run() {
+    use support::agent::{Plans, Seen, check_on, click, configure_agent, repaired, scripted, step};
+
+    let (runtime, server, password) = support::demo();
+    let root = support::example_project("matrix-proposal");
+    std::fs::write(root.join(".env"), format!("DEMO_PASSWORD={password}\n")).expect("write .env");
+    let cache = root.join(".saffron/cache/new-order/an-order-needs-a-customer.json");
+    let mut recording: Value = serde_json::from_slice(&std::fs::read(&cache).expect("recording")).expect("json");
+    recording["steps"][6]["actions"][0]["target"] =
+        serde_json::json!({ "role": "button", "name": "Submit the order", "css": ["#submit-order"] });
+    std::fs::write(&cache, serde_json::to_vec_pretty(&recording).expect("json")).expect("write");
+    let mut plans = Plans::new();
+    plans.insert(
+        "An order needs a customer (repair)".to_owned(),
+        vec![
+            step(7),
+            click("button \"Save order\""),
+            step(8),
+            check_on("alert", serde_json::json!({ "check": "text", "text": "Customer is required" })),
+            repaired("locator", &[]),
+        ],
+    );
+    let agent = runtime.block_on(scripted(saffron_agent::testing::Wire::Anthropic, plans, Seen::default()));
+    configure_agent(&root, "anthropic", &agent, "[timeouts]\naction_ms = 2000\nassertion_ms = 2000\n");
+    let target = support::agent::scenario_at(&root, "features/new_order.saffron", "An order needs a customer");
+    let output = saffron(&root, &server, &password, &["--browser", "chromium", "--browser", "firefox", &target]);
+    let scenarios = report_of(&output);
+    let verdicts: Vec<(String, String)> = scenarios
+        .iter()
+        .map(|s| (s["browser"].as_str().unwrap_or("none").to_owned(), s["verdict"].as_str().unwrap_or("").to_owned()))
+        .collect();
+    assert_eq!(
+        verdicts,
+        [("chromium".to_owned(), "yellow".to_owned()), ("firefox".to_owned(), "yellow".to_owned())],
+        "{scenarios:#?}"
+    );
+    let proposals: Vec<String> = scenarios.iter().map(|s| s["proposal"].as_str().unwrap_or("").to_owned()).collect();
+    assert!(!proposals[0].is_empty() && proposals[0] == proposals[1], "the same proposal: {proposals:?}");
+    assert!(root.join(&proposals[0]).is_file(), "{proposals:?}");
+    let firefox_steps = scenarios[1]["steps"].as_array().cloned().unwrap_or_default();
+    assert!(firefox_steps.iter().all(|step| step["outcome"] == "passed"), "{firefox_steps:#?}");
+    let _ = runtime.block_on(server.shutdown());
+    let _ = std::fs::remove_dir_all(&root);
 }
 
 /// An adversarial agent, scripted to do in Firefox what it does in Chromium (record a new

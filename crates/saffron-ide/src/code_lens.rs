@@ -55,16 +55,20 @@ pub fn code_lenses(snapshot: &Snapshot, path: &Path) -> Vec<CodeLens> {
                 arguments: vec![format!("{display}:{}", status.location.line)],
             },
         });
-        if let Some(history) = snapshot.history(&display, status.location.line)
-            && (history.flaky || history.chronic)
-        {
+        let histories = snapshot.history(&display, status.location.line);
+        for history in histories.iter().filter(|history| history.flaky || history.chronic) {
             // Old trouble, said where the scenario is: a person deciding whether a red is new
-            // sees at once that it is not.
+            // sees at once that it is not. A browser is named when the scenario ran in more
+            // than one, or in another than Chromium.
             let what = if history.chronic { "chronic" } else { "flaky" };
+            let browser = match histories.len() > 1 || history.browser != "chromium" {
+                true => format!(" in {}", history.browser),
+                false => String::new(),
+            };
             lenses.push(CodeLens {
                 span: scenario.header.line_span,
                 command: LensCommand {
-                    title: format!("{what}: {} (last {} runs)", history.strip, history.verdicts.len()),
+                    title: format!("{what}{browser}: {} (last {} runs)", history.strip, history.verdicts.len()),
                     command: "saffron.history".to_string(),
                     arguments: vec![format!("{display}:{}", status.location.line)],
                 },

@@ -1037,4 +1037,11 @@ fn flaky_and_chronic_scenarios_get_a_history_lens() {
     host.apply(Change::SetHistory { scenarios: summarize(&chronic, 10) });
     expect![[r#"chronic: ✗✓✗~ (last 4 runs) ["features/sign_in.feature:2"]"#]]
         .assert_eq(&history_lens(&host).join("\n"));
+
+    // A matrix: green in Chromium, flaky in Firefox. The lens names the browser in trouble.
+    let in_firefox = |verdict: &str, flaky: bool| HistoryLine { browser: "firefox".into(), ..run(verdict, flaky) };
+    let matrix = vec![run("green", false), in_firefox("green", true), run("green", false), in_firefox("green", false)];
+    host.apply(Change::SetHistory { scenarios: summarize(&matrix, 10) });
+    expect![[r#"flaky in firefox: ≈✓ (last 2 runs) ["features/sign_in.feature:2"]"#]]
+        .assert_eq(&history_lens(&host).join("\n"));
 }

@@ -99,6 +99,8 @@ pub struct ScenarioHistory {
     pub file: String,
     pub line: u32,
     pub name: String,
+    /// The browser it ran in (`chromium`, `firefox`): each browser of a matrix has its own.
+    pub browser: String,
     /// The last runs' verdicts, oldest first: `green`, `flaky`, `yellow`, `red`, `blocked`.
     pub verdicts: Vec<String>,
     /// The same as one character each: `✓` green, `≈` flaky, `~` yellow, `✗` red, `!` blocked.
@@ -117,15 +119,16 @@ pub struct ScenarioHistory {
 /// Chronic: red or yellow in at least 3 of the last 5 runs (scaled to the runs shown).
 pub const CHRONIC_OF: (usize, usize) = (3, 5);
 
-/// Each scenario's last `runs` lines, in file and line order.
+/// Each scenario's last `runs` lines in each browser, in file, line and browser order.
 pub fn summarize(lines: &[HistoryLine], runs: usize) -> Vec<ScenarioHistory> {
-    let mut by_scenario: BTreeMap<(String, u32, String), Vec<&HistoryLine>> = BTreeMap::new();
+    let mut by_scenario: BTreeMap<(String, u32, String, String), Vec<&HistoryLine>> = BTreeMap::new();
     for line in lines {
-        by_scenario.entry((line.file.clone(), line.line, line.name.clone())).or_default().push(line);
+        let key = (line.file.clone(), line.line, line.browser.clone(), line.name.clone());
+        by_scenario.entry(key).or_default().push(line);
     }
     by_scenario
         .into_iter()
-        .map(|((file, line, name), all)| {
+        .map(|((file, line, browser, name), all)| {
             let recent = &all[all.len().saturating_sub(runs.max(1))..];
             let verdicts: Vec<String> =
                 recent.iter().map(|line| if line.flaky { "flaky".to_string() } else { line.verdict.clone() }).collect();
@@ -154,6 +157,7 @@ pub fn summarize(lines: &[HistoryLine], runs: usize) -> Vec<ScenarioHistory> {
                 file,
                 line,
                 name,
+                browser,
                 strip,
                 flips,
                 chronic,
@@ -212,6 +216,16 @@ mod tests {
         assert!(summary.chronic, "red or yellow in 3 of 4");
         let [last_two] = summarize(&chronic, 2).try_into().expect("one scenario");
         assert_eq!(last_two.strip, "✓✗");
+    }
+
+    #[test]
+    fn each_browser_of_a_matrix_has_its_own_history() {
+        let firefox = |verdict: &str| HistoryLine { browser: "firefox".into(), ..line(verdict, 1, false) };
+        let lines = vec![line("green", 1, false), firefox("red"), line("green", 1, false), firefox("red")];
+        let [chromium, firefox] = summarize(&lines, 10).try_into().expect("one scenario in two browsers");
+        assert_eq!((chromium.browser.as_str(), chromium.strip.as_str()), ("chromium", "✓✓"));
+        assert_eq!((firefox.browser.as_str(), firefox.strip.as_str()), ("firefox", "✗✗"));
+        assert!(firefox.chronic && !chromium.chronic);
     }
 
     #[test]

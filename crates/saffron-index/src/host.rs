@@ -98,7 +98,7 @@ pub(crate) struct IndexState {
     /// Which step patterns follow which, and their roles, variants and folders.
     pub succession: crate::succession::Succession,
     /// Each scenario's recent runs, by (file, line).
-    pub history: Arc<std::collections::BTreeMap<(String, u32), crate::history::ScenarioHistory>>,
+    pub history: Arc<std::collections::BTreeMap<(String, u32), Vec<crate::history::ScenarioHistory>>>,
 }
 
 /// The index's writer.
@@ -182,7 +182,10 @@ impl IndexHost {
                     self.state.proposals.remove(path.as_path());
                 }
                 Change::SetHistory { scenarios } => {
-                    let by_scenario = scenarios.into_iter().map(|s| ((s.file.clone(), s.line), s)).collect();
+                    let mut by_scenario: std::collections::BTreeMap<_, Vec<_>> = std::collections::BTreeMap::new();
+                    for summary in scenarios {
+                        by_scenario.entry((summary.file.clone(), summary.line)).or_default().push(summary);
+                    }
                     self.state.history = Arc::new(by_scenario);
                 }
             }

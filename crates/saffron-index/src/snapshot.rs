@@ -384,8 +384,8 @@ impl Snapshot {
     }
 
     /// The recent runs of the scenario at `file:line` (file relative to the root, `/`-separated).
-    pub fn history(&self, file: &str, line: u32) -> Option<&crate::history::ScenarioHistory> {
-        self.state.history.get(&(file.to_owned(), line))
+    pub fn history(&self, file: &str, line: u32) -> &[crate::history::ScenarioHistory] {
+        self.state.history.get(&(file.to_owned(), line)).map_or(&[], Vec::as_slice)
     }
 
     /// Every runnable scenario and Fixture of the project with the state of its recording.

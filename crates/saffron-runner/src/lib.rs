@@ -153,6 +153,23 @@ pub struct ScenarioResult {
     pub session: Option<SessionUse>,
 }
 
+impl ScenarioResult {
+    /// The scenario's name without the browser a matrix adds to it (`Search orders [firefox]`).
+    pub fn bare_name(&self) -> &str {
+        let suffix = self.browser.as_deref().map(|browser| format!(" [{browser}]"));
+        suffix.and_then(|suffix| self.name.strip_suffix(suffix.as_str())).unwrap_or(&self.name)
+    }
+
+    /// Where the report keeps the scenario's recent verdicts: `file:line`, and the browser in
+    /// a matrix (`file:line [firefox]`).
+    pub fn history_key(&self) -> String {
+        match &self.browser {
+            Some(browser) => format!("{}:{} [{browser}]", self.file, self.line),
+            None => format!("{}:{}", self.file, self.line),
+        }
+    }
+}
+
 /// How a scenario that starts with a sign-in (a StepSet tagged `@session`, `[session] steps`)
 /// went about it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

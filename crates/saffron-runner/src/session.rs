@@ -237,15 +237,13 @@ pub fn engines_of(
                 .to_owned(),
         ));
     }
-    if let Some(device) = device.filter(|_| engines.contains(&Engine::Firefox)) {
-        let why = if device.mobile || device.touch {
-            "Firefox with a mobile device profile times out on every click (it has no touch emulation over \
-             WebDriver BiDi)"
-        } else {
-            "Firefox does not emulate devices yet"
-        };
+    // A desktop profile is emulated in Firefox as in Chromium; a phone or tablet is not.
+    if let Some(device) = device.filter(|device| engines.contains(&Engine::Firefox) && (device.mobile || device.touch))
+    {
         return Err(SessionError::Browsers(format!(
-            "{why}: replay {:?} in Chromium (--browser chromium), and Firefox without --device",
+            "Firefox with a mobile device profile times out on every click (it has no touch emulation over \
+             WebDriver BiDi): replay {:?} in Chromium (--browser chromium), and Firefox without --device or with a \
+             desktop profile (\"Desktop Firefox\")",
             device.name
         )));
     }

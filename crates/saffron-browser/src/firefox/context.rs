@@ -49,6 +49,18 @@ pub(crate) async fn open_context(browser: Browser, options: ContextOptions) -> R
     let watcher = tokio::spawn(follow(Arc::clone(&bidi), user_context.clone(), events, shared.clone(), seen.clone()));
     let mut context = Context::new(browser.clone(), user_context.clone(), options.base_url, shared, watcher);
     context.events_seen = Some(seen);
+    // The window size, or the device's viewport, scale and user agent, for every tab of the
+    // context (a tab the page opens too). A desktop profile only: a mobile one is refused at
+    // start (see `saffron_runner::session`).
+    let device = browser.inner.config.device;
+    let (width, height) = device.map_or(browser.inner.config.window, |device| (device.width, device.height));
+    let mut viewport = json!({ "userContexts": [user_context], "viewport": { "width": width, "height": height } });
+    if let Some(device) = device {
+        viewport["devicePixelRatio"] = json!(device.scale_factor);
+        let agent = json!({ "userContexts": [user_context], "userAgent": device.user_agent });
+        bidi.call("emulation.setUserAgentOverride", agent).await.map_err(failed)?;
+    }
+    bidi.call("browsingContext.setViewport", viewport).await.map_err(failed)?;
     let created = bidi
         // A window of its own, as each Chromium context's: a second tab of one window would be
         // a background tab, which Firefox throttles.
@@ -71,13 +83,6 @@ pub(crate) async fn open_context(browser: Browser, options: ContextOptions) -> R
     });
     bidi.call("browser.setDownloadBehavior", behavior).await.map_err(failed)?;
     context.download_folder = Some(folder);
-    let (width, height) = browser.inner.config.window;
-    bidi.call(
-        "browsingContext.setViewport",
-        json!({ "context": tab, "viewport": { "width": width, "height": height } }),
-    )
-    .await
-    .map_err(failed)?;
     context.active = tab.clone();
     let ready = context
         .wait_for(Instant::now() + OPEN_PATIENCE, |state| state.tabs.iter().any(|known| known.target_id == tab))
@@ -160,10 +165,32 @@ async fn handle(
             None => {}
         },
         "browsingContext.contextDestroyed" => {
-            if tab_of.get(&context) == Some(&context) {
-                shared.update(|state| state.tab_closed(&context));
-            }
+            shared.update(|state| {
+                state.navigation_ended(&context, None);
+                state.chooser_opened.remove(&context);
+                if tab_of.get(&context) == Some(&context) {
+                    state.tab_closed(&context);
+                }
+            });
             tab_of.remove(&context);
+        }
+        "browsingContext.navigationStarted" => {
+            let (Some(tab), Some(id)) = (tab_of.get(&context), text(params, "/navigation")) else { return };
+            shared.update(|state| state.navigation_started(&context, tab, id));
+        }
+        // Committed, failed, or not a new document after all (a fragment). A navigation that
+        // becomes a download, or gets no document (204, 205, a failed load), ends below.
+        "browsingContext.navigationCommitted" => {
+            shared.update(|state| {
+                state.navigation_ended(&context, text(params, "/navigation"));
+                state.chooser_opened.remove(&context);
+            });
+        }
+        "browsingContext.navigationFailed" | "browsingContext.fragmentNavigated" => {
+            shared.update(|state| state.navigation_ended(&context, text(params, "/navigation")));
+        }
+        "input.fileDialogOpened" if tab_of.contains_key(&context) => {
+            shared.update(|state| state.chooser_opened.insert(context.clone()));
         }
         "browsingContext.userPromptOpened" if tab_of.contains_key(&context) => {
             answer_prompt(bidi, &context, params, shared).await;
@@ -200,7 +227,11 @@ async fn handle(
         "network.responseCompleted" => {
             let Some(tab) = tab_of.get(&context).cloned() else { return };
             let request_id = text(params, "/request/request").unwrap_or_default().to_owned();
+            let status = params.pointer("/response/status").and_then(Value::as_u64);
             shared.update(|state| {
+                if let (Some(204 | 205), Some(navigation)) = (status, text(params, "/navigation")) {
+                    state.navigation_ended(&context, Some(navigation));
+                }
                 let Some(&index) = state.current.get(&(tab, request_id)) else { return };
                 let seq = state.next_seq;
                 state.next_seq += 1;
@@ -209,8 +240,7 @@ async fn handle(
                 if let Some(url) = text(params, "/response/url") {
                     entry.url = url.to_owned();
                 }
-                entry.status =
-                    params.pointer("/response/status").and_then(Value::as_u64).and_then(|s| u16::try_from(s).ok());
+                entry.status = status.and_then(|status| u16::try_from(status).ok());
                 entry.seq = Some(seq);
                 entry.mime_type = text(params, "/response/mimeType").map(str::to_owned);
                 entry.encoded_bytes = params.pointer("/response/bytesReceived").and_then(Value::as_u64);
@@ -224,6 +254,9 @@ async fn handle(
             let request_id = text(params, "/request/request").unwrap_or_default().to_owned();
             let error = text(params, "/errorText").unwrap_or("the load failed").to_owned();
             shared.update(|state| {
+                if let Some(navigation) = text(params, "/navigation") {
+                    state.navigation_ended(&context, Some(navigation));
+                }
                 let Some(&index) = state.current.get(&(tab, request_id)) else { return };
                 let entry = &mut state.net[index];
                 entry.finished = true;
@@ -235,7 +268,10 @@ async fn handle(
         "browsingContext.downloadWillBegin" if tab_of.contains_key(&context) => {
             let id = text(params, "/navigation").unwrap_or_default().to_owned();
             let name = text(params, "/suggestedFilename").unwrap_or_default().to_owned();
-            shared.update(|state| state.downloads.push(Download::begun(&id, &name)));
+            shared.update(|state| {
+                state.navigation_ended(&context, Some(&id));
+                state.downloads.push(Download::begun(&id, &name));
+            });
         }
         "browsingContext.downloadEnd" => {
             let id = text(params, "/navigation").unwrap_or_default().to_owned();

@@ -132,7 +132,16 @@ impl Tab {
     /// `Input.insertText`): through its document's `insertText` command, in its own frame.
     pub(crate) async fn insert_text(&self, field: &str, text: &str) -> Result<(), CdpFail> {
         let (frame, shared_id) = super::script::parse_handle(field)?;
-        let function = "function (text) { return this.ownerDocument.execCommand('insertText', false, text); }";
+        // Firefox's `insertText` command fires `input` but no `beforeinput`, which Chromium's
+        // text insertion fires first: the page gets one (untrusted) and may cancel it, as
+        // an editor that inserts the text itself does.
+        let function = "function (text) {
+            const before = new InputEvent('beforeinput', {
+                inputType: 'insertText', data: text, bubbles: true, cancelable: true, composed: true,
+            });
+            if (!this.dispatchEvent(before)) return true;
+            return this.ownerDocument.execCommand('insertText', false, text);
+        }";
         let text = vec![json!({ "type": "string", "value": text })];
         let answer = self.call_raw(json!({ "context": frame }), Some(shared_id), function, text, true).await?;
         match answer.pointer("/result/value").and_then(Value::as_bool) {

@@ -87,6 +87,10 @@ const EVENTS: &[&str] = &[
     "input.fileDialogOpened",
     "browsingContext.downloadWillBegin",
     "browsingContext.downloadEnd",
+    "browsingContext.navigationStarted",
+    "browsingContext.navigationCommitted",
+    "browsingContext.navigationFailed",
+    "browsingContext.fragmentNavigated",
 ];
 
 /// A running Firefox's process and its BiDi session: what a [`crate::Browser`] keeps of it.

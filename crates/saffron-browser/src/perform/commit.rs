@@ -9,7 +9,7 @@
 //! action's timeout runs out; the action itself is over either way and is never repeated.
 
 use std::collections::HashSet;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::page::Page;
 use chromiumoxide::cdp::browser_protocol::page::{
@@ -20,9 +20,19 @@ use chromiumoxide::listeners::EventStream;
 use futures::{FutureExt, StreamExt};
 
 use crate::cdp;
+use crate::context::Context;
 
-/// The navigation events of one page, listened to from before an input is dispatched.
-pub(super) struct Navigations {
+/// The navigations one action may start, followed from before its input is dispatched.
+pub(super) enum Navigations {
+    /// Chromium's `Page` events of the tab.
+    Chromium(ChromiumNavigations),
+    /// Firefox's BiDi navigation events, kept by the context's task (see `firefox/context.rs`):
+    /// those of `tab` counted after `mark`.
+    Firefox { page: Page, tab: String, mark: u64 },
+}
+
+/// The navigation events of one Chromium page.
+pub(super) struct ChromiumNavigations {
     page: Page,
     requested: EventStream<EventFrameRequestedNavigation>,
     committed: EventStream<EventFrameNavigated>,
@@ -30,31 +40,56 @@ pub(super) struct Navigations {
     within: EventStream<EventNavigatedWithinDocument>,
 }
 
+/// A round trip to the page, one task later: whatever it announced while handling the input
+/// arrives before the answer, and so does what it queued as a task then (a frame's form
+/// submitted by a click asks for its navigation in a task of its own). Bounded: a page whose
+/// timers are held back answers the round trip all the same, later.
+const NEXT_TASK: &str = "new Promise((resolve) => setTimeout(resolve, 0))";
+const NEXT_TASK_PATIENCE: Duration = Duration::from_millis(500);
+
 impl Navigations {
-    /// Starts listening on `page`; `None` when its events cannot be followed.
-    pub(super) async fn listen(page: &Page) -> Option<Navigations> {
-        let events = page.chromium("following navigations").ok()?;
-        Some(Navigations {
-            page: page.clone(),
-            requested: events.event_listener::<EventFrameRequestedNavigation>().await.ok()?,
-            committed: events.event_listener::<EventFrameNavigated>().await.ok()?,
-            stopped: events.event_listener::<EventFrameStoppedLoading>().await.ok()?,
-            within: events.event_listener::<EventNavigatedWithinDocument>().await.ok()?,
-        })
+    /// Starts listening on `page` of `context`; `None` when its events cannot be followed.
+    pub(super) async fn listen(context: &Context, page: &Page) -> Option<Navigations> {
+        match page {
+            Page::Chromium(events) => Some(Navigations::Chromium(ChromiumNavigations {
+                page: page.clone(),
+                requested: events.event_listener::<EventFrameRequestedNavigation>().await.ok()?,
+                committed: events.event_listener::<EventFrameNavigated>().await.ok()?,
+                stopped: events.event_listener::<EventFrameStoppedLoading>().await.ok()?,
+                within: events.event_listener::<EventNavigatedWithinDocument>().await.ok()?,
+            })),
+            Page::Firefox(tab) => {
+                // What the browser reported before the input is counted before the mark.
+                context.caught_up().await;
+                let mark = context.shared.read(|state| state.navigations_started);
+                Some(Navigations::Firefox { page: page.clone(), tab: tab.context.clone(), mark })
+            }
+        }
     }
 
     /// After the input: waits until every navigation it asked for in this tab has committed or
     /// stopped, or `deadline` passes.
-    pub(super) async fn settle(mut self, deadline: Instant) {
-        // A round trip to the page, one task later: whatever it announced while handling the
-        // input arrives before the answer, and so does what it queued as a task then (a frame's
-        // form submitted by a click asks for its navigation in a task of its own). Bounded: a
-        // page whose timers are held back answers the round trip all the same, later.
-        let turn = serde_json::json!({
-            "expression": "new Promise((resolve) => setTimeout(resolve, 0))",
-            "awaitPromise": true,
-        });
-        let _ = cdp::call_within(&self.page, "Runtime.evaluate", turn, std::time::Duration::from_millis(500)).await;
+    pub(super) async fn settle(self, context: &Context, deadline: Instant) {
+        match self {
+            Navigations::Chromium(chromium) => chromium.settle(deadline).await,
+            Navigations::Firefox { page, tab, mark } => {
+                let Page::Firefox(firefox) = &page else { return };
+                let _ = tokio::time::timeout(NEXT_TASK_PATIENCE, firefox.evaluate(NEXT_TASK, true)).await;
+                context.caught_up().await;
+                if !context.shared.read(|state| state.navigating_since(&tab, mark)) {
+                    return;
+                }
+                let _timed = crate::timing::span("navigation commit");
+                context.wait_for(deadline, |state| !state.navigating_since(&tab, mark)).await;
+            }
+        }
+    }
+}
+
+impl ChromiumNavigations {
+    async fn settle(mut self, deadline: Instant) {
+        let turn = serde_json::json!({ "expression": NEXT_TASK, "awaitPromise": true });
+        let _ = cdp::call_within(&self.page, "Runtime.evaluate", turn, NEXT_TASK_PATIENCE).await;
         let mut pending: HashSet<String> = HashSet::new();
         while let Some(Some(event)) = self.requested.next().now_or_never() {
             if event.disposition == ClientNavigationDisposition::CurrentTab {

@@ -108,14 +108,14 @@ impl Context {
         let group = format!("saffron-{}", self.group_counter);
         let navigations = match starts_navigations(action) {
             true => match self.active_page() {
-                Ok(page) => commit::Navigations::listen(&page).await,
+                Ok(page) => commit::Navigations::listen(self, &page).await,
                 Err(_) => None,
             },
             false => None,
         };
         let outcome = retry::REFRESH.scope(self.refresh_drift, self.dispatch(action, deadline, timeout, &group)).await;
         if let (Ok(_), Some(navigations)) = (&outcome, navigations) {
-            navigations.settle(Instant::now() + timeout).await;
+            navigations.settle(self, Instant::now() + timeout).await;
         }
         self.release(group);
         let (tier, locator, drift, fresh) = match outcome? {

@@ -142,6 +142,13 @@ impl Context {
                     .prefixed("upload", target)
             };
             let Ok(Some(chooser)) = tokio::time::timeout(wait, choosers.next()).await else {
+                if choosers.opened_before(self) {
+                    return Err(not_opened(
+                        "clicking it opened no file chooser: this page opened one already, and Firefox opens one \
+                         file chooser per page (its headless chooser is never closed); target the file input itself"
+                            .to_owned(),
+                    ));
+                }
                 return Err(not_opened(format!(
                     "clicking it opened no file chooser within {:.1} s: target the file input, or the \
                      button or label that opens one",
@@ -242,6 +249,17 @@ impl Choosers {
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
                 }
             },
+        }
+    }
+
+    /// Whether a document of the tab had opened a file chooser before (Firefox; see
+    /// `State::chooser_opened`).
+    fn opened_before(&self, context: &Context) -> bool {
+        match self {
+            Choosers::Chromium(_) => false,
+            Choosers::Firefox(_, frames) => {
+                context.shared.read(|state| frames.iter().any(|frame| state.chooser_opened.contains(frame)))
+            }
         }
     }
 

@@ -95,6 +95,11 @@ where
     run_in(engine.unwrap_or(Engine::Chromium), test);
 }
 
+/// Whether `browser` is Firefox, for what it does otherwise (each such place says why).
+pub fn is_firefox(browser: &Browser) -> bool {
+    browser.config().engine == Engine::Firefox
+}
+
 /// Runs a test body with the shared browser of `engine`.
 pub fn run_in<F, Fut>(engine: Engine, test: F)
 where

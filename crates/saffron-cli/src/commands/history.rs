@@ -72,7 +72,9 @@ pub fn run(args: HistoryArgs) -> Result<ExitCode> {
             notes.push(format!("{:.1} s -> {:.1} s", before as f64 / 1000.0, now as f64 / 1000.0));
         }
         let strip = format!("{:<width$}", summary.strip);
-        let line = format!("{strip}  {}:{}  {}  {}", summary.file, summary.line, summary.name, notes.join(", "));
+        let browser = if summary.browser == "chromium" { String::new() } else { format!(" [{}]", summary.browser) };
+        let line =
+            format!("{strip}  {}:{}  {}{browser}  {}", summary.file, summary.line, summary.name, notes.join(", "));
         out!("{}", escape_controls(line.trim_end()));
     }
     out!(

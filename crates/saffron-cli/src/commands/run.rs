@@ -202,7 +202,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     // Named in the report, so that `saffron export` names the shard's bundle after it.
     report.shard = shard.map(|(index, total)| saffron_runner::ShardOf { index, total });
     print(&report, args.format, &masker)?;
-    write_reports(&session.options.artifacts, &report, &masker)?;
+    write_reports(&session.options.artifacts, &report, session.options.browser.engine, &masker)?;
     let teardown_failed = report_hook_failures(&teardown);
     let code = exit_code(report.counts, args.strict);
     // A dirty environment is the next run's false red: a run that otherwise passed says so.
@@ -300,21 +300,32 @@ fn report_hook_failures(runs: &[HookRun]) -> bool {
 
 /// Appends the run to `history.jsonl`, then writes `.saffron/reports/{latest.json, report.md,
 /// junit.xml, report.html}` with each scenario's recent verdicts (this run last).
-fn write_reports(artifacts: &saffron_runner::RunFolder, report: &RunReport, masker: &Masker) -> Result<()> {
+fn write_reports(
+    artifacts: &saffron_runner::RunFolder,
+    report: &RunReport,
+    engine: saffron_browser::Engine,
+    masker: &Masker,
+) -> Result<()> {
     let root = artifacts.root();
     let context = history::RunContext {
         commit: saffron_ci::git::head(root),
         branch: saffron_ci::git::branch(root),
-        browser: "chromium".to_string(),
+        browser: engine.name().to_string(),
     };
     let lines = history::lines_of(report, &context, &saffron_recording::now_rfc3339(), masker);
     let mut report = report.clone();
     // The history is a convenience: a run whose reports are written is not failed by it.
     match history::append(root, &lines) {
         Ok(()) => {
-            for summary in history::summarize(&history::read(root), 10) {
-                if report.scenarios.iter().any(|s| s.file == summary.file && s.line == summary.line) {
-                    report.history.insert(format!("{}:{}", summary.file, summary.line), summary.strip);
+            let summaries = history::summarize(&history::read(root), 10);
+            for s in &report.scenarios {
+                let browser = s.browser.as_deref().unwrap_or(engine.name());
+                let summary = summaries.iter().find(|summary| {
+                    (summary.file.as_str(), summary.line, summary.browser.as_str())
+                        == (s.file.as_str(), s.line, browser)
+                });
+                if let Some(summary) = summary {
+                    report.history.insert(s.history_key(), summary.strip.clone());
                 }
             }
         }
@@ -745,7 +756,7 @@ pub fn demo(args: DemoArgs) -> Result<ExitCode> {
     };
     let report = RunReport::new(&options.base_url, started.elapsed().as_millis() as u64, results);
     print(&report, Format::Text, &masker)?;
-    write_reports(&options.artifacts, &report, &masker)?;
+    write_reports(&options.artifacts, &report, options.browser.engine, &masker)?;
     Ok(exit_code(report.counts, false))
 }
 

@@ -38,7 +38,7 @@ pub fn run(args: StatusArgs) -> Result<ExitCode> {
     let recent = saffron_runner::history::summarize(&saffron_runner::history::read(&root), 10);
     let history_of = |file: &std::path::Path, line: u32| {
         let file = file.to_string_lossy().replace('\\', "/");
-        recent.iter().find(|summary| summary.file == file && summary.line == line)
+        recent.iter().filter(|summary| summary.file == file && summary.line == line).collect::<Vec<_>>()
     };
     let imported_from = |proposal: &std::path::Path| ledger.imported_from_file(&root, proposal).cloned();
     // A fresh recording whose schema checks read a contract pinned again since is stale, as a
@@ -97,13 +97,25 @@ pub fn run(args: StatusArgs) -> Result<ExitCode> {
                     if let Some(reason) = &contract_changes[index] {
                         value["reason"] = serde_json::json!(reason);
                     }
-                    if let Some(history) = history_of(&s.file, s.location.line) {
-                        value["history"] = serde_json::json!({
-                            "strip": history.strip,
-                            "flips": history.flips,
-                            "chronic": history.chronic,
-                            "flaky": history.flaky,
-                        });
+                    let histories: Vec<serde_json::Value> = history_of(&s.file, s.location.line)
+                        .iter()
+                        .map(|history| {
+                            serde_json::json!({
+                                "browser": history.browser,
+                                "strip": history.strip,
+                                "flips": history.flips,
+                                "chronic": history.chronic,
+                                "flaky": history.flaky,
+                            })
+                        })
+                        .collect();
+                    // `history` is the first browser's (Chromium's in a matrix); `histories` has
+                    // every browser's when there are more.
+                    if let Some(first) = histories.first() {
+                        value["history"] = first.clone();
+                    }
+                    if histories.len() > 1 {
+                        value["histories"] = serde_json::json!(histories);
                     }
                     if !s.stale_steps.is_empty() {
                         value["staleSteps"] = s.stale_steps.iter().map(difference_json).collect();
@@ -125,13 +137,18 @@ pub fn run(args: StatusArgs) -> Result<ExitCode> {
                 if let Some(reason) = &contract_changes[index] {
                     line.push_str(&format!("  ({reason})"));
                 }
-                if let Some(history) = history_of(&s.file, s.location.line).filter(|h| h.chronic || h.flaky) {
+                let histories = history_of(&s.file, s.location.line);
+                for history in histories.iter().filter(|h| h.chronic || h.flaky) {
                     let kinds: Vec<&str> = [(history.chronic, "CHRONIC"), (history.flaky, "flaky")]
                         .iter()
                         .filter(|k| k.0)
                         .map(|k| k.1)
                         .collect();
-                    line.push_str(&format!("  [{} {}]", kinds.join(", "), history.strip));
+                    let browser = match histories.len() > 1 || history.browser != "chromium" {
+                        true => format!(" in {}", history.browser),
+                        false => String::new(),
+                    };
+                    line.push_str(&format!("  [{}{browser} {}]", kinds.join(", "), history.strip));
                 }
                 let assessment = proposal_assessment(&snapshot, s);
                 if let Some(proposal) = &s.pending_proposal {

@@ -97,9 +97,16 @@ pub fn handle(state: &mut GlobalState, params: lsp::ExecuteCommandParams) -> Res
 /// The scenario's recent runs in one line, as `saffron history` says them: the summary the
 /// index keeps of the history file, which the lens showed.
 fn history_message(snapshot: &saffron_index::Snapshot, file: &str, line: u32) -> String {
-    let Some(summary) = snapshot.history(file, line) else {
+    let summaries = snapshot.history(file, line);
+    if summaries.is_empty() {
         return format!("{file}:{line} has no run history yet ({})", saffron_index::history::HISTORY);
-    };
+    }
+    let said: Vec<String> = summaries.iter().map(|summary| browser_history(summary, summaries.len() > 1)).collect();
+    format!("{}. `saffron history {file}:{line}` for more", said.join("; "))
+}
+
+/// One browser's recent runs of a scenario, the browser named when `named`.
+fn browser_history(summary: &saffron_index::history::ScenarioHistory, named: bool) -> String {
     let mut said = vec![format!("{} flip(s)", summary.flips)];
     if summary.chronic {
         said.push("chronic: red or yellow in most of its recent runs".to_string());
@@ -110,8 +117,9 @@ fn history_message(snapshot: &saffron_index::Snapshot, file: &str, line: u32) ->
     if let (Some(before), Some(now)) = (summary.duration_before_ms, summary.duration_now_ms) {
         said.push(format!("{:.1} s -> {:.1} s", before as f64 / 1000.0, now as f64 / 1000.0));
     }
+    let browser = if named { format!(" in {}", summary.browser) } else { String::new() };
     format!(
-        "{}: {} (last {} runs, oldest first); {}. `saffron history {file}:{line}` for more",
+        "{}{browser}: {} (last {} runs, oldest first); {}",
         summary.name,
         summary.strip,
         summary.verdicts.len(),

@@ -39,7 +39,8 @@ impl Medium for BrowserMedium {
             Ok(context) => context,
             Err(error) => return Err(browser.lost_connection().await.unwrap_or_else(|| error.to_string())),
         };
-        let tracer = Tracer::start(options.trace, trace, execution, &options.base_url);
+        let tracer = Tracer::start(options.trace, trace, execution, &options.base_url)
+            .map(|tracer| tracer.in_browser(browser.config().engine.name()));
         // Only the committed recording is refreshed: a pending proposal is what a person reviews.
         let refresh = options.refresh_drift && execution.pending_proposal.is_none() && execution.committed.is_some();
         context.refresh_drift(refresh);

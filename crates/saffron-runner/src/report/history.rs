@@ -13,6 +13,7 @@ use crate::Verdict;
 pub struct RunContext {
     pub commit: Option<String>,
     pub branch: Option<String>,
+    /// The run's browser (`chromium`, `firefox`), for results that name none (a run with one).
     pub browser: String,
 }
 
@@ -33,10 +34,10 @@ pub fn lines_of(report: &RunReport, context: &RunContext, time: &str, masker: &M
                 commit: context.commit.clone(),
                 branch: context.branch.as_deref().map(|branch| masker.mask(branch)),
                 shard: shard.clone(),
-                browser: context.browser.clone(),
+                browser: scenario.browser.clone().unwrap_or_else(|| context.browser.clone()),
                 file: scenario.file.clone(),
                 line: scenario.line,
-                name: masker.mask(&scenario.name),
+                name: masker.mask(scenario.bare_name()),
                 verdict: scenario.verdict.name().to_string(),
                 flaky: scenario.flaky,
                 attempts: scenario.retried.len() as u32 + 1,

@@ -279,7 +279,7 @@ pub fn html(report: &RunReport) -> String {
         );
     }
     for s in &report.scenarios {
-        scenario_section(&mut out, s, report.history.get(&format!("{}:{}", s.file, s.line)).map(String::as_str));
+        scenario_section(&mut out, s, report.history.get(&s.history_key()).map(String::as_str));
     }
     if !report.hooks.is_empty() {
         out.push_str("<h2>Hooks</h2>\n<table>");

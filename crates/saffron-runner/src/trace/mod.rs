@@ -68,7 +68,12 @@ fn stem(trace: &Trace) -> String {
         TraceKind::Recording => "recording".to_owned(),
         TraceKind::Repair => "repair".to_owned(),
     };
-    format!("{feature}--{scenario}-{}-{what}", trace.scenario.line)
+    // A browser other than Chromium is named, so a matrix's traces of one scenario are told apart.
+    let browser = match trace.browser.as_str() {
+        "firefox" => "-firefox",
+        _ => "",
+    };
+    format!("{feature}--{scenario}-{}{browser}-{what}", trace.scenario.line)
 }
 
 /// Writes `trace` into the run's artifacts folder when the run's mode keeps it, and names it

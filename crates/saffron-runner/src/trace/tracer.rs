@@ -28,6 +28,12 @@ fn millis_since(start: SystemTime, at: SystemTime) -> u64 {
 }
 
 impl Tracer {
+    /// The trace of a run in `engine` (`chromium`, `firefox`).
+    pub(crate) fn in_browser(mut self, engine: &str) -> Tracer {
+        self.trace.browser = engine.to_owned();
+        self
+    }
+
     /// A tracer for a replay under `mode`, or none when traces are off.
     pub(crate) fn start(mode: TraceMode, kind: TraceKind, execution: &Execution, base_url: &str) -> Option<Tracer> {
         if mode == TraceMode::Off {
