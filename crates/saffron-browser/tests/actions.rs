@@ -318,6 +318,22 @@ fn a_click_is_sent_once_even_when_the_answer_is_slow() {
     });
 }
 
+/// A click that follows a link ends once the page it opens commits, as Playwright's actions
+/// do: that page answers only after `SLOW_PAGE_MS`, so the click takes at least that long, and
+/// what follows it acts on the new page.
+#[test]
+fn a_click_that_navigates_ends_when_the_new_page_commits() {
+    run(|browser| async move {
+        let mut s = Scenario::start(&browser, DemoConfig::default()).await;
+        s.ok(json!({ "type": "goto", "url": "/lab/slow-page" })).await;
+        let clicked = s.ok(json!({ "type": "click", "target": { "role": "link", "name": "Slow page" } })).await;
+        let answered = Duration::from_millis(saffron_demo::SLOW_PAGE_MS);
+        assert!(clicked.duration >= answered, "the click ended before the page it opened: {clicked:?}");
+        s.ok(json!({ "type": "expectText", "target": { "role": "heading" }, "text": "Arrived", "timeoutMs": 0 })).await;
+        s.close().await;
+    });
+}
+
 #[test]
 fn a_disabled_button_is_waited_for() {
     run(|browser| async move {

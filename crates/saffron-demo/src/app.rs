@@ -408,6 +408,24 @@ async fn slow_body() -> Response {
     ([(CONTENT_TYPE, "text/html; charset=utf-8")], axum::body::Body::from_stream(chunks)).into_response()
 }
 
+/// How long `/lab/slow-page` takes to answer at all.
+pub const SLOW_PAGE_MS: u64 = 800;
+
+/// A link, or (`?arrived`) the page it opens, answered only after [`SLOW_PAGE_MS`]: an action
+/// that follows the link ends once that page commits, not before.
+async fn slow_page(axum::extract::Query(query): axum::extract::Query<HashMap<String, String>>) -> Response {
+    const HEAD: &str =
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Lab: slow page</title></head>";
+    if !query.contains_key("arrived") {
+        return axum::response::Html(format!(
+            "{HEAD}<body><h1>Before</h1><a href=\"/lab/slow-page?arrived\">Slow page</a></body></html>"
+        ))
+        .into_response();
+    }
+    tokio::time::sleep(Duration::from_millis(SLOW_PAGE_MS)).await;
+    axum::response::Html(format!("{HEAD}<body><h1>Arrived</h1></body></html>")).into_response()
+}
+
 async fn method_not_allowed(req: Request) -> Response {
     if req.uri().path().starts_with("/api/") {
         api::error(StatusCode::METHOD_NOT_ALLOWED, "method not allowed")
@@ -472,6 +490,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/lab/shadow", get(|| async { axum::response::Html(include_str!("pages/lab/shadow.html")) }))
         .route("/lab/upload", get(|| async { axum::response::Html(include_str!("pages/lab/upload.html")) }))
         .route("/lab/slow-body", get(slow_body))
+        .route("/lab/slow-page", get(slow_page))
         .route("/lab/drag", get(|| async { axum::response::Html(include_str!("pages/lab/drag.html")) }))
         .route("/lab/drag-frame", get(|| async { axum::response::Html(include_str!("pages/lab/drag-frame.html")) }))
         .route("/lab/download", get(|| async { axum::response::Html(include_str!("pages/lab/download.html")) }))

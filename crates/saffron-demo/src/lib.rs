@@ -39,7 +39,7 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-pub use app::{RequestLog, STATUS_CLIENT_CLOSED};
+pub use app::{RequestLog, SLOW_PAGE_MS, STATUS_CLIENT_CLOSED};
 pub use config::{
     DEFAULT_LATENCY_MS, DEFAULT_PASSWORD, DEMO_EMAIL, Defect, DemoConfig, Drift, Fault, ParseSwitchError,
 };

@@ -51,13 +51,17 @@ impl Navigations {
     /// Starts listening on `page` of `context`; `None` when its events cannot be followed.
     pub(super) async fn listen(context: &Context, page: &Page) -> Option<Navigations> {
         match page {
-            Page::Chromium(events) => Some(Navigations::Chromium(ChromiumNavigations {
-                page: page.clone(),
-                requested: events.event_listener::<EventFrameRequestedNavigation>().await.ok()?,
-                committed: events.event_listener::<EventFrameNavigated>().await.ok()?,
-                stopped: events.event_listener::<EventFrameStoppedLoading>().await.ok()?,
-                within: events.event_listener::<EventNavigatedWithinDocument>().await.ok()?,
-            })),
+            Page::Chromium(events) => {
+                let mut navigations = ChromiumNavigations {
+                    page: page.clone(),
+                    requested: events.event_listener::<EventFrameRequestedNavigation>().await.ok()?,
+                    committed: events.event_listener::<EventFrameNavigated>().await.ok()?,
+                    stopped: events.event_listener::<EventFrameStoppedLoading>().await.ok()?,
+                    within: events.event_listener::<EventNavigatedWithinDocument>().await.ok()?,
+                };
+                navigations.forget_earlier().await;
+                Some(Navigations::Chromium(navigations))
+            }
             Page::Firefox(tab) => {
                 // What the browser reported before the input is counted before the mark.
                 context.caught_up().await;
@@ -87,6 +91,18 @@ impl Navigations {
 }
 
 impl ChromiumNavigations {
+    /// Drops what the page reported before the input: the previous navigation's last
+    /// `frameStoppedLoading` may still be on its way when an action starts, and would be taken
+    /// for the end of the one the input starts. A round trip first, so that it has arrived.
+    async fn forget_earlier(&mut self) {
+        let turn = serde_json::json!({ "expression": "0" });
+        let _ = cdp::call_within(&self.page, "Runtime.evaluate", turn, NEXT_TASK_PATIENCE).await;
+        while let Some(Some(_)) = self.requested.next().now_or_never() {}
+        while let Some(Some(_)) = self.committed.next().now_or_never() {}
+        while let Some(Some(_)) = self.stopped.next().now_or_never() {}
+        while let Some(Some(_)) = self.within.next().now_or_never() {}
+    }
+
     async fn settle(mut self, deadline: Instant) {
         let turn = serde_json::json!({ "expression": NEXT_TASK, "awaitPromise": true });
         let _ = cdp::call_within(&self.page, "Runtime.evaluate", turn, NEXT_TASK_PATIENCE).await;
