@@ -158,8 +158,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     }
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the runtime")?;
-    // A person who watches the browser may take it from the agent, and give it back.
-    if !session.options.browser.headless && session.options.agent.is_ok() {
+    // A person who watches the browser may take it from the agent, and give it back: in
+    // Chromium, the only browser an agent works in.
+    let records_in_chromium = session.engines.contains(&saffron_browser::Engine::Chromium);
+    if !session.options.browser.headless && session.options.agent.is_ok() && records_in_chromium {
         let takeover = saffron_runner::takeover::Takeover::new();
         session.options.takeover = Some(takeover.clone());
         offer_takeover(&runtime, takeover);
