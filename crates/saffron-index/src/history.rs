@@ -81,7 +81,24 @@ pub fn read(root: &Path) -> Vec<HistoryLine> {
         let Ok(text) = std::fs::read_to_string(root.join(file)) else { continue };
         lines.extend(text.lines().filter_map(|line| serde_json::from_str::<HistoryLine>(line).ok()));
     }
-    lines
+    lines.into_iter().map(HistoryLine::keyed_by_browser).collect()
+}
+
+/// The browsers a matrix run names its results after.
+const MATRIX_BROWSERS: [&str; 2] = ["chromium", "firefox"];
+
+impl HistoryLine {
+    /// A line an earlier Saffron wrote for a matrix run kept the browser in the name
+    /// (`Sign in [firefox]`) and said `chromium`: read as the scenario's name and its browser.
+    fn keyed_by_browser(mut self) -> HistoryLine {
+        for browser in MATRIX_BROWSERS {
+            if let Some(name) = self.name.strip_suffix(&format!(" [{browser}]")) {
+                self.name = name.to_owned();
+                self.browser = browser.to_owned();
+            }
+        }
+        self
+    }
 }
 
 /// How many runs of each scenario the editor's lenses read.
@@ -226,6 +243,16 @@ mod tests {
         assert_eq!((chromium.browser.as_str(), chromium.strip.as_str()), ("chromium", "✓✓"));
         assert_eq!((firefox.browser.as_str(), firefox.strip.as_str()), ("firefox", "✗✗"));
         assert!(firefox.chronic && !chromium.chronic);
+    }
+
+    #[test]
+    fn a_matrix_line_of_an_earlier_saffron_is_read_by_browser() {
+        let root = tempfile::tempdir().expect("a folder");
+        let earlier = HistoryLine { name: "Add [firefox]".into(), ..line("red", 1, false) };
+        append(root.path(), &[line("green", 1, false), earlier]).expect("appended");
+        let [chromium, firefox] = summarize(&read(root.path()), 10).try_into().expect("one scenario in two browsers");
+        assert_eq!((chromium.name.as_str(), chromium.strip.as_str()), ("Add", "✓"));
+        assert_eq!((firefox.name.as_str(), firefox.browser.as_str(), firefox.strip.as_str()), ("Add", "firefox", "✗"));
     }
 
     #[test]
