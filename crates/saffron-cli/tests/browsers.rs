@@ -32,6 +32,28 @@ fn report_of(output: &Output) -> Vec<Value> {
     report.as_array().cloned().expect("the scenarios")
 }
 
+/// The "needs a customer" recording's save button becomes one the app no longer has.
+fn lose_the_save_button(root: &Path) {
+    let cache = root.join(".saffron/cache/new-order/an-order-needs-a-customer.json");
+    let mut recording: Value = serde_json::from_slice(&std::fs::read(&cache).expect("recording")).expect("json");
+    recording["steps"][6]["actions"][0]["target"] =
+        serde_json::json!({ "role": "button", "name": "Submit the order", "css": ["#submit-order"] });
+    std::fs::write(&cache, serde_json::to_vec_pretty(&recording).expect("json")).expect("write");
+}
+
+/// A scripted agent's repair of that button: the Save button found again, the Then step's
+/// alert checked (as `heal.rs` repairs it in Chromium).
+fn repair_of_the_save_button() -> Vec<support::agent::Op> {
+    use support::agent::{check_on, click, repaired, step};
+    vec![
+        step(7),
+        click("button \"Save order\""),
+        step(8),
+        check_on("alert", serde_json::json!({ "check": "text", "text": "Customer is required" })),
+        repaired("locator", &[]),
+    ]
+}
+
 #[test]
 fn a_matrix_replays_the_chromium_recordings_in_firefox_keyed_by_browser() {
     let (runtime, server, password) = support::demo();
@@ -103,27 +125,14 @@ fn a_matrix_replays_the_chromium_recordings_in_firefox_keyed_by_browser() {
 /// run again from disk, replays that proposal: yellow in both, every Firefox step passed.
 #[test]
 fn firefox_replays_the_proposal_chromium_filed_in_the_same_run() {
-    use support::agent::{Plans, Seen, check_on, click, configure_agent, repaired, scripted, step};
+    use support::agent::{Plans, Seen, configure_agent, scripted};
 
     let (runtime, server, password) = support::demo();
     let root = support::example_project("matrix-proposal");
     std::fs::write(root.join(".env"), format!("DEMO_PASSWORD={password}\n")).expect("write .env");
-    let cache = root.join(".saffron/cache/new-order/an-order-needs-a-customer.json");
-    let mut recording: Value = serde_json::from_slice(&std::fs::read(&cache).expect("recording")).expect("json");
-    recording["steps"][6]["actions"][0]["target"] =
-        serde_json::json!({ "role": "button", "name": "Submit the order", "css": ["#submit-order"] });
-    std::fs::write(&cache, serde_json::to_vec_pretty(&recording).expect("json")).expect("write");
+    lose_the_save_button(&root);
     let mut plans = Plans::new();
-    plans.insert(
-        "An order needs a customer (repair)".to_owned(),
-        vec![
-            step(7),
-            click("button \"Save order\""),
-            step(8),
-            check_on("alert", serde_json::json!({ "check": "text", "text": "Customer is required" })),
-            repaired("locator", &[]),
-        ],
-    );
+    plans.insert("An order needs a customer (repair)".to_owned(), repair_of_the_save_button());
     let agent = runtime.block_on(scripted(saffron_agent::testing::Wire::Anthropic, plans, Seen::default()));
     configure_agent(&root, "anthropic", &agent, "[timeouts]\naction_ms = 2000\nassertion_ms = 2000\n");
     let target = support::agent::scenario_at(&root, "features/new_order.saffron", "An order needs a customer");
@@ -153,33 +162,19 @@ fn firefox_replays_the_proposal_chromium_filed_in_the_same_run() {
 /// no recording and no proposal is saved, and the vendor server sees no request.
 #[test]
 fn firefox_replays_only_and_never_asks_an_agent_that_would_record_or_repair() {
-    use support::agent::{Plans, Seen, check_on, click, configure_agent, done, repaired, scripted, step};
+    use support::agent::{Plans, Seen, check_on, configure_agent, done, scripted, step};
 
     let (runtime, server, password) = support::demo();
     let root = support::example_project("firefox-replays-only");
     std::fs::write(root.join(".env"), format!("DEMO_PASSWORD={password}\n")).expect("write .env");
     support::agent::add_to_orders(&root, support::agent::SEARCH_THEN_HEADING);
-    // The "needs a customer" recording's save button is one the app no longer has.
-    let cache = root.join(".saffron/cache/new-order/an-order-needs-a-customer.json");
-    let mut recording: Value = serde_json::from_slice(&std::fs::read(&cache).expect("recording")).expect("json");
-    recording["steps"][6]["actions"][0]["target"] =
-        serde_json::json!({ "role": "button", "name": "Submit the order", "css": ["#submit-order"] });
-    std::fs::write(&cache, serde_json::to_vec_pretty(&recording).expect("json")).expect("write");
+    lose_the_save_button(&root);
     let mut plans = Plans::new();
     plans.insert(
         "Search, then read the heading".to_owned(),
         vec![step(6), check_on("h1", serde_json::json!({ "check": "text", "text": "Orders" })), done()],
     );
-    plans.insert(
-        "An order needs a customer (repair)".to_owned(),
-        vec![
-            step(7),
-            click("button \"Save order\""),
-            step(8),
-            check_on("alert", serde_json::json!({ "check": "text", "text": "Customer is required" })),
-            repaired("locator", &[]),
-        ],
-    );
+    plans.insert("An order needs a customer (repair)".to_owned(), repair_of_the_save_button());
     let seen = Seen::default();
     let agent = runtime.block_on(scripted(saffron_agent::testing::Wire::Anthropic, plans, seen.clone()));
     configure_agent(&root, "anthropic", &agent, "[timeouts]\naction_ms = 2000\nassertion_ms = 2000\n");
