@@ -61,10 +61,7 @@ pub fn code_lenses(snapshot: &Snapshot, path: &Path) -> Vec<CodeLens> {
             // sees at once that it is not. A browser is named when the scenario ran in more
             // than one, or in another than Chromium.
             let what = if history.chronic { "chronic" } else { "flaky" };
-            let browser = match histories.len() > 1 || history.browser != "chromium" {
-                true => format!(" in {}", history.browser),
-                false => String::new(),
-            };
+            let browser = history.in_browser(histories.len());
             lenses.push(CodeLens {
                 span: scenario.header.line_span,
                 command: LensCommand {

@@ -133,6 +133,17 @@ pub struct ScenarioHistory {
     pub duration_now_ms: Option<u64>,
 }
 
+impl ScenarioHistory {
+    /// ` in firefox`, said after one of a scenario's summaries when it ran in more than one
+    /// browser (`browsers`) or in another than Chromium; empty otherwise.
+    pub fn in_browser(&self, browsers: usize) -> String {
+        match browsers > 1 || self.browser != "chromium" {
+            true => format!(" in {}", self.browser),
+            false => String::new(),
+        }
+    }
+}
+
 /// Chronic: red or yellow in at least 3 of the last 5 runs (scaled to the runs shown).
 pub const CHRONIC_OF: (usize, usize) = (3, 5);
 

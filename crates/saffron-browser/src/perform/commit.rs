@@ -27,8 +27,8 @@ pub(super) enum Navigations {
     /// Chromium's `Page` events of the tab.
     Chromium(ChromiumNavigations),
     /// Firefox's BiDi navigation events, kept by the context's task (see `firefox/context.rs`):
-    /// those of `tab` counted after `mark`.
-    Firefox { page: Page, tab: String, mark: u64 },
+    /// those of the tab counted after `mark`.
+    Firefox { tab: crate::firefox::Tab, mark: u64 },
 }
 
 /// The navigation events of one Chromium page.
@@ -62,11 +62,11 @@ impl Navigations {
                 navigations.forget_earlier().await;
                 Some(Navigations::Chromium(navigations))
             }
+            // A navigation from before the input that is counted after the mark all the same is
+            // one that was still under way: waiting for it as well does no harm.
             Page::Firefox(tab) => {
-                // What the browser reported before the input is counted before the mark.
-                context.caught_up().await;
                 let mark = context.shared.read(|state| state.navigations_started);
-                Some(Navigations::Firefox { page: page.clone(), tab: tab.context.clone(), mark })
+                Some(Navigations::Firefox { tab: tab.clone(), mark })
             }
         }
     }
@@ -76,15 +76,15 @@ impl Navigations {
     pub(super) async fn settle(self, context: &Context, deadline: Instant) {
         match self {
             Navigations::Chromium(chromium) => chromium.settle(deadline).await,
-            Navigations::Firefox { page, tab, mark } => {
-                let Page::Firefox(firefox) = &page else { return };
-                let _ = tokio::time::timeout(NEXT_TASK_PATIENCE, firefox.evaluate(NEXT_TASK, true)).await;
+            Navigations::Firefox { tab, mark } => {
+                let _ = tokio::time::timeout(NEXT_TASK_PATIENCE, tab.evaluate(NEXT_TASK, true)).await;
                 context.caught_up().await;
-                if !context.shared.read(|state| state.navigating_since(&tab, mark)) {
+                let tab = tab.context.as_str();
+                if !context.shared.read(|state| state.navigating_since(tab, mark)) {
                     return;
                 }
                 let _timed = crate::timing::span("navigation commit");
-                context.wait_for(deadline, |state| !state.navigating_since(&tab, mark)).await;
+                context.wait_for(deadline, |state| !state.navigating_since(tab, mark)).await;
             }
         }
     }

@@ -144,10 +144,7 @@ pub fn run(args: StatusArgs) -> Result<ExitCode> {
                         .filter(|k| k.0)
                         .map(|k| k.1)
                         .collect();
-                    let browser = match histories.len() > 1 || history.browser != "chromium" {
-                        true => format!(" in {}", history.browser),
-                        false => String::new(),
-                    };
+                    let browser = history.in_browser(histories.len());
                     line.push_str(&format!("  [{}{browser} {}]", kinds.join(", "), history.strip));
                 }
                 let assessment = proposal_assessment(&snapshot, s);
